@@ -1,0 +1,91 @@
+/**
+ * The typed configuration: read from the environment once, validated at boot.
+ * A bad value stops the process with one line naming the variable (ConfigError).
+ */
+export type Role = 'all' | 'web' | 'worker';
+export type AppEnv = 'staging' | 'production';
+
+export interface Config {
+  role: Role;
+  appEnv: AppEnv;
+  port: number;
+  /** Unset means "discover or start a local PostgreSQL" (DESIGN §3). */
+  databaseUrl: string | undefined;
+  /** Unset means "discover or start a local Redis" (DESIGN §3). */
+  redisUrl: string | undefined;
+  publicUrl: string;
+  syncWaitMs: number;
+  queuePrefix: string;
+  commandSweepAfterMs: number;
+  webhookAllowPrivateTargets: boolean;
+  adminUser: string;
+  adminPassword: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+  }
+  return raw as T;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')})`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.join(' or ')}`);
+  }
+  return raw;
+}
+
+/** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const appEnv = oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging');
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  return {
+    role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
+    appEnv,
+    port,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    syncWaitMs: integer(env, 'SYNC_WAIT_MS', 10_000, 0, 120_000),
+    queuePrefix: env.QUEUE_PREFIX || '{holdfast}',
+    commandSweepAfterMs: integer(env, 'COMMAND_SWEEP_AFTER_MS', 30_000, 1_000, 3_600_000),
+    webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', appEnv === 'staging'),
+    adminUser: env.ADMIN_USER || 'admin',
+    adminPassword: env.ADMIN_PASSWORD || undefined,
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  };
+}

@@ -1,0 +1,31 @@
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { Integrator } from '../src/auth/integrator.entity.js';
+import { Client } from '../src/auth/client.entity.js';
+import { SigningKey } from '../src/auth/signing-key.entity.js';
+import { Account, ExternalPlatformLink } from '../src/accounts/account.entity.js';
+import { PaymentMethod } from '../src/payment-methods/payment-method.entity.js';
+import { TosVersion, TosSignature } from '../src/tos/tos.entity.js';
+import { OutboxEvent } from '../src/webhooks/outbox.entity.js';
+import { IdempotencyKey } from '../src/http/idempotency-key.entity.js';
+import { migrations } from '../src/migrations/index.js';
+
+export const entities = [
+  Integrator, Client, SigningKey, Account, ExternalPlatformLink, PaymentMethod,
+  TosVersion, TosSignature, OutboxEvent, IdempotencyKey,
+];
+
+/** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */
+export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    discovery: { warnWhenNoEntities: true },
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true },
+    pool: { min: 0, max: poolMax },
+    debug: false,
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+  });
+}

@@ -1,0 +1,44 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Integrator } from '../auth/integrator.entity.js';
+
+/**
+ * A user account of one integrator. Username and email are unique per integrator without
+ * regard to case (enforced by functional unique indexes in the migration).
+ */
+export const Account = defineEntity({
+  name: 'Account',
+  tableName: 'account',
+  properties: {
+    id: p.string().primary().length(36),
+    integrator: () => p.manyToOne(Integrator),
+    username: p.string().length(64),
+    emailId: p.string().length(36).nullable(),
+    emailAddress: p.string().length(254).nullable(),
+    emailVerified: p.boolean().default(false),
+    fullName: p.string().length(200).nullable(),
+    streetAddress1: p.string().length(200).nullable(),
+    streetAddress2: p.string().length(200).nullable(),
+    streetAddress3: p.string().length(200).nullable(),
+    city: p.string().length(100).nullable(),
+    stateProvince: p.string().length(100).nullable(),
+    countryIso: p.string().length(2).nullable(),
+    zipPostalCode: p.string().length(20).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type IAccount = InferEntity<typeof Account>;
+
+/** An external payment platform user id linked to an account (one per platform per account). */
+export const ExternalPlatformLink = defineEntity({
+  name: 'ExternalPlatformLink',
+  tableName: 'account_external_platform',
+  properties: {
+    account: () => p.manyToOne(Account).primary(),
+    platform: p.string().length(16).primary(),
+    userId: p.string().length(128),
+    integratorId: p.string().length(36),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type IExternalPlatformLink = InferEntity<typeof ExternalPlatformLink>;

@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import { success } from '../http/envelope.js';
+import {
+  findProfileByUsername, getLegacyProfile, getProfile, registerAccount, updateAccount,
+} from './account.service.js';
+
+/** Accounts API (spec §4.1): registration, lookups, update. Requests arrive validated. */
+export function accountRoutes(): Router {
+  const router = Router();
+  router.post('/register', async (req, res) => {
+    res.json(success(await registerAccount(req.em, req.principal!, req.body)));
+  });
+  router.get('/v1/user-info/search', async (req, res) => {
+    res.json(success(await findProfileByUsername(req.em, req.principal!, String(req.query.username))));
+  });
+  router.get('/v1/user-info/:account_id', async (req, res) => {
+    res.json(success(await getProfile(req.em, req.principal!, req.params.account_id)));
+  });
+  router.put('/user-info/:account_id', async (req, res) => {
+    res.json(success(await updateAccount(req.em, req.principal!, req.params.account_id, req.body)));
+  });
+  router.get('/v1/:account_id/user-info', async (req, res) => {
+    res.json(success(await getLegacyProfile(req.em, req.principal!, req.params.account_id)));
+  });
+  return router;
+}

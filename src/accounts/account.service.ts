@@ -1,0 +1,218 @@
+/**
+ * Account use cases: register, look up, search, update. Every lookup is scoped to the
+ * caller's integrator, so another integrator's account is exactly as absent as a missing one.
+ */
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Principal } from '../auth/auth.service.js';
+import { Integrator } from '../auth/integrator.entity.js';
+import { addPoboMethod, createWallets, updatePoboBilling } from '../payment-methods/payment-method.service.js';
+import { recordEvent } from '../webhooks/outbox.service.js';
+import { Account, ExternalPlatformLink, type IAccount } from './account.entity.js';
+import {
+  DETAIL_FIELDS, DETAIL_PROPERTY, isEmailVerified, pickDetails, platformEntries,
+  type Details, type EmailInput, type ExternalPlatforms,
+} from './account.rules.js';
+
+export interface RegisterInput extends Details {
+  username: string;
+  email?: EmailInput;
+  external_platforms?: ExternalPlatforms;
+}
+
+export interface UpdateInput extends Details {
+  email?: EmailInput;
+  external_platforms?: ExternalPlatforms;
+}
+
+const notFound = () => AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+
+function details(account: IAccount): Details {
+  const out: Details = {};
+  for (const field of DETAIL_FIELDS) {
+    const value = account[DETAIL_PROPERTY[field]];
+    if (value !== null && value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+function emailView(account: IAccount) {
+  if (!account.emailAddress || !account.emailId) return undefined;
+  return { email_id: account.emailId, address: account.emailAddress, email_types: ['primary'], is_verified: account.emailVerified };
+}
+
+function platformsView(links: Array<{ platform: string; userId: string }>): ExternalPlatforms {
+  const out: Record<string, { user_id: string }> = {};
+  for (const link of [...links].sort((a, b) => a.platform.localeCompare(b.platform))) out[link.platform] = { user_id: link.userId };
+  return out as ExternalPlatforms;
+}
+
+/** The update form of spec §2.3 (the registration form adds `username`). */
+function accountDetailsView(account: IAccount, links: Array<{ platform: string; userId: string }>) {
+  const email = emailView(account);
+  return { account_id: account.id, ...(email ? { email } : {}), external_platforms: platformsView(links), ...details(account) };
+}
+
+function billing(account: IAccount): Record<string, string> {
+  return details(account) as Record<string, string>;
+}
+
+/** Which existing account of the integrator holds a value the input wants, if any. */
+async function findConflict(
+  em: EntityManager,
+  integratorId: string,
+  input: { username?: string; email?: EmailInput; external_platforms?: ExternalPlatforms },
+  exceptAccountId?: string,
+): Promise<{ account_id: string; field: string } | undefined> {
+  const conn = em.getConnection();
+  const other = exceptAccountId ?? '';
+  if (input.username) {
+    const [row] = await conn.execute<Array<{ id: string }>>(
+      'select id from account where integrator_id = ? and lower(username) = lower(?) and id <> ?', [integratorId, input.username, other]);
+    if (row) return { account_id: row.id, field: 'username' };
+  }
+  if (input.email) {
+    const [row] = await conn.execute<Array<{ id: string }>>(
+      'select id from account where integrator_id = ? and lower(email_address) = lower(?) and id <> ?', [integratorId, input.email.address, other]);
+    if (row) return { account_id: row.id, field: 'email' };
+  }
+  for (const [platform, userId] of platformEntries(input.external_platforms)) {
+    const [row] = await conn.execute<Array<{ account_id: string }>>(
+      'select account_id from account_external_platform where integrator_id = ? and platform = ? and user_id = ? and account_id <> ?',
+      [integratorId, platform, userId, other]);
+    if (row) return { account_id: row.account_id, field: `external_platforms.${platform}` };
+  }
+  return undefined;
+}
+
+function conflictError(conflict: { account_id: string; field: string }): AppError {
+  return new AppError('conflict', `The ${conflict.field} already belongs to an account.`, { bare: true, payload: conflict });
+}
+
+/** Runs a write; a unique-index race becomes the spec's 409 naming the existing account. */
+async function withConflictCheck<T>(
+  em: EntityManager,
+  integratorId: string,
+  input: Parameters<typeof findConflict>[2],
+  exceptAccountId: string | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
+  const before = await findConflict(em, integratorId, input, exceptAccountId);
+  if (before) throw conflictError(before);
+  try {
+    return await write();
+  } catch (err) {
+    if (!(err instanceof UniqueConstraintViolationException)) throw err;
+    const after = await findConflict(em.fork(), integratorId, input, exceptAccountId);
+    if (after) throw conflictError(after);
+    throw err;
+  }
+}
+
+/** Registers an account with its wallets, POBO methods and `register-account-completed` event. */
+export async function registerAccount(em: EntityManager, principal: Principal, input: RegisterInput) {
+  const integratorId = principal.integratorId;
+  return withConflictCheck(em, integratorId, input, undefined, () =>
+    em.transactional(async (tx) => {
+      const integrator = await tx.findOneOrFail(Integrator, { id: integratorId });
+      const now = new Date();
+      const account = tx.create(Account, {
+        id: newId('acct'),
+        integrator,
+        username: input.username,
+        emailId: input.email ? newId('eml') : null,
+        emailAddress: input.email?.address ?? null,
+        emailVerified: input.email ? isEmailVerified(input.email) : false,
+        createdAt: now,
+        updatedAt: now,
+      });
+      for (const [field, value] of Object.entries(pickDetails(input))) {
+        (account as Record<string, unknown>)[DETAIL_PROPERTY[field as keyof typeof DETAIL_PROPERTY]] = value;
+      }
+      const links = platformEntries(input.external_platforms).map(([platform, userId]) =>
+        tx.create(ExternalPlatformLink, { account, platform, userId, integratorId, createdAt: now }));
+      createWallets(tx, account, integrator);
+      for (const link of links) addPoboMethod(tx, account, link.platform, link.userId, billing(account));
+      const payload = { ...accountDetailsView(account, links), username: account.username };
+      recordEvent(tx, integratorId, 'register-account-completed', { ...payload, integrator: integrator.name });
+      await tx.flush();
+      return payload;
+    }));
+}
+
+/** The account with this id in the caller's integrator, or a 404. */
+export async function requireAccount(em: EntityManager, principal: Principal, accountId: string): Promise<IAccount> {
+  const account = await em.findOne(Account, { id: accountId, integrator: principal.integratorId }, { populate: ['integrator'] });
+  if (!account) throw notFound();
+  return account;
+}
+
+function profileView(account: IAccount) {
+  return {
+    account_id: account.id,
+    username: account.username,
+    email: account.emailAddress ?? null,
+    is_blocked: false,
+    blocked_capabilities: {},
+    integrator: account.integrator.name,
+    tags: [],
+    created: account.createdAt.toISOString(),
+  };
+}
+
+/** The profile of spec §2.5. Blocks and tags arrive with the blocks and merge features. */
+export async function getProfile(em: EntityManager, principal: Principal, accountId: string) {
+  return profileView(await requireAccount(em, principal, accountId));
+}
+
+/** The profile of the account with this username (case-insensitive), or a 404. */
+export async function findProfileByUsername(em: EntityManager, principal: Principal, username: string) {
+  const [row] = await em.getConnection().execute<Array<{ id: string }>>(
+    'select id from account where integrator_id = ? and lower(username) = lower(?)', [principal.integratorId, username]);
+  if (!row) throw notFound();
+  return getProfile(em, principal, row.id);
+}
+
+/** The earlier-generation profile (`GET /v1/{account_id}/user-info`). */
+export async function getLegacyProfile(em: EntityManager, principal: Principal, accountId: string) {
+  const { account_id, username, email, is_blocked, integrator, created } = await getProfile(em, principal, accountId);
+  return { account_id, username, email, is_blocked, integrator, created };
+}
+
+/** Partial update; new external platform ids add POBO methods. Returns the update form of spec §2.3. */
+export async function updateAccount(em: EntityManager, principal: Principal, accountId: string, input: UpdateInput) {
+  await requireAccount(em, principal, accountId);
+  return withConflictCheck(em, principal.integratorId, input, accountId, () =>
+    em.transactional(async (tx) => {
+      const account = await tx.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['integrator'] });
+      const links = await tx.find(ExternalPlatformLink, { account: accountId });
+      const newDetails = pickDetails(input);
+      for (const [field, value] of Object.entries(newDetails)) {
+        (account as Record<string, unknown>)[DETAIL_PROPERTY[field as keyof typeof DETAIL_PROPERTY]] = value;
+      }
+      if (input.email) {
+        const changed = account.emailAddress?.toLowerCase() !== input.email.address.toLowerCase();
+        account.emailId ??= newId('eml');
+        account.emailAddress = input.email.address;
+        if (changed || input.email.requires_verification !== undefined) account.emailVerified = isEmailVerified(input.email);
+      }
+      if (Object.keys(newDetails).length) await updatePoboBilling(tx, accountId, billing(account));
+      for (const [platform, userId] of platformEntries(input.external_platforms)) {
+        const linked = links.find((l) => l.platform === platform);
+        if (linked && linked.userId === userId) continue;
+        if (linked) {
+          throw new AppError('conflict', `The account is already linked to ${platform} with another user id.`, {
+            codes: ['EXTERNAL_PLATFORM_ALREADY_LINKED'],
+            fields: { [`external_platforms.${platform}`]: ['ALREADY_LINKED'] },
+          });
+        }
+        links.push(tx.create(ExternalPlatformLink, { account, platform, userId, integratorId: principal.integratorId, createdAt: new Date() }));
+        addPoboMethod(tx, account, platform, userId, billing(account));
+      }
+      account.updatedAt = new Date();
+      await tx.flush();
+      return accountDetailsView(account, links);
+    }));
+}

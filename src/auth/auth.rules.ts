@@ -1,0 +1,46 @@
+/** Scopes and token rules (pure). */
+
+/** Scopes of spec §5 plus those Holdfast adds (DESIGN §3). */
+export const ALL_SCOPES = [
+  'write_registrations', 'write_accounts', 'read_accounts', 'search_accounts', 'sign_tos', 'unsign_tos',
+  'block_accounts', 'unblock_accounts', 'read_payment_methods', 'write_user_tokens', 'read_invoices',
+  'write_invoices', 'write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks',
+] as const;
+export type Scope = (typeof ALL_SCOPES)[number];
+
+/** Client access tokens live for an hour (DESIGN §4 User sessions). */
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+
+export function isScope(value: string): value is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}
+
+/** Splits a `scope` parameter on spaces and commas; empty parts are ignored. */
+export function parseScopeList(raw: string | undefined): string[] {
+  if (!raw) return [];
+  return [...new Set(raw.split(/[\s,]+/).filter(Boolean))];
+}
+
+/**
+ * The scopes a token gets: all the client's when none are asked for, else exactly the ones
+ * asked for — every one of which the client must hold (else `invalid_scope` lists the rest).
+ */
+export function grantScopes(clientScopes: string[], requested: string[]):
+  { ok: true; scopes: string[] } | { ok: false; notGranted: string[] } {
+  if (requested.length === 0) return { ok: true, scopes: [...clientScopes] };
+  const notGranted = requested.filter((s) => !clientScopes.includes(s));
+  return notGranted.length ? { ok: false, notGranted } : { ok: true, scopes: requested };
+}
+
+/** The scopes of `required` that `held` lacks (an operation needs all of its listed scopes). */
+export function missingScopes(held: readonly string[], required: readonly string[]): string[] {
+  return required.filter((s) => !held.includes(s));
+}
+
+/** `all` or a comma list of known scopes, as given to `holdfast client create --scopes`. */
+export function parseScopeOption(raw: string): { ok: true; scopes: Scope[] } | { ok: false; unknown: string[] } {
+  if (raw.trim() === 'all') return { ok: true, scopes: [...ALL_SCOPES] };
+  const list = parseScopeList(raw);
+  const unknown = list.filter((s) => !isScope(s));
+  return unknown.length ? { ok: false, unknown } : { ok: true, scopes: list as Scope[] };
+}

@@ -1,0 +1,171 @@
+/**
+ * Integrators, clients and access tokens: client credentials in, signed JWT out, and the
+ * verification every authenticated request goes through.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { Client } from './client.entity.js';
+import { Integrator, type IIntegrator } from './integrator.entity.js';
+import { SigningKey } from './signing-key.entity.js';
+import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
+
+/** Who is calling: the verified content of a client access token. */
+export interface Principal {
+  clientId: string;
+  integratorId: string;
+  scopes: string[];
+  isOperator: boolean;
+}
+
+const ISSUER = 'holdfast';
+const AUDIENCE = 'holdfast-api';
+const PRIMARY_KEY_ID = 'key_primary';
+
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Signs and verifies access tokens with the HMAC key shared through PostgreSQL. */
+export class TokenSigner {
+  private constructor(private readonly kid: string, private readonly key: Uint8Array) {}
+
+  /** Loads the signing key, creating it on the very first boot (safe when processes race). */
+  static async load(em: EntityManager): Promise<TokenSigner> {
+    await em.getConnection().execute(
+      'insert into signing_key (id, secret) values (?, ?) on conflict (id) do nothing',
+      [PRIMARY_KEY_ID, randomBytes(32).toString('base64url')],
+    );
+    const row = await em.fork().findOneOrFail(SigningKey, { id: PRIMARY_KEY_ID });
+    return new TokenSigner(row.id, Buffer.from(row.secret, 'base64url'));
+  }
+
+  async sign(principal: Principal, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
+    return new SignJWT({ int: principal.integratorId, scope: principal.scopes.join(' '), op: principal.isOperator })
+      .setProtectedHeader({ alg: 'HS256', kid: this.kid, typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject(principal.clientId)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+      .sign(this.key);
+  }
+
+  /** The token's principal; throws AppError `unauthorized` saying why the token is refused. */
+  async verify(token: string): Promise<Principal> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      if (typeof payload.sub !== 'string' || typeof payload.int !== 'string' || typeof payload.scope !== 'string') {
+        throw new AppError('unauthorized', 'The access token is malformed.', { codes: ['UNAUTHORIZED'] });
+      }
+      return {
+        clientId: payload.sub,
+        integratorId: payload.int,
+        scopes: parseScopeList(payload.scope),
+        isOperator: payload.op === true,
+      };
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      const expired = err instanceof joseErrors.JWTExpired;
+      throw new AppError('unauthorized', expired ? 'The access token expired.' : 'The access token is invalid.', {
+        codes: ['UNAUTHORIZED'],
+      });
+    }
+  }
+}
+
+/** Creates an integrator; a taken name is a conflict. */
+export async function createIntegrator(
+  em: EntityManager,
+  input: { name: string; tokenCurrency?: string; tokensPerUsd?: number },
+): Promise<IIntegrator> {
+  if (await em.findOne(Integrator, { name: input.name })) {
+    throw new AppError('conflict', `An integrator named "${input.name}" already exists.`, { codes: ['INTEGRATOR_EXISTS'] });
+  }
+  const integrator = em.create(Integrator, {
+    id: newId('int'),
+    name: input.name,
+    tokenCurrency: input.tokenCurrency ?? null,
+    tokensPerUsd: input.tokensPerUsd ?? null,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return integrator;
+}
+
+/** Creates a client of the named integrator (creating a missing integrator with no token currency). */
+export async function createClient(
+  em: EntityManager,
+  input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
+): Promise<{ client_id: string; client_secret: string; integrator: string; scopes: string[] }> {
+  return em.transactional(async (tx) => {
+    await tx.getConnection().execute(
+      'insert into integrator (id, name) values (?, ?) on conflict (name) do nothing',
+      [newId('int'), input.integrator],
+    );
+    const integrator = await tx.findOneOrFail(Integrator, { name: input.integrator });
+    const secret = `hfs_${randomBytes(32).toString('base64url')}`;
+    const client = tx.create(Client, {
+      id: newId('cli'),
+      integrator,
+      secretHash: hashSecret(secret),
+      scopes: input.scopes,
+      isOperator: input.isOperator ?? false,
+      canUnblock: input.canUnblock ?? false,
+      tosSigning: input.tosSigning ?? false,
+      createdAt: new Date(),
+    });
+    await tx.flush();
+    return { client_id: client.id, client_secret: secret, integrator: integrator.name, scopes: client.scopes };
+  });
+}
+
+/** Finds a client by id, or null. */
+export function findClient(em: EntityManager, clientId: string) {
+  return em.findOne(Client, { id: clientId }, { populate: ['integrator'] });
+}
+
+/** RFC 6749 §4.4: exchanges client credentials for an access token. */
+export async function issueClientToken(
+  em: EntityManager,
+  signer: TokenSigner,
+  input: { grantType?: string; clientId?: string; clientSecret?: string; scope?: string },
+): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number; scope: string }> {
+  if (!input.grantType) throw new AppError('invalid_input', 'grant_type is required.', { codes: ['invalid_request'] });
+  if (input.grantType !== 'client_credentials') {
+    throw new AppError('invalid_input', `grant_type "${input.grantType}" is not supported.`, { codes: ['unsupported_grant_type'] });
+  }
+  if (!input.clientId || !input.clientSecret) {
+    throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
+  }
+  const client = /^[A-Za-z0-9_-]{1,36}$/.test(input.clientId) ? await em.findOne(Client, { id: input.clientId }) : null;
+  if (!client || !sameHash(client.secretHash, hashSecret(input.clientSecret))) {
+    throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
+  }
+  const granted = grantScopes(client.scopes, parseScopeList(input.scope));
+  if (!granted.ok) {
+    throw new AppError('invalid_input', `The client does not hold the scope(s): ${granted.notGranted.join(', ')}.`, {
+      codes: ['invalid_scope'],
+    });
+  }
+  const principal: Principal = {
+    clientId: client.id,
+    integratorId: client.integrator.id,
+    scopes: granted.scopes,
+    isOperator: client.isOperator,
+  };
+  return {
+    access_token: await signer.sign(principal),
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: granted.scopes.join(' '),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Assembles the Express app: request context, body parsers, OpenAPI validation (with the
+ * bearer-token check), idempotency, the module routers, 404/405 and the error middleware.
+ */
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../runtime/logger.js';
+import type { TokenSigner } from '../auth/auth.service.js';
+import { authRoutes } from '../auth/auth.routes.js';
+import { accountRoutes } from '../accounts/account.routes.js';
+import { tosRoutes } from '../tos/tos.routes.js';
+import { bearerTokenHandler } from './auth.js';
+import { docsRoutes } from './docs.js';
+import { errorHandler, useOAuthErrors } from './error-handler.js';
+import { healthRoutes } from './health.js';
+import { idempotency } from './idempotency.js';
+import { notFoundHandler } from './not-found.js';
+import { loadMergedDocument } from './openapi.js';
+import { requestContext } from './request-context.js';
+import './types.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'appEnv' | 'publicUrl'>;
+  orm: MikroORM;
+  redis: Redis;
+  signer: TokenSigner;
+  logger: Logger;
+}
+
+const BODY_LIMIT = '1mb';
+
+export async function buildApp(deps: AppDeps): Promise<Express> {
+  const allowUnsign = deps.config.appEnv === 'staging';
+  const doc = await loadMergedDocument(deps.config.publicUrl);
+  if (!allowUnsign) delete doc.paths['/user-info/{account_id}/tos/svc'].delete;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+  app.use(requestContext(deps.orm, deps.logger));
+  app.use(healthRoutes(deps.orm, deps.redis));
+  app.use(docsRoutes());
+  app.use('/token', useOAuthErrors);
+  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: doc as never,
+      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+      validateResponses: false,
+      validateSecurity: { handlers: { svc_auth: bearerTokenHandler(deps.signer) as never } },
+      ignoreUndocumented: true,
+      validateFormats: true,
+      ajvFormats: { mode: 'full' },
+      $refParser: { mode: 'dereference' },
+    }),
+  );
+  app.use(idempotency());
+  app.use(authRoutes(deps.signer));
+  app.use(accountRoutes());
+  app.use(tosRoutes({ allowUnsign }));
+  app.use(notFoundHandler(doc));
+  app.use(errorHandler);
+  return app;
+}

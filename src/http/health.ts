@@ -1,0 +1,27 @@
+import { Router } from 'express';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms))]);
+}
+
+/** `GET /healthz` (the process runs) and `GET /readyz` (PostgreSQL and Redis answer). */
+export function healthRoutes(orm: MikroORM, redis: Redis): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const [postgresql, redisOk] = await Promise.all([
+      within(2000, orm.em.getConnection().execute('select 1')).then(() => true, () => false),
+      within(2000, redis.ping()).then((pong) => pong === 'PONG', () => false),
+    ]);
+    const ready = postgresql && redisOk;
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'unavailable',
+      checks: { postgresql: postgresql ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down' },
+    });
+  });
+  return router;
+}

@@ -1,0 +1,105 @@
+/**
+ * Idempotency-Key (DESIGN §4) for every POST, PUT and DELETE of an authenticated client.
+ * The key row is claimed with one INSERT … ON CONFLICT, so of two concurrent requests with
+ * the same key exactly one runs; the response is stored before it is sent, so a retry that
+ * arrives right after the first response always finds it. 5xx responses are forgotten.
+ */
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { AppError } from '../errors.js';
+
+const KEEP_HOURS = 24;
+const MUTATING = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+
+/** JSON with object keys sorted, so the same request always hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function requestHash(req: Request): string {
+  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`).digest('hex');
+}
+
+interface KeyRow {
+  request_hash: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_body: unknown;
+}
+
+export function idempotency() {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const key = req.get('Idempotency-Key');
+    if (!key || !req.principal || !MUTATING.has(req.method)) return next();
+    const conn = req.em.getConnection();
+    const clientId = req.principal.clientId;
+    const hash = requestHash(req);
+    // Claim the key, or take over one older than the retention window.
+    const claimed = await conn.execute<Array<{ key: string }>>(
+      `insert into idempotency_key (client_id, key, request_hash, state) values (?, ?, ?, 'running')
+       on conflict (client_id, key) do update
+         set request_hash = excluded.request_hash, state = 'running', response_status = null, response_body = null, created_at = now()
+         where idempotency_key.created_at < now() - interval '${KEEP_HOURS} hours'
+       returning key`,
+      [clientId, key, hash],
+    );
+    if (claimed.length === 0) {
+      const [row] = await conn.execute<KeyRow[]>(
+        'select request_hash, state, response_status, response_body from idempotency_key where client_id = ? and key = ?',
+        [clientId, key],
+      );
+      if (!row) {
+        throw new AppError('conflict', 'A request with this Idempotency-Key just failed; retry it.', { codes: ['IDEMPOTENCY_KEY_IN_USE'] });
+      }
+      if (row.request_hash !== hash) {
+        throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', {
+          codes: ['IDEMPOTENCY_KEY_REUSED'],
+        });
+      }
+      if (row.state === 'running') {
+        throw new AppError('conflict', 'A request with this Idempotency-Key is still running; retry later.', {
+          codes: ['IDEMPOTENCY_KEY_IN_USE'],
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      res.set('Idempotent-Replayed', 'true');
+      res.status(row.response_status ?? 200).json(row.response_body);
+      return;
+    }
+
+    // Store the response before it leaves, then send it.
+    const send = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const status = res.statusCode;
+      const store = status >= 500
+        ? conn.execute('delete from idempotency_key where client_id = ? and key = ?', [clientId, key])
+        : conn.execute(
+            `update idempotency_key set state = 'done', response_status = ?, response_body = ?::jsonb where client_id = ? and key = ?`,
+            [status, JSON.stringify(body ?? null), clientId, key],
+          );
+      store.then(
+        () => send(body),
+        (err: unknown) => {
+          req.log.error({ err: { type: (err as Error).name } }, 'could not store the idempotent response');
+          res.status(500);
+          send({ status: 'Failure', message: ['Internal server error.'], codes: ['INTERNAL_ERROR'], payload: { request_id: req.id } });
+        },
+      );
+      return res;
+    };
+    next();
+  };
+}
+
+/** Deletes idempotency keys past the retention window; returns how many. */
+export async function purgeExpiredIdempotencyKeys(conn: { execute: (sql: string) => Promise<unknown> }): Promise<number> {
+  const rows = (await conn.execute(
+    `delete from idempotency_key where created_at < now() - interval '${KEEP_HOURS} hours' returning key`,
+  )) as unknown[];
+  return rows.length;
+}

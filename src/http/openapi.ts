@@ -1,0 +1,75 @@
+/**
+ * The OpenAPI documents in `openapi/` are the contract and the only schema source: they are
+ * served as written, dereferenced and merged into one document for request validation, and
+ * read by the tests to check every response.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+
+export const openapiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi');
+
+/** API documents (common.yaml holds shared components only). */
+export const apiDocumentNames = ['accounts', 'auth'] as const;
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: Record<string, unknown>;
+  paths: Record<string, Record<string, any>>;
+  components?: Record<string, any>;
+  security?: unknown[];
+  [key: string]: unknown;
+}
+
+/** Every YAML file served at /openapi/<name>.yaml (file name → text). */
+export function servedDocuments(): Map<string, string> {
+  const docs = new Map<string, string>();
+  for (const file of readdirSync(openapiDir).filter((f) => f.endsWith('.yaml'))) {
+    docs.set(file, readFileSync(path.join(openapiDir, file), 'utf8'));
+  }
+  return docs;
+}
+
+/**
+ * One dereferenced document holding every path of every API document. The OAuth token URL
+ * becomes absolute (`publicUrl`/token), as OpenAPI 3.1's schema requires of a merged document.
+ */
+export async function loadMergedDocument(publicUrl = 'http://localhost:3000'): Promise<OpenApiDocument> {
+  const merged: OpenApiDocument = {
+    openapi: '3.1.0',
+    info: { title: 'Holdfast', version: '1.0.0' },
+    paths: {},
+    components: { securitySchemes: {} },
+  };
+  for (const name of apiDocumentNames) {
+    const doc = (await $RefParser.dereference(path.join(openapiDir, `${name}.yaml`))) as unknown as OpenApiDocument;
+    for (const [route, item] of Object.entries(doc.paths ?? {})) {
+      if (merged.paths[route]) throw new Error(`OpenAPI path ${route} is defined in two documents`);
+      // Operations without their own `security` inherit the document's.
+      for (const op of Object.values(item)) {
+        if (op && typeof op === 'object' && 'responses' in op && op.security === undefined && doc.security) {
+          op.security = doc.security;
+        }
+      }
+      merged.paths[route] = item;
+    }
+  }
+  const common = (await $RefParser.dereference(path.join(openapiDir, 'common.yaml'))) as unknown as OpenApiDocument;
+  const schemes = structuredClone(common.components?.securitySchemes ?? {});
+  const flow = schemes.svc_auth?.flows?.clientCredentials;
+  if (flow) flow.tokenUrl = new URL(flow.tokenUrl, `${publicUrl}/`).toString();
+  merged.components!.securitySchemes = schemes;
+  return merged;
+}
+
+export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
+
+/** Turns an OpenAPI path template into a matcher (`{id}` matches one non-empty segment). */
+export function pathMatcher(template: string): RegExp {
+  const pattern = template
+    .split('/')
+    .map((seg) => (/^\{[^}]+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${pattern}$`);
+}

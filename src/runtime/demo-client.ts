@@ -1,0 +1,30 @@
+/**
+ * The demo client `npm start` prints in staging: created once, its credentials kept in
+ * `.data/demo-client.json` (secrets are stored hashed, so the file is the only copy).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ALL_SCOPES } from '../auth/auth.rules.js';
+import { createClient, findClient } from '../auth/auth.service.js';
+
+export interface DemoClient {
+  client_id: string;
+  client_secret: string;
+  integrator: string;
+  scopes: string[];
+}
+
+export async function ensureDemoClient(em: EntityManager, dataRoot = path.resolve('.data')): Promise<DemoClient> {
+  const file = path.join(dataRoot, 'demo-client.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoClient;
+    if (await findClient(em, saved.client_id)) return saved;
+  }
+  const created = await createClient(em, {
+    integrator: 'demo', scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true,
+  });
+  mkdirSync(dataRoot, { recursive: true });
+  writeFileSync(file, JSON.stringify(created, null, 2) + '\n', { mode: 0o600 });
+  return created;
+}

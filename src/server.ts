@@ -1,0 +1,96 @@
+/**
+ * Process entry (`npm start`). ROLE=all (default): find or start PostgreSQL and Redis,
+ * migrate, serve HTTP and run the workers in one process. ROLE=web: migrate and serve HTTP.
+ * ROLE=worker: workers only (workers/index.ts).
+ */
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { TokenSigner } from './auth/auth.service.js';
+import { ensureDatabase, migrate, openOrm } from './db/orm.js';
+import { buildApp } from './http/app.js';
+import { createRedis } from './queues/connection.js';
+import { describeError } from './runtime/describe-error.js';
+import { ensureDemoClient } from './runtime/demo-client.js';
+import { createLogger } from './runtime/logger.js';
+import { resolveServices, ServiceUnavailableError } from './runtime/services.js';
+
+function listen(app: Express, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server: Server = app.listen(port, (err?: Error) => (err ? reject(err) : resolve(server)));
+  });
+}
+
+async function runWeb(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel, 'holdfast');
+  const services = await resolveServices({
+    databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: config.role === 'all',
+  });
+  await ensureDatabase(services.databaseUrl);
+  const orm = await openOrm(services.databaseUrl);
+  const applied = await migrate(orm);
+  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  const signer = await TokenSigner.load(orm.em.fork());
+  const redis = createRedis(services.redisUrl, 'producer');
+  const app = await buildApp({ config, orm, redis, signer, logger });
+  let server: Server;
+  try {
+    server = await listen(app, config.port);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw new ServiceUnavailableError(code === 'EADDRINUSE' ? `port ${config.port} is already in use: set PORT to a free port` : `cannot listen on port ${config.port}`);
+  }
+  const workers = config.role === 'all'
+    ? await (await import('../workers/index.js')).startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger })
+    : undefined;
+
+  const base = config.publicUrl;
+  const lines = [
+    `Holdfast is up (ROLE=${config.role}, APP_ENV=${config.appEnv})`,
+    `  API            ${base}`,
+    `  API reference  ${base}/docs`,
+    `  Health         ${base}/healthz  ${base}/readyz`,
+    `  PostgreSQL     ${services.databaseUrl.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@')}${services.started.includes('postgresql') ? ' (private, .data/)' : ''}`,
+    `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private, .data/)' : ''}`,
+  ];
+  if (config.appEnv === 'staging' && config.role === 'all') {
+    const demo = await ensureDemoClient(orm.em.fork());
+    lines.push(
+      `  Demo client    integrator "${demo.integrator}", every scope (saved in .data/demo-client.json)`,
+      `    CLIENT_ID=${demo.client_id}`,
+      `    CLIENT_SECRET=${demo.client_secret}`,
+    );
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    server.closeIdleConnections?.();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await workers?.close();
+    await redis.quit().catch(() => redis.disconnect());
+    await orm.close();
+    services.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (config.role === 'worker') {
+    const { runWorkerProcess } = await import('../workers/index.js');
+    return runWorkerProcess(config);
+  }
+  return runWeb(config);
+}
+
+main().catch((err: unknown) => {
+  const known = err instanceof ConfigError || err instanceof ServiceUnavailableError;
+  console.error(`holdfast: ${known ? (err as Error).message : describeError(err).message ?? 'failed to start'}`);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+import { Router } from 'express';
+import { success } from '../http/envelope.js';
+import { getCurrentTos, getTosStatus, signTos, unsignTos } from './tos.service.js';
+
+/** ToS endpoints (spec §4.1). Unsign exists only in staging. */
+export function tosRoutes(opts: { allowUnsign: boolean }): Router {
+  const router = Router();
+  router.get('/v1/tos', async (req, res) => {
+    res.json(await getCurrentTos(req.em));
+  });
+  router.get('/user-info/:account_id/tos/svc', async (req, res) => {
+    res.json(await getTosStatus(req.em, req.principal!, req.params.account_id));
+  });
+  router.post('/user-info/:account_id/tos/svc', async (req, res) => {
+    res.json(success(await signTos(req.em, req.principal!, req.params.account_id)));
+  });
+  if (opts.allowUnsign) {
+    router.delete('/user-info/:account_id/tos/svc', async (req, res) => {
+      res.json(success(await unsignTos(req.em, req.principal!, req.params.account_id)));
+    });
+  }
+  return router;
+}

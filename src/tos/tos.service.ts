@@ -1,0 +1,60 @@
+/**
+ * Terms of service: the current version, and each account's signature of it. A newer
+ * version leaves every account unsigned until it signs again.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.js';
+import { findClient, type Principal } from '../auth/auth.service.js';
+import { requireAccount } from '../accounts/account.service.js';
+import { TosSignature, TosVersion, type ITosVersion } from './tos.entity.js';
+
+async function currentVersion(em: EntityManager): Promise<ITosVersion> {
+  const [current] = await em.find(TosVersion, {}, { orderBy: { version: 'desc' }, limit: 1 });
+  if (!current) throw new Error('no ToS version exists (the foundation migration seeds one)');
+  return current;
+}
+
+/** The current ToS content (spec §2.8). */
+export async function getCurrentTos(em: EntityManager) {
+  const tos = await currentVersion(em);
+  return { tos_version: tos.version, tos_created: tos.createdAt.toISOString(), content: tos.content };
+}
+
+/** Whether the account signed the current version. */
+export async function getTosStatus(em: EntityManager, principal: Principal, accountId: string) {
+  await requireAccount(em, principal, accountId);
+  const tos = await currentVersion(em);
+  const signature = await em.findOne(TosSignature, { accountId, version: tos.version });
+  return { signed_tos: signature !== null };
+}
+
+/** Signs the current version for the account; needs ToS signing enabled for the client. */
+export async function signTos(em: EntityManager, principal: Principal, accountId: string): Promise<null> {
+  const client = await findClient(em, principal.clientId);
+  if (!client?.tosSigning) {
+    throw new AppError('forbidden', 'ToS signing is not enabled for this client; ask the operator to enable it.', {
+      codes: ['TOS_SIGNING_NOT_ENABLED'],
+    });
+  }
+  await requireAccount(em, principal, accountId);
+  const tos = await currentVersion(em);
+  await em.getConnection().execute(
+    'insert into tos_signature (account_id, version) values (?, ?) on conflict do nothing', [accountId, tos.version]);
+  return null;
+}
+
+/** Removes the account's signature of the current version (staging only; the route enforces it). */
+export async function unsignTos(em: EntityManager, principal: Principal, accountId: string): Promise<null> {
+  await requireAccount(em, principal, accountId);
+  const tos = await currentVersion(em);
+  await em.nativeDelete(TosSignature, { accountId, version: tos.version });
+  return null;
+}
+
+/** Publishes a new ToS version; returns it. */
+export async function publishTos(em: EntityManager, content: string) {
+  if (!content.trim()) throw AppError.invalid({ content: ['REQUIRED'] }, 'The ToS text is empty.');
+  const tos = em.create(TosVersion, { content, createdAt: new Date() });
+  await em.flush();
+  return { tos_version: tos.version, tos_created: tos.createdAt.toISOString() };
+}

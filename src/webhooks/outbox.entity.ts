@@ -1,0 +1,16 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** An event written in the same transaction as the change it reports; a relay delivers it. */
+export const OutboxEvent = defineEntity({
+  name: 'OutboxEvent',
+  tableName: 'outbox',
+  properties: {
+    id: p.string().primary().length(36),
+    integratorId: p.string().length(36),
+    eventName: p.string().length(64),
+    message: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    relayedAt: p.datetime().nullable(),
+  },
+});
+export type IOutboxEvent = InferEntity<typeof OutboxEvent>;

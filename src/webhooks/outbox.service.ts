@@ -1,0 +1,16 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '../ids.js';
+import { OutboxEvent } from './outbox.entity.js';
+
+/** Event names Holdfast emits (spec §6.1, DESIGN §4 Webhooks). */
+export type EventName = 'register-account-completed' | 'account-block-unblock-webhook' | 'escrow-transaction-update' | 'invoice-completed';
+
+/**
+ * Records an event in the outbox on the caller's EntityManager, so it commits or rolls back
+ * with the change it reports. Delivery is the relay's job.
+ */
+export function recordEvent(em: EntityManager, integratorId: string, eventName: EventName, message: Record<string, unknown>): string {
+  const id = newId('evt');
+  em.create(OutboxEvent, { id, integratorId, eventName, message, createdAt: new Date(), relayedAt: null });
+  return id;
+}

@@ -1,0 +1,96 @@
+/**
+ * Worker entry: one BullMQ worker per queue, each with exactly one processor (the process
+ * refuses to start otherwise). On SIGTERM/SIGINT the workers stop taking jobs, let the
+ * running ones finish, close their connections, and the process exits 0.
+ */
+import { Queue, Worker, type Processor } from 'bullmq';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { openOrm } from '../src/db/orm.js';
+import { createRedis } from '../src/queues/connection.js';
+import { MaintenanceJob, QueueName } from '../src/queues/names.js';
+import { createLogger, type Logger } from '../src/runtime/logger.js';
+import { describeError } from '../src/runtime/describe-error.js';
+import { resolveServices } from '../src/runtime/services.js';
+import { maintenanceProcessor } from './maintenance.processor.js';
+
+export interface WorkerDeps {
+  orm: MikroORM;
+  redisUrl: string;
+  queuePrefix: string;
+  logger: Logger;
+}
+
+export interface RunningWorkers {
+  workers: Worker[];
+  /** Stops taking jobs, waits for running ones, closes connections. */
+  close(): Promise<void>;
+}
+
+function processors(deps: WorkerDeps): Record<QueueName, Processor> {
+  return {
+    [QueueName.Maintenance]: maintenanceProcessor(deps.orm),
+  };
+}
+
+/** Starts every queue's worker and the maintenance schedule. */
+export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
+  const table = processors(deps);
+  const missing = Object.values(QueueName).filter((q) => typeof table[q] !== 'function');
+  if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
+
+  const connection = createRedis(deps.redisUrl, 'worker');
+  const workers = Object.values(QueueName).map((name) => {
+    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency: 8 });
+    worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
+    worker.on('error', (err) => deps.logger.error({ queue: name, err: describeError(err) }, 'worker error'));
+    return worker;
+  });
+
+  const maintenance = new Queue(QueueName.Maintenance, { connection, prefix: deps.queuePrefix });
+  await maintenance.upsertJobScheduler(MaintenanceJob.PurgeIdempotencyKeys, { every: 3_600_000 }, {
+    name: MaintenanceJob.PurgeIdempotencyKeys,
+    opts: { removeOnComplete: 100, removeOnFail: 100 },
+  });
+
+  return {
+    workers,
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await maintenance.close();
+      await connection.quit().catch(() => connection.disconnect());
+    },
+  };
+}
+
+/** `ROLE=worker`: workers only — no migrations, no HTTP port, no private database. */
+export async function runWorkerProcess(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel, 'holdfast-worker');
+  const services = await resolveServices({
+    databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: false,
+  });
+  const orm = await openOrm(services.databaseUrl);
+  const running = await startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger });
+  logger.info({ queues: Object.values(QueueName) }, 'workers started');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping workers: finishing running jobs');
+    await running.close();
+    await orm.close();
+    logger.info('workers stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+if (/workers[\\/]index\.(ts|js)$/.test(process.argv[1] ?? '')) {
+  try {
+    await runWorkerProcess(loadConfig());
+  } catch (err) {
+    console.error(`holdfast worker: ${err instanceof ConfigError ? err.message : describeError(err).message ?? 'failed to start'}`);
+    process.exit(1);
+  }
+}
