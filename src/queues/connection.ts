@@ -1,7 +1,7 @@
 /**
  * Redis connections for BullMQ. Workers (and QueueEvents) block on Redis, so their
  * connections must retry forever (`maxRetriesPerRequest: null`); producers fail fast instead,
- * so an HTTP request never hangs on a Redis outage. Redis must run with
+ * so an HTTP request does not hang long on a Redis outage. Redis must run with
  * `maxmemory-policy noeviction`: an evicted queue key is a lost job.
  */
 import { Redis, type RedisOptions } from 'ioredis';
@@ -12,7 +12,6 @@ export type RedisRole = 'worker' | 'producer';
 export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}): Redis {
   return new Redis(url, {
     maxRetriesPerRequest: role === 'worker' ? null : 2,
-    enableOfflineQueue: role === 'worker',
     connectTimeout: 5000,
     lazyConnect: false,
     ...extra,

@@ -1,0 +1,178 @@
+/**
+ * The `holdfast` command: operator tasks against the database named by DATABASE_URL (or the
+ * PostgreSQL that `npm start` finds). Every subcommand has --help; a failure exits non-zero
+ * with one clear line.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ConfigError, loadConfig } from '../../config/index.js';
+import { AppError } from '../errors.js';
+import { parseScopeOption } from '../auth/auth.rules.js';
+import { createClient, createIntegrator } from '../auth/auth.service.js';
+import { ensureDatabase, migrate, openOrm } from '../db/orm.js';
+import { describeError } from '../runtime/describe-error.js';
+import { resolveServices, ServiceUnavailableError } from '../runtime/services.js';
+import { publishTos } from '../tos/tos.service.js';
+
+class UsageError extends Error {}
+
+interface Command {
+  usage: string;
+  options: ParseArgsConfig['options'];
+  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<void>;
+}
+
+/** Opens the database (created and migrated as needed) for one command. */
+async function withOrm<T>(work: (orm: MikroORM, applied: string[]) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const services = await resolveServices({
+    databaseUrl: config.databaseUrl, redisUrl: config.redisUrl ?? 'redis://unused', databaseName: 'holdfast', allowPrivate: false,
+  });
+  await ensureDatabase(services.databaseUrl);
+  const orm = await openOrm(services.databaseUrl, 2);
+  try {
+    const applied = await migrate(orm);
+    return await work(orm, applied);
+  } finally {
+    await orm.close();
+  }
+}
+
+function print(json: boolean, value: Record<string, unknown>, text: string): void {
+  process.stdout.write(json ? JSON.stringify(value) + '\n' : text + '\n');
+}
+
+const commands: Record<string, Command> = {
+  'client create': {
+    usage: `holdfast client create --integrator NAME [--operator] [--scopes a,b|all] [--can-unblock] [--tos-signing] [--json]
+
+Creates an OAuth client of integrator NAME (creating the integrator, with no token currency,
+when missing) and prints its credentials once: the secret is stored only as a hash.
+  --scopes        comma-separated scopes, or "all" (default: all)
+  --operator      the client acts as the service operator (svc)
+  --can-unblock   licence to unblock the integrator's own blocks
+  --tos-signing   may sign the ToS for accounts
+  --json          print {"client_id","client_secret","integrator","scopes"}`,
+    options: {
+      integrator: { type: 'string' }, operator: { type: 'boolean' }, scopes: { type: 'string' },
+      'can-unblock': { type: 'boolean' }, 'tos-signing': { type: 'boolean' }, json: { type: 'boolean' },
+    },
+    async run(v) {
+      const integrator = typeof v.integrator === 'string' ? v.integrator.trim() : '';
+      if (!integrator) throw new UsageError('--integrator NAME is required');
+      const scopes = parseScopeOption(typeof v.scopes === 'string' ? v.scopes : 'all');
+      if (!scopes.ok) throw new UsageError(`unknown scope(s): ${scopes.unknown.join(', ')}`);
+      const created = await withOrm((orm) => createClient(orm.em.fork(), {
+        integrator, scopes: scopes.scopes, isOperator: v.operator === true, canUnblock: v['can-unblock'] === true,
+        tosSigning: v['tos-signing'] === true,
+      }));
+      print(v.json === true, created,
+        `client_id=${created.client_id}\nclient_secret=${created.client_secret}\nintegrator=${created.integrator}\nscopes=${created.scopes.join(',')}`);
+    },
+  },
+  'integrator create': {
+    usage: `holdfast integrator create NAME [--token-currency CODE --tokens-per-usd N] [--json]
+
+Creates an integrator. With a token currency (3 capital letters, not a fiat code such as USD)
+every account of the integrator gets standard and convertible token wallets; N is how many
+tokens USD 1.00 buys.`,
+    options: { 'token-currency': { type: 'string' }, 'tokens-per-usd': { type: 'string' }, json: { type: 'boolean' } },
+    async run(v, positionals) {
+      const name = positionals[0]?.trim();
+      if (!name || positionals.length > 1) throw new UsageError('give exactly one integrator NAME');
+      if (name.length > 100) throw new UsageError('NAME must be at most 100 characters');
+      const currency = v['token-currency'];
+      const rate = v['tokens-per-usd'];
+      if ((currency === undefined) !== (rate === undefined)) {
+        throw new UsageError('--token-currency and --tokens-per-usd go together');
+      }
+      if (typeof currency === 'string' && (!/^[A-Z]{3}$/.test(currency) || currency === 'USD')) {
+        throw new UsageError('--token-currency must be 3 capital letters other than USD');
+      }
+      if (typeof rate === 'string' && (!/^[1-9]\d{0,8}$/.test(rate))) {
+        throw new UsageError('--tokens-per-usd must be a whole number from 1 to 999999999');
+      }
+      const integrator = await withOrm((orm) => createIntegrator(orm.em.fork(), {
+        name, tokenCurrency: currency as string | undefined, tokensPerUsd: rate ? Number(rate) : undefined,
+      }));
+      const out = { id: integrator.id, name: integrator.name, token_currency: integrator.tokenCurrency, tokens_per_usd: integrator.tokensPerUsd };
+      print(v.json === true, out, `integrator ${out.name} (${out.id})${out.token_currency ? `, ${out.tokens_per_usd} ${out.token_currency} per USD 1.00` : ''}`);
+    },
+  },
+  migrate: {
+    usage: `holdfast migrate
+
+Creates the database when missing and applies every pending checked-in migration.`,
+    options: {},
+    async run() {
+      const applied = await withOrm(async (_orm, names) => names);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
+    },
+  },
+  'tos publish': {
+    usage: `holdfast tos publish --file F [--json]
+
+Publishes the text of file F as a new ToS version. Every account then reads signed_tos: false
+until it signs again.`,
+    options: { file: { type: 'string' }, json: { type: 'boolean' } },
+    async run(v) {
+      if (typeof v.file !== 'string') throw new UsageError('--file F is required');
+      let content: string;
+      try {
+        content = readFileSync(v.file, 'utf8');
+      } catch {
+        throw new UsageError(`cannot read ${v.file}`);
+      }
+      const tos = await withOrm((orm) => publishTos(orm.em.fork(), content));
+      print(v.json === true, tos, `published ToS version ${tos.tos_version}`);
+    },
+  },
+};
+
+const overview = `holdfast <command> [options]
+
+Commands:
+  client create       create an OAuth client (prints its credentials once)
+  integrator create   create an integrator, optionally with a token currency
+  migrate             create the database and apply migrations
+  tos publish         publish a new terms-of-service version
+
+Run "holdfast <command> --help" for a command's options. The database is DATABASE_URL, or
+the PostgreSQL on 127.0.0.1:5432 (database holdfast).`;
+
+async function main(argv: string[]): Promise<void> {
+  const name = [argv.slice(0, 2).join(' '), argv[0]].find((n) => n && commands[n]);
+  if (!name) {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      process.stdout.write(overview + '\n');
+      return;
+    }
+    throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}" (see holdfast --help)`);
+  }
+  const command = commands[name];
+  const rest = argv.slice(name.split(' ').length);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(command.usage + '\n');
+    return;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]);
+  }
+  if (name !== 'integrator create' && parsed.positionals.length) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+  }
+  await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof ServiceUnavailableError || err instanceof AppError;
+    process.stderr.write(`holdfast: ${known ? (err as Error).message : describeError(err).message ?? 'failed'}\n`);
+    process.exit(known && !(err instanceof AppError) ? 2 : 1);
+  },
+);

@@ -1,0 +1,181 @@
+/**
+ * The test harness: one Holdfast web app per run, on its own database (`holdfast_test`,
+ * recreated each run) and its own Redis key prefix, against real PostgreSQL and Redis found
+ * (or started) exactly as `npm start` does.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+import { loadConfig } from '../../config/index.js';
+import { TokenSigner } from '../../src/auth/auth.service.js';
+import { createClient } from '../../src/auth/auth.service.js';
+import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
+import { buildApp } from '../../src/http/app.js';
+import { createRedis } from '../../src/queues/connection.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { resolveServices, type ResolvedServices } from '../../src/runtime/services.js';
+import { checkResponse } from './contract.js';
+
+export const TEST_DATABASE = 'holdfast_test';
+export const TEST_QUEUE_PREFIX = '{holdfast-test}';
+
+export interface Harness {
+  baseUrl: string;
+  databaseUrl: string;
+  redisUrl: string;
+  orm: MikroORM;
+  redis: Redis;
+  signer: TokenSigner;
+  server: Server;
+  services: ResolvedServices;
+}
+
+// Kept on globalThis: mocha may load this module twice (CommonJS for the root hooks, ESM for
+// test files with top-level await), and both copies must see the one harness.
+const state = globalThis as { holdfastHarness?: Harness };
+
+export function h(): Harness {
+  if (!state.holdfastHarness) throw new Error('harness not started');
+  return state.holdfastHarness;
+}
+
+async function recreateDatabase(databaseUrl: string): Promise<void> {
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${TEST_DATABASE}" with (force)`);
+  } finally {
+    await client.end();
+  }
+  await ensureDatabase(databaseUrl);
+}
+
+/** Starts services, a fresh test database and the app on an ephemeral port. */
+export async function startHarness(): Promise<Harness> {
+  const config = loadConfig();
+  const services = await resolveServices({
+    databaseUrl: config.databaseUrl ? withDatabase(config.databaseUrl, TEST_DATABASE) : undefined,
+    redisUrl: config.redisUrl,
+    databaseName: TEST_DATABASE,
+    allowPrivate: true,
+  });
+  await recreateDatabase(services.databaseUrl);
+  const orm = await openOrm(services.databaseUrl);
+  await migrate(orm);
+  const redis = createRedis(services.redisUrl, 'producer');
+  const stale = await redis.keys(`${TEST_QUEUE_PREFIX}*`);
+  if (stale.length) await redis.del(...stale);
+  const signer = await TokenSigner.load(orm.em.fork());
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'holdfast-test');
+  const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost:3000' }, orm, redis, signer, logger });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  state.holdfastHarness = { baseUrl: `http://127.0.0.1:${port}`, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, orm, redis, signer, server, services };
+  return state.holdfastHarness;
+}
+
+export async function stopHarness(): Promise<void> {
+  if (!state.holdfastHarness) return;
+  const { server, orm, redis, services } = state.holdfastHarness;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections?.();
+  await redis.quit().catch(() => redis.disconnect());
+  await orm.close();
+  services.stop();
+  state.holdfastHarness = undefined;
+}
+
+export function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is (with its own content type); `body` is sent as JSON. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Skip the contract check (for responses the documents cannot describe). */
+  unchecked?: boolean;
+  baseUrl?: string;
+}
+
+let sequence = 0;
+/** A unique suffix for names in one run. */
+export function unique(prefix = 'x'): string {
+  sequence += 1;
+  return `${prefix}${Date.now().toString(36)}${sequence}`;
+}
+
+/** Calls the API and checks the response against the OpenAPI documents. */
+export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${opts.baseUrl ?? h().baseUrl}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const response = { status: res.status, headers: res.headers, body: parsed as T, text };
+  if (!opts.unchecked) await checkResponse(method, path, response);
+  return response;
+}
+
+export interface TestClient {
+  clientId: string;
+  clientSecret: string;
+  integrator: string;
+  token: string;
+}
+
+/** A new client (of a new integrator unless named) and a token for it. */
+export async function newClient(opts: {
+  integrator?: string; scopes?: string[]; tosSigning?: boolean; isOperator?: boolean;
+} = {}): Promise<TestClient> {
+  const { ALL_SCOPES } = await import('../../src/auth/auth.rules.js');
+  const created = await createClient(h().orm.em.fork(), {
+    integrator: opts.integrator ?? unique('int-'),
+    scopes: opts.scopes ?? [...ALL_SCOPES],
+    tosSigning: opts.tosSigning ?? true,
+    isOperator: opts.isOperator,
+  });
+  const res = await call('POST', '/token', {
+    rawBody: new URLSearchParams({ grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
+  return { clientId: created.client_id, clientSecret: created.client_secret, integrator: created.integrator, token: res.body.access_token };
+}
+
+/** Registers an account with a unique username and email; returns the registration payload. */
+export async function register(client: TestClient, extra: Record<string, unknown> = {}): Promise<any> {
+  const name = unique('user');
+  const body = { username: name, email: { address: `${name}@example.com` }, ...extra };
+  const res = await call('POST', '/register', { token: client.token, body });
+  if (res.status !== 200) throw new Error(`register failed: ${res.status} ${res.text}`);
+  return res.body.payload;
+}
