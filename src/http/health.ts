@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
+import { failure, success } from './envelope.js';
 
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
   return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms))]);
@@ -10,18 +11,16 @@ function within<T>(ms: number, work: Promise<T>): Promise<T> {
 export function healthRoutes(orm: MikroORM, redis: Redis): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    res.json(success({ status: 'ok' }));
   });
   router.get('/readyz', async (_req, res) => {
     const [postgresql, redisOk] = await Promise.all([
       within(2000, orm.em.getConnection().execute('select 1')).then(() => true, () => false),
       within(2000, redis.ping()).then((pong) => pong === 'PONG', () => false),
     ]);
-    const ready = postgresql && redisOk;
-    res.status(ready ? 200 : 503).json({
-      status: ready ? 'ready' : 'unavailable',
-      checks: { postgresql: postgresql ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down' },
-    });
+    const checks = { postgresql: postgresql ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down' };
+    if (postgresql && redisOk) res.json(success({ checks }));
+    else res.status(503).json(failure(['Not ready.'], ['NOT_READY'], { checks }));
   });
   return router;
 }

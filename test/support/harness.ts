@@ -80,6 +80,29 @@ export async function startHarness(): Promise<Harness> {
   return state.holdfastHarness;
 }
 
+/** Another app on the harness database with other settings or connections; close it after. */
+export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis } = {}) {
+  const base = h();
+  const app = await buildApp({
+    config: { appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000' },
+    orm: opts.orm ?? base.orm,
+    redis: opts.redis ?? base.redis,
+    signer: base.signer,
+    logger: createLogger('silent', 'holdfast-test'),
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    }),
+  };
+}
+
 export async function stopHarness(): Promise<void> {
   if (!state.holdfastHarness) return;
   const { server, orm, redis, services } = state.holdfastHarness;
