@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { ConfigError, loadConfig } from '../../config/index.js';
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.role, 'all');
+    assert.equal(c.appEnv, 'staging');
+    assert.equal(c.port, 3000);
+    assert.equal(c.syncWaitMs, 10_000);
+    assert.equal(c.queuePrefix, '{holdfast}');
+    assert.equal(c.webhookAllowPrivateTargets, true);
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(loadConfig({ APP_ENV: 'production' }).webhookAllowPrivateTargets, false);
+  });
+
+  const bad: Array<[string, string]> = [
+    ['PORT', 'eighty'], ['PORT', '70000'], ['ROLE', 'both'], ['APP_ENV', 'prod'], ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'], ['REDIS_URL', 'http://x'], ['SYNC_WAIT_MS', '-1'], ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
+    ['LOG_LEVEL', 'loud'], ['PUBLIC_URL', 'ftp://x'], ['COMMAND_SWEEP_AFTER_MS', '5'],
+  ];
+  for (const [name, value] of bad) {
+    it(`refuses ${name}=${value} naming the variable`, () => {
+      assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.startsWith(name));
+    });
+  }
+
+  it('stops the process at boot with one line naming the bad variable', () => {
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(res.status, 1);
+    assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+    assert.match(res.stderr, /^holdfast: PORT must be/);
+  });
+});
