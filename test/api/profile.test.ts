@@ -48,12 +48,17 @@ describe('account lookups', () => {
     assert.equal(res.body.payload.account_id, account.account_id);
   });
 
-  it('refuses an unencoded plus or at-sign with 400 naming username', async () => {
-    for (const raw of [account.username.replace('@', '%40'), account.username.replace('+', '%2B')]) {
-      const res = await call('GET', `/v1/user-info/search?username=${raw}`, { token: client.token });
-      assert.equal(res.status, 400, raw);
-      assert.deepEqual(res.body.payload.errors, { username: ['INVALID_VALUE'] });
-    }
+  it('reads an unencoded plus as a space (form encoding), so only the encoded name finds the account', async () => {
+    const res = await call('GET', `/v1/user-info/search?username=${account.username.replace('@', '%40')}`, { token: client.token });
+    assert.equal(res.status, 404);
+  });
+
+  it('finds names with characters encodeURIComponent leaves as they are', async () => {
+    const odd = await register(client, { username: `${unique('o')}(it's)!*~` });
+    const res = await call('GET', `/v1/user-info/search?username=${encodeURIComponent(odd.username)}`, { token: client.token });
+    assert.equal(res.body.payload.account_id, odd.account_id);
+    const form = await call('GET', `/v1/user-info/search?${new URLSearchParams({ username: odd.username })}`, { token: client.token });
+    assert.equal(form.body.payload.account_id, odd.account_id);
   });
 
   it('answers 404 for an unknown username and 400 without one', async () => {
