@@ -3,12 +3,21 @@
  * served as written, dereferenced and merged into one document for request validation, and
  * read by the tests to check every response.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 
-export const openapiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi');
+/** The project's `openapi/` folder, found from here both under tsx (src/) and after tsc (dist/src/). */
+export const openapiDir = ((): string => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'openapi', 'common.yaml'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('cannot find the openapi/ folder');
+    dir = parent;
+  }
+  return path.join(dir, 'openapi');
+})();
 
 /** API documents (common.yaml holds shared components only). */
 export const apiDocumentNames = ['accounts', 'auth'] as const;

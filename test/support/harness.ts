@@ -14,7 +14,7 @@ import { createClient } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { buildApp } from '../../src/http/app.js';
 import { createRedis } from '../../src/queues/connection.js';
-import { createLogger } from '../../src/runtime/logger.js';
+import { createLogger, type Logger } from '../../src/runtime/logger.js';
 import { resolveServices, type ResolvedServices } from '../../src/runtime/services.js';
 import { checkResponse } from './contract.js';
 
@@ -81,14 +81,14 @@ export async function startHarness(): Promise<Harness> {
 }
 
 /** Another app on the harness database with other settings or connections; close it after. */
-export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis } = {}) {
+export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger } = {}) {
   const base = h();
   const app = await buildApp({
     config: { appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000' },
     orm: opts.orm ?? base.orm,
     redis: opts.redis ?? base.redis,
     signer: base.signer,
-    logger: createLogger('silent', 'holdfast-test'),
+    logger: opts.logger ?? createLogger('silent', 'holdfast-test'),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
