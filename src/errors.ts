@@ -46,8 +46,16 @@ export class AppError extends Error {
   }
 }
 
-/** Adds one field's code to a FieldErrors map. */
+/**
+ * An empty FieldErrors map. It has no prototype: field names come from clients, and a field
+ * called `constructor` or `__proto__` must be an ordinary key.
+ */
+export function fieldErrors(): FieldErrors {
+  return Object.create(null) as FieldErrors;
+}
+
+/** Adds one field's code to a FieldErrors map made by fieldErrors(). */
 export function addFieldError(fields: FieldErrors, field: string, code: string): void {
-  const list = (fields[field] ??= []);
+  const list = Object.hasOwn(fields, field) ? fields[field] : (fields[field] = []);
   if (!list.includes(code)) list.push(code);
 }

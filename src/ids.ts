@@ -1,7 +1,45 @@
-import { ulid } from 'ulid';
+import { randomFillSync } from 'node:crypto';
 
 /** Id prefixes (DESIGN §4): prefixed, sortable, at most 36 characters. */
 export type IdPrefix = 'acct' | 'eml' | 'pm' | 'int' | 'cli' | 'evt' | 'key' | 'req';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+// Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
+
+function randomBytes10(): Buffer {
+  if (offset + 10 > pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  offset += 10;
+  return pool.subarray(offset - 10, offset);
+}
+
+/** A ULID: 48-bit millisecond time then 80 random bits, in Crockford base32 (26 characters). */
+export function ulid(now = Date.now()): string {
+  let out = '';
+  let time = now;
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[time % 32] + out;
+    time = Math.floor(time / 32);
+  }
+  const bytes = randomBytes10();
+  // 80 bits → 16 characters of 5 bits.
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(acc >> bits) & 31];
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return out;
+}
 
 /** A new id such as `acct_01JD…` (prefix + ULID, ≤ 31 characters). */
 export function newId(prefix: IdPrefix): string {

@@ -34,9 +34,15 @@ function sameHash(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** How many verified tokens a process remembers (tokens are immutable until they expire). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 /** Signs and verifies access tokens with the HMAC key shared through PostgreSQL. */
 export class TokenSigner {
-  private constructor(private readonly kid: string, private readonly key: Uint8Array) {}
+  /** Verified tokens → principal and expiry (s); saves an HMAC per request for a reused token. */
+  private readonly verified = new Map<string, { principal: Principal; exp: number }>();
+
+  private constructor(private readonly kid: string, private readonly key: CryptoKey) {}
 
   /** Loads the signing key, creating it on the very first boot (safe when processes race). */
   static async load(em: EntityManager): Promise<TokenSigner> {
@@ -45,7 +51,8 @@ export class TokenSigner {
       [PRIMARY_KEY_ID, randomBytes(32).toString('base64url')],
     );
     const row = await em.fork().findOneOrFail(SigningKey, { id: PRIMARY_KEY_ID });
-    return new TokenSigner(row.id, Buffer.from(row.secret, 'base64url'));
+    const key = await crypto.subtle.importKey('raw', Buffer.from(row.secret, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    return new TokenSigner(row.id, key);
   }
 
   async sign(principal: Principal, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
@@ -61,17 +68,23 @@ export class TokenSigner {
 
   /** The token's principal; throws AppError `unauthorized` saying why the token is refused. */
   async verify(token: string): Promise<Principal> {
+    const cached = this.verified.get(token);
+    if (cached && cached.exp > Date.now() / 1000) return cached.principal;
+    if (cached) this.verified.delete(token);
     try {
       const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
-      if (typeof payload.sub !== 'string' || typeof payload.int !== 'string' || typeof payload.scope !== 'string') {
+      if (typeof payload.sub !== 'string' || typeof payload.int !== 'string' || typeof payload.scope !== 'string' || typeof payload.exp !== 'number') {
         throw new AppError('unauthorized', 'The access token is malformed.', { codes: ['UNAUTHORIZED'] });
       }
-      return {
+      const principal: Principal = {
         clientId: payload.sub,
         integratorId: payload.int,
         scopes: parseScopeList(payload.scope),
         isOperator: payload.op === true,
       };
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { principal, exp: payload.exp });
+      return principal;
     } catch (err) {
       if (err instanceof AppError) throw err;
       const expired = err instanceof joseErrors.JWTExpired;

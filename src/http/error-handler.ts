@@ -113,7 +113,19 @@ function sendOAuth(res: Response, status: number, err: AppError | undefined): vo
   res.status(status).json({ error, error_description: err?.message ?? 'The server could not issue a token.' });
 }
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+/** Maps any error to a response; if that itself fails, a bare 500 envelope still goes out. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
+  try {
+    respond(err, req, res, next);
+  } catch (failure2) {
+    req.log?.error({ err: describeError(failure2) }, 'error handler failed');
+    if (!res.headersSent) {
+      res.status(500).type('application/json').send(JSON.stringify(failure(['Internal server error.'], ['INTERNAL_ERROR'], { request_id: req.id })));
+    }
+  }
+};
+
+const respond: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) {
     req.log?.warn({ err: describeError(err) }, 'error after the response started');
     return;

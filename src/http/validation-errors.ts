@@ -2,7 +2,7 @@
  * Turns express-openapi-validator errors into `payload.errors` (field → codes, spec §7).
  * The documents express every rule; this only translates their keywords into our codes.
  */
-import { addFieldError, type FieldErrors } from '../errors.js';
+import { addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
 
 export interface ValidatorErrorItem {
   path?: string;
@@ -48,7 +48,7 @@ function code(item: ValidatorErrorItem): string {
 
 /** Field errors for a validator 400; `if` errors are dropped (their `then` error says it). */
 export function toFieldErrors(items: ValidatorErrorItem[]): FieldErrors {
-  const fields: FieldErrors = {};
+  const fields = fieldErrors();
   for (const item of items) {
     if (item.errorCode === 'if.openapi.validation') continue;
     addFieldError(fields, fieldName(item.path), code(item));

@@ -63,6 +63,18 @@ describe('errors always come in the envelope', () => {
     }
   });
 
+  it('names fields called like Object.prototype members (constructor, __proto__, toString) as unknown', async () => {
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const res = await call('POST', '/register', {
+        token: client.token,
+        rawBody: `{"username":"${unique('k')}","email":{"address":"${unique('k')}@example.com"},"${key}":"surprise"}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.status, 400, `${key}: ${res.text.slice(0, 200)}`);
+      assert.deepEqual(res.body.payload.errors, { [key]: ['UNKNOWN_FIELD'] });
+    }
+  });
+
   it('never echoes internals in validation messages', async () => {
     const res = await call('POST', '/register', { token: client.token, body: { username: 5, email: { address: 5 } } });
     assert.equal(res.status, 400);

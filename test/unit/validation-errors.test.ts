@@ -10,13 +10,13 @@ describe('validator error translation', () => {
   });
 
   it('maps keywords to codes and drops if-errors', () => {
-    assert.deepEqual(toFieldErrors([
+    assert.deepEqual({ ...toFieldErrors([
       { path: '/body/username', errorCode: 'maxLength.openapi.validation' },
       { path: '/body/email', errorCode: 'required.openapi.validation' },
       { path: '/body', errorCode: 'if.openapi.validation' },
       { path: '/body/x', errorCode: 'additionalProperties.openapi.validation' },
       { path: '/body/email', errorCode: 'false schema.openapi.validation' },
-    ]), { username: ['TOO_LONG'], email: ['REQUIRED', 'NOT_ALLOWED'], x: ['UNKNOWN_FIELD'] });
+    ]) }, { username: ['TOO_LONG'], email: ['REQUIRED', 'NOT_ALLOWED'], x: ['UNKNOWN_FIELD'] });
   });
 
   it('recognises errors that are only about path parameters', () => {
