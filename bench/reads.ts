@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import express from 'express';
-import { pino } from 'pino';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -34,6 +33,7 @@ async function serveHoldfast(): Promise<void> {
   const { TokenSigner, createClient } = await import('../src/auth/auth.service.js');
   const { createRedis } = await import('../src/queues/connection.js');
   const { buildApp } = await import('../src/http/app.js');
+  const { createLogger } = await import('../src/runtime/logger.js');
   const config = loadConfig();
   const services = await resolveServices({ databaseUrl: undefined, redisUrl: config.redisUrl, databaseName: BENCH_DB, allowPrivate: true });
   await ensureDatabase(services.databaseUrl);
@@ -41,7 +41,7 @@ async function serveHoldfast(): Promise<void> {
   await migrate(orm);
   const signer = await TokenSigner.load(orm.em.fork());
   // Logging stays on at the default level, as in production, but goes nowhere.
-  const logger = pino({ level: 'info' }, pino.destination('/dev/null'));
+  const logger = createLogger('info', 'holdfast-bench', '/dev/null');
   const app = await buildApp({ config, orm, redis: createRedis(services.redisUrl, 'producer'), signer, logger });
   const server = app.listen(0, '127.0.0.1', async () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -5,6 +5,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
+import { preparedRead } from '../db/query.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
 import { Integrator } from '../auth/integrator.entity.js';
@@ -152,10 +153,11 @@ export async function requireAccount(em: EntityManager, principal: Principal, ac
 /** The profile of spec §2.5. Blocks and tags arrive with the blocks and merge features. */
 export async function getProfile(em: EntityManager, principal: Principal, accountId: string) {
   // The hottest read: one indexed query, no entity hydration.
-  const [row] = await em.getConnection().execute<Array<{ id: string; username: string; email_address: string | null; created_at: Date; integrator: string }>>(
+  const [row] = await preparedRead<{ id: string; username: string; email_address: string | null; created_at: Date; integrator: string }>(
+    em, 'account-profile',
     `select a.id, a.username, a.email_address, a.created_at, i.name as integrator
        from account a join integrator i on i.id = a.integrator_id
-      where a.id = ? and a.integrator_id = ?`,
+      where a.id = $1 and a.integrator_id = $2`,
     [accountId, principal.integratorId]);
   if (!row) throw notFound();
   return {

@@ -20,6 +20,7 @@ export interface ResolvedServices {
 }
 
 const PRIVATE_PG_PORT = 54329;
+const DEBIAN_SOCKET = '/var/run/postgresql/.s.PGSQL.5432';
 const PRIVATE_REDIS_PORT = 63799;
 
 /** True when something accepts a TCP connection on host:port within the timeout. */
@@ -151,7 +152,10 @@ export async function resolveServices(opts: {
   try {
     if (!databaseUrl) {
       if (await portAnswers(5432)) {
-        databaseUrl = `postgres://postgres@127.0.0.1:5432/${opts.databaseName}`;
+        // Same server: its Unix socket (when it has the standard one) is cheaper than TCP.
+        databaseUrl = existsSync(DEBIAN_SOCKET)
+          ? `postgres://postgres@${encodeURIComponent(path.dirname(DEBIAN_SOCKET))}:5432/${opts.databaseName}`
+          : `postgres://postgres@127.0.0.1:5432/${opts.databaseName}`;
       } else if (await portAnswers(PRIVATE_PG_PORT)) {
         databaseUrl = `postgres://postgres@127.0.0.1:${PRIVATE_PG_PORT}/${opts.databaseName}`;
       } else if (opts.allowPrivate) {
