@@ -1,9 +1,8 @@
 /**
- * Assembles the Express app: request context, body parsers, OpenAPI validation (with the
- * bearer-token check), idempotency, the module routers, 404/405 and the error middleware.
+ * Assembles the Express app: request context, body parsers, validation compiled from the
+ * OpenAPI documents (with the bearer-token check), idempotency, the module routers, 404/405 and the error middleware.
  */
 import express, { type Express } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/index.js';
@@ -12,7 +11,7 @@ import type { TokenSigner } from '../auth/auth.service.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { tosRoutes } from '../tos/tos.routes.js';
-import { bearerTokenHandler } from './auth.js';
+import { bearerAuthentication } from './auth.js';
 import { docsRoutes } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
@@ -20,6 +19,7 @@ import { idempotency } from './idempotency.js';
 import { notFoundHandler } from './not-found.js';
 import { loadMergedDocument } from './openapi.js';
 import { requestContext } from './request-context.js';
+import { requestValidation } from './request-validation.js';
 import './types.js';
 
 export interface AppDeps {
@@ -41,24 +41,13 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
-  app.use(requestContext(deps.orm, deps.logger));
+  app.use(requestContext(app, deps.orm, deps.logger));
   app.use(healthRoutes(deps.orm, deps.redis));
   app.use(docsRoutes());
   app.use('/token', useOAuthErrors);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: doc as never,
-      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-      validateResponses: false,
-      validateSecurity: { handlers: { svc_auth: bearerTokenHandler(deps.signer) as never } },
-      ignoreUndocumented: true,
-      validateFormats: true,
-      ajvFormats: { mode: 'full' },
-      $refParser: { mode: 'dereference' },
-    }),
-  );
+  app.use(requestValidation(doc, bearerAuthentication(deps.signer)));
   app.use(idempotency());
   app.use(authRoutes(deps.signer));
   app.use(accountRoutes());

@@ -1,42 +1,40 @@
 /**
- * The `svc_auth` security handler: verifies the bearer token and checks the scopes that the
- * OpenAPI operation lists, so the documents are the only place scopes are declared.
+ * The `svc_auth` check: verifies the bearer token and the scopes that the OpenAPI operation
+ * lists, so the documents are the only place scopes are declared. Refusals are 401 with an
+ * RFC 6750 `WWW-Authenticate` challenge.
  */
 import type { Request } from 'express';
 import { AppError } from '../errors.js';
 import { missingScopes } from '../auth/auth.rules.js';
 import type { TokenSigner } from '../auth/auth.service.js';
+import type { SecurityCheck } from './request-validation.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-function refuse(req: Request, failure: Request['authFailure'], message: string): never {
-  req.authFailure = failure;
-  throw Object.assign(new Error(message), { status: 401 });
+function refuse(message: string, code: 'UNAUTHORIZED' | 'INSUFFICIENT_SCOPE', challenge: { error?: string; scope?: string } = {}): never {
+  const parts = ['Bearer realm="holdfast"'];
+  if (challenge.error) parts.push(`error="${challenge.error}"`, `error_description="${message.replace(/"/g, "'")}"`);
+  if (challenge.scope) parts.push(`scope="${challenge.scope}"`);
+  throw new AppError('unauthorized', message, { codes: [code], payload: null, headers: { 'WWW-Authenticate': parts.join(', ') } });
 }
 
-/** Returns the express-openapi-validator handler for the `svc_auth` scheme. */
-export function bearerTokenHandler(signer: TokenSigner) {
-  return async (req: Request, scopes: string[]): Promise<boolean> => {
+/** The check run for every operation that declares `svc_auth`; sets `req.principal`. */
+export function bearerAuthentication(signer: TokenSigner): SecurityCheck {
+  return async (req: Request, scopes: string[]) => {
     const header = req.headers.authorization;
-    if (!header) refuse(req, {}, 'An access token is required.');
+    if (!header) refuse('An access token is required.', 'UNAUTHORIZED');
     const match = BEARER.exec(header);
-    if (!match) refuse(req, { error: 'invalid_token', description: 'The Authorization header must be "Bearer <token>".' }, 'bad header');
+    if (!match) refuse('The Authorization header must be "Bearer <token>".', 'UNAUTHORIZED', { error: 'invalid_token' });
     let principal;
     try {
       principal = await signer.verify(match[1]);
     } catch (err) {
-      const description = err instanceof AppError ? err.message : 'The access token is invalid.';
-      refuse(req, { error: 'invalid_token', description }, description);
+      refuse(err instanceof AppError ? err.message : 'The access token is invalid.', 'UNAUTHORIZED', { error: 'invalid_token' });
     }
     const missing = missingScopes(principal.scopes, scopes);
     if (missing.length) {
-      refuse(req, {
-        error: 'insufficient_scope',
-        description: `The access token lacks the scope ${missing.join(' ')}.`,
-        scope: scopes.join(' '),
-      }, 'insufficient scope');
+      refuse(`The access token lacks the scope ${missing.join(' ')}.`, 'INSUFFICIENT_SCOPE', { error: 'insufficient_scope', scope: scopes.join(' ') });
     }
     req.principal = principal;
-    return true;
   };
 }

@@ -1,13 +1,11 @@
 /**
- * The one place errors become responses: AppError kinds, OpenAPI validation errors and body
- * parser errors map to a status and the spec's envelope (or RFC 6749 §5.2 on /token).
- * Anything else is a 500 that carries the request id and nothing internal.
+ * The one place errors become responses: AppError kinds and body-parser errors map to a
+ * status and the spec's envelope (or RFC 6749 §5.2 on /token). Anything else is a 500 that carries the request id and nothing internal.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { AppError, type ErrorKind } from '../errors.js';
 import { describeError } from '../runtime/describe-error.js';
 import { failure } from './envelope.js';
-import { pathParamNames, toFieldErrors, type ValidatorErrorItem } from './validation-errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid_input: 400,
@@ -23,11 +21,6 @@ const STATUS: Record<ErrorKind, number> = {
   idempotency_key_reused: 422,
 };
 
-/** Not-found codes for path parameters that cannot be ids. */
-const NOT_FOUND_CODES: Record<string, string> = {
-  account_id: 'ACCOUNT_GET_ERROR',
-};
-
 const OAUTH_ERRORS = new Set([
   'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
 ]);
@@ -38,17 +31,14 @@ export function useOAuthErrors(_req: Request, res: Response, next: () => void): 
   next();
 }
 
-interface HttpLikeError {
-  status?: number;
+interface BodyParserError {
   type?: string;
-  errors?: ValidatorErrorItem[];
-  message?: string;
 }
 
 /** Translates anything thrown into an AppError, or undefined for a true server error. */
-export function toAppError(err: unknown, req: Request): AppError | undefined {
+export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  const e = err as HttpLikeError;
+  const e = err as BodyParserError;
   // body-parser errors
   if (e?.type === 'entity.parse.failed') {
     return AppError.invalid({ body: ['MALFORMED_JSON'] }, 'The body is not valid JSON.');
@@ -62,47 +52,7 @@ export function toAppError(err: unknown, req: Request): AppError | undefined {
   if (e?.type === 'request.aborted' || e?.type === 'stream.not.readable') {
     return AppError.invalid({ body: ['INVALID_VALUE'] }, 'The body could not be read.');
   }
-  // express-openapi-validator errors
-  if (typeof e?.status === 'number' && Array.isArray(e.errors)) {
-    switch (e.status) {
-      case 400: {
-        const params = pathParamNames(e.errors);
-        if (params.length) {
-          const code = NOT_FOUND_CODES[params[0]] ?? 'NOT_FOUND';
-          return AppError.notFound(code, 'Not found.');
-        }
-        return AppError.invalid(toFieldErrors(e.errors));
-      }
-      case 401: {
-        const failure = req.authFailure;
-        const code = failure?.error === 'insufficient_scope' ? 'INSUFFICIENT_SCOPE' : 'UNAUTHORIZED';
-        const message = failure?.description ?? 'An access token is required.';
-        return new AppError('unauthorized', message, { codes: [code], payload: null });
-      }
-      case 404:
-        return AppError.notFound('NOT_FOUND', 'No such route.');
-      case 405:
-        return new AppError('method_not_allowed', 'Method not allowed.', { codes: ['METHOD_NOT_ALLOWED'] });
-      case 413:
-        return new AppError('payload_too_large', 'The body is larger than 1 MiB.', { codes: ['PAYLOAD_TOO_LARGE'] });
-      case 415:
-        return new AppError('unsupported_media_type', 'The body must be sent as application/json.', {
-          codes: ['UNSUPPORTED_MEDIA_TYPE'],
-        });
-      default:
-        return undefined;
-    }
-  }
   return undefined;
-}
-
-function wwwAuthenticate(req: Request): string {
-  const f = req.authFailure;
-  if (!f?.error) return 'Bearer realm="holdfast"';
-  const parts = [`Bearer realm="holdfast"`, `error="${f.error}"`];
-  if (f.description) parts.push(`error_description="${f.description.replace(/"/g, "'")}"`);
-  if (f.scope) parts.push(`scope="${f.scope}"`);
-  return parts.join(', ');
 }
 
 function sendOAuth(res: Response, status: number, err: AppError | undefined): void {
@@ -130,7 +80,7 @@ const respond: ErrorRequestHandler = (err, req, res, _next) => {
     req.log?.warn({ err: describeError(err) }, 'error after the response started');
     return;
   }
-  const appError = toAppError(err, req);
+  const appError = toAppError(err);
   const status = appError ? STATUS[appError.kind] : 500;
   if (!appError) {
     req.log?.error({ err: describeError(err) }, 'request failed');
@@ -142,7 +92,6 @@ const respond: ErrorRequestHandler = (err, req, res, _next) => {
   }
   const { details } = appError;
   for (const [name, value] of Object.entries(details.headers ?? {})) res.set(name, value);
-  if (status === 401) res.set('WWW-Authenticate', wwwAuthenticate(req));
   const payload = details.payload !== undefined ? details.payload : details.fields ? { errors: details.fields } : null;
   res.status(status).json(details.bare ? failure([], [], payload) : failure([appError.message], details.codes ?? [], payload));
 };

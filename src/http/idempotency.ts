@@ -33,11 +33,9 @@ interface KeyRow {
 }
 
 export function idempotency() {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const key = req.get('Idempotency-Key');
-    if (!key || !req.principal || !MUTATING.has(req.method)) return next();
+  const handle = async (req: Request, res: Response, next: NextFunction, key: string): Promise<void> => {
     const conn = req.em.getConnection();
-    const clientId = req.principal.clientId;
+    const clientId = req.principal!.clientId;
     const hash = requestHash(req);
     // Claim the key, or take over one older than the retention window.
     const claimed = await conn.execute<Array<{ key: string }>>(
@@ -93,6 +91,11 @@ export function idempotency() {
       return res;
     };
     next();
+  };
+  return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
+    const key = MUTATING.has(req.method) && req.principal ? req.headers['idempotency-key'] : undefined;
+    if (typeof key !== 'string' || key === '') return next();
+    return handle(req, res, next, key);
   };
 }
 

@@ -14,8 +14,6 @@ declare global {
       em: EntityManager;
       /** Set by the bearer-token check of operations that declare `svc_auth`. */
       principal?: Principal;
-      /** Why the bearer-token check refused the request (for WWW-Authenticate). */
-      authFailure?: { error?: 'invalid_token' | 'insufficient_scope'; description?: string; scope?: string };
     }
   }
 }

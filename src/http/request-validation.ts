@@ -1,0 +1,157 @@
+/**
+ * Request validation compiled from the OpenAPI documents (the only schema source): for each
+ * operation, its security requirement (bearer token + scopes), path, query and header
+ * parameters, and body (media type and schema) are checked before any route runs. Ajv
+ * compiles every schema once at boot; Express's own router finds the operation.
+ */
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
+import { httpMethods, type OpenApiDocument } from './openapi.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020, opts?: { mode: 'full' | 'fast' }) => Ajv2020;
+
+/** Not-found codes for path parameters that cannot be ids (DESIGN §4: answered like unknown ids). */
+const NOT_FOUND_CODES: Record<string, string> = {
+  account_id: 'ACCOUNT_GET_ERROR',
+};
+
+const CODES: Record<string, string> = {
+  required: 'REQUIRED',
+  dependentRequired: 'REQUIRED',
+  additionalProperties: 'UNKNOWN_FIELD',
+  unevaluatedProperties: 'UNKNOWN_FIELD',
+  maxLength: 'TOO_LONG',
+  minLength: 'TOO_SHORT',
+  maxItems: 'TOO_LONG',
+  minItems: 'TOO_SHORT',
+  minProperties: 'EMPTY',
+  format: 'INVALID_FORMAT',
+  type: 'INVALID_TYPE',
+  'false schema': 'NOT_ALLOWED',
+  maximum: 'TOO_LARGE',
+  minimum: 'TOO_SMALL',
+  exclusiveMinimum: 'TOO_SMALL',
+  exclusiveMaximum: 'TOO_LARGE',
+};
+
+/** Keywords whose failure is told better by the errors under them. */
+const SILENT = new Set(['if', 'allOf', 'anyOf', 'oneOf']);
+
+/** `/email/address` → `email.address`; the property a `required`-like error is about is added. */
+function errorField(e: ErrorObject, root: string): string {
+  const params = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
+  const extra = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
+  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  return parts.length ? parts.join('.') : root;
+}
+
+/** Ajv errors as `payload.errors` (field → codes, spec §7). */
+export function toFieldErrors(errors: ErrorObject[], root = 'body', into: FieldErrors = fieldErrors()): FieldErrors {
+  for (const e of errors) {
+    if (SILENT.has(e.keyword)) continue;
+    addFieldError(into, errorField(e, root), CODES[e.keyword] ?? 'INVALID_VALUE');
+  }
+  return into;
+}
+
+export type SecurityCheck = (req: Request, scopes: string[]) => Promise<void>;
+
+interface CompiledOperation {
+  /** Scopes of the svc_auth requirement; undefined when the operation needs no token. */
+  scopes: string[] | undefined;
+  pathParams: Array<{ name: string; validate: ValidateFunction }>;
+  query: ValidateFunction;
+  headers: Array<{ name: string; validate: ValidateFunction; required: boolean }>;
+  body: { required: boolean; media: Array<{ type: string; validate: ValidateFunction }> } | undefined;
+}
+
+function compile(ajv: Ajv2020, op: Record<string, any>): CompiledOperation {
+  const params = (op.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema: object }>;
+  const query = params.filter((p) => p.in === 'query');
+  const requirement = (op.security as Array<Record<string, string[]>> | undefined)?.find((s) => s.svc_auth);
+  const content = op.requestBody?.content as Record<string, { schema: object }> | undefined;
+  return {
+    scopes: requirement?.svc_auth,
+    pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, validate: ajv.compile(p.schema) })),
+    query: ajv.compile({
+      type: 'object',
+      additionalProperties: false,
+      required: query.filter((p) => p.required).map((p) => p.name),
+      properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
+    }),
+    headers: params.filter((p) => p.in === 'header').map((p) => ({ name: p.name, validate: ajv.compile(p.schema), required: p.required === true })),
+    body: content && {
+      required: op.requestBody.required === true,
+      media: Object.entries(content).map(([type, media]) => ({ type, validate: ajv.compile(media.schema ?? {}) })),
+    },
+  };
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function check(op: CompiledOperation, req: Request): void {
+  for (const p of op.pathParams) {
+    if (!p.validate(req.params[p.name])) {
+      throw AppError.notFound(NOT_FOUND_CODES[p.name] ?? 'NOT_FOUND', NOT_FOUND_CODES[p.name] ? 'Account not found.' : 'Not found.');
+    }
+  }
+  const fields = fieldErrors();
+  if (!op.query(req.query)) toFieldErrors(op.query.errors ?? [], 'query', fields);
+  for (const h of op.headers) {
+    const value = req.headers[h.name.toLowerCase()];
+    if (value === undefined) {
+      if (h.required) addFieldError(fields, h.name, 'REQUIRED');
+    } else if (!h.validate(value)) {
+      addFieldError(fields, h.name, Array.isArray(value) ? 'INVALID_VALUE' : CODES[h.validate.errors?.[0]?.keyword ?? ''] ?? 'INVALID_VALUE');
+    }
+  }
+  const sent = hasBody(req);
+  if (op.body) {
+    const media = sent ? op.body.media.find((m) => req.is(m.type)) : undefined;
+    if (sent && !media) {
+      throw new AppError('unsupported_media_type', `The body must be sent as ${op.body.media.map((m) => m.type).join(' or ')}.`, {
+        codes: ['UNSUPPORTED_MEDIA_TYPE'],
+      });
+    }
+    if (!sent && op.body.required) addFieldError(fields, 'body', 'REQUIRED');
+    if (media && !media.validate(req.body)) toFieldErrors(media.validate.errors ?? [], 'body', fields);
+  } else if (sent && req.body && typeof req.body === 'object') {
+    // An operation without a body takes none: `{}` is tolerated, any field is unknown.
+    for (const key of Object.keys(req.body)) addFieldError(fields, key, 'UNKNOWN_FIELD');
+  }
+  if (Object.keys(fields).length) throw AppError.invalid(fields);
+}
+
+/**
+ * A router that, for every documented operation, authenticates the caller (when the operation
+ * declares `svc_auth`) and validates the request; it then passes the request on to the routes.
+ */
+export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCheck): Router {
+  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: false }), { mode: 'full' });
+  const router = Router();
+  // Literal paths first, so `/v1/user-info/search` is not taken for `/v1/user-info/{account_id}`.
+  const templates = Object.keys(doc.paths).sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')));
+  for (const template of templates) {
+    const expressPath = template.replace(/\{([^}]+)\}/g, ':$1');
+    for (const method of httpMethods) {
+      const operation = doc.paths[template][method];
+      if (!operation) continue;
+      const op = compile(ajv, operation);
+      router[method as 'get'](expressPath, (req: Request & { validated?: boolean }, _res: Response, next: NextFunction) => {
+        if (req.validated) return next();
+        req.validated = true;
+        const run = async () => {
+          if (op.scopes) await authenticate(req, op.scopes);
+          check(op, req);
+        };
+        run().then(() => next(), next);
+      });
+    }
+  }
+  return router;
+}
