@@ -12,7 +12,7 @@ import { authRoutes } from '../auth/auth.routes.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { tosRoutes } from '../tos/tos.routes.js';
 import { bearerAuthentication } from './auth.js';
-import { docsRoutes } from './docs.js';
+import { documentRoutes, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { idempotency } from './idempotency.js';
@@ -40,10 +40,12 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('query parser', 'extended');
+  // Flat query strings only (node:querystring): no nested objects from `a[b]=c`.
+  app.set('query parser', 'simple');
   app.use(requestContext(app, deps.orm, deps.logger));
   app.use(healthRoutes(deps.orm, deps.redis));
-  app.use(docsRoutes());
+  app.use('/openapi', documentRoutes());
+  app.use('/docs', referencePage());
   app.use('/token', useOAuthErrors);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
