@@ -21,6 +21,14 @@ function listen(app: Express, port: number): Promise<Server> {
   });
 }
 
+/** The database URL for people: password hidden, a Unix socket named as such. */
+function describeDatabase(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const host = decodeURIComponent(url.hostname);
+  const where = host.startsWith('/') ? `Unix socket ${host} (port ${url.port || 5432})` : `${host}:${url.port || 5432}`;
+  return `${where}, database ${decodeURIComponent(url.pathname.slice(1))}, user ${decodeURIComponent(url.username) || 'postgres'}`;
+}
+
 async function runWeb(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, 'holdfast');
   const services = await resolveServices({
@@ -50,7 +58,7 @@ async function runWeb(config: Config): Promise<void> {
     `  API            ${base}`,
     `  API reference  ${base}/docs`,
     `  Health         ${base}/healthz  ${base}/readyz`,
-    `  PostgreSQL     ${services.databaseUrl.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@')}${services.started.includes('postgresql') ? ' (private, .data/)' : ''}`,
+    `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private, .data/)' : ''}`,
     `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private, .data/)' : ''}`,
   ];
   if (config.appEnv === 'staging' && config.role === 'all') {

@@ -36,7 +36,8 @@ export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
     const started = performance.now();
     res.on('finish', () => {
       // The path only: query strings may carry credentials (/token accepts them there).
-      logger.info({ req_id: req.id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+      const path = req.originalUrl.split('?', 1)[0];
+      logger.info({ req_id: req.id, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
     });
     next();
   };
