@@ -5,6 +5,7 @@
  * /usr/lib/postgresql/<version>/bin); else one clear sentence on what to install.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, chownSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -69,6 +70,22 @@ function asPostgresUser(bin: string, args: string[]): { cmd: string; args: strin
   return { cmd: 'runuser', args: ['-u', 'postgres', '--', bin, ...args] };
 }
 
+/**
+ * Where the private PostgreSQL keeps its files: `.data/`, unless we run as root and the
+ * `postgres` user cannot reach that folder (a project under a private 0700 directory); then a
+ * folder of its own under /var/tmp, named after the project path.
+ */
+function postgresDataRoot(dataRoot: string): string {
+  if (process.getuid?.() !== 0) return dataRoot;
+  mkdirSync(dataRoot, { recursive: true });
+  const reachable = spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', dataRoot]).status === 0;
+  if (reachable) return dataRoot;
+  const hash = createHash('sha256').update(path.resolve(dataRoot)).digest('hex').slice(0, 12);
+  const root = path.join('/var/tmp', `holdfast-${hash}`);
+  mkdirSync(root, { recursive: true, mode: 0o755 });
+  return root;
+}
+
 async function startPrivatePostgres(dataRoot: string): Promise<() => void> {
   const extra = debianPostgresBinDirs();
   const initdb = findBinary('initdb', extra);
@@ -79,14 +96,14 @@ async function startPrivatePostgres(dataRoot: string): Promise<() => void> {
         'install PostgreSQL 15 or newer (for example `apt-get install postgresql`) or set DATABASE_URL.',
     );
   }
-  const dir = path.join(dataRoot, 'postgresql');
-  const socketDir = path.join(dataRoot, 'postgresql-run');
-  mkdirSync(dataRoot, { recursive: true });
+  const pgRoot = postgresDataRoot(dataRoot);
+  const dir = path.join(pgRoot, 'postgresql');
+  const socketDir = path.join(pgRoot, 'postgresql-run');
+  mkdirSync(dir, { recursive: true });
   mkdirSync(socketDir, { recursive: true });
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     chownSync(dir, uid, gid);
     chownSync(socketDir, uid, gid);
   }
@@ -96,9 +113,9 @@ async function startPrivatePostgres(dataRoot: string): Promise<() => void> {
     if (result.status !== 0) throw new ServiceUnavailableError(`initdb failed: ${result.stderr.toString().trim().split('\n').pop()}`);
   }
   const opts = `-p ${PRIVATE_PG_PORT} -k ${socketDir} -c listen_addresses=127.0.0.1`;
-  const start = asPostgresUser(pgCtl, ['-D', dir, '-o', opts, '-l', path.join(dataRoot, 'postgresql.log'), '-w', 'start']);
+  const start = asPostgresUser(pgCtl, ['-D', dir, '-o', opts, '-l', path.join(pgRoot, 'postgresql.log'), '-w', 'start']);
   const result = spawnSync(start.cmd, start.args, { stdio: 'pipe' });
-  if (result.status !== 0) throw new ServiceUnavailableError(`pg_ctl could not start the private PostgreSQL (see ${dataRoot}/postgresql.log)`);
+  if (result.status !== 0) throw new ServiceUnavailableError(`pg_ctl could not start the private PostgreSQL (see ${pgRoot}/postgresql.log)`);
   await waitForPort(PRIVATE_PG_PORT, 'PostgreSQL');
   return () => {
     const stop = asPostgresUser(pgCtl, ['-D', dir, '-m', 'fast', '-w', 'stop']);
