@@ -58,8 +58,8 @@ async function runWeb(config: Config): Promise<void> {
     `  API            ${base}`,
     `  API reference  ${base}/docs`,
     `  Health         ${base}/healthz  ${base}/readyz`,
-    `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private, .data/)' : ''}`,
-    `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private, .data/)' : ''}`,
+    `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private instance)' : ''}`,
+    `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private instance, .data/)' : ''}`,
   ];
   if (config.appEnv === 'staging' && config.role === 'all') {
     const demo = await ensureDemoClient(orm.em.fork());

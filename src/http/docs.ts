@@ -19,6 +19,6 @@ export function referencePage(): Router {
   const router = Router();
   const urls = apiDocumentNames.map((name) => ({ url: `/openapi/${name}.yaml`, name }));
   router.use(swaggerUi.serve);
-  router.get('/', swaggerUi.setup(undefined, { customSiteTitle: 'Holdfast API', swaggerOptions: { urls } }));
+  router.get('/', swaggerUi.setup(undefined, { explorer: true, customSiteTitle: 'Holdfast API', swaggerOptions: { urls } }));
   return router;
 }

@@ -113,9 +113,10 @@ async function startPrivatePostgres(dataRoot: string): Promise<() => void> {
     if (result.status !== 0) throw new ServiceUnavailableError(`initdb failed: ${result.stderr.toString().trim().split('\n').pop()}`);
   }
   const opts = `-p ${PRIVATE_PG_PORT} -k ${socketDir} -c listen_addresses=127.0.0.1`;
-  const start = asPostgresUser(pgCtl, ['-D', dir, '-o', opts, '-l', path.join(pgRoot, 'postgresql.log'), '-w', 'start']);
+  const logFile = path.join(socketDir, 'postgresql.log');
+  const start = asPostgresUser(pgCtl, ['-D', dir, '-o', opts, '-l', logFile, '-w', 'start']);
   const result = spawnSync(start.cmd, start.args, { stdio: 'pipe' });
-  if (result.status !== 0) throw new ServiceUnavailableError(`pg_ctl could not start the private PostgreSQL (see ${pgRoot}/postgresql.log)`);
+  if (result.status !== 0) throw new ServiceUnavailableError(`pg_ctl could not start the private PostgreSQL (see ${logFile})`);
   await waitForPort(PRIVATE_PG_PORT, 'PostgreSQL');
   return () => {
     const stop = asPostgresUser(pgCtl, ['-D', dir, '-m', 'fast', '-w', 'stop']);
