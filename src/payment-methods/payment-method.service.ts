@@ -1,6 +1,6 @@
 /**
  * Payment methods of an account: its wallets (one per currency it can hold) and POBO links.
- * Cards and balances come with the ledger.
+ * Listing, cards and balances come with the ledger.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
@@ -72,9 +72,4 @@ export function addPoboMethod(
 export async function updatePoboBilling(em: EntityManager, accountId: string, billing: Record<string, string>): Promise<void> {
   const methods = await em.find(PaymentMethod, { account: accountId, provider: 'pobo' });
   for (const method of methods) method.details = { ...method.details, billing };
-}
-
-/** Payment methods of an account, oldest first. */
-export function listPaymentMethods(em: EntityManager, accountId: string) {
-  return em.find(PaymentMethod, { account: accountId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }

@@ -159,8 +159,12 @@ describe('POST /register', () => {
       ['same external platform user id', () => ({ username: unique('d'), external_platforms: { steam: { user_id: steamId } } }), 'external_platforms.steam'],
     ];
     for (const [what, body, field] of dupes) {
-      it(`${what} → 409 with payload.account_id`, async () => {
+      it(`${what} → 409 with payload.account_id, and no event`, async () => {
+        const events = async () => Number((await h().orm.em.fork().getConnection().execute<Array<{ n: string }>>(
+          `select count(*) as n from outbox where event_name = 'register-account-completed'`))[0].n);
+        const before = await events();
         const res = await call('POST', '/register', { token: client.token, body: body() });
+        assert.equal(await events(), before);
         assert.equal(res.status, 409, res.text);
         assert.deepEqual(res.body, { status: 'Failure', message: [], codes: [], payload: { account_id: existing.account_id, field } });
       });
