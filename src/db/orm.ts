@@ -21,8 +21,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
       try {
         await client.query(`create database "${name.replace(/"/g, '""')}"`);
       } catch (err) {
-        // Another process created it between our check and our create.
-        if ((err as { code?: string }).code !== '42P04') throw err;
+        // Another process created it between our check and our create (42P04), or at the
+        // same moment (23505 on pg_database's name index).
+        const code = (err as { code?: string }).code;
+        if (code !== '42P04' && code !== '23505') throw err;
       }
     }
   } finally {
@@ -35,8 +37,22 @@ export function openOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
   return MikroORM.init(ormOptions(databaseUrl, poolMax));
 }
 
-/** Applies every pending checked-in migration; returns the names applied. */
+/** Any constant: the advisory lock that serialises migrations across processes. */
+const MIGRATION_LOCK = 727_001;
+
+/**
+ * Applies every pending checked-in migration; returns the names applied. Several processes
+ * may boot at once (web dynos, the release phase): an advisory lock lets one migrate while
+ * the others wait, then find nothing left to do.
+ */
 export async function migrate(orm: Orm): Promise<string[]> {
-  const applied = await orm.getMigrator().up();
-  return applied.map((m) => m.name);
+  const lock = new pg.Client({ connectionString: orm.config.getClientUrl() });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await orm.getMigrator().up();
+    return applied.map((m) => m.name);
+  } finally {
+    await lock.end();
+  }
 }

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
+import { h, withDatabase } from '../support/harness.js';
+
+describe('migrations', () => {
+  const name = 'holdfast_test_migrate';
+  const url = () => withDatabase(h().databaseUrl, name);
+
+  async function dropDatabase() {
+    const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
+    await admin.connect();
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+
+  before(dropDatabase);
+  after(dropDatabase);
+
+  it('creates a missing database and lets processes booting together migrate it once', async function () {
+    this.timeout(60_000);
+    await Promise.all([ensureDatabase(url()), ensureDatabase(url()), ensureDatabase(url())]);
+    const orms = await Promise.all([openOrm(url(), 2), openOrm(url(), 2), openOrm(url(), 2)]);
+    try {
+      const applied = await Promise.all(orms.map((orm) => migrate(orm)));
+      assert.equal(applied.flat().length, 1, JSON.stringify(applied));
+      const [tos] = await orms[0].em.fork().getConnection().execute<Array<{ n: string }>>('select count(*) as n from tos_version');
+      assert.equal(Number(tos.n), 1, 'the default ToS is seeded once');
+      assert.deepEqual(await migrate(orms[1]), []);
+    } finally {
+      await Promise.all(orms.map((orm) => orm.close()));
+    }
+  });
+});
