@@ -92,7 +92,10 @@ function conflictError(conflict: { account_id: string; field: string }): AppErro
   return new AppError('conflict', `The ${conflict.field} already belongs to an account.`, { bare: true, payload: conflict });
 }
 
-/** Runs a write; a unique-index race becomes the spec's 409 naming the existing account. */
+/**
+ * Runs a write; the unique indexes decide duplicates (also between concurrent requests), and a
+ * violation becomes the spec's 409 naming the account that holds the value.
+ */
 async function withConflictCheck<T>(
   em: EntityManager,
   integratorId: string,
@@ -100,8 +103,6 @@ async function withConflictCheck<T>(
   exceptAccountId: string | undefined,
   write: () => Promise<T>,
 ): Promise<T> {
-  const before = await findConflict(em, integratorId, input, exceptAccountId);
-  if (before) throw conflictError(before);
   try {
     return await write();
   } catch (err) {
@@ -150,15 +151,18 @@ export async function requireAccount(em: EntityManager, principal: Principal, ac
   return account;
 }
 
-/** The profile of spec §2.5. Blocks and tags arrive with the blocks and merge features. */
-export async function getProfile(em: EntityManager, principal: Principal, accountId: string) {
-  // The hottest read: one indexed query, no entity hydration.
-  const [row] = await preparedRead<{ id: string; username: string; email_address: string | null; created_at: Date; integrator: string }>(
-    em, 'account-profile',
-    `select a.id, a.username, a.email_address, a.created_at, i.name as integrator
-       from account a join integrator i on i.id = a.integrator_id
-      where a.id = $1 and a.integrator_id = $2`,
-    [accountId, principal.integratorId]);
+interface ProfileRow {
+  id: string;
+  username: string;
+  email_address: string | null;
+  created_at: Date;
+  integrator: string;
+}
+
+const PROFILE_COLUMNS = `select a.id, a.username, a.email_address, a.created_at, i.name as integrator
+  from account a join integrator i on i.id = a.integrator_id`;
+
+function profileView(row: ProfileRow | undefined) {
   if (!row) throw notFound();
   return {
     account_id: row.id,
@@ -172,12 +176,19 @@ export async function getProfile(em: EntityManager, principal: Principal, accoun
   };
 }
 
+/** The profile of spec §2.5. Blocks and tags arrive with the blocks and merge features. */
+export async function getProfile(em: EntityManager, principal: Principal, accountId: string) {
+  // The hottest read: one indexed query, no entity hydration.
+  const [row] = await preparedRead<ProfileRow>(em, 'account-profile',
+    `${PROFILE_COLUMNS} where a.id = $1 and a.integrator_id = $2`, [accountId, principal.integratorId]);
+  return profileView(row);
+}
+
 /** The profile of the account with this username (case-insensitive), or a 404. */
 export async function findProfileByUsername(em: EntityManager, principal: Principal, username: string) {
-  const [row] = await em.getConnection().execute<Array<{ id: string }>>(
-    'select id from account where integrator_id = ? and lower(username) = lower(?)', [principal.integratorId, username]);
-  if (!row) throw notFound();
-  return getProfile(em, principal, row.id);
+  const [row] = await preparedRead<ProfileRow>(em, 'account-profile-by-username',
+    `${PROFILE_COLUMNS} where a.integrator_id = $1 and lower(a.username) = lower($2)`, [principal.integratorId, username]);
+  return profileView(row);
 }
 
 /** The earlier-generation profile (`GET /v1/{account_id}/user-info`). */
