@@ -8,11 +8,12 @@ import { PaymentMethod } from '../src/payment-methods/payment-method.entity.js';
 import { TosVersion, TosSignature } from '../src/tos/tos.entity.js';
 import { OutboxEvent } from '../src/webhooks/outbox.entity.js';
 import { IdempotencyKey } from '../src/http/idempotency-key.entity.js';
+import { LedgerAccount, LedgerEntry, LedgerPosting } from '../src/ledger/ledger.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
   Integrator, Client, SigningKey, Account, ExternalPlatformLink, PaymentMethod,
-  TosVersion, TosSignature, OutboxEvent, IdempotencyKey,
+  TosVersion, TosSignature, OutboxEvent, IdempotencyKey, LedgerAccount, LedgerPosting, LedgerEntry,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

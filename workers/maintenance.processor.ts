@@ -8,7 +8,7 @@ export function maintenanceProcessor(orm: MikroORM) {
   return async (job: Job): Promise<{ purged: number }> => {
     switch (job.name) {
       case MaintenanceJob.PurgeIdempotencyKeys:
-        return { purged: await purgeExpiredIdempotencyKeys(orm.em.fork().getConnection()) };
+        return { purged: await purgeExpiredIdempotencyKeys(orm.em.fork()) };
       default:
         throw new Error(`unknown maintenance job ${job.name}`);
     }

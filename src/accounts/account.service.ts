@@ -67,20 +67,19 @@ async function findConflict(
   input: { username?: string; email?: EmailInput; external_platforms?: ExternalPlatforms },
   exceptAccountId?: string,
 ): Promise<{ account_id: string; field: string } | undefined> {
-  const conn = em.getConnection();
   const other = exceptAccountId ?? '';
   if (input.username) {
-    const [row] = await conn.execute<Array<{ id: string }>>(
+    const [row] = await em.execute<Array<{ id: string }>>(
       'select id from account where integrator_id = ? and lower(username) = lower(?) and id <> ?', [integratorId, input.username, other]);
     if (row) return { account_id: row.id, field: 'username' };
   }
   if (input.email) {
-    const [row] = await conn.execute<Array<{ id: string }>>(
+    const [row] = await em.execute<Array<{ id: string }>>(
       'select id from account where integrator_id = ? and lower(email_address) = lower(?) and id <> ?', [integratorId, input.email.address, other]);
     if (row) return { account_id: row.id, field: 'email' };
   }
   for (const [platform, userId] of platformEntries(input.external_platforms)) {
-    const [row] = await conn.execute<Array<{ account_id: string }>>(
+    const [row] = await em.execute<Array<{ account_id: string }>>(
       'select account_id from account_external_platform where integrator_id = ? and platform = ? and user_id = ? and account_id <> ?',
       [integratorId, platform, userId, other]);
     if (row) return { account_id: row.account_id, field: `external_platforms.${platform}` };
@@ -135,8 +134,8 @@ export async function registerAccount(em: EntityManager, principal: Principal, i
       }
       const links = platformEntries(input.external_platforms).map(([platform, userId]) =>
         tx.create(ExternalPlatformLink, { account, platform, userId, integratorId, createdAt: now }));
-      createWallets(tx, account, integrator);
       for (const link of links) addPoboMethod(tx, account, link.platform, link.userId, billing(account));
+      await createWallets(tx, account, integrator);
       const payload = { ...accountDetailsView(account, links), username: account.username };
       recordEvent(tx, integratorId, 'register-account-completed', { ...payload, integrator: integrator.name });
       await tx.flush();

@@ -46,7 +46,7 @@ export class TokenSigner {
 
   /** Loads the signing key, creating it on the very first boot (safe when processes race). */
   static async load(em: EntityManager): Promise<TokenSigner> {
-    await em.getConnection().execute(
+    await em.execute(
       'insert into signing_key (id, secret) values (?, ?) on conflict (id) do nothing',
       [PRIMARY_KEY_ID, randomBytes(32).toString('base64url')],
     );
@@ -120,7 +120,7 @@ export async function createClient(
   input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
 ): Promise<{ client_id: string; client_secret: string; integrator: string; scopes: string[] }> {
   return em.transactional(async (tx) => {
-    await tx.getConnection().execute(
+    await tx.execute(
       'insert into integrator (id, name) values (?, ?) on conflict (name) do nothing',
       [newId('int'), input.integrator],
     );

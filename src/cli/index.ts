@@ -14,8 +14,11 @@ import { ensureDatabase, migrate, openOrm } from '../db/orm.js';
 import { describeError } from '../runtime/describe-error.js';
 import { resolveServices, ServiceUnavailableError } from '../runtime/services.js';
 import { publishTos } from '../tos/tos.service.js';
+import { verifyLedger } from '../ledger/ledger.service.js';
 
 class UsageError extends Error {}
+/** `ledger verify` found a breach: the report is printed, the exit code says so. */
+class LedgerBreach extends Error {}
 
 interface Command {
   usage: string;
@@ -110,6 +113,22 @@ Creates the database when missing and applies every pending checked-in migration
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
     },
   },
+  'ledger verify': {
+    usage: `holdfast ledger verify [--json]
+
+Recomputes every ledger balance from the entries and checks every invariant: each posting
+sums to zero per currency, stored balances equal recomputed ones, no wallet is below zero,
+entries are in their account's currency. Exits 1 with a report when anything is breached.`,
+    options: { json: { type: 'boolean' } },
+    async run(v) {
+      const report = await withOrm((orm) => verifyLedger(orm.em.fork()));
+      const summary = `${report.checked.accounts} accounts, ${report.checked.postings} postings, ${report.checked.entries} entries`;
+      if (v.json === true) process.stdout.write(JSON.stringify(report) + '\n');
+      else if (report.ok) process.stdout.write(`ledger ok: ${summary}\n`);
+      else process.stdout.write(`ledger BREACHED (${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}; ${summary}):\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+      if (!report.ok) throw new LedgerBreach(`the ledger breaks ${report.problems.length} invariant${report.problems.length === 1 ? '' : 's'}`);
+    },
+  },
   'tos publish': {
     usage: `holdfast tos publish --file F [--json]
 
@@ -135,6 +154,7 @@ const overview = `holdfast <command> [options]
 Commands:
   client create       create an OAuth client (prints its credentials once)
   integrator create   create an integrator, optionally with a token currency
+  ledger verify       recompute balances and check every ledger invariant
   migrate             create the database and apply migrations
   tos publish         publish a new terms-of-service version
 
@@ -171,8 +191,8 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).then(
   () => process.exit(0),
   (err: unknown) => {
-    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof ServiceUnavailableError || err instanceof AppError;
+    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof ServiceUnavailableError || err instanceof AppError || err instanceof LedgerBreach;
     process.stderr.write(`holdfast: ${known ? (err as Error).message : describeError(err).message ?? 'failed'}\n`);
-    process.exit(known && !(err instanceof AppError) ? 2 : 1);
+    process.exit(err instanceof UsageError || err instanceof ConfigError ? 2 : 1);
   },
 );

@@ -34,11 +34,11 @@ interface KeyRow {
 
 export function idempotency() {
   const handle = async (req: Request, res: Response, next: NextFunction, key: string): Promise<void> => {
-    const conn = req.em.getConnection();
+    const em = req.em;
     const clientId = req.principal!.clientId;
     const hash = requestHash(req);
     // Claim the key, or take over one older than the retention window.
-    const claimed = await conn.execute<Array<{ key: string }>>(
+    const claimed = await em.execute<Array<{ key: string }>>(
       `insert into idempotency_key (client_id, key, request_hash, state) values (?, ?, ?, 'running')
        on conflict (client_id, key) do update
          set request_hash = excluded.request_hash, state = 'running', response_status = null, response_body = null, created_at = now()
@@ -47,7 +47,7 @@ export function idempotency() {
       [clientId, key, hash],
     );
     if (claimed.length === 0) {
-      const [row] = await conn.execute<KeyRow[]>(
+      const [row] = await em.execute<KeyRow[]>(
         'select request_hash, state, response_status, response_body from idempotency_key where client_id = ? and key = ?',
         [clientId, key],
       );
@@ -75,8 +75,8 @@ export function idempotency() {
     res.json = (body: unknown) => {
       const status = res.statusCode;
       const store = status >= 500
-        ? conn.execute('delete from idempotency_key where client_id = ? and key = ?', [clientId, key])
-        : conn.execute(
+        ? em.execute('delete from idempotency_key where client_id = ? and key = ?', [clientId, key])
+        : em.execute(
             `update idempotency_key set state = 'done', response_status = ?, response_body = ?::jsonb where client_id = ? and key = ?`,
             [status, JSON.stringify(body ?? null), clientId, key],
           );
@@ -100,8 +100,8 @@ export function idempotency() {
 }
 
 /** Deletes idempotency keys past the retention window; returns how many. */
-export async function purgeExpiredIdempotencyKeys(conn: { execute: (sql: string) => Promise<unknown> }): Promise<number> {
-  const rows = (await conn.execute(
+export async function purgeExpiredIdempotencyKeys(em: { execute: (sql: string) => Promise<unknown> }): Promise<number> {
+  const rows = (await em.execute(
     `delete from idempotency_key where created_at < now() - interval '${KEEP_HOURS} hours' returning key`,
   )) as unknown[];
   return rows.length;

@@ -6,6 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import type { IAccount } from '../accounts/account.entity.js';
 import type { IIntegrator } from '../auth/integrator.entity.js';
+import { openWalletAccount } from '../ledger/ledger.service.js';
 import { PaymentMethod } from './payment-method.entity.js';
 
 const PLATFORM_LABEL: Record<string, string> = {
@@ -14,7 +15,7 @@ const PLATFORM_LABEL: Record<string, string> = {
 
 function wallet(em: EntityManager, account: IAccount, currency: string, kind: 'standard' | 'convertible' | null, label: string) {
   const now = new Date();
-  em.create(PaymentMethod, {
+  return em.create(PaymentMethod, {
     id: newId('pm'),
     account,
     integratorId: account.integrator.id,
@@ -32,13 +33,20 @@ function wallet(em: EntityManager, account: IAccount, currency: string, kind: 's
   });
 }
 
-/** A USD wallet, plus standard and convertible token wallets when the integrator has a token currency. */
-export function createWallets(em: EntityManager, account: IAccount, integrator: IIntegrator): void {
-  wallet(em, account, 'USD', null, 'USD wallet');
+/**
+ * A USD wallet, plus standard and convertible token wallets when the integrator has a token
+ * currency, each with its ledger account. Flushes: the ledger accounts reference the methods.
+ */
+export async function createWallets(em: EntityManager, account: IAccount, integrator: IIntegrator): Promise<void> {
+  const wallets = [wallet(em, account, 'USD', null, 'USD wallet')];
   if (integrator.tokenCurrency) {
-    wallet(em, account, integrator.tokenCurrency, 'standard', `${integrator.tokenCurrency} wallet (standard)`);
-    wallet(em, account, integrator.tokenCurrency, 'convertible', `${integrator.tokenCurrency} wallet (convertible)`);
+    wallets.push(
+      wallet(em, account, integrator.tokenCurrency, 'standard', `${integrator.tokenCurrency} wallet (standard)`),
+      wallet(em, account, integrator.tokenCurrency, 'convertible', `${integrator.tokenCurrency} wallet (convertible)`),
+    );
   }
+  await em.flush();
+  for (const w of wallets) await openWalletAccount(em, { id: w.id, integratorId: w.integratorId, currency: w.processingCurrency });
 }
 
 /** A 'pay on behalf of' method for one external platform user id, with the holder's name and address. */

@@ -38,7 +38,7 @@ export async function signTos(em: EntityManager, principal: Principal, accountId
   }
   await requireAccount(em, principal, accountId);
   const tos = await currentVersion(em);
-  await em.getConnection().execute(
+  await em.execute(
     'insert into tos_signature (account_id, version) values (?, ?) on conflict do nothing', [accountId, tos.version]);
   return null;
 }

@@ -1,0 +1,124 @@
+/**
+ * The double-entry ledger: accounts, postings and the verification of every invariant.
+ * Money only moves through `post`, inside the caller's transaction.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { lockOrdered, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
+import type { LedgerAccountKind } from './ledger.entity.js';
+
+export type SystemAccountKind = Exclude<LedgerAccountKind, 'user_wallet'>;
+
+/** Clearing accounts mirror money paid in from outside (debit-normal); the rest hold it (credit-normal). */
+function normalSide(kind: LedgerAccountKind): 'debit' | 'credit' {
+  return kind === 'card_clearing' || kind === 'pobo_clearing' ? 'debit' : 'credit';
+}
+
+/** Creates the ledger account of a wallet payment method (same transaction as the method). */
+export async function openWalletAccount(em: EntityManager, wallet: { id: string; integratorId: string; currency: string }): Promise<string> {
+  const id = walletIdOf(wallet.id);
+  await em.execute(
+    `insert into ledger_account (id, integrator_id, kind, currency, normal_side, payment_method_id) values (?, ?, 'user_wallet', ?, 'credit', ?)`,
+    [id, wallet.integratorId, wallet.currency, wallet.id]);
+  return id;
+}
+
+/** The integrator's account of a system kind in a currency, created on first use. */
+export async function systemAccount(em: EntityManager, integratorId: string, kind: SystemAccountKind, currency: string): Promise<string> {
+  await em.execute(
+    `insert into ledger_account (id, integrator_id, kind, currency, normal_side, allow_negative) values (?, ?, ?, ?, ?, ?)
+     on conflict (integrator_id, kind, currency) where kind <> 'user_wallet' do nothing`,
+    [newId('led'), integratorId, kind, currency, normalSide(kind), kind === 'token_issuance']);
+  const [row] = await em.execute<Array<{ id: string }>>(
+    'select id from ledger_account where integrator_id = ? and kind = ? and currency = ?', [integratorId, kind, currency]);
+  return row.id;
+}
+
+export interface Posting {
+  integratorId: string;
+  /** Unique per movement of money: posting the same reference again moves nothing. */
+  reference: string;
+  description: string;
+  entries: EntryInput[];
+}
+
+function isOverdraft(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  return e?.code === '23514' && (e.constraint === 'ledger_account_no_overdraft' || /ledger_account_no_overdraft/.test(e.message ?? ''));
+}
+
+/**
+ * Posts a balanced set of entries in the caller's transaction. Returns false (and moves
+ * nothing) when a posting with this reference exists. An entry that would take an account
+ * below zero fails the whole posting with `declined` / `insufficient_funds`.
+ */
+export async function post(em: EntityManager, posting: Posting): Promise<boolean> {
+  const problems = postingProblems(posting.entries);
+  if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
+  const [created] = await em.execute<Array<{ id: string }>>(
+    `insert into ledger_posting (id, integrator_id, reference, description) values (?, ?, ?, ?)
+     on conflict (reference) do nothing returning id`,
+    [newId('pst'), posting.integratorId, posting.reference, posting.description.slice(0, 200)]);
+  if (!created) return false;
+  const entries = lockOrdered(posting.entries);
+  const values = entries.map(() => '(?, ?, ?, ?)').join(', ');
+  const params = entries.flatMap((e) => [created.id, e.account, e.currency, e.amount]);
+  try {
+    await em.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ${values}`, params);
+  } catch (err) {
+    if (isOverdraft(err)) throw new AppError('declined', 'Insufficient funds.', { codes: ['insufficient_funds'] });
+    throw err;
+  }
+  return true;
+}
+
+/** Current balances (minor units) of ledger accounts, by id. */
+export async function balances(em: EntityManager, accountIds: string[]): Promise<Map<string, number>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await em.getConnection().execute<Array<{ id: string; balance: string }>>(
+    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})`, accountIds);
+  return new Map(rows.map((r) => [r.id, Number(r.balance)]));
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  checked: { accounts: number; postings: number; entries: number };
+  problems: string[];
+}
+
+/**
+ * Recomputes every balance from the entries and checks every ledger invariant: each posting
+ * sums to zero per currency and has two or more entries, stored balances equal recomputed
+ * ones (credits − debits, or debits − credits for clearing accounts), no account but token
+ * issuance is below zero, entries are in their account's currency.
+ */
+export async function verifyLedger(em: EntityManager): Promise<VerifyReport> {
+  const problems: string[] = [];
+  const [counts] = await em.execute<Array<{ accounts: string; postings: string; entries: string }>>(
+    `select (select count(*) from ledger_account) as accounts, (select count(*) from ledger_posting) as postings,
+            (select count(*) from ledger_entry) as entries`);
+  const unbalanced = await em.execute<Array<{ posting_id: string; currency: string; sum: string }>>(
+    `select posting_id, currency, sum(amount) as sum from ledger_entry group by posting_id, currency having sum(amount) <> 0 order by posting_id`);
+  for (const r of unbalanced) problems.push(`posting ${r.posting_id} does not balance in ${r.currency}: entries sum to ${r.sum}`);
+  const thin = await em.execute<Array<{ id: string; n: string }>>(
+    `select p.id, count(e.id) as n from ledger_posting p left join ledger_entry e on e.posting_id = p.id group by p.id having count(e.id) < 2`);
+  for (const r of thin) problems.push(`posting ${r.id} has ${r.n} entr${r.n === '1' ? 'y' : 'ies'} (a posting needs two or more)`);
+  const drifted = await em.execute<Array<{ id: string; balance: string; recomputed: string }>>(
+    `select a.id, a.balance, r.recomputed from ledger_account a
+       cross join lateral (select (case a.normal_side when 'debit' then -1 else 1 end) * coalesce(sum(e.amount), 0) as recomputed
+                             from ledger_entry e where e.ledger_account_id = a.id) r
+      where a.balance <> r.recomputed order by a.id`);
+  for (const r of drifted) problems.push(`account ${r.id} stores balance ${r.balance} but its entries sum to ${r.recomputed}`);
+  const negative = await em.execute<Array<{ id: string; kind: string; balance: string }>>(
+    `select id, kind, balance from ledger_account where balance < 0 and kind <> 'token_issuance' order by id`);
+  for (const r of negative) problems.push(`account ${r.id} (${r.kind}) is below zero: ${r.balance}`);
+  const mismatched = await em.execute<Array<{ id: string }>>(
+    `select e.id from ledger_entry e join ledger_account a on a.id = e.ledger_account_id where a.currency <> e.currency`);
+  for (const r of mismatched) problems.push(`entry ${r.id} is not in its account's currency`);
+  return {
+    ok: problems.length === 0,
+    checked: { accounts: Number(counts.accounts), postings: Number(counts.postings), entries: Number(counts.entries) },
+    problems,
+  };
+}

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { createIntegrator } from '../../src/auth/auth.service.js';
+import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
+import { AppError } from '../../src/errors.js';
+import { balances, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { h, newClient, register, unique, withDatabase } from '../support/harness.js';
+
+async function walletOf(accountId: string, currency = 'USD'): Promise<string> {
+  const [row] = await h().orm.em.fork().execute<Array<{ id: string }>>(
+    `select la.id from ledger_account la join payment_method pm on pm.id = la.payment_method_id where pm.account_id = ? and la.currency = ?`, [accountId, currency]);
+  return row.id;
+}
+
+describe('ledger', () => {
+  let integratorId: string;
+  let wallet: string;
+  let clearing: string;
+  before(async () => {
+    const client = await newClient();
+    const account = await register(client);
+    wallet = await walletOf(account.account_id);
+    const [row] = await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
+    integratorId = row.integrator_id;
+    clearing = await systemAccount(h().orm.em.fork(), integratorId, 'card_clearing', 'USD');
+  });
+
+  const move = (reference: string, amount: number, from = clearing, to = wallet) => ({
+    integratorId, reference, description: 'test', entries: [{ account: from, currency: 'USD', amount: -amount }, { account: to, currency: 'USD', amount }],
+  });
+
+  it('gives every registered wallet a ledger account at zero', async () => {
+    const client = await newClient();
+    const account = await register(client);
+    const id = await walletOf(account.account_id);
+    assert.match(id, /^wal_/);
+    assert.equal((await balances(h().orm.em.fork(), [id])).get(id), 0);
+  });
+
+  it('keeps one system account per integrator, kind and currency', async () => {
+    assert.equal(await systemAccount(h().orm.em.fork(), integratorId, 'card_clearing', 'USD'), clearing);
+  });
+
+  it('posts a balanced movement and updates both balances', async () => {
+    const before = await balances(h().orm.em.fork(), [wallet]);
+    const em = h().orm.em.fork();
+    await em.transactional((tx) => post(tx, move(unique('ref-'), 1234)));
+    const after = await balances(h().orm.em.fork(), [wallet]);
+    assert.equal(after.get(wallet)! - before.get(wallet)!, 1234);
+  });
+
+  it('moves nothing when the same reference is posted again', async () => {
+    const reference = unique('ref-');
+    const first = await h().orm.em.fork().transactional((tx) => post(tx, move(reference, 100)));
+    const before = await balances(h().orm.em.fork(), [wallet]);
+    const second = await h().orm.em.fork().transactional((tx) => post(tx, move(reference, 100)));
+    assert.equal(first, true);
+    assert.equal(second, false);
+    assert.deepEqual(await balances(h().orm.em.fork(), [wallet]), before);
+  });
+
+  it('posts a reference exactly once when ten transactions race with it', async () => {
+    const reference = unique('race-');
+    const before = await balances(h().orm.em.fork(), [wallet]);
+    const results = await Promise.all(Array.from({ length: 10 }, () => h().orm.em.fork().transactional((tx) => post(tx, move(reference, 7)))));
+    assert.equal(results.filter(Boolean).length, 1);
+    assert.equal((await balances(h().orm.em.fork(), [wallet])).get(wallet)! - before.get(wallet)!, 7);
+  });
+
+  it('refuses to take a wallet below zero (declined, insufficient_funds) and posts nothing', async () => {
+    const before = await balances(h().orm.em.fork(), [wallet]);
+    const reference = unique('over-');
+    await assert.rejects(
+      h().orm.em.fork().transactional((tx) => post(tx, move(reference, before.get(wallet)! + 1, wallet, clearing))),
+      (err: unknown) => err instanceof AppError && err.kind === 'declined' && err.details.codes?.[0] === 'insufficient_funds',
+    );
+    assert.deepEqual(await balances(h().orm.em.fork(), [wallet]), before);
+    const [posting] = await h().orm.em.fork().execute('select 1 from ledger_posting where reference = ?', [reference]);
+    assert.equal(posting, undefined);
+  });
+
+  it('lets only the token issuance account go below zero', async () => {
+    const name = unique('tok-');
+    const integrator = await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'VCD', tokensPerUsd: 100 });
+    const issuance = await systemAccount(h().orm.em.fork(), integrator.id, 'token_issuance', 'VCD');
+    const holding = await systemAccount(h().orm.em.fork(), integrator.id, 'escrow_holding', 'VCD');
+    await h().orm.em.fork().transactional((tx) => post(tx, {
+      integratorId: integrator.id, reference: unique('iss-'), description: 'issue',
+      entries: [{ account: issuance, currency: 'VCD', amount: -500 }, { account: holding, currency: 'VCD', amount: 500 }],
+    }));
+    const b = await balances(h().orm.em.fork(), [issuance, holding]);
+    assert.equal(b.get(issuance), -500);
+    assert.equal(b.get(holding), 500);
+  });
+
+  it('the database itself refuses an unbalanced posting at commit, even past the service', async () => {
+    const em = h().orm.em.fork();
+    await assert.rejects(em.transactional(async (tx) => {
+      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_raw1', ?, ?, 'raw')`, [integratorId, unique('raw-')]);
+      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_raw1', ?, 'USD', 5)`, [wallet]);
+    }), /does not balance/);
+    const [row] = await h().orm.em.fork().execute(`select 1 from ledger_posting where id = 'pst_raw1'`);
+    assert.equal(row, undefined);
+  });
+
+  it('the database refuses an entry in another currency than its account', async () => {
+    await assert.rejects(h().orm.em.fork().transactional(async (tx) => {
+      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_raw2', ?, ?, 'raw')`, [integratorId, unique('raw-')]);
+      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_raw2', ?, 'EUR', 5), ('pst_raw2', ?, 'EUR', -5)`, [wallet, clearing]);
+    }));
+  });
+
+  it('entries and postings are append-only', async () => {
+    await assert.rejects(h().orm.em.fork().execute('update ledger_entry set amount = amount + 1 where ledger_account_id = ?', [wallet]), /append-only/);
+    await assert.rejects(h().orm.em.fork().execute('delete from ledger_posting where integrator_id = ?', [integratorId]), /append-only/);
+  });
+
+  it('keeps balances exact under concurrent postings in both directions (no deadlock)', async () => {
+    const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
+    await h().orm.em.fork().transactional((tx) => post(tx, move(unique('seed-'), 10_000)));
+    const before = await balances(h().orm.em.fork(), [wallet, clearing, publisher]);
+    // Odd: wallet → publisher (10). Even: a card charge straight to the publisher (5).
+    await Promise.all(Array.from({ length: 30 }, (_, i) => h().orm.em.fork().transactional((tx) => post(tx, i % 2
+      ? move(unique('conc-'), 10, wallet, publisher)
+      : move(unique('conc-'), 5, clearing, publisher)))));
+    const after = await balances(h().orm.em.fork(), [wallet, clearing, publisher]);
+    assert.equal(after.get(wallet)! - before.get(wallet)!, -150);
+    assert.equal(after.get(publisher)! - before.get(publisher)!, 150 + 75);
+    assert.equal(after.get(clearing)! - before.get(clearing)!, 75, 'a debit-normal clearing account grows with money paid in');
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  it('verify finds the shared test ledger clean', async () => {
+    const report = await verifyLedger(h().orm.em.fork());
+    assert.equal(report.ok, true, report.problems.join('\n'));
+    assert.ok(report.checked.postings > 0);
+  });
+});
+
+describe('holdfast ledger verify on a breached ledger', () => {
+  const name = 'holdfast_test_breach';
+  const url = () => withDatabase(h().databaseUrl, name);
+  async function dropDatabase() {
+    const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
+    await admin.connect();
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+  before(dropDatabase);
+  after(dropDatabase);
+
+  it('reports each breach and exits 1; a clean ledger exits 0', async function () {
+    this.timeout(60_000);
+    await ensureDatabase(url());
+    const orm = await openOrm(url(), 2);
+    try {
+      await migrate(orm);
+      const { spawn } = await import('node:child_process');
+      const verify = () => new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: url() } });
+        let out = '';
+        child.stdout.on('data', (d) => { out += d; });
+        child.stderr.on('data', (d) => { out += d; });
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      const clean = await verify();
+      assert.equal(clean.code, 0, clean.out);
+      assert.match(clean.out, /ledger ok/);
+      // Break it the only way possible: with the triggers switched off, as a superuser could.
+      const integrator = await createIntegrator(orm.em.fork(), { name: 'breach' });
+      const a = await systemAccount(orm.em.fork(), integrator.id, 'card_clearing', 'USD');
+      const b = await systemAccount(orm.em.fork(), integrator.id, 'publisher_wallet', 'USD');
+      const admin = new pg.Client({ connectionString: url() });
+      admin.on('error', () => {});
+      await admin.connect();
+      try {
+        await admin.query(`set session_replication_role = replica`);
+        await admin.query(`alter table ledger_account drop constraint ledger_account_no_overdraft`);
+        await admin.query(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_bad', $1, 'bad', 'bad')`, [integrator.id]);
+        await admin.query(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_bad', $1, 'USD', -900), ('pst_bad', $2, 'USD', 100)`, [a, b]);
+        await admin.query(`update ledger_account set balance = -100 where id = $1`, [b]);
+      } finally {
+        await admin.end();
+      }
+      const breached = await verify();
+      assert.equal(breached.code, 1, breached.out);
+      assert.match(breached.out, /posting pst_bad does not balance in USD: entries sum to -800/);
+      assert.match(breached.out, new RegExp(`account ${a} stores balance 0 but its entries sum to 900`));
+      assert.match(breached.out, new RegExp(`account ${b} stores balance -100 but its entries sum to 100`));
+      assert.match(breached.out, new RegExp(`account ${b} \\(publisher_wallet\\) is below zero: -100`));
+    } finally {
+      await orm.close();
+    }
+  });
+});
