@@ -11,6 +11,7 @@ import type { TokenSigner } from '../auth/auth.service.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { tosRoutes } from '../tos/tos.routes.js';
+import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
 import { bearerAuthentication } from './auth.js';
 import { documentRoutes, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
@@ -54,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(authRoutes(deps.signer));
   app.use(accountRoutes());
   app.use(tosRoutes({ allowUnsign }));
+  app.use(paymentMethodRoutes());
   app.use(notFoundHandler(doc));
   app.use(errorHandler);
   return app;

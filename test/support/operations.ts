@@ -27,21 +27,21 @@ export async function operations(): Promise<Operation[]> {
   return out;
 }
 
-/** A valid request for an operation, given an account of the caller. */
-export function sampleRequest(op: Operation, account: { account_id: string; username: string }): { path: string; body?: unknown } {
+/** A valid request for an operation, given an account of the caller, and the status it earns. */
+export function sampleRequest(op: Operation, account: { account_id: string; username: string }): { path: string; body?: unknown; status: number } {
   const path = op.template.replace('{account_id}', account.account_id);
   switch (op.operationId) {
     case 'registerAccount': {
       const name = unique('s');
-      return { path, body: { username: name, email: { address: `${name}@example.com` } } };
+      return { path, body: { username: name, email: { address: `${name}@example.com` } }, status: 200 };
     }
     case 'updateAccount':
-      return { path, body: { full_name: 'Sample Name' } };
+      return { path, body: { full_name: 'Sample Name' }, status: 200 };
     case 'searchAccountByUsername':
-      return { path: `${path}?username=${encodeURIComponent(account.username)}` };
-    case 'issueToken':
-      return { path, body: { grant_type: 'client_credentials' } };
+      return { path: `${path}?username=${encodeURIComponent(account.username)}`, status: 200 };
+    case 'addPaymentMethod':
+      return { path, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } }, status: 201 };
     default:
-      return { path };
+      return { path, status: 200 };
   }
 }

@@ -1,0 +1,47 @@
+/** Card rules for the sandbox (pure). */
+
+/** What a sandbox card does when charged (DESIGN §4 Payment methods). */
+export type SandboxOutcome = 'succeeds' | 'card_declined' | 'insufficient_funds';
+
+export const SANDBOX_CARDS: Record<string, SandboxOutcome> = {
+  '4242424242424242': 'succeeds',
+  '4000000000000002': 'card_declined',
+  '4000000000009995': 'insufficient_funds',
+};
+
+export function luhnValid(number: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < number.length; i++) {
+    let digit = Number(number[number.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return number.length > 0 && sum % 10 === 0;
+}
+
+export function cardBrand(number: string): string {
+  if (/^4/.test(number)) return 'visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  return 'card';
+}
+
+/** A card expires at the end of its expiry month. */
+export function isExpired(expMonth: number, expYear: number, now = new Date()): boolean {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth() + 1;
+  return expYear < y || (expYear === y && expMonth < m);
+}
+
+/** Field errors for a card, or the sandbox outcome when it is acceptable. */
+export function checkCard(card: { number: string; exp_month: number; exp_year: number }, now = new Date()):
+  { ok: true; outcome: SandboxOutcome } | { ok: false; fields: Record<string, string> } {
+  if (!luhnValid(card.number)) return { ok: false, fields: { 'card.number': 'INVALID_VALUE' } };
+  const outcome = SANDBOX_CARDS[card.number];
+  if (!outcome) return { ok: false, fields: { 'card.number': 'NOT_A_TEST_CARD' } };
+  if (isExpired(card.exp_month, card.exp_year, now)) return { ok: false, fields: { 'card.exp_year': 'EXPIRED' } };
+  return { ok: true, outcome };
+}

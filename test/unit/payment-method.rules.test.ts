@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { cardBrand, checkCard, isExpired, luhnValid } from '../../src/payment-methods/payment-method.rules.js';
+
+describe('card rules', () => {
+  it('checks the Luhn digit', () => {
+    assert.equal(luhnValid('4242424242424242'), true);
+    assert.equal(luhnValid('4242424242424241'), false);
+    assert.equal(luhnValid('79927398713'), true);
+  });
+
+  it('treats a card as valid through the end of its expiry month', () => {
+    const now = new Date(Date.UTC(2026, 10, 30));
+    assert.equal(isExpired(11, 2026, now), false);
+    assert.equal(isExpired(10, 2026, now), true);
+    assert.equal(isExpired(1, 2027, now), false);
+    assert.equal(isExpired(12, 2025, now), true);
+  });
+
+  it('knows the sandbox test cards and refuses others', () => {
+    const exp = { exp_month: 12, exp_year: 2099 };
+    assert.deepEqual(checkCard({ number: '4242424242424242', ...exp }), { ok: true, outcome: 'succeeds' });
+    assert.deepEqual(checkCard({ number: '4000000000000002', ...exp }), { ok: true, outcome: 'card_declined' });
+    assert.deepEqual(checkCard({ number: '4000000000009995', ...exp }), { ok: true, outcome: 'insufficient_funds' });
+    assert.deepEqual(checkCard({ number: '5555555555554444', ...exp }), { ok: false, fields: { 'card.number': 'NOT_A_TEST_CARD' } });
+  });
+
+  it('names the brand from the number', () => {
+    assert.equal(cardBrand('4242424242424242'), 'visa');
+    assert.equal(cardBrand('5555555555554444'), 'mastercard');
+    assert.equal(cardBrand('378282246310005'), 'amex');
+  });
+});
