@@ -9,11 +9,14 @@ import { TosVersion, TosSignature } from '../src/tos/tos.entity.js';
 import { OutboxEvent } from '../src/webhooks/outbox.entity.js';
 import { IdempotencyKey } from '../src/http/idempotency-key.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerPosting } from '../src/ledger/ledger.entity.js';
+import { Invoice } from '../src/invoices/invoice.entity.js';
+import { Escrow } from '../src/escrow/escrow.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
   Integrator, Client, SigningKey, Account, ExternalPlatformLink, PaymentMethod,
   TosVersion, TosSignature, OutboxEvent, IdempotencyKey, LedgerAccount, LedgerPosting, LedgerEntry,
+  Invoice, Escrow,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

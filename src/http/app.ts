@@ -12,6 +12,8 @@ import { authRoutes } from '../auth/auth.routes.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { tosRoutes } from '../tos/tos.routes.js';
 import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
+import { escrowRoutes } from '../escrow/escrow.routes.js';
+import { invoiceRoutes } from '../invoices/invoice.routes.js';
 import { bearerAuthentication } from './auth.js';
 import { documentRoutes, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
@@ -56,6 +58,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(accountRoutes());
   app.use(tosRoutes({ allowUnsign }));
   app.use(paymentMethodRoutes());
+  app.use(escrowRoutes());
+  app.use(invoiceRoutes());
   app.use(notFoundHandler(doc));
   app.use(errorHandler);
   return app;

@@ -13,8 +13,10 @@ import { httpMethods, type OpenApiDocument } from './openapi.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020, opts?: { mode: 'full' | 'fast' }) => Ajv2020;
 
 /** Not-found codes for path parameters that cannot be ids (DESIGN §4: answered like unknown ids). */
-const NOT_FOUND_CODES: Record<string, string> = {
-  account_id: 'ACCOUNT_GET_ERROR',
+const NOT_FOUND: Record<string, { code: string; message: string }> = {
+  account_id: { code: 'ACCOUNT_GET_ERROR', message: 'Account not found.' },
+  escrow_id: { code: 'ESCROW_GET_ERROR', message: 'Escrow not found.' },
+  invoice_id: { code: 'INVOICE_GET_ERROR', message: 'Invoice not found.' },
 };
 
 const CODES: Record<string, string> = {
@@ -97,7 +99,8 @@ function hasBody(req: Request): boolean {
 function check(op: CompiledOperation, req: Request): void {
   for (const p of op.pathParams) {
     if (!p.validate(req.params[p.name])) {
-      throw AppError.notFound(NOT_FOUND_CODES[p.name] ?? 'NOT_FOUND', NOT_FOUND_CODES[p.name] ? 'Account not found.' : 'Not found.');
+      const missing = NOT_FOUND[p.name] ?? { code: 'NOT_FOUND', message: 'Not found.' };
+      throw AppError.notFound(missing.code, missing.message);
     }
   }
   const fields = fieldErrors();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
-import { call, newClient, register, unique } from '../support/harness.js';
-import { operations, sampleRequest, type Operation } from '../support/operations.js';
+import { call, newClient, unique } from '../support/harness.js';
+import { fixtureFor, operations, sampleRequest, type Fixture, type Operation } from '../support/operations.js';
 
 const scoped = (await operations()).filter((op) => op.scopes && op.scopes.length > 0);
 const anyToken = (await operations()).filter((op) => op.scopes && op.scopes.length === 0);
@@ -10,19 +10,17 @@ describe('scope matrix: every operation demands its scope', () => {
   it('covers every operation that names a scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
-      'addPaymentMethod', 'getAccountProfile', 'getTosStatus', 'listPaymentMethods', 'registerAccount', 'searchAccountByUsername',
-      'signTos', 'unsignTos', 'updateAccount',
+      'addPaymentMethod', 'createEscrow', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus', 'listPaymentMethods',
+      'registerAccount', 'searchAccountByUsername', 'signTos', 'unsignTos', 'updateAccount',
     ]);
   });
 
   for (const op of scoped) {
     describe(`${op.method} ${op.template} (${op.scopes!.join(' ')})`, () => {
-      let owner: Awaited<ReturnType<typeof newClient>>;
-      let account: { account_id: string; username: string };
+      let account: Fixture;
       const integrator = unique('scope-');
       before(async () => {
-        owner = await newClient({ integrator });
-        account = await register(owner);
+        account = await fixtureFor(await newClient({ integrator }));
       });
 
       it('answers 401 insufficient_scope with every other scope', async () => {
@@ -48,7 +46,7 @@ describe('scope matrix: every operation demands its scope', () => {
   for (const op of anyToken) {
     it(`${op.method} ${op.template} takes any valid token and refuses none`, async () => {
       const owner = await newClient();
-      const account = await register(owner);
+      const account = await fixtureFor(owner);
       const req = sampleRequest(op, account);
       const noScopes = await newClient({ integrator: owner.integrator, scopes: [] });
       assert.equal((await call(op.method, req.path, { token: noScopes.token })).status, 200);
@@ -57,40 +55,43 @@ describe('scope matrix: every operation demands its scope', () => {
   }
 });
 
-describe('tenant matrix: another integrator\'s account is not found', () => {
-  const accountOps: Operation[] = [];
-  before(async () => {
-    accountOps.push(...(await operations()).filter((op) => op.template.includes('{account_id}') || op.operationId === 'searchAccountByUsername'));
-  });
+describe('tenant matrix: another integrator\'s resources are not found', () => {
+  const NOT_FOUND: Record<string, string> = { '{account_id}': 'ACCOUNT_GET_ERROR', '{escrow_id}': 'ESCROW_GET_ERROR', '{invoice_id}': 'INVOICE_GET_ERROR' };
+  const owned: Operation[] = [];
   let a: Awaited<ReturnType<typeof newClient>>;
   let b: Awaited<ReturnType<typeof newClient>>;
-  let account: { account_id: string; username: string };
+  let fixture: Fixture;
   before(async () => {
+    owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice)_id\}/.test(op.template)
+      || ['searchAccountByUsername', 'createEscrow'].includes(op.operationId)));
     a = await newClient();
     b = await newClient();
-    account = await register(a);
+    fixture = await fixtureFor(a);
   });
 
-  it('covers every account endpoint', () => {
-    assert.equal(accountOps.length, 9);
+  it('covers every endpoint that names an account, escrow or invoice', () => {
+    assert.equal(owned.length, 12);
   });
 
-  it('answers 404 ACCOUNT_GET_ERROR to the other integrator and 200 to the owner, on every account endpoint', async () => {
-    for (const op of accountOps) {
-      const req = sampleRequest(op, account);
+  it('answers the resource\'s 404 to the other integrator, exactly as for a missing one, and success to the owner', async () => {
+    for (const op of owned) {
+      const req = sampleRequest(op, fixture);
       const other = await call(op.method, req.path, { token: b.token, body: req.body });
       assert.equal(other.status, 404, `${op.method} ${op.template}: ${other.text}`);
-      assert.deepEqual(other.body.codes, ['ACCOUNT_GET_ERROR']);
+      const param = Object.keys(NOT_FOUND).find((p) => op.template.includes(p));
+      assert.deepEqual(other.body.codes, [param ? NOT_FOUND[param] : 'ACCOUNT_GET_ERROR']);
       assert.equal(other.body.payload, null);
-      const missing = await call(op.method, req.path.replace(account.account_id, 'acct_00000000000000000000000000'), { token: b.token, body: req.body });
-      if (op.template.includes('{account_id}')) assert.deepEqual(missing.body, other.body, 'other tenant must look exactly like a missing account');
+      if (param) {
+        const missing = await call(op.method, op.template.replace(param, 'zz_00000000000000000000000000').replace(/\{[a-z_]+\}/g, (p) => sampleRequest({ ...op, template: p }, fixture).path), { token: b.token, body: req.body });
+        assert.deepEqual(missing.body, other.body, 'another integrator\'s resource must look exactly like a missing one');
+      }
       const own = await call(op.method, req.path, { token: a.token, body: req.body });
       assert.equal(own.status, req.status, `${op.method} ${op.template}: ${own.text}`);
     }
   });
 
   it('does not let the other integrator register a username that only exists elsewhere as a conflict', async () => {
-    const res = await call('POST', '/register', { token: b.token, body: { username: account.username, email: { address: `${unique('o')}@example.com` } } });
+    const res = await call('POST', '/register', { token: b.token, body: { username: fixture.username, email: { address: `${unique('o')}@example.com` } } });
     assert.equal(res.status, 200);
   });
 });

@@ -3,7 +3,7 @@
  * (scopes, tenancy) cover every documented endpoint without a hand-kept list.
  */
 import { httpMethods, loadMergedDocument } from '../../src/http/openapi.js';
-import { unique } from './harness.js';
+import { call, register, unique, type TestClient } from './harness.js';
 
 export interface Operation {
   method: string;
@@ -27,9 +27,42 @@ export async function operations(): Promise<Operation[]> {
   return out;
 }
 
-/** A valid request for an operation, given an account of the caller, and the status it earns. */
-export function sampleRequest(op: Operation, account: { account_id: string; username: string }): { path: string; body?: unknown; status: number } {
-  const path = op.template.replace('{account_id}', account.account_id);
+/** What a caller owns, for building valid requests: an account, its USD wallet, an escrow. */
+export interface Fixture {
+  account_id: string;
+  username: string;
+  wallet_pm: string;
+  escrow_id: string;
+  invoice_id: string;
+}
+
+/** Registers an account for the client and opens an escrow for it. */
+export async function fixtureFor(client: TestClient): Promise<Fixture> {
+  const account = await register(client);
+  const methods = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token });
+  const walletPm = methods.body.payload.find((m: { provider: string }) => m.provider === 'wallet').id;
+  const escrow = await call('POST', '/v2/escrow', { token: client.token, body: escrowBody(account.account_id, walletPm) });
+  if (escrow.status !== 201) throw new Error(`escrow create failed: ${escrow.text}`);
+  return {
+    account_id: account.account_id,
+    username: account.username,
+    wallet_pm: walletPm,
+    escrow_id: escrow.body.payload.id,
+    invoice_id: escrow.body.payload.escrow_invoice_id,
+  };
+}
+
+export function escrowBody(accountId: string, paymentMethodId: string) {
+  return {
+    account_id: accountId,
+    payment_methods: [{ payment_method_id: paymentMethodId, amount: 0 }],
+    line_items: [{ amount: 150, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'sword' }],
+  };
+}
+
+/** A valid request for an operation, given what the caller owns, and the status it earns. */
+export function sampleRequest(op: Operation, f: Fixture): { path: string; body?: unknown; status: number } {
+  const path = op.template.replace('{account_id}', f.account_id).replace('{escrow_id}', f.escrow_id).replace('{invoice_id}', f.invoice_id);
   switch (op.operationId) {
     case 'registerAccount': {
       const name = unique('s');
@@ -38,9 +71,11 @@ export function sampleRequest(op: Operation, account: { account_id: string; user
     case 'updateAccount':
       return { path, body: { full_name: 'Sample Name' }, status: 200 };
     case 'searchAccountByUsername':
-      return { path: `${path}?username=${encodeURIComponent(account.username)}`, status: 200 };
+      return { path: `${path}?username=${encodeURIComponent(f.username)}`, status: 200 };
     case 'addPaymentMethod':
       return { path, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } }, status: 201 };
+    case 'createEscrow':
+      return { path, body: escrowBody(f.account_id, f.wallet_pm), status: 201 };
     default:
       return { path, status: 200 };
   }

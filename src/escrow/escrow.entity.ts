@@ -1,0 +1,26 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { EscrowStatus } from './escrow.rules.js';
+
+/** A two-phase purchase: charged up front and held, then committed to sellers or cancelled. */
+export const Escrow = defineEntity({
+  name: 'Escrow',
+  tableName: 'escrow',
+  properties: {
+    id: p.string().primary().length(36),
+    integratorId: p.string().length(36),
+    accountId: p.string().length(36),
+    status: p.enum(['OPEN', 'ESCROWED', 'ESCROW-FAILED', 'COMMITTED', 'CANCELLED'] as EscrowStatus[]),
+    currency: p.string().length(3),
+    totalAmount: p.bigint('number'),
+    escrowInvoiceId: p.string().length(36),
+    commitInvoiceId: p.string().length(36).nullable(),
+    cancelInvoiceId: p.string().length(36).nullable(),
+    referenceType: p.string().length(100).nullable(),
+    referenceId: p.string().length(100).nullable(),
+    description: p.string().length(500).nullable(),
+    metadata: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type IEscrow = InferEntity<typeof Escrow>;

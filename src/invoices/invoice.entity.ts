@@ -1,0 +1,56 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export type InvoiceState = 'OPEN' | 'PROCESSING' | 'SUCCESS' | 'FAILED' | 'CANCELED';
+
+export interface StoredRecipient {
+  amount: number;
+  currency: string;
+  /** Wallet the share passes through at commit; '' = the integrator's default wallet. */
+  source_wallet_id: string;
+  destination_wallet_id: string;
+}
+
+export interface StoredLineItem {
+  line_item_id: string;
+  amount: number;
+  currency: string;
+  transaction_type: 'user_to_user' | 'user_to_integrator';
+  product_sku: string;
+  description: string;
+  reference_type: string;
+  reference_id: string;
+  metadata: Record<string, unknown>;
+  recipients: StoredRecipient[];
+}
+
+export interface StoredCharge {
+  payment_method_id: string;
+  amount: number;
+  currency: string;
+}
+
+/** The record behind every money movement (DESIGN §4 Invoices). */
+export const Invoice = defineEntity({
+  name: 'Invoice',
+  tableName: 'invoice',
+  properties: {
+    id: p.string().primary().length(36),
+    integratorId: p.string().length(36),
+    accountId: p.string().length(36),
+    escrowId: p.string().length(36).nullable(),
+    invoiceType: p.string().length(40),
+    state: p.enum(['OPEN', 'PROCESSING', 'SUCCESS', 'FAILED', 'CANCELED'] as InvoiceState[]),
+    referenceType: p.string().length(100).nullable(),
+    referenceId: p.string().length(100).nullable(),
+    description: p.string().length(500).nullable(),
+    metadata: p.json<Record<string, unknown>>(),
+    currency: p.string().length(3),
+    totalAmount: p.bigint('number'),
+    failureReason: p.string().length(100).nullable(),
+    paymentMethods: p.json<StoredCharge[]>(),
+    lineItems: p.json<StoredLineItem[]>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type IInvoice = InferEntity<typeof Invoice>;
