@@ -34,6 +34,7 @@ async function serveHoldfast(): Promise<void> {
   const { createRedis } = await import('../src/queues/connection.js');
   const { buildApp } = await import('../src/http/app.js');
   const { createLogger } = await import('../src/runtime/logger.js');
+  const { CommandBus } = await import('../src/queues/command-bus.js');
   const config = loadConfig();
   const services = await resolveServices({ databaseUrl: undefined, redisUrl: config.redisUrl, databaseName: BENCH_DB, allowPrivate: true });
   await ensureDatabase(services.databaseUrl);
@@ -42,7 +43,9 @@ async function serveHoldfast(): Promise<void> {
   const signer = await TokenSigner.load(orm.em.fork());
   // Logging stays on at the default level, as in production, but goes nowhere.
   const logger = createLogger('info', 'holdfast-bench', '/dev/null');
-  const app = await buildApp({ config, orm, redis: createRedis(services.redisUrl, 'producer'), signer, logger });
+  const redis = createRedis(services.redisUrl, 'producer');
+  const bus = new CommandBus(services.redisUrl, `{holdfast-bench}`, redis);
+  const app = await buildApp({ config, orm, redis, signer, logger, bus });
   const server = app.listen(0, '127.0.0.1', async () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const creds = await createClient(orm.em.fork(), { integrator: `bench-${Date.now()}`, scopes: ['write_registrations', 'search_accounts'] });

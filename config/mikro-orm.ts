@@ -11,12 +11,13 @@ import { IdempotencyKey } from '../src/http/idempotency-key.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerPosting } from '../src/ledger/ledger.entity.js';
 import { Invoice } from '../src/invoices/invoice.entity.js';
 import { Escrow } from '../src/escrow/escrow.entity.js';
+import { Command } from '../src/commands/command.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
   Integrator, Client, SigningKey, Account, ExternalPlatformLink, PaymentMethod,
   TosVersion, TosSignature, OutboxEvent, IdempotencyKey, LedgerAccount, LedgerPosting, LedgerEntry,
-  Invoice, Escrow,
+  Invoice, Escrow, Command,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

@@ -10,6 +10,7 @@ import { TokenSigner } from './auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from './db/orm.js';
 import { buildApp } from './http/app.js';
 import { createRedis } from './queues/connection.js';
+import { CommandBus } from './queues/command-bus.js';
 import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
 import { createLogger } from './runtime/logger.js';
@@ -40,7 +41,8 @@ async function runWeb(config: Config): Promise<void> {
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
   const signer = await TokenSigner.load(orm.em.fork());
   const redis = createRedis(services.redisUrl, 'producer');
-  const app = await buildApp({ config, orm, redis, signer, logger });
+  const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis);
+  const app = await buildApp({ config, orm, redis, signer, logger, bus });
   let server: Server;
   try {
     server = await listen(app, config.port);
@@ -49,7 +51,9 @@ async function runWeb(config: Config): Promise<void> {
     throw new ServiceUnavailableError(code === 'EADDRINUSE' ? `port ${config.port} is already in use: set PORT to a free port` : `cannot listen on port ${config.port}`);
   }
   const workers = config.role === 'all'
-    ? await (await import('../workers/index.js')).startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger })
+    ? await (await import('../workers/index.js')).startWorkers({
+      orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, commandSweepAfterMs: config.commandSweepAfterMs,
+    })
     : undefined;
 
   const base = config.publicUrl;
@@ -79,6 +83,7 @@ async function runWeb(config: Config): Promise<void> {
     server.closeIdleConnections?.();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers?.close();
+    await bus.close();
     await redis.quit().catch(() => redis.disconnect());
     await orm.close();
     services.stop();

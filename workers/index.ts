@@ -13,12 +13,18 @@ import { createLogger, type Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
 import { resolveServices } from '../src/runtime/services.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
+import { escrowProcessor } from './escrow.processor.js';
+import { CommandBus } from '../src/queues/command-bus.js';
 
 export interface WorkerDeps {
   orm: MikroORM;
   redisUrl: string;
   queuePrefix: string;
   logger: Logger;
+  /** When a pending command counts as stalled (COMMAND_SWEEP_AFTER_MS). */
+  commandSweepAfterMs: number;
+  /** How often the sweeper looks (default 10 s). */
+  sweepEveryMs?: number;
 }
 
 export interface RunningWorkers {
@@ -27,21 +33,23 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-function processors(deps: WorkerDeps): Record<QueueName, Processor> {
+function processors(deps: WorkerDeps, bus: CommandBus): Record<QueueName, Processor> {
   return {
-    [QueueName.Maintenance]: maintenanceProcessor(deps.orm),
+    [QueueName.Escrow]: escrowProcessor(deps.orm),
+    [QueueName.Maintenance]: maintenanceProcessor(deps.orm, bus, deps.commandSweepAfterMs),
   };
 }
 
 /** Starts every queue's worker and the maintenance schedule. */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
-  const table = processors(deps);
+  const bus = new CommandBus(deps.redisUrl, deps.queuePrefix);
+  const table = processors(deps, bus);
   const missing = Object.values(QueueName).filter((q) => typeof table[q] !== 'function');
   if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
 
   const connection = createRedis(deps.redisUrl, 'worker');
   const workers = Object.values(QueueName).map((name) => {
-    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency: 8 });
+    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency: 16 });
     worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
     worker.on('error', (err) => deps.logger.error({ queue: name, err: describeError(err) }, 'worker error'));
     return worker;
@@ -52,12 +60,17 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     name: MaintenanceJob.PurgeIdempotencyKeys,
     opts: { removeOnComplete: 100, removeOnFail: 100 },
   });
+  await maintenance.upsertJobScheduler(MaintenanceJob.SweepCommands, { every: deps.sweepEveryMs ?? 10_000 }, {
+    name: MaintenanceJob.SweepCommands,
+    opts: { removeOnComplete: 100, removeOnFail: 100 },
+  });
 
   return {
     workers,
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await maintenance.close();
+      await bus.close();
       await connection.quit().catch(() => connection.disconnect());
     },
   };
@@ -70,7 +83,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: false,
   });
   const orm = await openOrm(services.databaseUrl);
-  const running = await startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger });
+  const running = await startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, commandSweepAfterMs: config.commandSweepAfterMs });
   logger.info({ queues: Object.values(QueueName) }, 'workers started');
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,3 +1,4 @@
+import { principalOf } from '../http/auth.js';
 import { Router } from 'express';
 import { success } from '../http/envelope.js';
 import {
@@ -8,19 +9,19 @@ import {
 export function accountRoutes(): Router {
   const router = Router();
   router.post('/register', async (req, res) => {
-    res.json(success(await registerAccount(req.em, req.principal!, req.body)));
+    res.json(success(await registerAccount(req.em, principalOf(req), req.body)));
   });
   router.get('/v1/user-info/search', async (req, res) => {
-    res.json(success(await findProfileByUsername(req.em, req.principal!, String(req.query.username))));
+    res.json(success(await findProfileByUsername(req.em, principalOf(req), String(req.query.username))));
   });
   router.get('/v1/user-info/:account_id', async (req, res) => {
-    res.json(success(await getProfile(req.em, req.principal!, req.params.account_id)));
+    res.json(success(await getProfile(req.em, principalOf(req), req.params.account_id)));
   });
   router.put('/user-info/:account_id', async (req, res) => {
-    res.json(success(await updateAccount(req.em, req.principal!, req.params.account_id, req.body)));
+    res.json(success(await updateAccount(req.em, principalOf(req), req.params.account_id, req.body)));
   });
   router.get('/v1/:account_id/user-info', async (req, res) => {
-    res.json(success(await getLegacyProfile(req.em, req.principal!, req.params.account_id)));
+    res.json(success(await getLegacyProfile(req.em, principalOf(req), req.params.account_id)));
   });
   return router;
 }

@@ -1,15 +1,31 @@
-import { Router } from 'express';
+import { principalOf } from '../http/auth.js';
+import { Router, type Request } from 'express';
 import { success } from '../http/envelope.js';
-import { createEscrow, getEscrow } from './escrow.service.js';
+import type { CommandBus } from '../queues/command-bus.js';
+import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
+import type { EscrowTransition } from './escrow.rules.js';
+
+/** RFC 7240: does the caller prefer an asynchronous answer? */
+function prefersAsync(req: Request): boolean {
+  return String(req.headers.prefer ?? '').split(',').some((p) => p.trim().toLowerCase() === 'respond-async');
+}
 
 /** Invoicing API: escrows (spec §4.2). Requests arrive validated. */
-export function escrowRoutes(): Router {
+export function escrowRoutes(bus: CommandBus, syncWaitMs: number): Router {
   const router = Router();
   router.post('/v2/escrow', async (req, res) => {
-    res.status(201).json(success(await createEscrow(req.em, req.principal!, req.body)));
+    res.status(201).json(success(await createEscrow(req.em, principalOf(req), req.body)));
   });
   router.get('/v2/escrow/:escrow_id', async (req, res) => {
-    res.json(success(await getEscrow(req.em, req.principal!, req.params.escrow_id)));
+    res.json(success(await getEscrow(req.em, principalOf(req), req.params.escrow_id)));
   });
+  for (const transition of ['pay', 'commit', 'cancel'] as EscrowTransition[]) {
+    router.post(`/v2/escrow/:escrow_id/${transition}`, async (req, res) => {
+      const respondAsync = prefersAsync(req);
+      const result = await transitionEscrow(req.em, bus, principalOf(req), String(req.params.escrow_id), transition, { respondAsync, syncWaitMs });
+      if (respondAsync && result.status === 202) res.set('Preference-Applied', 'respond-async');
+      res.set(result.headers ?? {}).status(result.status).json(result.body);
+    });
+  }
   return router;
 }

@@ -4,6 +4,7 @@
  * cover the total exactly (one entry of 0 takes the remainder).
  */
 import { addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
+import type { IEscrow } from './escrow.entity.js';
 
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 
@@ -87,3 +88,50 @@ export function planMoney(lineItems: LineItemInput[], paymentMethods: PaymentMet
   const charges = paymentMethods.map((pm) => ({ paymentMethodId: pm.payment_method_id, amount: pm.amount === 0 ? total - fixed : pm.amount }));
   return { ok: true, plan: { currency: currency!, total, charges } };
 }
+
+export type EscrowTransition = 'pay' | 'commit' | 'cancel';
+
+/**
+ * What a transition request does in a state (DESIGN §4 "Repeated transitions"): `run` it,
+ * answer with the escrow as it is because it `already` happened, or refuse a `conflict`.
+ */
+export function transitionDecision(status: EscrowStatus, transition: EscrowTransition): 'run' | 'already' | 'conflict' {
+  if (status === 'ESCROW-FAILED') return 'conflict';
+  switch (transition) {
+    case 'pay':
+      return status === 'OPEN' ? 'run' : 'already';
+    case 'commit':
+      return status === 'ESCROWED' ? 'run' : status === 'COMMITTED' ? 'already' : 'conflict';
+    case 'cancel':
+      return status === 'ESCROWED' ? 'run' : status === 'CANCELLED' ? 'already' : 'conflict';
+  }
+}
+
+/** The state a transition that runs successfully leads to. */
+export const TRANSITION_TARGET: Record<EscrowTransition, EscrowStatus> = { pay: 'ESCROWED', commit: 'COMMITTED', cancel: 'CANCELLED' };
+
+/** How one payment method fares when charged, decided before anything is posted. */
+export type ChargeOutcome = { ok: true } | { ok: false; reason: string };
+
+/** All-or-nothing: the first failing charge names the failure of the whole payment. */
+export function paymentFailure(outcomes: ChargeOutcome[]): string | undefined {
+  for (const o of outcomes) if (!o.ok) return o.reason;
+  return undefined;
+}
+
+/** The escrow of spec §2.9; `integrator` is left out of the create response, as the spec shows it. */
+export function escrowView(escrow: IEscrow, integrator?: string) {
+  return {
+    id: escrow.id,
+    account_id: escrow.accountId,
+    escrow_invoice_id: escrow.escrowInvoiceId,
+    commit_invoice_id: escrow.commitInvoiceId ?? '',
+    cancel_invoice_id: escrow.cancelInvoiceId ?? '',
+    status: escrow.status,
+    ...(integrator !== undefined ? { integrator } : {}),
+    metadata: escrow.metadata,
+    created: escrow.createdAt.toISOString(),
+    updated: escrow.updatedAt.toISOString(),
+  };
+}
+

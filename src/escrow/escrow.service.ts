@@ -10,8 +10,12 @@ import { Integrator } from '../auth/integrator.entity.js';
 import { requireAccount } from '../accounts/account.service.js';
 import { Invoice, type StoredLineItem } from '../invoices/invoice.entity.js';
 import { metadataTooLarge } from '../invoices/invoice.rules.js';
-import { Escrow, type IEscrow } from './escrow.entity.js';
-import { planMoney, type LineItemInput, type PaymentMethodInput } from './escrow.rules.js';
+import { Escrow } from './escrow.entity.js';
+import { escrowView, planMoney, transitionDecision, type EscrowTransition, type LineItemInput, type PaymentMethodInput } from './escrow.rules.js';
+import { stateConflict } from './escrow-phases.service.js';
+import { submitCommand, commandResult, type CommandResult } from '../commands/command.service.js';
+import type { CommandBus } from '../queues/command-bus.js';
+import { success } from '../http/envelope.js';
 
 export interface CreateEscrowInput {
   account_id: string;
@@ -24,22 +28,6 @@ export interface CreateEscrowInput {
 }
 
 const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.');
-
-/** The escrow of spec §2.9; `integrator` is left out of the create response, as the spec shows it. */
-export function escrowView(escrow: IEscrow, integrator?: string) {
-  return {
-    id: escrow.id,
-    account_id: escrow.accountId,
-    escrow_invoice_id: escrow.escrowInvoiceId,
-    commit_invoice_id: escrow.commitInvoiceId ?? '',
-    cancel_invoice_id: escrow.cancelInvoiceId ?? '',
-    status: escrow.status,
-    ...(integrator !== undefined ? { integrator } : {}),
-    metadata: escrow.metadata,
-    created: escrow.createdAt.toISOString(),
-    updated: escrow.updatedAt.toISOString(),
-  };
-}
 
 /** Checks the request against the caller's data; throws 400 naming every bad field. */
 async function checkReferences(em: EntityManager, principal: Principal, input: CreateEscrowInput, currency: string): Promise<void> {
@@ -150,4 +138,43 @@ export async function getEscrow(em: EntityManager, principal: Principal, escrowI
   if (!escrow) throw escrowNotFound();
   const integrator = await em.findOneOrFail(Integrator, { id: principal.integratorId });
   return escrowView(escrow, integrator.name);
+}
+
+/**
+ * Pay, commit or cancel (spec §4.2) as a command (DESIGN §1). A transition that already
+ * happened or cannot happen is answered at once; otherwise the command row is written, its job
+ * enqueued, and the answer is the command's result — or, past `syncWaitMs` or when the caller
+ * prefers `respond-async`, 202 with the escrow as it stands and where to look.
+ */
+export async function transitionEscrow(
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  escrowId: string,
+  transition: EscrowTransition,
+  opts: { respondAsync: boolean; syncWaitMs: number },
+): Promise<CommandResult & { headers?: Record<string, string> }> {
+  const escrow = await em.findOne(Escrow, { id: escrowId, integratorId: principal.integratorId });
+  if (!escrow) throw escrowNotFound();
+  const integrator = (await em.findOneOrFail(Integrator, { id: principal.integratorId })).name;
+  const decision = transitionDecision(escrow.status, transition);
+  if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
+  if (decision === 'conflict') return stateConflict(escrow, transition, integrator);
+  const commandId = await submitCommand(em, { integratorId: principal.integratorId, kind: `escrow.${transition}`, targetId: escrowId });
+  await bus.enqueue(commandId);
+  if (!opts.respondAsync) {
+    const fork = em.fork();
+    const done = await bus.waitFor(commandId, opts.syncWaitMs, async () => (await commandResult(fork, commandId)) !== null);
+    if (done) {
+      const result = await commandResult(em.fork(), commandId);
+      if (result) return result;
+    }
+  }
+  em.clear();
+  const current = await em.findOneOrFail(Escrow, { id: escrowId });
+  return {
+    status: 202,
+    body: success(escrowView(current, integrator)),
+    headers: { Location: `/v2/escrow/${escrowId}`, 'X-Command-Id': commandId },
+  };
 }

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../runtime/logger.js';
 import type { TokenSigner } from '../auth/auth.service.js';
+import type { CommandBus } from '../queues/command-bus.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { tosRoutes } from '../tos/tos.routes.js';
@@ -26,7 +27,8 @@ import { requestValidation } from './request-validation.js';
 import './types.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'appEnv' | 'publicUrl'>;
+  config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'>;
+  bus: CommandBus;
   orm: MikroORM;
   redis: Redis;
   signer: TokenSigner;
@@ -58,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(accountRoutes());
   app.use(tosRoutes({ allowUnsign }));
   app.use(paymentMethodRoutes());
-  app.use(escrowRoutes());
+  app.use(escrowRoutes(deps.bus, deps.config.syncWaitMs));
   app.use(invoiceRoutes());
   app.use(notFoundHandler(doc));
   app.use(errorHandler);

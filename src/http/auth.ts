@@ -6,7 +6,7 @@
 import type { Request } from 'express';
 import { AppError } from '../errors.js';
 import { missingScopes } from '../auth/auth.rules.js';
-import type { TokenSigner } from '../auth/auth.service.js';
+import type { Principal, TokenSigner } from '../auth/auth.service.js';
 import type { SecurityCheck } from './request-validation.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -37,4 +37,13 @@ export function bearerAuthentication(signer: TokenSigner): SecurityCheck {
     }
     req.principal = principal;
   };
+}
+
+/**
+ * The caller of an authenticated route. Fails closed: a route reached without the bearer check
+ * (an operation missing from the OpenAPI documents) answers 401, never runs unauthenticated.
+ */
+export function principalOf(req: Request): Principal {
+  if (!req.principal) refuse('An access token is required.', 'UNAUTHORIZED');
+  return req.principal;
 }

@@ -4,6 +4,7 @@
  * the same key exactly one runs; the response is stored before it is sent, so a retry that
  * arrives right after the first response always finds it. 5xx responses are forgotten.
  */
+import { principalOf } from '../http/auth.js';
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
@@ -35,7 +36,7 @@ interface KeyRow {
 export function idempotency() {
   const handle = async (req: Request, res: Response, next: NextFunction, key: string): Promise<void> => {
     const em = req.em;
-    const clientId = req.principal!.clientId;
+    const clientId = principalOf(req).clientId;
     const hash = requestHash(req);
     // Claim the key, or take over one older than the retention window.
     const claimed = await em.execute<Array<{ key: string }>>(

@@ -1,3 +1,4 @@
+import { principalOf } from '../http/auth.js';
 import { Router } from 'express';
 import { success } from '../http/envelope.js';
 import { getInvoice } from './invoice.service.js';
@@ -6,7 +7,7 @@ import { getInvoice } from './invoice.service.js';
 export function invoiceRoutes(): Router {
   const router = Router();
   router.get('/v2/invoice/:invoice_id', async (req, res) => {
-    res.json(success(await getInvoice(req.em, req.principal!, req.params.invoice_id)));
+    res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
   });
   return router;
 }

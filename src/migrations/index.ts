@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261125000000Foundation } from './Migration20261125000000Foundation.js';
 import { Migration20261126000000Ledger } from './Migration20261126000000Ledger.js';
 import { Migration20261126010000Escrow } from './Migration20261126010000Escrow.js';
+import { Migration20261126020000Commands } from './Migration20261126020000Commands.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261125000000Foundation', class: Migration20261125000000Foundation },
   { name: 'Migration20261126000000Ledger', class: Migration20261126000000Ledger },
   { name: 'Migration20261126010000Escrow', class: Migration20261126010000Escrow },
+  { name: 'Migration20261126020000Commands', class: Migration20261126020000Commands },
 ];

@@ -1,3 +1,4 @@
+import { principalOf } from '../http/auth.js';
 import { Router } from 'express';
 import { success } from '../http/envelope.js';
 import { addCard, listPaymentMethods } from './payment-method.service.js';
@@ -6,10 +7,10 @@ import { addCard, listPaymentMethods } from './payment-method.service.js';
 export function paymentMethodRoutes(): Router {
   const router = Router();
   router.get('/v1/:account_id/payment_methods', async (req, res) => {
-    res.json(success(await listPaymentMethods(req.em, req.principal!, req.params.account_id)));
+    res.json(success(await listPaymentMethods(req.em, principalOf(req), req.params.account_id)));
   });
   router.post('/v1/:account_id/payment_methods', async (req, res) => {
-    res.status(201).json(success(await addCard(req.em, req.principal!, req.params.account_id, req.body)));
+    res.status(201).json(success(await addCard(req.em, principalOf(req), req.params.account_id, req.body)));
   });
   return router;
 }

@@ -1,3 +1,4 @@
+import { principalOf } from '../http/auth.js';
 import { Router } from 'express';
 import { success } from '../http/envelope.js';
 import { getCurrentTos, getTosStatus, signTos, unsignTos } from './tos.service.js';
@@ -9,14 +10,14 @@ export function tosRoutes(opts: { allowUnsign: boolean }): Router {
     res.json(await getCurrentTos(req.em));
   });
   router.get('/user-info/:account_id/tos/svc', async (req, res) => {
-    res.json(await getTosStatus(req.em, req.principal!, req.params.account_id));
+    res.json(await getTosStatus(req.em, principalOf(req), req.params.account_id));
   });
   router.post('/user-info/:account_id/tos/svc', async (req, res) => {
-    res.json(success(await signTos(req.em, req.principal!, req.params.account_id)));
+    res.json(success(await signTos(req.em, principalOf(req), req.params.account_id)));
   });
   if (opts.allowUnsign) {
     router.delete('/user-info/:account_id/tos/svc', async (req, res) => {
-      res.json(success(await unsignTos(req.em, req.principal!, req.params.account_id)));
+      res.json(success(await unsignTos(req.em, principalOf(req), req.params.account_id)));
     });
   }
   return router;

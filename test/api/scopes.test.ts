@@ -10,8 +10,8 @@ describe('scope matrix: every operation demands its scope', () => {
   it('covers every operation that names a scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
-      'addPaymentMethod', 'createEscrow', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus', 'listPaymentMethods',
-      'registerAccount', 'searchAccountByUsername', 'signTos', 'unsignTos', 'updateAccount',
+      'addPaymentMethod', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus',
+      'listPaymentMethods', 'payEscrow', 'registerAccount', 'searchAccountByUsername', 'signTos', 'unsignTos', 'updateAccount',
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('tenant matrix: another integrator\'s resources are not found', () => {
   });
 
   it('covers every endpoint that names an account, escrow or invoice', () => {
-    assert.equal(owned.length, 12);
+    assert.equal(owned.length, 15);
   });
 
   it('answers the resource\'s 404 to the other integrator, exactly as for a missing one, and success to the owner', async () => {

@@ -17,12 +17,16 @@ import { createRedis } from '../../src/queues/connection.js';
 import { createLogger, type Logger } from '../../src/runtime/logger.js';
 import { resolveServices, type ResolvedServices } from '../../src/runtime/services.js';
 import { checkResponse } from './contract.js';
+import { CommandBus } from '../../src/queues/command-bus.js';
+import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 
 export const TEST_DATABASE = 'holdfast_test';
 export const TEST_QUEUE_PREFIX = '{holdfast-test}';
 
 export interface Harness {
   baseUrl: string;
+  bus: CommandBus;
+  workers: RunningWorkers;
   databaseUrl: string;
   redisUrl: string;
   orm: MikroORM;
@@ -71,20 +75,23 @@ export async function startHarness(): Promise<Harness> {
   if (stale.length) await redis.del(...stale);
   const signer = await TokenSigner.load(orm.em.fork());
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'holdfast-test');
-  const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost:3000' }, orm, redis, signer, logger });
+  const bus = new CommandBus(services.redisUrl, TEST_QUEUE_PREFIX, redis);
+  const workers = await startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: TEST_QUEUE_PREFIX, logger, commandSweepAfterMs: 30_000 });
+  const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: 10_000 }, orm, redis, signer, logger, bus });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
-  state.holdfastHarness = { baseUrl: `http://127.0.0.1:${port}`, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, orm, redis, signer, server, services };
+  state.holdfastHarness = { bus, workers, baseUrl: `http://127.0.0.1:${port}`, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, orm, redis, signer, server, services };
   return state.holdfastHarness;
 }
 
 /** Another app on the harness database with other settings or connections; close it after. */
-export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger } = {}) {
+export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number } = {}) {
   const base = h();
   const app = await buildApp({
-    config: { appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000' },
+    config: { appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: opts.syncWaitMs ?? 10_000 },
+    bus: base.bus,
     orm: opts.orm ?? base.orm,
     redis: opts.redis ?? base.redis,
     signer: base.signer,
@@ -105,9 +112,11 @@ export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; o
 
 export async function stopHarness(): Promise<void> {
   if (!state.holdfastHarness) return;
-  const { server, orm, redis, services } = state.holdfastHarness;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const { server, orm, redis, services, workers, bus } = state.holdfastHarness;
   server.closeAllConnections?.();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await workers.close();
+  await bus.close();
   await redis.quit().catch(() => redis.disconnect());
   await orm.close();
   services.stop();

@@ -14,7 +14,7 @@ describe('workers', () => {
     const newKey = unique('new-');
     await conn.execute(`insert into idempotency_key (client_id, key, request_hash, state, created_at) values ('cli_w', ?, 'h', 'done', now() - interval '25 hours'), ('cli_w', ?, 'h', 'done', now())`, [oldKey, newKey]);
     const prefix = `${TEST_QUEUE_PREFIX}-${unique('w')}`;
-    const running = await startWorkers({ orm: h().orm, redisUrl: h().redisUrl, queuePrefix: prefix, logger: createLogger('silent', 't') });
+    const running = await startWorkers({ orm: h().orm, redisUrl: h().redisUrl, queuePrefix: prefix, logger: createLogger('silent', 't'), commandSweepAfterMs: 30_000 });
     const connection = createRedis(h().redisUrl, 'worker');
     const queue = new Queue(QueueName.Maintenance, { connection, prefix });
     const events = new QueueEvents(QueueName.Maintenance, { connection: createRedis(h().redisUrl, 'worker'), prefix });

@@ -1,0 +1,20 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** Money-moving work requested over HTTP and run by a worker; the row is the source of truth. */
+export const Command = defineEntity({
+  name: 'Command',
+  tableName: 'command',
+  properties: {
+    id: p.string().primary().length(36),
+    integratorId: p.string().length(36),
+    kind: p.string().length(40),
+    targetId: p.string().length(36),
+    state: p.enum(['pending', 'done'] as const),
+    resultStatus: p.integer().nullable(),
+    resultBody: p.json<unknown>().nullable(),
+    attempts: p.integer().default(0),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type ICommand = InferEntity<typeof Command>;

@@ -1,0 +1,58 @@
+/**
+ * Command rows (DESIGN §1 Commands): written before their job is enqueued, finished in the
+ * same transaction as the work they describe, swept when their job was lost.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '../ids.js';
+
+export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel';
+
+export interface CommandResult {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The pending command for (target, kind), created when there is none: concurrent requests for
+ * the same work share one command (a unique index decides).
+ */
+export async function submitCommand(em: EntityManager, input: { integratorId: string; kind: CommandKind; targetId: string }): Promise<string> {
+  for (;;) {
+    const [created] = await em.execute<Array<{ id: string }>>(
+      `insert into command (id, integrator_id, kind, target_id, state) values (?, ?, ?, ?, 'pending')
+       on conflict (target_id, kind) where state = 'pending' do nothing returning id`,
+      [newId('cmd'), input.integratorId, input.kind, input.targetId]);
+    if (created) return created.id;
+    const [pending] = await em.execute<Array<{ id: string }>>(
+      `select id from command where target_id = ? and kind = ? and state = 'pending'`, [input.targetId, input.kind]);
+    // The pending one finished between our insert and our select: make a new one.
+    if (pending) return pending.id;
+  }
+}
+
+/** Locks a command for its worker; null when it does not exist. */
+export async function lockCommand(em: EntityManager, commandId: string) {
+  const [row] = await em.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; result_status: number | null; result_body: unknown }>>(
+    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body`, [commandId]);
+  return row ?? null;
+}
+
+/** Marks a command done with its HTTP result, in the caller's transaction. */
+export async function completeCommand(em: EntityManager, commandId: string, result: CommandResult): Promise<void> {
+  await em.execute(`update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
+    [result.status, JSON.stringify(result.body), commandId]);
+}
+
+/** A command's result once done, else null. */
+export async function commandResult(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  const [row] = await em.execute<Array<{ state: string; result_status: number | null; result_body: unknown }>>(
+    'select state, result_status, result_body from command where id = ?', [commandId]);
+  return row?.state === 'done' ? { status: row.result_status!, body: row.result_body } : null;
+}
+
+/** Pending commands untouched for longer than `olderThanMs` (their job may be lost). */
+export async function stalledCommands(em: EntityManager, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
+  return em.execute(
+    `select id, kind from command where state = 'pending' and updated_at < now() - (? * interval '1 millisecond') order by updated_at limit 500`,
+    [olderThanMs]);
+}

@@ -1,0 +1,215 @@
+/**
+ * The escrow phases a worker runs for a command: pay, commit, cancel. Each runs in one
+ * transaction that locks the command and the escrow, decides from the escrow's state, moves
+ * money through ledger postings whose references name the escrow and the phase (so a job that
+ * runs twice cannot move money twice), writes the phase invoice and the outbox events, and
+ * finishes the command with the HTTP answer.
+ */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '../ids.js';
+import { Integrator } from '../auth/integrator.entity.js';
+import { completeCommand, lockCommand, type CommandKind, type CommandResult } from '../commands/command.service.js';
+import { failure, success } from '../http/envelope.js';
+import { Invoice, type IInvoice } from '../invoices/invoice.entity.js';
+import { invoiceView } from '../invoices/invoice.rules.js';
+import { post, systemAccount } from '../ledger/ledger.service.js';
+import type { EntryInput } from '../ledger/ledger.rules.js';
+import { recordEvent } from '../webhooks/outbox.service.js';
+import { Escrow, type IEscrow } from './escrow.entity.js';
+import { escrowView, paymentFailure, transitionDecision, TRANSITION_TARGET, type ChargeOutcome, type EscrowTransition } from './escrow.rules.js';
+
+const TRANSITIONS: Record<CommandKind, EscrowTransition> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
+
+interface ChargeSource {
+  paymentMethodId: string;
+  amount: number;
+  /** Ledger account the money comes from (and a refund goes back to). */
+  account: string;
+  outcome: ChargeOutcome;
+}
+
+/** Where each charge of the escrow invoice comes from, and whether it would succeed now. */
+async function chargeSources(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<ChargeSource[]> {
+  const ids = invoice.paymentMethods.map((c) => c.payment_method_id);
+  const methods = await em.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null; balance: string | null }>>(
+    `select pm.id, pm.provider, pm.details, la.id as wallet, la.balance from payment_method pm
+       left join ledger_account la on la.payment_method_id = pm.id
+      where pm.id in (${ids.map(() => '?').join(', ')}) order by la.id for update of pm`, ids);
+  // Lock the wallets being charged so the balance checked is the balance posted against.
+  const wallets = methods.filter((m) => m.wallet).map((m) => m.wallet!);
+  if (wallets.length) await em.execute(`select id from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id for update`, wallets);
+  const sources: ChargeSource[] = [];
+  for (const charge of invoice.paymentMethods) {
+    const m = methods.find((x) => x.id === charge.payment_method_id);
+    if (!m) {
+      sources.push({ paymentMethodId: charge.payment_method_id, amount: charge.amount, account: '', outcome: { ok: false, reason: 'payment_method_unavailable' } });
+    } else if (m.provider === 'wallet') {
+      const [{ balance }] = await em.execute<Array<{ balance: string }>>('select balance from ledger_account where id = ?', [m.wallet]);
+      sources.push({ paymentMethodId: m.id, amount: charge.amount, account: m.wallet!, outcome: Number(balance) >= charge.amount ? { ok: true } : { ok: false, reason: 'insufficient_funds' } });
+    } else {
+      const kind = m.provider === 'card' ? 'card_clearing' : 'pobo_clearing';
+      const outcome = m.provider === 'card' && m.details.sandbox_outcome !== 'succeeds'
+        ? { ok: false as const, reason: m.details.sandbox_outcome ?? 'card_declined' }
+        : { ok: true as const };
+      sources.push({ paymentMethodId: m.id, amount: charge.amount, account: await systemAccount(em, escrow.integratorId, kind, escrow.currency), outcome });
+    }
+  }
+  return sources;
+}
+
+function phaseInvoice(escrow: IEscrow, from: IInvoice, type: string, charges: IInvoice['paymentMethods']) {
+  const now = new Date();
+  return {
+    id: newId('inv'),
+    integratorId: escrow.integratorId,
+    accountId: escrow.accountId,
+    escrowId: escrow.id,
+    invoiceType: `${type}${escrow.currency === 'USD' ? '' : '_virtual'}`,
+    state: 'SUCCESS' as const,
+    referenceType: from.referenceType,
+    referenceId: from.referenceId,
+    description: from.description,
+    metadata: from.metadata,
+    currency: from.currency,
+    totalAmount: from.totalAmount,
+    failureReason: null,
+    paymentMethods: charges,
+    lineItems: from.lineItems,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+async function pay(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<void> {
+  const sources = await chargeSources(em, escrow, invoice);
+  const reason = paymentFailure(sources.map((s) => s.outcome));
+  if (reason) {
+    // Nothing was charged: all-or-nothing, decided before any posting.
+    escrow.status = 'ESCROW-FAILED';
+    invoice.state = 'FAILED';
+    invoice.failureReason = reason;
+    return;
+  }
+  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
+  await post(em, {
+    integratorId: escrow.integratorId,
+    reference: `escrow:${escrow.id}:pay`,
+    description: `escrow ${escrow.id} pay`,
+    entries: [
+      ...sources.map((s) => ({ account: s.account, currency: escrow.currency, amount: -s.amount })),
+      { account: holding, currency: escrow.currency, amount: escrow.totalAmount },
+    ],
+  });
+  escrow.status = 'ESCROWED';
+  invoice.state = 'SUCCESS';
+}
+
+/** For a token currency, a seller's share lands in the seller's convertible wallet. */
+async function payoutWallet(em: EntityManager, escrow: IEscrow, destination: string): Promise<string> {
+  if (escrow.currency === 'USD') return destination;
+  const [row] = await em.execute<Array<{ id: string }>>(
+    `select conv.id from ledger_account dest
+       join payment_method dpm on dpm.id = dest.payment_method_id
+       join payment_method cpm on cpm.account_id = dpm.account_id and cpm.provider = 'wallet'
+                              and cpm.processing_currency = dest.currency and cpm.wallet_kind = 'convertible'
+       join ledger_account conv on conv.payment_method_id = cpm.id
+      where dest.id = ?`, [destination]);
+  return row?.id ?? destination;
+}
+
+async function commit(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<IInvoice> {
+  const currency = escrow.currency;
+  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', currency);
+  const publisher = await systemAccount(em, escrow.integratorId, 'publisher_wallet', currency);
+  const toSources: EntryInput[] = [{ account: holding, currency, amount: -escrow.totalAmount }];
+  const toDestinations: EntryInput[] = [];
+  for (const line of invoice.lineItems) {
+    let rest = line.amount;
+    for (const r of line.recipients) {
+      const source = r.source_wallet_id || publisher;
+      toSources.push({ account: source, currency, amount: r.amount });
+      toDestinations.push({ account: source, currency, amount: -r.amount }, { account: await payoutWallet(em, escrow, r.destination_wallet_id), currency, amount: r.amount });
+      rest -= r.amount;
+    }
+    if (rest > 0) toSources.push({ account: publisher, currency, amount: rest });
+  }
+  // The line amounts land in their source wallets, then each share moves on to its seller.
+  await post(em, { integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit`, description: `escrow ${escrow.id} commit`, entries: toSources });
+  if (toDestinations.length) {
+    await post(em, { integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit:shares`, description: `escrow ${escrow.id} shares`, entries: toDestinations });
+  }
+  const commitInvoice = em.create(Invoice, phaseInvoice(escrow, invoice, 'user_purchase_commit_escrow', []));
+  escrow.commitInvoiceId = commitInvoice.id;
+  escrow.status = 'COMMITTED';
+  return commitInvoice;
+}
+
+async function cancel(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<IInvoice> {
+  const sources = await chargeSources(em, escrow, invoice);
+  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
+  await post(em, {
+    integratorId: escrow.integratorId,
+    reference: `escrow:${escrow.id}:cancel`,
+    description: `escrow ${escrow.id} refund`,
+    entries: [
+      { account: holding, currency: escrow.currency, amount: -escrow.totalAmount },
+      ...sources.map((s) => ({ account: s.account, currency: escrow.currency, amount: s.amount })),
+    ],
+  });
+  const cancelInvoice = em.create(Invoice, phaseInvoice(escrow, invoice, 'user_purchase_refund_escrow', invoice.paymentMethods));
+  escrow.cancelInvoiceId = cancelInvoice.id;
+  escrow.status = 'CANCELLED';
+  return cancelInvoice;
+}
+
+/** The HTTP answer for an escrow in a state that refuses a transition. */
+export function stateConflict(escrow: IEscrow, transition: EscrowTransition, integrator: string): CommandResult {
+  return {
+    status: 409,
+    body: failure([`The escrow is ${escrow.status}; ${transition} is not allowed.`], ['ESCROW_STATE_ERROR'], escrowView(escrow, integrator)),
+  };
+}
+
+/**
+ * Runs one escrow command to its end (the worker's job). Safe to run any number of times:
+ * a finished command returns its stored result; an escrow already past the phase is answered
+ * as it stands; postings are unique per escrow and phase.
+ */
+export async function runEscrowCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  return em.transactional(async (tx) => {
+    const command = await lockCommand(tx, commandId);
+    if (!command) return null;
+    if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
+    const transition = TRANSITIONS[command.kind];
+    const escrow = await tx.findOneOrFail(Escrow, { id: command.target_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const integrator = (await tx.findOneOrFail(Integrator, { id: escrow.integratorId })).name;
+    let result: CommandResult;
+    switch (transitionDecision(escrow.status, transition)) {
+      case 'already':
+        result = { status: 200, body: success(escrowView(escrow, integrator)) };
+        break;
+      case 'conflict':
+        result = stateConflict(escrow, transition, integrator);
+        break;
+      case 'run': {
+        const invoice = await tx.findOneOrFail(Invoice, { id: escrow.escrowInvoiceId });
+        if (transition === 'pay') await pay(tx, escrow, invoice);
+        else if (transition === 'commit') await commit(tx, escrow, invoice);
+        else await cancel(tx, escrow, invoice);
+        if (transition !== 'pay' && escrow.status !== TRANSITION_TARGET[transition]) throw new Error(`escrow ${escrow.id} did not reach ${TRANSITION_TARGET[transition]}`);
+        escrow.updatedAt = new Date();
+        invoice.updatedAt = new Date();
+        await tx.flush();
+        const view = escrowView(escrow, integrator);
+        recordEvent(tx, escrow.integratorId, 'escrow-transaction-update', view);
+        if (transition === 'pay') recordEvent(tx, escrow.integratorId, 'invoice-completed', invoiceView(invoice));
+        result = { status: 200, body: success(view) };
+        break;
+      }
+    }
+    await tx.flush();
+    await completeCommand(tx, commandId, result);
+    return result;
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * The producer side of commands: enqueue a command's job (jobId = command id, so enqueuing
+ * twice is harmless) and wait for it to finish. Waiting listens to BullMQ's completion events
+ * and also polls the command row — the row, not Redis, says when a command is done.
+ */
+import { EventEmitter } from 'node:events';
+import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createRedis } from './connection.js';
+import { QueueName, type CommandJob } from './names.js';
+
+/** Retries with backoff: a job that fails (a crash, a lost connection) runs again. */
+export const COMMAND_JOB_OPTIONS: JobsOptions = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 500 },
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+const POLL_MS = 200;
+
+export class CommandBus {
+  private readonly queue: Queue<CommandJob>;
+  private readonly events: QueueEvents;
+  private readonly finished = new EventEmitter();
+
+  constructor(redisUrl: string, prefix: string, private readonly connection: Redis = createRedis(redisUrl, 'producer')) {
+    this.queue = new Queue<CommandJob>(QueueName.Escrow, { connection: this.connection, prefix });
+    this.events = new QueueEvents(QueueName.Escrow, { connection: createRedis(redisUrl, 'worker'), prefix });
+    this.events.setMaxListeners(0);
+    this.finished.setMaxListeners(0);
+    const settle = ({ jobId }: { jobId: string }) => this.finished.emit(jobId);
+    this.events.on('completed', settle);
+    this.events.on('failed', settle);
+    this.events.on('error', () => {});
+  }
+
+  /** Enqueues a command's job; false when Redis cannot take it now (the sweeper will). */
+  async enqueue(commandId: string): Promise<boolean> {
+    try {
+      await this.queue.add(QueueName.Escrow, { commandId }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Re-enqueues a command whose job was lost or gave up: an existing finished job with the
+   * same id is removed first (BullMQ would otherwise ignore the new one).
+   */
+  async requeue(commandId: string): Promise<void> {
+    const job = await this.queue.getJob(commandId);
+    if (job) {
+      const state = await job.getState();
+      if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') return;
+      await job.remove();
+    }
+    await this.enqueue(commandId);
+  }
+
+  /** Resolves when `isDone()` says so (checked on completion events and every 200 ms), or after `timeoutMs`. */
+  async waitFor(commandId: string, timeoutMs: number, isDone: () => Promise<boolean>): Promise<boolean> {
+    if (timeoutMs <= 0) return isDone();
+    return new Promise<boolean>((resolve) => {
+      let settled = false;
+      let checking = false;
+      const finish = (done: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(poll);
+        clearTimeout(timer);
+        this.finished.off(commandId, check);
+        resolve(done);
+      };
+      const check = () => {
+        if (checking || settled) return;
+        checking = true;
+        isDone().then((done) => {
+          checking = false;
+          if (done) finish(true);
+        }, () => { checking = false; });
+      };
+      const poll = setInterval(check, POLL_MS);
+      const timer = setTimeout(() => {
+        isDone().then(finish, () => finish(false));
+      }, timeoutMs);
+      this.finished.on(commandId, check);
+      check();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.events.close();
+    await this.queue.close();
+  }
+}
