@@ -17,19 +17,35 @@ function randomBytes10(): Buffer {
   return pool.subarray(offset - 10, offset);
 }
 
-/** A ULID: 48-bit millisecond time then 80 random bits, in Crockford base32 (26 characters). */
+let lastTime = -1;
+const lastRandom = Buffer.alloc(10);
+
+/**
+ * A ULID: 48-bit millisecond time then 80 random bits, in Crockford base32 (26 characters).
+ * Monotonic within a process: ids made in the same millisecond count up from the first one's
+ * random part, so they sort in the order they were made.
+ */
 export function ulid(now = Date.now()): string {
+  if (now <= lastTime) {
+    now = lastTime;
+    for (let i = 9; i >= 0; i--) {
+      lastRandom[i] = (lastRandom[i] + 1) & 0xff;
+      if (lastRandom[i] !== 0) break;
+    }
+  } else {
+    lastTime = now;
+    randomBytes10().copy(lastRandom);
+  }
   let out = '';
   let time = now;
   for (let i = 0; i < 10; i++) {
     out = CROCKFORD[time % 32] + out;
     time = Math.floor(time / 32);
   }
-  const bytes = randomBytes10();
   // 80 bits → 16 characters of 5 bits.
   let acc = 0;
   let bits = 0;
-  for (const byte of bytes) {
+  for (const byte of lastRandom) {
     acc = (acc << 8) | byte;
     bits += 8;
     while (bits >= 5) {
