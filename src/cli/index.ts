@@ -118,7 +118,9 @@ Creates the database when missing and applies every pending checked-in migration
 
 Recomputes every ledger balance from the entries and checks every invariant: each posting
 sums to zero per currency, stored balances equal recomputed ones, no wallet is below zero,
-entries are in their account's currency. Exits 1 with a report when anything is breached.`,
+entries are in their account's currency, each integrator's escrow holding equals the total of
+its ESCROWED escrows, and each escrow has exactly the postings its state implies. Exits 1 with
+a report when anything is breached.`,
     options: { json: { type: 'boolean' } },
     async run(v) {
       const report = await withOrm((orm) => verifyLedger(orm.em.fork()));

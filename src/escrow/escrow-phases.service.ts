@@ -182,7 +182,12 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
     if (!command) return null;
     if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
     const transition = TRANSITIONS[command.kind];
-    const escrow = await tx.findOneOrFail(Escrow, { id: command.target_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const escrow = await tx.findOne(Escrow, { id: command.target_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!escrow) {
+      const gone = { status: 404, body: failure(['Escrow not found.'], ['ESCROW_GET_ERROR'], null) };
+      await completeCommand(tx, commandId, gone);
+      return gone;
+    }
     const integrator = (await tx.findOneOrFail(Integrator, { id: escrow.integratorId })).name;
     let result: CommandResult;
     switch (transitionDecision(escrow.status, transition)) {

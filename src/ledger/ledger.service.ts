@@ -91,7 +91,7 @@ export interface VerifyReport {
  * Recomputes every balance from the entries and checks every ledger invariant: each posting
  * sums to zero per currency and has two or more entries, stored balances equal recomputed
  * ones (credits − debits, or debits − credits for clearing accounts), no account but token
- * issuance is below zero, entries are in their account's currency.
+ * issuance is below zero, entries are in their account's currency — and the escrow invariants.
  */
 export async function verifyLedger(em: EntityManager): Promise<VerifyReport> {
   const problems: string[] = [];
@@ -116,9 +116,49 @@ export async function verifyLedger(em: EntityManager): Promise<VerifyReport> {
   const mismatched = await em.execute<Array<{ id: string }>>(
     `select e.id from ledger_entry e join ledger_account a on a.id = e.ledger_account_id where a.currency <> e.currency`);
   for (const r of mismatched) problems.push(`entry ${r.id} is not in its account's currency`);
+  problems.push(...(await escrowProblems(em)));
   return {
     ok: problems.length === 0,
     checked: { accounts: Number(counts.accounts), postings: Number(counts.postings), entries: Number(counts.entries) },
     problems,
   };
+}
+
+/** The postings (by phase) an escrow must have in each state; `shares` is optional (no recipients). */
+const ESCROW_PHASES: Record<string, string[]> = {
+  OPEN: [],
+  'ESCROW-FAILED': [],
+  ESCROWED: ['pay'],
+  COMMITTED: ['pay', 'commit'],
+  CANCELLED: ['pay', 'cancel'],
+};
+
+/**
+ * Escrow invariants: each integrator's escrow holding balance equals the total of its
+ * ESCROWED escrows, and each escrow has exactly the postings its state implies.
+ */
+async function escrowProblems(em: EntityManager): Promise<string[]> {
+  const problems: string[] = [];
+  const holding = await em.execute<Array<{ integrator_id: string; currency: string; balance: string; held: string }>>(
+    `select coalesce(a.integrator_id, e.integrator_id) as integrator_id, coalesce(a.currency, e.currency) as currency,
+            coalesce(a.balance, 0) as balance, coalesce(e.held, 0) as held
+       from (select integrator_id, currency, balance from ledger_account where kind = 'escrow_holding') a
+       full join (select integrator_id, currency, sum(total_amount) as held from escrow where status = 'ESCROWED' group by integrator_id, currency) e
+         on e.integrator_id = a.integrator_id and e.currency = a.currency
+      where coalesce(a.balance, 0) <> coalesce(e.held, 0)`);
+  for (const r of holding) {
+    problems.push(`escrow holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its ESCROWED escrows total ${r.held}`);
+  }
+  const phases = await em.execute<Array<{ id: string; status: string; phases: string[] | null }>>(
+    `select e.id, e.status, array_remove(array_agg(split_part(p.reference, ':', 3) order by p.reference), null) as phases
+       from escrow e left join ledger_posting p on p.reference like 'escrow:' || e.id || ':%' and split_part(p.reference, ':', 4) = ''
+      group by e.id, e.status`);
+  for (const r of phases) {
+    const expected = ESCROW_PHASES[r.status] ?? [];
+    const actual = (r.phases ?? []).filter(Boolean).sort();
+    if (actual.join(',') !== [...expected].sort().join(',')) {
+      problems.push(`escrow ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
+    }
+  }
+  return problems;
 }

@@ -7,29 +7,39 @@ import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
 import { createClient } from '../../src/auth/auth.service.js';
 import { h, unique } from '../support/harness.js';
 
+/** Runs a README block as pasted, but against the test server and a demo client of its own. */
+async function runBlock(title: string, demoFile: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const readme = readFileSync('README.md', 'utf8');
+  const block = new RegExp(`## ${title}[\\s\\S]*?\`\`\`sh\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+  assert.ok(block, `the README has a "${title}" block`);
+  assert.match(block, /^BASE=http:\/\/localhost:3000$/m);
+  const script = block.replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`).replaceAll('./.data/demo-client.json', demoFile);
+  // Asynchronously: the server under test runs in this process.
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', script], { env: { ...process.env, DATABASE_URL: h().databaseUrl } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+async function demoClientFile(): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'walk-'));
+  mkdirSync(path.join(dir, '.data'));
+  const demo = await createClient(h().orm.em.fork(), { integrator: unique('demo-'), scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true });
+  const file = path.join(dir, '.data', 'demo-client.json');
+  writeFileSync(file, JSON.stringify(demo));
+  return file;
+}
+
 describe('README walk-through', () => {
   it('works as pasted (token → register → lookup → search → update → sign ToS), twice in a row', async function () {
     this.timeout(60_000);
-    const readme = readFileSync('README.md', 'utf8');
-    const block = /## Walk-through[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(block, 'the README has a walk-through block');
-    assert.match(block, /^BASE=http:\/\/localhost:3000$/m);
-    // The same demo-client file `npm start` writes, in a folder of its own.
-    const dir = mkdtempSync(path.join(tmpdir(), 'walk-'));
-    mkdirSync(path.join(dir, '.data'));
-    const demo = await createClient(h().orm.em.fork(), { integrator: unique('demo-'), scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true });
-    writeFileSync(path.join(dir, '.data', 'demo-client.json'), JSON.stringify(demo));
-    const script = block.replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`);
+    const demo = await demoClientFile();
     for (const round of [1, 2]) {
-      // Asynchronously: the server under test runs in this process.
-      const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn('bash', ['-c', script], { cwd: dir });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => { stdout += d; });
-        child.stderr.on('data', (d) => { stderr += d; });
-        child.on('close', (status) => resolve({ status, stdout, stderr }));
-      });
+      const run = await runBlock('Walk-through', demo);
       assert.equal(run.status, 0, run.stderr);
       const outputs = run.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
       assert.equal(outputs.length, 6, `round ${round}: ${run.stdout}`);
@@ -41,5 +51,13 @@ describe('README walk-through', () => {
       assert.deepEqual(status, { signed_tos: true });
       await new Promise((r) => setTimeout(r, 1100)); // the walk-through makes names unique by the second
     }
+  });
+
+  it('the escrow walk-through works as pasted (pay, commit; pay, cancel; ledger verify)', async function () {
+    this.timeout(90_000);
+    const run = await runBlock('Escrow walk-through', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n').slice(0, 7), ['ESCROWED', 'COMMITTED', '1200', 'ESCROWED', 'CANCELLED', 'ESCROW_STATE_ERROR', 'USD 15.50']);
+    assert.match(run.stdout, /ledger ok/);
   });
 });

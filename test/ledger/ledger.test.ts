@@ -83,7 +83,7 @@ describe('ledger', () => {
     const name = unique('tok-');
     const integrator = await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'VCD', tokensPerUsd: 100 });
     const issuance = await systemAccount(h().orm.em.fork(), integrator.id, 'token_issuance', 'VCD');
-    const holding = await systemAccount(h().orm.em.fork(), integrator.id, 'escrow_holding', 'VCD');
+    const holding = await systemAccount(h().orm.em.fork(), integrator.id, 'publisher_wallet', 'VCD');
     await h().orm.em.fork().transactional((tx) => post(tx, {
       integratorId: integrator.id, reference: unique('iss-'), description: 'issue',
       entries: [{ account: issuance, currency: 'VCD', amount: -500 }, { account: holding, currency: 'VCD', amount: 500 }],
@@ -188,6 +188,26 @@ describe('holdfast ledger verify on a breached ledger', () => {
       assert.match(breached.out, new RegExp(`account ${a} stores balance 0 but its entries sum to 900`));
       assert.match(breached.out, new RegExp(`account ${b} stores balance -100 but its entries sum to 100`));
       assert.match(breached.out, new RegExp(`account ${b} \\(publisher_wallet\\) is below zero: -100`));
+      // An escrow whose state and postings disagree, and a holding account that holds too much.
+      const holding = await systemAccount(orm.em.fork(), integrator.id, 'escrow_holding', 'USD');
+      const breach2 = new pg.Client({ connectionString: url() });
+      breach2.on('error', () => {});
+      await breach2.connect();
+      try {
+        await breach2.query(`insert into account (id, integrator_id, username) values ('acct_b', $1, 'b')`, [integrator.id]);
+        await breach2.query(`begin`);
+        await breach2.query(`insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, currency, total_amount) values ('inv_b', $1, 'acct_b', 'esc_b', 'user_purchase_escrow', 'SUCCESS', 'USD', 700)`, [integrator.id]);
+        await breach2.query(`insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id) values ('esc_b', $1, 'acct_b', 'ESCROWED', 'USD', 700, 'inv_b')`, [integrator.id]);
+        await breach2.query(`commit`);
+        await breach2.query(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_hold', $1, 'stray', 'stray')`, [integrator.id]);
+        await breach2.query(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_hold', $1, 'USD', 300), ('pst_hold', $2, 'USD', -300)`, [holding, a]);
+      } finally {
+        await breach2.end();
+      }
+      const escrows = await verify();
+      assert.equal(escrows.code, 1);
+      assert.match(escrows.out, /escrow holding of integrator \S+ in USD is 300 but its ESCROWED escrows total 700/);
+      assert.match(escrows.out, /escrow esc_b is ESCROWED but has postings \[\] \(expected \[pay\]\)/);
     } finally {
       await orm.close();
     }
