@@ -13,7 +13,7 @@ import { completeCommand, lockCommand, type CommandKind, type CommandResult } fr
 import { failure, success } from '../http/envelope.js';
 import { Invoice, type IInvoice } from '../invoices/invoice.entity.js';
 import { invoiceView } from '../invoices/invoice.rules.js';
-import { post, systemAccount } from '../ledger/ledger.service.js';
+import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import { recordEvent } from '../webhooks/outbox.service.js';
 import { Escrow, type IEscrow } from './escrow.entity.js';
@@ -30,15 +30,15 @@ interface ChargeSource {
 }
 
 /** Where each charge of the escrow invoice comes from, and whether it would succeed now. */
-async function chargeSources(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<ChargeSource[]> {
+async function chargeSources(em: EntityManager, escrow: IEscrow, invoice: IInvoice, charging = true): Promise<ChargeSource[]> {
   const ids = invoice.paymentMethods.map((c) => c.payment_method_id);
   const methods = await em.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null; balance: string | null }>>(
     `select pm.id, pm.provider, pm.details, la.id as wallet, la.balance from payment_method pm
        left join ledger_account la on la.payment_method_id = pm.id
-      where pm.id in (${ids.map(() => '?').join(', ')}) order by la.id for update of pm`, ids);
+      where pm.id in (${ids.map(() => '?').join(', ')})`, ids);
   // Lock the wallets being charged so the balance checked is the balance posted against.
   const wallets = methods.filter((m) => m.wallet).map((m) => m.wallet!);
-  if (wallets.length) await em.execute(`select id from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id for update`, wallets);
+  if (charging && wallets.length) await em.execute(`select id from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id for update`, wallets);
   const sources: ChargeSource[] = [];
   for (const charge of invoice.paymentMethods) {
     const m = methods.find((x) => x.id === charge.payment_method_id);
@@ -81,7 +81,7 @@ function phaseInvoice(escrow: IEscrow, from: IInvoice, type: string, charges: II
   };
 }
 
-async function pay(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<void> {
+async function pay(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<Posting[]> {
   const sources = await chargeSources(em, escrow, invoice);
   const reason = paymentFailure(sources.map((s) => s.outcome));
   if (reason) {
@@ -89,10 +89,12 @@ async function pay(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promi
     escrow.status = 'ESCROW-FAILED';
     invoice.state = 'FAILED';
     invoice.failureReason = reason;
-    return;
+    return [];
   }
   const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
-  await post(em, {
+  escrow.status = 'ESCROWED';
+  invoice.state = 'SUCCESS';
+  return [{
     integratorId: escrow.integratorId,
     reference: `escrow:${escrow.id}:pay`,
     description: `escrow ${escrow.id} pay`,
@@ -100,9 +102,7 @@ async function pay(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promi
       ...sources.map((s) => ({ account: s.account, currency: escrow.currency, amount: -s.amount })),
       { account: holding, currency: escrow.currency, amount: escrow.totalAmount },
     ],
-  });
-  escrow.status = 'ESCROWED';
-  invoice.state = 'SUCCESS';
+  }];
 }
 
 /** For a token currency, a seller's share lands in the seller's convertible wallet. */
@@ -118,7 +118,7 @@ async function payoutWallet(em: EntityManager, escrow: IEscrow, destination: str
   return row?.id ?? destination;
 }
 
-async function commit(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<IInvoice> {
+async function commit(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<Posting[]> {
   const currency = escrow.currency;
   const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', currency);
   const publisher = await systemAccount(em, escrow.integratorId, 'publisher_wallet', currency);
@@ -134,21 +134,24 @@ async function commit(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Pr
     }
     if (rest > 0) toSources.push({ account: publisher, currency, amount: rest });
   }
-  // The line amounts land in their source wallets, then each share moves on to its seller.
-  await post(em, { integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit`, description: `escrow ${escrow.id} commit`, entries: toSources });
-  if (toDestinations.length) {
-    await post(em, { integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit:shares`, description: `escrow ${escrow.id} shares`, entries: toDestinations });
-  }
   const commitInvoice = em.create(Invoice, phaseInvoice(escrow, invoice, 'user_purchase_commit_escrow', []));
   escrow.commitInvoiceId = commitInvoice.id;
   escrow.status = 'COMMITTED';
-  return commitInvoice;
+  // The line amounts land in their source wallets, then each share moves on to its seller.
+  const postings: Posting[] = [{ integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit`, description: `escrow ${escrow.id} commit`, entries: toSources }];
+  if (toDestinations.length) {
+    postings.push({ integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit:shares`, description: `escrow ${escrow.id} shares`, entries: toDestinations });
+  }
+  return postings;
 }
 
-async function cancel(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<IInvoice> {
-  const sources = await chargeSources(em, escrow, invoice);
+async function cancel(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<Posting[]> {
+  const sources = await chargeSources(em, escrow, invoice, false);
   const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
-  await post(em, {
+  const cancelInvoice = em.create(Invoice, phaseInvoice(escrow, invoice, 'user_purchase_refund_escrow', invoice.paymentMethods));
+  escrow.cancelInvoiceId = cancelInvoice.id;
+  escrow.status = 'CANCELLED';
+  return [{
     integratorId: escrow.integratorId,
     reference: `escrow:${escrow.id}:cancel`,
     description: `escrow ${escrow.id} refund`,
@@ -156,11 +159,7 @@ async function cancel(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Pr
       { account: holding, currency: escrow.currency, amount: -escrow.totalAmount },
       ...sources.map((s) => ({ account: s.account, currency: escrow.currency, amount: s.amount })),
     ],
-  });
-  const cancelInvoice = em.create(Invoice, phaseInvoice(escrow, invoice, 'user_purchase_refund_escrow', invoice.paymentMethods));
-  escrow.cancelInvoiceId = cancelInvoice.id;
-  escrow.status = 'CANCELLED';
-  return cancelInvoice;
+  }];
 }
 
 /** The HTTP answer for an escrow in a state that refuses a transition. */
@@ -190,6 +189,7 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
     }
     const integrator = (await tx.findOneOrFail(Integrator, { id: escrow.integratorId })).name;
     let result: CommandResult;
+    const postings: Posting[] = [];
     switch (transitionDecision(escrow.status, transition)) {
       case 'already':
         result = { status: 200, body: success(escrowView(escrow, integrator)) };
@@ -199,9 +199,8 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
         break;
       case 'run': {
         const invoice = await tx.findOneOrFail(Invoice, { id: escrow.escrowInvoiceId });
-        if (transition === 'pay') await pay(tx, escrow, invoice);
-        else if (transition === 'commit') await commit(tx, escrow, invoice);
-        else await cancel(tx, escrow, invoice);
+        const phase = transition === 'pay' ? pay : transition === 'commit' ? commit : cancel;
+        postings.push(...await phase(tx, escrow, invoice));
         if (transition !== 'pay' && escrow.status !== TRANSITION_TARGET[transition]) throw new Error(`escrow ${escrow.id} did not reach ${TRANSITION_TARGET[transition]}`);
         escrow.updatedAt = new Date();
         invoice.updatedAt = new Date();
@@ -215,6 +214,9 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
     }
     await tx.flush();
     await completeCommand(tx, commandId, result);
+    // Last, so the busiest rows (escrow holding, clearing, publisher wallets) stay locked only
+    // from here to the commit.
+    for (const posting of postings) await post(tx, posting);
     return result;
   });
 }

@@ -24,14 +24,26 @@ export async function openWalletAccount(em: EntityManager, wallet: { id: string;
   return id;
 }
 
-/** The integrator's account of a system kind in a currency, created on first use. */
+/** System account ids never change once made: each process remembers them. */
+const systemAccounts = new Map<string, string>();
+
+/**
+ * The integrator's account of a system kind in a currency, created on first use. Created
+ * outside the caller's transaction (on its own connection, committed at once), so a rolled-back
+ * caller never leaves a remembered id without its row.
+ */
 export async function systemAccount(em: EntityManager, integratorId: string, kind: SystemAccountKind, currency: string): Promise<string> {
-  await em.execute(
+  const key = `${integratorId}:${kind}:${currency}`;
+  const known = systemAccounts.get(key);
+  if (known) return known;
+  const conn = em.getConnection();
+  await conn.execute(
     `insert into ledger_account (id, integrator_id, kind, currency, normal_side, allow_negative) values (?, ?, ?, ?, ?, ?)
      on conflict (integrator_id, kind, currency) where kind <> 'user_wallet' do nothing`,
     [newId('led'), integratorId, kind, currency, normalSide(kind), kind === 'token_issuance']);
-  const [row] = await em.execute<Array<{ id: string }>>(
+  const [row] = await conn.execute<Array<{ id: string }>>(
     'select id from ledger_account where integrator_id = ? and kind = ? and currency = ?', [integratorId, kind, currency]);
+  systemAccounts.set(key, row.id);
   return row.id;
 }
 

@@ -65,6 +65,7 @@ export class CommandBus {
     return new Promise<boolean>((resolve) => {
       let settled = false;
       let checking = false;
+      let again = false;
       const finish = (done: boolean) => {
         if (settled) return;
         settled = true;
@@ -73,13 +74,23 @@ export class CommandBus {
         this.finished.off(commandId, check);
         resolve(done);
       };
+      // One check at a time; a signal that arrives during a check runs another right after it.
       const check = () => {
-        if (checking || settled) return;
+        if (settled) return;
+        if (checking) {
+          again = true;
+          return;
+        }
         checking = true;
+        again = false;
         isDone().then((done) => {
           checking = false;
           if (done) finish(true);
-        }, () => { checking = false; });
+          else if (again) check();
+        }, () => {
+          checking = false;
+          if (again) check();
+        });
       };
       const poll = setInterval(check, POLL_MS);
       const timer = setTimeout(() => {

@@ -1,0 +1,190 @@
+/**
+ * Escrow benchmark (`npm run bench:escrow`): N full lifecycles (create → pay → commit) over
+ * HTTP with concurrency C against Holdfast as `npm start` runs it (web and workers in one
+ * process, a child of this one), and a baseline measured in the same run on the same
+ * PostgreSQL and Redis: a bare BullMQ job that does one INSERT in a transaction. Prints
+ * lifecycles/s, p50/p99 per call and the ratio; then runs `ledger verify`. Exits 1 when a
+ * target is missed (≥ 10% of the baseline's jobs/s, p99 of pay < 150 ms, no failed request,
+ * a clean ledger).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+
+const N = Number(process.env.BENCH_LIFECYCLES ?? 1000);
+const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const BASELINE_JOBS = Number(process.env.BENCH_BASELINE_JOBS ?? 4000);
+const BENCH_DB = 'holdfast_bench';
+const PREFIX = '{holdfast-bench}';
+
+async function services() {
+  const { loadConfig } = await import('../config/index.js');
+  const { resolveServices } = await import('../src/runtime/services.js');
+  const config = loadConfig();
+  return resolveServices({ databaseUrl: undefined, redisUrl: config.redisUrl, databaseName: BENCH_DB, allowPrivate: true });
+}
+
+/** Child: a bare BullMQ worker whose job inserts one row in a transaction; prints jobs/s. */
+async function runBaseline(): Promise<void> {
+  const { Queue, Worker, QueueEvents } = await import('bullmq');
+  const pg = (await import('pg')).default;
+  const { createRedis } = await import('../src/queues/connection.js');
+  const { ensureDatabase } = await import('../src/db/orm.js');
+  const s = await services();
+  await ensureDatabase(s.databaseUrl);
+  const pool = new pg.Pool({ connectionString: s.databaseUrl, max: 10 });
+  await pool.query('create table if not exists bench_baseline (id bigserial primary key, job text not null, at timestamptz not null default now())');
+  const name = `baseline-${Date.now()}`;
+  const connection = createRedis(s.redisUrl, 'worker');
+  const queue = new Queue(name, { connection, prefix: PREFIX });
+  const events = new QueueEvents(name, { connection: createRedis(s.redisUrl, 'worker'), prefix: PREFIX });
+  await events.waitUntilReady();
+  let done = 0;
+  const finished = new Promise<void>((resolve) => events.on('completed', () => { if (++done === BASELINE_JOBS) resolve(); }));
+  const worker = new Worker(name, async (job) => {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('insert into bench_baseline (job) values ($1)', [job.id]);
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+  }, { connection, prefix: PREFIX, concurrency: C });
+  const started = performance.now();
+  for (let i = 0; i < BASELINE_JOBS; i += 500) {
+    await queue.addBulk(Array.from({ length: Math.min(500, BASELINE_JOBS - i) }, (_, k) => ({ name, data: {}, opts: { jobId: `j-${i + k}`, removeOnComplete: true } })));
+  }
+  await finished;
+  const seconds = (performance.now() - started) / 1000;
+  process.stdout.write(JSON.stringify({ jobsPerSecond: BASELINE_JOBS / seconds }) + '\n');
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await events.close();
+  await pool.end();
+  process.exit(0);
+}
+
+/** Child: Holdfast web + workers (as ROLE=all), on the bench database; prints its port and a client. */
+async function runHoldfast(): Promise<void> {
+  const { ensureDatabase, migrate, openOrm } = await import('../src/db/orm.js');
+  const { TokenSigner, createClient } = await import('../src/auth/auth.service.js');
+  const { createRedis } = await import('../src/queues/connection.js');
+  const { CommandBus } = await import('../src/queues/command-bus.js');
+  const { buildApp } = await import('../src/http/app.js');
+  const { createLogger } = await import('../src/runtime/logger.js');
+  const { startWorkers } = await import('../workers/index.js');
+  const s = await services();
+  await ensureDatabase(s.databaseUrl);
+  const orm = await openOrm(s.databaseUrl, 20);
+  await migrate(orm);
+  const logger = createLogger('info', 'holdfast-bench', '/dev/null');
+  const redis = createRedis(s.redisUrl, 'producer');
+  const bus = new CommandBus(s.redisUrl, PREFIX, redis);
+  await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000 });
+  const signer = await TokenSigner.load(orm.em.fork());
+  const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost', syncWaitMs: 10_000 }, orm, redis, signer, logger, bus });
+  const creds = await createClient(orm.em.fork(), { integrator: `bench-${Date.now()}`, scopes: ['write_registrations', 'write_payment_methods', 'read_payment_methods', 'write_invoices', 'read_invoices'] });
+  const server = app.listen(0, '127.0.0.1', () => {
+    process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port, ...creds, databaseUrl: s.databaseUrl }) + '\n');
+  });
+  process.on('SIGINT', () => process.exit(0));
+}
+
+function child(mode: string): Promise<{ child: ChildProcess; line: any }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [...(mode === 'holdfast' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), '--import', 'tsx', new URL(import.meta.url).pathname, '--serve', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let buffer = '';
+    c.stdout!.on('data', (chunk) => {
+      buffer += chunk;
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child: c, line: JSON.parse(line) });
+    });
+    c.once('exit', (code) => reject(new Error(`${mode} exited with ${code}`)));
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function main(): Promise<void> {
+  const baseline = await child('baseline');
+  const { jobsPerSecond } = baseline.line;
+  baseline.child.kill();
+
+  const { child: server, line } = await child('holdfast');
+  const base = `http://127.0.0.1:${line.port}`;
+  let failures = 0;
+  const api = async (method: string, path: string, body?: unknown, token?: string) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json() as any;
+    if (res.status >= 400) failures++;
+    return { status: res.status, json };
+  };
+  try {
+    const token = (await api('POST', '/token', { grant_type: 'client_credentials', client_id: line.client_id, client_secret: line.client_secret })).json.access_token;
+    // C buyers with cards and one seller, made before the clock starts.
+    const seller = (await api('POST', '/register', { username: `seller-${Date.now()}`, email: { address: `seller-${Date.now()}@example.com` } }, token)).json.payload.account_id;
+    const sellerWallet = (await api('GET', `/v1/${seller}/payment_methods`, undefined, token)).json.payload[0].provider_data.wallet_id;
+    const buyers: Array<{ id: string; card: string }> = [];
+    for (let i = 0; i < C; i++) {
+      const id = (await api('POST', '/register', { username: `buyer-${Date.now()}-${i}`, email: { address: `buyer-${Date.now()}-${i}@example.com` } }, token)).json.payload.account_id;
+      const card = (await api('POST', `/v1/${id}/payment_methods`, { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } }, token)).json.payload.id;
+      buyers.push({ id, card });
+    }
+    const latency: Record<'create' | 'pay' | 'commit', number[]> = { create: [], pay: [], commit: [] };
+    const timed = async (kind: keyof typeof latency, work: () => Promise<{ json: any }>) => {
+      const t = performance.now();
+      const r = await work();
+      latency[kind].push(performance.now() - t);
+      return r;
+    };
+    let next = 0;
+    let wrongState = 0;
+    const started = performance.now();
+    await Promise.all(buyers.map(async (buyer) => {
+      while (next < N) {
+        next++;
+        const created = await timed('create', () => api('POST', '/v2/escrow', {
+          account_id: buyer.id, payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+          line_items: [{ amount: 1550, currency: 'USD', transaction_type: 'user_to_user', recipients: [{ amount: 1200, currency: 'USD', destination_wallet_id: sellerWallet }] }],
+        }, token));
+        const id = created.json.payload.id;
+        const paid = await timed('pay', () => api('POST', `/v2/escrow/${id}/pay`, undefined, token));
+        const committed = await timed('commit', () => api('POST', `/v2/escrow/${id}/commit`, undefined, token));
+        if (paid.json.payload?.status !== 'ESCROWED' || committed.json.payload?.status !== 'COMMITTED') wrongState++;
+      }
+    }));
+    const seconds = (performance.now() - started) / 1000;
+    const rate = N / seconds;
+    const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: line.databaseUrl }, encoding: 'utf8' });
+    const ratio = rate / jobsPerSecond;
+    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} lifecycles, concurrency ${C}\n`);
+    console.log(`baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s`);
+    console.log(`escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline)\n`);
+    console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
+    for (const kind of ['create', 'pay', 'commit'] as const) {
+      console.log(`${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`);
+    }
+    console.log(`\nfailed requests: ${failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
+    const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && failures === 0 && wrongState === 0 && verify.status === 0;
+    console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 10% of baseline, pay p99 < 150 ms, no failures, clean ledger)');
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    server.kill('SIGINT');
+  }
+}
+
+const serve = process.argv.indexOf('--serve');
+if (serve >= 0) {
+  await (process.argv[serve + 1] === 'baseline' ? runBaseline() : runHoldfast());
+} else {
+  await main();
+}
