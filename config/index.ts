@@ -2,6 +2,8 @@
  * The typed configuration: read from the environment once, validated at boot.
  * A bad value stops the process with one line naming the variable (ConfigError).
  */
+import { FAILPOINTS } from '../src/runtime/failpoints.js';
+
 export type Role = 'all' | 'web' | 'worker';
 export type AppEnv = 'staging' | 'production';
 
@@ -17,6 +19,12 @@ export interface Config {
   syncWaitMs: number;
   queuePrefix: string;
   commandSweepAfterMs: number;
+  /** How often the sweeper looks for stalled commands. */
+  commandSweepEveryMs: number;
+  /** BullMQ job lock: a job whose worker died is retried after this (and the stall check). */
+  workerLockMs: number;
+  /** Fault-test failpoints (HOLDFAST_FAILPOINTS); never in production. */
+  failpoints: string[];
   webhookAllowPrivateTargets: boolean;
   adminUser: string;
   adminPassword: string | undefined;
@@ -68,6 +76,14 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+function failpoints(env: Env, appEnv: AppEnv): string[] {
+  const list = (env.HOLDFAST_FAILPOINTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length && appEnv === 'production') throw new ConfigError('HOLDFAST_FAILPOINTS must not be set when APP_ENV=production');
+  const unknown = list.filter((f) => !(FAILPOINTS as readonly string[]).includes(f));
+  if (unknown.length) throw new ConfigError(`HOLDFAST_FAILPOINTS names unknown failpoints: ${unknown.join(', ')}`);
+  return list;
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging');
@@ -83,6 +99,9 @@ export function loadConfig(env: Env = process.env): Config {
     syncWaitMs: integer(env, 'SYNC_WAIT_MS', 10_000, 0, 120_000),
     queuePrefix: env.QUEUE_PREFIX || '{holdfast}',
     commandSweepAfterMs: integer(env, 'COMMAND_SWEEP_AFTER_MS', 30_000, 1_000, 3_600_000),
+    commandSweepEveryMs: integer(env, 'COMMAND_SWEEP_EVERY_MS', 10_000, 200, 3_600_000),
+    workerLockMs: integer(env, 'WORKER_LOCK_MS', 30_000, 1_000, 600_000),
+    failpoints: failpoints(env, appEnv),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', appEnv === 'staging'),
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,

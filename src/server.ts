@@ -15,6 +15,7 @@ import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
 import { createLogger } from './runtime/logger.js';
 import { resolveServices, ServiceUnavailableError } from './runtime/services.js';
+import { armFailpoints } from './runtime/failpoints.js';
 
 function listen(app: Express, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -50,9 +51,11 @@ async function runWeb(config: Config): Promise<void> {
     const code = (err as { code?: string }).code;
     throw new ServiceUnavailableError(code === 'EADDRINUSE' ? `port ${config.port} is already in use: set PORT to a free port` : `cannot listen on port ${config.port}`);
   }
+  armFailpoints(config.failpoints);
   const workers = config.role === 'all'
     ? await (await import('../workers/index.js')).startWorkers({
-      orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, commandSweepAfterMs: config.commandSweepAfterMs,
+      orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger,
+      commandSweepAfterMs: config.commandSweepAfterMs, sweepEveryMs: config.commandSweepEveryMs, lockMs: config.workerLockMs,
     })
     : undefined;
 

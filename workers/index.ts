@@ -12,6 +12,7 @@ import { MaintenanceJob, QueueName } from '../src/queues/names.js';
 import { createLogger, type Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
 import { resolveServices } from '../src/runtime/services.js';
+import { armFailpoints } from '../src/runtime/failpoints.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
 import { escrowProcessor } from './escrow.processor.js';
 import { CommandBus } from '../src/queues/command-bus.js';
@@ -25,6 +26,8 @@ export interface WorkerDeps {
   commandSweepAfterMs: number;
   /** How often the sweeper looks (default 10 s). */
   sweepEveryMs?: number;
+  /** BullMQ lock duration and stall-check interval (default 30 s). */
+  lockMs?: number;
 }
 
 export interface RunningWorkers {
@@ -49,7 +52,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
 
   const connection = createRedis(deps.redisUrl, 'worker');
   const workers = Object.values(QueueName).map((name) => {
-    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency: 16 });
+    const lock = deps.lockMs ?? 30_000;
+    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency: 16, lockDuration: lock, stalledInterval: lock });
     worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
     worker.on('error', (err) => deps.logger.error({ queue: name, err: describeError(err) }, 'worker error'));
     return worker;
@@ -83,7 +87,11 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: false,
   });
   const orm = await openOrm(services.databaseUrl);
-  const running = await startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, commandSweepAfterMs: config.commandSweepAfterMs });
+  armFailpoints(config.failpoints);
+  const running = await startWorkers({
+    orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger,
+    commandSweepAfterMs: config.commandSweepAfterMs, sweepEveryMs: config.commandSweepEveryMs, lockMs: config.workerLockMs,
+  });
   logger.info({ queues: Object.values(QueueName) }, 'workers started');
   let stopping = false;
   const stop = async (signal: string) => {

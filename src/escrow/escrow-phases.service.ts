@@ -16,6 +16,7 @@ import { invoiceView } from '../invoices/invoice.rules.js';
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import { recordEvent } from '../webhooks/outbox.service.js';
+import { failpoint } from '../runtime/failpoints.js';
 import { Escrow, type IEscrow } from './escrow.entity.js';
 import { escrowView, paymentFailure, transitionDecision, TRANSITION_TARGET, type ChargeOutcome, type EscrowTransition } from './escrow.rules.js';
 
@@ -217,6 +218,7 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
     // Last, so the busiest rows (escrow holding, clearing, publisher wallets) stay locked only
     // from here to the commit.
     for (const posting of postings) await post(tx, posting);
+    if (postings.length && transition === 'pay') failpoint('escrow.pay.after-charge');
     return result;
   });
 }

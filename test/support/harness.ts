@@ -87,11 +87,11 @@ export async function startHarness(): Promise<Harness> {
 }
 
 /** Another app on the harness database with other settings or connections; close it after. */
-export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number } = {}) {
+export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number; bus?: CommandBus } = {}) {
   const base = h();
   const app = await buildApp({
     config: { appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: opts.syncWaitMs ?? 10_000 },
-    bus: base.bus,
+    bus: opts.bus ?? base.bus,
     orm: opts.orm ?? base.orm,
     redis: opts.redis ?? base.redis,
     signer: base.signer,

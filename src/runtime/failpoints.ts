@@ -1,0 +1,18 @@
+/**
+ * Failpoints for fault tests: named places where a process can be told to die abruptly
+ * (SIGKILL itself), to prove that a crash at that moment loses or doubles nothing. Set with
+ * HOLDFAST_FAILPOINTS (comma-separated names); refused at boot when APP_ENV=production.
+ */
+let armed = new Set<string>();
+
+export const FAILPOINTS = ['escrow.pay.after-charge'] as const;
+export type Failpoint = (typeof FAILPOINTS)[number];
+
+export function armFailpoints(names: string[]): void {
+  armed = new Set(names);
+}
+
+/** Kills this process on the spot when the failpoint is armed. */
+export function failpoint(name: Failpoint): void {
+  if (armed.has(name)) process.kill(process.pid, 'SIGKILL');
+}

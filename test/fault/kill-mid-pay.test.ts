@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { CommandBus } from '../../src/queues/command-bus.js';
+import { call, h, newClient, register, startExtraApp, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
+
+function worker(prefix: string, env: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/index.ts'], {
+    env: {
+      ...process.env, DATABASE_URL: h().databaseUrl, REDIS_URL: h().redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info',
+      WORKER_LOCK_MS: '1500', COMMAND_SWEEP_AFTER_MS: '1000', COMMAND_SWEEP_EVERY_MS: '500', ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { child, output: () => out, exited };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('fault: a worker killed with SIGKILL in the middle of pay', function () {
+  this.timeout(90_000);
+
+  it('leaves nothing half-done, and the restarted worker finishes the pay exactly once', async () => {
+    const prefix = `${TEST_QUEUE_PREFIX}-${unique('fault')}`;
+    const bus = new CommandBus(h().redisUrl, prefix);
+    const app = await startExtraApp({ bus, syncWaitMs: 0 });
+    const first = worker(prefix, { HOLDFAST_FAILPOINTS: 'escrow.pay.after-charge' });
+    try {
+      const client = await newClient();
+      const buyer = await register(client);
+      const card = (await call('POST', `/v1/${buyer.account_id}/payment_methods`, { token: client.token, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } } })).body.payload.id;
+      const created = await call('POST', '/v2/escrow', { token: client.token, body: {
+        account_id: buyer.account_id, payment_methods: [{ payment_method_id: card, amount: 0 }],
+        line_items: [{ amount: 777, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      } });
+      const escrowId = created.body.payload.id;
+      const accepted = await call('POST', `/v2/escrow/${escrowId}/pay`, { token: client.token, baseUrl: app.baseUrl, headers: { prefer: 'respond-async' } });
+      assert.equal(accepted.status, 202);
+
+      const death = await first.exited;
+      assert.equal(death.signal, 'SIGKILL', first.output());
+      // The charge was posted in the same transaction as the state change: both rolled back.
+      assert.equal((await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.status, 'OPEN');
+      const [posting] = await h().orm.em.fork().execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
+      assert.equal(posting, undefined);
+      assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+
+      const second = worker(prefix);
+      try {
+        const status = await until('the restarted worker to finish the pay', async () => {
+          const s = (await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.status;
+          return s === 'OPEN' ? undefined : s;
+        });
+        assert.equal(status, 'ESCROWED');
+        const postings = await h().orm.em.fork().execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
+        assert.equal(postings.length, 1, 'charged exactly once');
+        assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      }
+    } finally {
+      first.child.kill('SIGKILL');
+      await app.close();
+      await bus.close();
+    }
+  });
+});
