@@ -14,50 +14,13 @@ import { failure, success } from '../http/envelope.js';
 import { Invoice, type IInvoice } from '../invoices/invoice.entity.js';
 import { invoiceView } from '../invoices/invoice.rules.js';
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
-import type { EntryInput } from '../ledger/ledger.rules.js';
 import { recordEvent } from '../webhooks/outbox.service.js';
 import { failpoint } from '../runtime/failpoints.js';
 import { Escrow, type IEscrow } from './escrow.entity.js';
-import { escrowView, paymentFailure, transitionDecision, TRANSITION_TARGET, type ChargeOutcome, type EscrowTransition } from './escrow.rules.js';
+import { escrowView, transitionDecision, TRANSITION_TARGET, type EscrowTransition } from './escrow.rules.js';
+import { paymentFailure, prepareCharges, settle } from '../invoices/settlement.service.js';
 
 const TRANSITIONS: Record<CommandKind, EscrowTransition> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
-
-interface ChargeSource {
-  paymentMethodId: string;
-  amount: number;
-  /** Ledger account the money comes from (and a refund goes back to). */
-  account: string;
-  outcome: ChargeOutcome;
-}
-
-/** Where each charge of the escrow invoice comes from, and whether it would succeed now. */
-async function chargeSources(em: EntityManager, escrow: IEscrow, invoice: IInvoice, charging = true): Promise<ChargeSource[]> {
-  const ids = invoice.paymentMethods.map((c) => c.payment_method_id);
-  const methods = await em.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null; balance: string | null }>>(
-    `select pm.id, pm.provider, pm.details, la.id as wallet, la.balance from payment_method pm
-       left join ledger_account la on la.payment_method_id = pm.id
-      where pm.id in (${ids.map(() => '?').join(', ')})`, ids);
-  // Lock the wallets being charged so the balance checked is the balance posted against.
-  const wallets = methods.filter((m) => m.wallet).map((m) => m.wallet!);
-  if (charging && wallets.length) await em.execute(`select id from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id for update`, wallets);
-  const sources: ChargeSource[] = [];
-  for (const charge of invoice.paymentMethods) {
-    const m = methods.find((x) => x.id === charge.payment_method_id);
-    if (!m) {
-      sources.push({ paymentMethodId: charge.payment_method_id, amount: charge.amount, account: '', outcome: { ok: false, reason: 'payment_method_unavailable' } });
-    } else if (m.provider === 'wallet') {
-      const [{ balance }] = await em.execute<Array<{ balance: string }>>('select balance from ledger_account where id = ?', [m.wallet]);
-      sources.push({ paymentMethodId: m.id, amount: charge.amount, account: m.wallet!, outcome: Number(balance) >= charge.amount ? { ok: true } : { ok: false, reason: 'insufficient_funds' } });
-    } else {
-      const kind = m.provider === 'card' ? 'card_clearing' : 'pobo_clearing';
-      const outcome = m.provider === 'card' && m.details.sandbox_outcome !== 'succeeds'
-        ? { ok: false as const, reason: m.details.sandbox_outcome ?? 'card_declined' }
-        : { ok: true as const };
-      sources.push({ paymentMethodId: m.id, amount: charge.amount, account: await systemAccount(em, escrow.integratorId, kind, escrow.currency), outcome });
-    }
-  }
-  return sources;
-}
 
 function phaseInvoice(escrow: IEscrow, from: IInvoice, type: string, charges: IInvoice['paymentMethods']) {
   const now = new Date();
@@ -83,8 +46,8 @@ function phaseInvoice(escrow: IEscrow, from: IInvoice, type: string, charges: II
 }
 
 async function pay(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<Posting[]> {
-  const sources = await chargeSources(em, escrow, invoice);
-  const reason = paymentFailure(sources.map((s) => s.outcome));
+  const sources = await prepareCharges(em, escrow.integratorId, escrow.currency, invoice.paymentMethods, true);
+  const reason = paymentFailure(sources);
   if (reason) {
     // Nothing was charged: all-or-nothing, decided before any posting.
     escrow.status = 'ESCROW-FAILED';
@@ -106,48 +69,23 @@ async function pay(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promi
   }];
 }
 
-/** For a token currency, a seller's share lands in the seller's convertible wallet. */
-async function payoutWallet(em: EntityManager, escrow: IEscrow, destination: string): Promise<string> {
-  if (escrow.currency === 'USD') return destination;
-  const [row] = await em.execute<Array<{ id: string }>>(
-    `select conv.id from ledger_account dest
-       join payment_method dpm on dpm.id = dest.payment_method_id
-       join payment_method cpm on cpm.account_id = dpm.account_id and cpm.provider = 'wallet'
-                              and cpm.processing_currency = dest.currency and cpm.wallet_kind = 'convertible'
-       join ledger_account conv on conv.payment_method_id = cpm.id
-      where dest.id = ?`, [destination]);
-  return row?.id ?? destination;
-}
-
 async function commit(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<Posting[]> {
-  const currency = escrow.currency;
-  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', currency);
-  const publisher = await systemAccount(em, escrow.integratorId, 'publisher_wallet', currency);
-  const toSources: EntryInput[] = [{ account: holding, currency, amount: -escrow.totalAmount }];
-  const toDestinations: EntryInput[] = [];
-  for (const line of invoice.lineItems) {
-    let rest = line.amount;
-    for (const r of line.recipients) {
-      const source = r.source_wallet_id || publisher;
-      toSources.push({ account: source, currency, amount: r.amount });
-      toDestinations.push({ account: source, currency, amount: -r.amount }, { account: await payoutWallet(em, escrow, r.destination_wallet_id), currency, amount: r.amount });
-      rest -= r.amount;
-    }
-    if (rest > 0) toSources.push({ account: publisher, currency, amount: rest });
-  }
+  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
   const commitInvoice = em.create(Invoice, phaseInvoice(escrow, invoice, 'user_purchase_commit_escrow', []));
   escrow.commitInvoiceId = commitInvoice.id;
   escrow.status = 'COMMITTED';
-  // The line amounts land in their source wallets, then each share moves on to its seller.
-  const postings: Posting[] = [{ integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit`, description: `escrow ${escrow.id} commit`, entries: toSources }];
-  if (toDestinations.length) {
-    postings.push({ integratorId: escrow.integratorId, reference: `escrow:${escrow.id}:commit:shares`, description: `escrow ${escrow.id} shares`, entries: toDestinations });
-  }
-  return postings;
+  return settle(em, {
+    integratorId: escrow.integratorId,
+    currency: escrow.currency,
+    reference: `escrow:${escrow.id}:commit`,
+    description: `escrow ${escrow.id} commit`,
+    from: [{ account: holding, currency: escrow.currency, amount: -escrow.totalAmount }],
+    lineItems: invoice.lineItems,
+  });
 }
 
 async function cancel(em: EntityManager, escrow: IEscrow, invoice: IInvoice): Promise<Posting[]> {
-  const sources = await chargeSources(em, escrow, invoice, false);
+  const sources = await prepareCharges(em, escrow.integratorId, escrow.currency, invoice.paymentMethods, false);
   const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
   const cancelInvoice = em.create(Invoice, phaseInvoice(escrow, invoice, 'user_purchase_refund_escrow', invoice.paymentMethods));
   escrow.cancelInvoiceId = cancelInvoice.id;

@@ -110,15 +110,6 @@ export function transitionDecision(status: EscrowStatus, transition: EscrowTrans
 /** The state a transition that runs successfully leads to. */
 export const TRANSITION_TARGET: Record<EscrowTransition, EscrowStatus> = { pay: 'ESCROWED', commit: 'COMMITTED', cancel: 'CANCELLED' };
 
-/** How one payment method fares when charged, decided before anything is posted. */
-export type ChargeOutcome = { ok: true } | { ok: false; reason: string };
-
-/** All-or-nothing: the first failing charge names the failure of the whole payment. */
-export function paymentFailure(outcomes: ChargeOutcome[]): string | undefined {
-  for (const o of outcomes) if (!o.ok) return o.reason;
-  return undefined;
-}
-
 /** The escrow of spec §2.9; `integrator` is left out of the create response, as the spec shows it. */
 export function escrowView(escrow: IEscrow, integrator?: string) {
   return {
