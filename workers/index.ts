@@ -14,7 +14,7 @@ import { describeError } from '../src/runtime/describe-error.js';
 import { resolveServices } from '../src/runtime/services.js';
 import { armFailpoints } from '../src/runtime/failpoints.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
-import { escrowProcessor } from './escrow.processor.js';
+import { commandsProcessor } from './commands.processor.js';
 import { CommandBus } from '../src/queues/command-bus.js';
 
 export interface WorkerDeps {
@@ -38,7 +38,7 @@ export interface RunningWorkers {
 
 function processors(deps: WorkerDeps, bus: CommandBus): Record<QueueName, Processor> {
   return {
-    [QueueName.Escrow]: escrowProcessor(deps.orm),
+    [QueueName.Commands]: commandsProcessor(deps.orm),
     [QueueName.Maintenance]: maintenanceProcessor(deps.orm, bus, deps.commandSweepAfterMs),
   };
 }

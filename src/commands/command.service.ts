@@ -4,8 +4,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
+import type { CommandBus } from '../queues/command-bus.js';
 
-export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel';
+export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay';
 
 export interface CommandResult {
   status: number;
@@ -55,4 +56,27 @@ export async function stalledCommands(em: EntityManager, olderThanMs: number): P
   return em.execute(
     `select id, kind from command where state = 'pending' and updated_at < now() - (? * interval '1 millisecond') order by updated_at limit 500`,
     [olderThanMs]);
+}
+
+/**
+ * Submits a command, enqueues its job and answers as DESIGN §1 says: the command's result when
+ * it finishes within `syncWaitMs`; otherwise — or at once with `respondAsync` — 202 with the
+ * resource as it stands (`current()`), `Location` and `X-Command-Id`.
+ */
+export async function runCommand(
+  em: EntityManager,
+  bus: CommandBus,
+  command: { integratorId: string; kind: CommandKind; targetId: string },
+  opts: { respondAsync: boolean; syncWaitMs: number; location: string; current: () => Promise<unknown> },
+): Promise<CommandResult & { headers?: Record<string, string> }> {
+  const commandId = await submitCommand(em, command);
+  await bus.enqueue(commandId);
+  if (!opts.respondAsync) {
+    const fork = em.fork();
+    if (await bus.waitFor(commandId, opts.syncWaitMs, async () => (await commandResult(fork, commandId)) !== null)) {
+      const result = await commandResult(em.fork(), commandId);
+      if (result) return result;
+    }
+  }
+  return { status: 202, body: await opts.current(), headers: { Location: opts.location, 'X-Command-Id': commandId } };
 }

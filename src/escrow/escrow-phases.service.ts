@@ -20,7 +20,7 @@ import { Escrow, type IEscrow } from './escrow.entity.js';
 import { escrowView, transitionDecision, TRANSITION_TARGET, type EscrowTransition } from './escrow.rules.js';
 import { paymentFailure, prepareCharges, settle } from '../invoices/settlement.service.js';
 
-const TRANSITIONS: Record<CommandKind, EscrowTransition> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
+const TRANSITIONS: Partial<Record<CommandKind, EscrowTransition>> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
 
 function phaseInvoice(escrow: IEscrow, from: IInvoice, type: string, charges: IInvoice['paymentMethods']) {
   const now = new Date();
@@ -120,6 +120,7 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
     if (!command) return null;
     if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
     const transition = TRANSITIONS[command.kind];
+    if (!transition) throw new Error(`command ${commandId} (${command.kind}) is not an escrow command`);
     const escrow = await tx.findOne(Escrow, { id: command.target_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!escrow) {
       const gone = { status: 404, body: failure(['Escrow not found.'], ['ESCROW_GET_ERROR'], null) };

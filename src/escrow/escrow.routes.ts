@@ -1,14 +1,10 @@
 import { principalOf } from '../http/auth.js';
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { success } from '../http/envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
+import { prefersAsync } from '../invoices/invoice.routes.js';
 import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
 import type { EscrowTransition } from './escrow.rules.js';
-
-/** RFC 7240: does the caller prefer an asynchronous answer? */
-function prefersAsync(req: Request): boolean {
-  return String(req.headers.prefer ?? '').split(',').some((p) => p.trim().toLowerCase() === 'respond-async');
-}
 
 /** Invoicing API: escrows (spec §4.2). Requests arrive validated. */
 export function escrowRoutes(bus: CommandBus, syncWaitMs: number): Router {

@@ -1,93 +1,27 @@
 /**
- * Escrow use cases. Creating an escrow checks every money rule and every id against the
- * caller's integrator, then writes the escrow (OPEN) and its escrow invoice in one transaction.
+ * Escrow use cases. Creating an escrow checks the purchase (every money rule, every id against
+ * the caller's integrator), then writes the escrow (OPEN) and its escrow invoice in one
+ * transaction; pay, commit and cancel are commands.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, addFieldError, fieldErrors } from '../errors.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
 import { Integrator } from '../auth/integrator.entity.js';
-import { requireAccount } from '../accounts/account.service.js';
-import { Invoice, type StoredLineItem } from '../invoices/invoice.entity.js';
-import { metadataTooLarge } from '../invoices/invoice.rules.js';
+import { Invoice } from '../invoices/invoice.entity.js';
 import { Escrow } from './escrow.entity.js';
-import { escrowView, planMoney, transitionDecision, type EscrowTransition, type LineItemInput, type PaymentMethodInput } from './escrow.rules.js';
+import { escrowView, transitionDecision, type EscrowTransition } from './escrow.rules.js';
+import { preparePurchase, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
-import { submitCommand, commandResult, type CommandResult } from '../commands/command.service.js';
+import { runCommand, type CommandResult } from '../commands/command.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
 
-export interface CreateEscrowInput {
-  account_id: string;
-  reference_type?: string;
-  reference_id?: string;
-  description?: string;
-  metadata?: Record<string, unknown>;
-  payment_methods: PaymentMethodInput[];
-  line_items: LineItemInput[];
-}
-
 const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.');
 
-/** Checks the request against the caller's data; throws 400 naming every bad field. */
-async function checkReferences(em: EntityManager, principal: Principal, input: CreateEscrowInput, currency: string): Promise<void> {
-  const fields = fieldErrors();
-  const integrator = await em.findOneOrFail(Integrator, { id: principal.integratorId });
-  if (currency !== 'USD' && currency !== integrator.tokenCurrency) addFieldError(fields, 'line_items.0.currency', 'UNSUPPORTED_CURRENCY');
-  if (metadataTooLarge(input.metadata)) addFieldError(fields, 'metadata', 'TOO_LARGE');
-  input.line_items.forEach((l, i) => {
-    if (metadataTooLarge(l.metadata)) addFieldError(fields, `line_items.${i}.metadata`, 'TOO_LARGE');
-  });
-
-  const ids = input.payment_methods.map((pm) => pm.payment_method_id);
-  const methods = await em.execute<Array<{ id: string; provider: string; processing_currency: string }>>(
-    `select id, provider, processing_currency from payment_method where account_id = ? and pm_state = 'active' and id in (${ids.map(() => '?').join(', ')})`,
-    [input.account_id, ...ids]);
-  input.payment_methods.forEach((pm, i) => {
-    const method = methods.find((m) => m.id === pm.payment_method_id);
-    if (!method) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'NOT_FOUND');
-    else if (method.processing_currency !== currency) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
-  });
-
-  const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
-  const known = wallets.length
-    ? await em.execute<Array<{ id: string; kind: string }>>(
-      `select id, kind from ledger_account where integrator_id = ? and currency = ? and kind in ('user_wallet', 'publisher_wallet') and id in (${wallets.map(() => '?').join(', ')})`,
-      [principal.integratorId, currency, ...wallets])
-    : [];
-  input.line_items.forEach((l, i) => (l.recipients ?? []).forEach((r, j) => {
-    if (!known.some((w) => w.id === r.destination_wallet_id && w.kind === 'user_wallet')) {
-      addFieldError(fields, `line_items.${i}.recipients.${j}.destination_wallet_id`, 'NOT_FOUND');
-    }
-    if (r.source_wallet_id && !known.some((w) => w.id === r.source_wallet_id)) {
-      addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, 'NOT_FOUND');
-    }
-  }));
-  if (Object.keys(fields).length) throw AppError.invalid(fields);
-}
-
 /** Creates an OPEN escrow and its escrow invoice (spec §3.1: 201, `escrow_invoice_id` set). */
-export async function createEscrow(em: EntityManager, principal: Principal, input: CreateEscrowInput) {
-  await requireAccount(em, principal, input.account_id);
-  const planned = planMoney(input.line_items, input.payment_methods);
-  if (!planned.ok) throw AppError.invalid(planned.fields);
-  const { plan } = planned;
-  await checkReferences(em, principal, input, plan.currency);
-  const virtual = plan.currency !== 'USD';
-  const lineItems: StoredLineItem[] = input.line_items.map((l) => ({
-    line_item_id: newId('li'),
-    amount: l.amount,
-    currency: l.currency,
-    transaction_type: l.transaction_type,
-    product_sku: l.product_sku ?? '',
-    description: l.description ?? '',
-    reference_type: l.reference_type ?? '',
-    reference_id: l.reference_id ?? '',
-    metadata: l.metadata ?? {},
-    recipients: (l.recipients ?? []).map((r) => ({
-      amount: r.amount, currency: r.currency, source_wallet_id: r.source_wallet_id ?? '', destination_wallet_id: r.destination_wallet_id,
-    })),
-  }));
+export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
+  const { plan, lineItems, virtual } = await preparePurchase(em, principal, input);
   return em.transactional(async (tx) => {
     const now = new Date();
     const escrowId = newId('esc');
@@ -160,21 +94,9 @@ export async function transitionEscrow(
   const decision = transitionDecision(escrow.status, transition);
   if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
   if (decision === 'conflict') return stateConflict(escrow, transition, integrator);
-  const commandId = await submitCommand(em, { integratorId: principal.integratorId, kind: `escrow.${transition}`, targetId: escrowId });
-  await bus.enqueue(commandId);
-  if (!opts.respondAsync) {
-    const fork = em.fork();
-    const done = await bus.waitFor(commandId, opts.syncWaitMs, async () => (await commandResult(fork, commandId)) !== null);
-    if (done) {
-      const result = await commandResult(em.fork(), commandId);
-      if (result) return result;
-    }
-  }
-  em.clear();
-  const current = await em.findOneOrFail(Escrow, { id: escrowId });
-  return {
-    status: 202,
-    body: success(escrowView(current, integrator)),
-    headers: { Location: `/v2/escrow/${escrowId}`, 'X-Command-Id': commandId },
-  };
+  return runCommand(em, bus, { integratorId: principal.integratorId, kind: `escrow.${transition}`, targetId: escrowId }, {
+    ...opts,
+    location: `/v2/escrow/${escrowId}`,
+    current: async () => success(escrowView(await em.fork().findOneOrFail(Escrow, { id: escrowId }), integrator)),
+  });
 }

@@ -61,7 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(tosRoutes({ allowUnsign }));
   app.use(paymentMethodRoutes());
   app.use(escrowRoutes(deps.bus, deps.config.syncWaitMs));
-  app.use(invoiceRoutes());
+  app.use(invoiceRoutes(deps.bus, deps.config.syncWaitMs));
   app.use(notFoundHandler(doc));
   app.use(errorHandler);
   return app;

@@ -1,12 +1,160 @@
+/**
+ * Invoice use cases: checking a purchase (shared with escrow), standard invoices (create, pay
+ * as a command) and reading any invoice.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../errors.js';
+import { AppError, addFieldError, fieldErrors } from '../errors.js';
+import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
-import { Invoice } from './invoice.entity.js';
-import { invoiceView } from './invoice.rules.js';
+import { Integrator } from '../auth/integrator.entity.js';
+import { requireAccount } from '../accounts/account.service.js';
+import { runCommand, type CommandResult } from '../commands/command.service.js';
+import type { CommandBus } from '../queues/command-bus.js';
+import { success } from '../http/envelope.js';
+import { Invoice, type IInvoice, type StoredLineItem } from './invoice.entity.js';
+import { invoiceView, metadataTooLarge, planMoney, type LineItemInput, type MoneyPlan, type PaymentMethodInput } from './invoice.rules.js';
 
 /** One invoice of the caller's integrator (GET /v2/invoice/{id}), or a 404. */
 export async function getInvoice(em: EntityManager, principal: Principal, invoiceId: string) {
   const invoice = await em.findOne(Invoice, { id: invoiceId, integratorId: principal.integratorId });
   if (!invoice) throw AppError.notFound('INVOICE_GET_ERROR', 'Invoice not found.');
   return invoiceView(invoice);
+}
+
+/** A purchase request: the body of POST /v2/escrow and POST /v2/invoice. */
+export interface PurchaseInput {
+  account_id: string;
+  reference_type?: string;
+  reference_id?: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+  payment_methods: PaymentMethodInput[];
+  line_items: LineItemInput[];
+}
+
+/** Checks the request against the caller's data; throws 400 naming every bad field. */
+async function checkReferences(em: EntityManager, principal: Principal, input: PurchaseInput, currency: string): Promise<void> {
+  const fields = fieldErrors();
+  const integrator = await em.findOneOrFail(Integrator, { id: principal.integratorId });
+  if (currency !== 'USD' && currency !== integrator.tokenCurrency) addFieldError(fields, 'line_items.0.currency', 'UNSUPPORTED_CURRENCY');
+  if (metadataTooLarge(input.metadata)) addFieldError(fields, 'metadata', 'TOO_LARGE');
+  input.line_items.forEach((l, i) => {
+    if (metadataTooLarge(l.metadata)) addFieldError(fields, `line_items.${i}.metadata`, 'TOO_LARGE');
+  });
+
+  const ids = input.payment_methods.map((pm) => pm.payment_method_id);
+  const methods = await em.execute<Array<{ id: string; provider: string; processing_currency: string }>>(
+    `select id, provider, processing_currency from payment_method where account_id = ? and pm_state = 'active' and id in (${ids.map(() => '?').join(', ')})`,
+    [input.account_id, ...ids]);
+  input.payment_methods.forEach((pm, i) => {
+    const method = methods.find((m) => m.id === pm.payment_method_id);
+    if (!method) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'NOT_FOUND');
+    else if (method.processing_currency !== currency) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
+  });
+
+  const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
+  const known = wallets.length
+    ? await em.execute<Array<{ id: string; kind: string }>>(
+      `select id, kind from ledger_account where integrator_id = ? and currency = ? and kind in ('user_wallet', 'publisher_wallet') and id in (${wallets.map(() => '?').join(', ')})`,
+      [principal.integratorId, currency, ...wallets])
+    : [];
+  input.line_items.forEach((l, i) => (l.recipients ?? []).forEach((r, j) => {
+    if (!known.some((w) => w.id === r.destination_wallet_id && w.kind === 'user_wallet')) {
+      addFieldError(fields, `line_items.${i}.recipients.${j}.destination_wallet_id`, 'NOT_FOUND');
+    }
+    if (r.source_wallet_id && !known.some((w) => w.id === r.source_wallet_id)) {
+      addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, 'NOT_FOUND');
+    }
+  }));
+  if (Object.keys(fields).length) throw AppError.invalid(fields);
+}
+
+export interface PreparedPurchase {
+  plan: MoneyPlan;
+  lineItems: StoredLineItem[];
+  /** A token-currency purchase (invoice types take `_virtual`). */
+  virtual: boolean;
+}
+
+/** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
+export async function preparePurchase(em: EntityManager, principal: Principal, input: PurchaseInput): Promise<PreparedPurchase> {
+  await requireAccount(em, principal, input.account_id);
+  const planned = planMoney(input.line_items, input.payment_methods);
+  if (!planned.ok) throw AppError.invalid(planned.fields);
+  const { plan } = planned;
+  await checkReferences(em, principal, input, plan.currency);
+  const lineItems: StoredLineItem[] = input.line_items.map((l) => ({
+    line_item_id: newId('li'),
+    amount: l.amount,
+    currency: l.currency,
+    transaction_type: l.transaction_type,
+    product_sku: l.product_sku ?? '',
+    description: l.description ?? '',
+    reference_type: l.reference_type ?? '',
+    reference_id: l.reference_id ?? '',
+    metadata: l.metadata ?? {},
+    recipients: (l.recipients ?? []).map((r) => ({
+      amount: r.amount, currency: r.currency, source_wallet_id: r.source_wallet_id ?? '', destination_wallet_id: r.destination_wallet_id,
+    })),
+  }));
+  return { plan, lineItems, virtual: plan.currency !== 'USD' };
+}
+
+/** The row of a new OPEN invoice for a checked purchase. */
+export function purchaseInvoice(principal: Principal, input: PurchaseInput, prepared: PreparedPurchase, type: string, escrowId: string | null) {
+  const now = new Date();
+  return {
+    id: newId('inv'),
+    integratorId: principal.integratorId,
+    accountId: input.account_id,
+    escrowId,
+    invoiceType: `${type}${prepared.virtual ? '_virtual' : ''}`,
+    state: 'OPEN' as const,
+    referenceType: input.reference_type ?? null,
+    referenceId: input.reference_id ?? null,
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+    currency: prepared.plan.currency,
+    totalAmount: prepared.plan.total,
+    failureReason: null,
+    paymentMethods: prepared.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount, currency: prepared.plan.currency })),
+    lineItems: prepared.lineItems,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Creates a standard (non-escrow) invoice, OPEN (POST /v2/invoice). */
+export async function createInvoice(em: EntityManager, principal: Principal, input: PurchaseInput) {
+  const prepared = await preparePurchase(em, principal, input);
+  const invoice = em.create(Invoice, purchaseInvoice(principal, input, prepared, 'user_purchase', null));
+  await em.flush();
+  return invoiceView(invoice);
+}
+
+/** Whether a standard invoice's pay runs, already happened, or cannot happen. */
+export function invoicePayDecision(invoice: IInvoice): 'run' | 'already' | 'conflict' {
+  if (invoice.escrowId !== null || !invoice.invoiceType.startsWith('user_purchase')) return 'conflict';
+  return invoice.state === 'OPEN' ? 'run' : invoice.state === 'SUCCESS' ? 'already' : 'conflict';
+}
+
+export function invoiceStateConflict(invoice: IInvoice): CommandResult {
+  const why = invoice.escrowId !== null ? 'an escrow invoice is paid through its escrow' : `the invoice is ${invoice.state}`;
+  return { status: 409, body: { status: 'Failure', message: [`Cannot pay: ${why}.`], codes: ['INVOICE_STATE_ERROR'], payload: invoiceView(invoice) } };
+}
+
+/** Pays a standard invoice as a command (POST /v2/invoice/{id}/pay), like escrow pay. */
+export async function payInvoice(
+  em: EntityManager, bus: CommandBus, principal: Principal, invoiceId: string, opts: { respondAsync: boolean; syncWaitMs: number },
+): Promise<CommandResult & { headers?: Record<string, string> }> {
+  const invoice = await em.findOne(Invoice, { id: invoiceId, integratorId: principal.integratorId });
+  if (!invoice) throw AppError.notFound('INVOICE_GET_ERROR', 'Invoice not found.');
+  const decision = invoicePayDecision(invoice);
+  if (decision === 'already') return { status: 200, body: success(invoiceView(invoice)) };
+  if (decision === 'conflict') return invoiceStateConflict(invoice);
+  return runCommand(em, bus, { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoiceId }, {
+    ...opts,
+    location: `/v2/invoice/${invoiceId}`,
+    current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
+  });
 }

@@ -25,8 +25,8 @@ export class CommandBus {
   private readonly finished = new EventEmitter();
 
   constructor(redisUrl: string, prefix: string, private readonly connection: Redis = createRedis(redisUrl, 'producer')) {
-    this.queue = new Queue<CommandJob>(QueueName.Escrow, { connection: this.connection, prefix });
-    this.events = new QueueEvents(QueueName.Escrow, { connection: createRedis(redisUrl, 'worker'), prefix });
+    this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix });
+    this.events = new QueueEvents(QueueName.Commands, { connection: createRedis(redisUrl, 'worker'), prefix });
     this.events.setMaxListeners(0);
     this.finished.setMaxListeners(0);
     const settle = ({ jobId }: { jobId: string }) => this.finished.emit(jobId);
@@ -38,7 +38,7 @@ export class CommandBus {
   /** Enqueues a command's job; false when Redis cannot take it now (the sweeper will). */
   async enqueue(commandId: string): Promise<boolean> {
     try {
-      await this.queue.add(QueueName.Escrow, { commandId }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
+      await this.queue.add(QueueName.Commands, { commandId }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
       return true;
     } catch {
       return false;

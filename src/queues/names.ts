@@ -1,7 +1,7 @@
 /** Every BullMQ queue Holdfast runs; each has exactly one processor in workers/. */
 export enum QueueName {
-  /** Escrow commands: pay, commit, cancel. */
-  Escrow = 'escrow',
+  /** Commands: escrow pay, commit, cancel; invoice pay. */
+  Commands = 'commands',
   /** Housekeeping on a schedule: stalled commands, expired idempotency keys. */
   Maintenance = 'maintenance',
 }

@@ -10,8 +10,9 @@ describe('scope matrix: every operation demands its scope', () => {
   it('covers every operation that names a scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
-      'addPaymentMethod', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus',
-      'listPaymentMethods', 'payEscrow', 'registerAccount', 'searchAccountByUsername', 'signTos', 'unsignTos', 'updateAccount',
+      'addPaymentMethod', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice', 'getAccountProfile', 'getEscrow', 'getInvoice',
+      'getTosStatus', 'listPaymentMethods', 'payEscrow', 'payInvoice', 'registerAccount', 'searchAccountByUsername', 'signTos', 'unsignTos',
+      'updateAccount',
     ]);
   });
 
@@ -63,14 +64,14 @@ describe('tenant matrix: another integrator\'s resources are not found', () => {
   let fixture: Fixture;
   before(async () => {
     owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice)_id\}/.test(op.template)
-      || ['searchAccountByUsername', 'createEscrow'].includes(op.operationId)));
+      || ['searchAccountByUsername', 'createEscrow', 'createInvoice'].includes(op.operationId)));
     a = await newClient();
     b = await newClient();
     fixture = await fixtureFor(a);
   });
 
   it('covers every endpoint that names an account, escrow or invoice', () => {
-    assert.equal(owned.length, 15);
+    assert.equal(owned.length, 17);
   });
 
   it('answers the resource\'s 404 to the other integrator, exactly as for a missing one, and success to the owner', async () => {

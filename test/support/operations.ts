@@ -75,7 +75,10 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     case 'addPaymentMethod':
       return { path, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } }, status: 201 };
     case 'createEscrow':
+    case 'createInvoice':
       return { path, body: escrowBody(f.account_id, f.wallet_pm), status: 201 };
+    case 'payInvoice':
+      return { path, status: 409 }; // the fixture's invoice belongs to its escrow
     case 'payEscrow':
       return { path, status: 200 }; // the fixture's wallet is empty: ESCROW-FAILED, which is not an HTTP error
     case 'commitEscrow':
