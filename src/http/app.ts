@@ -15,6 +15,7 @@ import { tosRoutes } from '../tos/tos.routes.js';
 import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
 import { escrowRoutes } from '../escrow/escrow.routes.js';
 import { invoiceRoutes } from '../invoices/invoice.routes.js';
+import { tokenRoutes } from '../tokens/tokens.routes.js';
 import { bearerAuthentication } from './auth.js';
 import { documentRoutes, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(paymentMethodRoutes());
   app.use(escrowRoutes(deps.bus, deps.config.syncWaitMs));
   app.use(invoiceRoutes(deps.bus, deps.config.syncWaitMs));
+  app.use(tokenRoutes(deps.bus, deps.config.syncWaitMs));
   app.use(notFoundHandler(doc));
   app.use(errorHandler);
   return app;

@@ -8,12 +8,32 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { completeCommand, lockCommand, type CommandResult } from '../commands/command.service.js';
 import { failure, success } from '../http/envelope.js';
-import { post, type Posting } from '../ledger/ledger.service.js';
+import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import type { TokenPurchaseMetadata } from '../tokens/tokens.service.js';
 import { recordEvent } from '../webhooks/outbox.service.js';
-import { Invoice } from './invoice.entity.js';
+import { Invoice, type IInvoice } from './invoice.entity.js';
 import { invoiceView } from './invoice.rules.js';
 import { invoicePayDecision, invoiceStateConflict } from './invoice.service.js';
 import { paymentFailure, prepareCharges, settle } from './settlement.service.js';
+
+/** The issuing half of a token purchase: new standard tokens, from issuance to the buyer's wallet. */
+async function issueTokens(em: EntityManager, invoice: IInvoice): Promise<Posting> {
+  const meta = invoice.metadata as unknown as TokenPurchaseMetadata;
+  const [wallet] = await em.execute<Array<{ id: string }>>(
+    `select la.id from ledger_account la join payment_method pm on pm.id = la.payment_method_id
+      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.wallet_kind = 'standard'`,
+    [meta.destination_account_id, meta.token_currency]);
+  const issuance = await systemAccount(em, invoice.integratorId, 'token_issuance', meta.token_currency);
+  return {
+    integratorId: invoice.integratorId,
+    reference: `invoice:${invoice.id}:issue`,
+    description: `invoice ${invoice.id} issues ${meta.tokens} ${meta.token_currency}`,
+    entries: [
+      { account: issuance, currency: meta.token_currency, amount: -meta.tokens },
+      { account: wallet.id, currency: meta.token_currency, amount: meta.tokens },
+    ],
+  };
+}
 
 export async function runInvoiceCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return em.transactional(async (tx) => {
@@ -37,6 +57,7 @@ export async function runInvoiceCommand(em: EntityManager, commandId: string): P
           invoice.failureReason = reason;
         } else {
           invoice.state = 'SUCCESS';
+          if (invoice.invoiceType === 'token_purchase') postings.push(await issueTokens(tx, invoice));
           postings.push(...await settle(tx, {
             integratorId: invoice.integratorId,
             currency: invoice.currency,

@@ -134,7 +134,7 @@ export async function createInvoice(em: EntityManager, principal: Principal, inp
 
 /** Whether a standard invoice's pay runs, already happened, or cannot happen. */
 export function invoicePayDecision(invoice: IInvoice): 'run' | 'already' | 'conflict' {
-  if (invoice.escrowId !== null || !invoice.invoiceType.startsWith('user_purchase')) return 'conflict';
+  if (invoice.escrowId !== null || !(invoice.invoiceType.startsWith('user_purchase') || invoice.invoiceType === 'token_purchase')) return 'conflict';
   return invoice.state === 'OPEN' ? 'run' : invoice.state === 'SUCCESS' ? 'already' : 'conflict';
 }
 

@@ -11,8 +11,8 @@ describe('scope matrix: every operation demands its scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
       'addPaymentMethod', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice', 'getAccountProfile', 'getEscrow', 'getInvoice',
-      'getTosStatus', 'listPaymentMethods', 'payEscrow', 'payInvoice', 'registerAccount', 'searchAccountByUsername', 'signTos', 'unsignTos',
-      'updateAccount',
+      'getTosStatus', 'listPaymentMethods', 'payEscrow', 'payInvoice', 'purchaseTokens', 'registerAccount', 'searchAccountByUsername',
+      'signTos', 'unsignTos', 'updateAccount',
     ]);
   });
 

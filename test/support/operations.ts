@@ -77,6 +77,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     case 'createEscrow':
     case 'createInvoice':
       return { path, body: escrowBody(f.account_id, f.wallet_pm), status: 201 };
+    case 'purchaseTokens':
+      return { path, body: { payment_method_id: f.wallet_pm, amount: 100, currency: 'USD' }, status: 400 }; // the fixture's integrator has no token currency
     case 'payInvoice':
       return { path, status: 409 }; // the fixture's invoice belongs to its escrow
     case 'payEscrow':

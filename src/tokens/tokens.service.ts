@@ -1,0 +1,83 @@
+/**
+ * Token purchase (DESIGN §4 Virtual tokens): a USD payment method pays the integrator and
+ * standard tokens are issued to an account, through a `token_purchase` invoice paid as a
+ * command like any invoice.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Principal } from '../auth/auth.service.js';
+import { Integrator } from '../auth/integrator.entity.js';
+import { requireAccount } from '../accounts/account.service.js';
+import { runCommand, type CommandResult } from '../commands/command.service.js';
+import { success } from '../http/envelope.js';
+import { Invoice } from '../invoices/invoice.entity.js';
+import { invoiceView } from '../invoices/invoice.rules.js';
+import type { CommandBus } from '../queues/command-bus.js';
+import { tokenQuote } from './tokens.rules.js';
+
+export interface TokenPurchaseInput {
+  payment_method_id: string;
+  amount: number;
+  currency: string;
+  destination_account_id?: string;
+}
+
+/** What a token purchase invoice's line item carries, for the issuing step of its payment. */
+export interface TokenPurchaseMetadata {
+  tokens: number;
+  token_currency: string;
+  destination_account_id: string;
+}
+
+/** Buys standard tokens with a USD payment method; answers 201 with the invoice as paid (or FAILED). */
+export async function purchaseTokens(
+  em: EntityManager, bus: CommandBus, principal: Principal, input: TokenPurchaseInput, opts: { respondAsync: boolean; syncWaitMs: number },
+): Promise<CommandResult & { headers?: Record<string, string> }> {
+  const integrator = await em.findOneOrFail(Integrator, { id: principal.integratorId });
+  if (!integrator.tokenCurrency || !integrator.tokensPerUsd) {
+    throw AppError.invalid({ currency: ['UNSUPPORTED_CURRENCY'] }, 'The integrator has no token currency.');
+  }
+  const quote = tokenQuote(input.amount, input.currency, integrator.tokenCurrency, integrator.tokensPerUsd);
+  if (!quote.ok) throw AppError.invalid({ [quote.field]: [quote.code] });
+  const [method] = await em.execute<Array<{ account_id: string; processing_currency: string }>>(
+    `select account_id, processing_currency from payment_method where id = ? and integrator_id = ? and pm_state = 'active'`,
+    [input.payment_method_id, principal.integratorId]);
+  if (!method) throw AppError.invalid({ payment_method_id: ['NOT_FOUND'] });
+  if (method.processing_currency !== 'USD') throw AppError.invalid({ payment_method_id: ['INCOMPATIBLE_CURRENCY'] });
+  const destination = input.destination_account_id ?? method.account_id;
+  await requireAccount(em, principal, destination);
+  const metadata: TokenPurchaseMetadata = { tokens: quote.tokens, token_currency: integrator.tokenCurrency, destination_account_id: destination };
+  const now = new Date();
+  const invoice = em.create(Invoice, {
+    id: newId('inv'),
+    integratorId: principal.integratorId,
+    accountId: method.account_id,
+    escrowId: null,
+    invoiceType: 'token_purchase',
+    state: 'OPEN',
+    referenceType: null,
+    referenceId: null,
+    description: `${quote.tokens} ${integrator.tokenCurrency}`,
+    metadata: { ...metadata },
+    currency: 'USD',
+    totalAmount: quote.cents,
+    failureReason: null,
+    paymentMethods: [{ payment_method_id: input.payment_method_id, amount: quote.cents, currency: 'USD' }],
+    lineItems: [{
+      line_item_id: newId('li'), amount: quote.cents, currency: 'USD', transaction_type: 'user_to_integrator',
+      product_sku: integrator.tokenCurrency, description: `${quote.tokens} ${integrator.tokenCurrency}`, reference_type: '', reference_id: '',
+      metadata: { ...metadata }, recipients: [],
+    }],
+    createdAt: now,
+    updatedAt: now,
+  });
+  await em.flush();
+  const result = await runCommand(em, bus, { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoice.id }, {
+    ...opts,
+    location: `/v2/invoice/${invoice.id}`,
+    current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoice.id }))),
+  });
+  // The purchase made the invoice: a finished payment answers 201 Created.
+  return result.status === 200 ? { ...result, status: 201 } : result;
+}
