@@ -146,8 +146,9 @@ const ESCROW_PHASES: Record<string, string[]> = {
 };
 
 /**
- * Escrow invariants: each integrator's escrow holding balance equals the total of its
- * ESCROWED escrows, and each escrow has exactly the postings its state implies.
+ * Escrow and invoice invariants: each integrator's escrow holding balance equals the total of
+ * its ESCROWED escrows, and each escrow and standard invoice has exactly the postings its state
+ * implies.
  */
 async function escrowProblems(em: EntityManager): Promise<string[]> {
   const problems: string[] = [];
@@ -170,6 +171,18 @@ async function escrowProblems(em: EntityManager): Promise<string[]> {
     const actual = (r.phases ?? []).filter(Boolean).sort();
     if (actual.join(',') !== [...expected].sort().join(',')) {
       problems.push(`escrow ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
+    }
+  }
+  // Standard and token purchase invoices: paid ones have their postings, others none.
+  const invoices = await em.execute<Array<{ id: string; state: string; invoice_type: string; phases: string[] | null }>>(
+    `select i.id, i.state, i.invoice_type, array_remove(array_agg(split_part(p.reference, ':', 3) order by p.reference), null) as phases
+       from invoice i left join ledger_posting p on p.reference like 'invoice:' || i.id || ':%' and split_part(p.reference, ':', 4) = ''
+      where i.escrow_id is null group by i.id, i.state, i.invoice_type`);
+  for (const r of invoices) {
+    const expected = r.state !== 'SUCCESS' ? [] : r.invoice_type === 'token_purchase' ? ['issue', 'pay'] : ['pay'];
+    const actual = (r.phases ?? []).filter(Boolean).sort();
+    if (actual.join(',') !== expected.join(',')) {
+      problems.push(`invoice ${r.id} is ${r.state} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
     }
   }
   return problems;
