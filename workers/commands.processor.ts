@@ -8,9 +8,8 @@ import type { CommandJob } from '../src/queues/names.js';
 export function commandsProcessor(orm: MikroORM) {
   return async (job: Job<CommandJob>): Promise<{ status: number } | null> => {
     const em = orm.em.fork();
-    const [row] = await em.execute<Array<{ kind: string }>>('select kind from command where id = ?', [job.data.commandId]);
-    if (!row) return null;
-    const result = row.kind.startsWith('escrow.') ? await runEscrowCommand(em, job.data.commandId) : await runInvoiceCommand(em, job.data.commandId);
+    const run = job.data.kind.startsWith('escrow.') ? runEscrowCommand : runInvoiceCommand;
+    const result = await run(em, job.data.commandId);
     return result && { status: result.status };
   };
 }

@@ -16,7 +16,7 @@ export function maintenanceProcessor(orm: MikroORM, bus: CommandBus, sweepAfterM
         return { purged: await purgeExpiredIdempotencyKeys(orm.em.fork()) };
       case MaintenanceJob.SweepCommands: {
         const stalled = await stalledCommands(orm.em.fork(), sweepAfterMs);
-        for (const command of stalled) await bus.requeue(command.id);
+        for (const command of stalled) await bus.requeue(command.id, command.kind);
         return { requeued: stalled.length };
       }
       default:

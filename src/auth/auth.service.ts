@@ -95,6 +95,26 @@ export class TokenSigner {
   }
 }
 
+export interface IntegratorProfile {
+  id: string;
+  name: string;
+  tokenCurrency: string | null;
+  tokensPerUsd: number | null;
+}
+
+/** Integrators never change once made (there is no way to): each process remembers them. */
+const integrators = new Map<string, IntegratorProfile>();
+
+/** The integrator's name and token currency. */
+export async function integratorProfile(em: EntityManager, integratorId: string): Promise<IntegratorProfile> {
+  const known = integrators.get(integratorId);
+  if (known) return known;
+  const row = await em.findOneOrFail(Integrator, { id: integratorId });
+  const profile = { id: row.id, name: row.name, tokenCurrency: row.tokenCurrency ?? null, tokensPerUsd: row.tokensPerUsd ?? null };
+  integrators.set(integratorId, profile);
+  return profile;
+}
+
 /** Creates an integrator; a taken name is a conflict. */
 export async function createIntegrator(
   em: EntityManager,

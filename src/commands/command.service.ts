@@ -70,13 +70,11 @@ export async function runCommand(
   opts: { respondAsync: boolean; syncWaitMs: number; location: string; current: () => Promise<unknown> },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const commandId = await submitCommand(em, command);
-  await bus.enqueue(commandId);
+  await bus.enqueue(commandId, command.kind);
   if (!opts.respondAsync) {
     const fork = em.fork();
-    if (await bus.waitFor(commandId, opts.syncWaitMs, async () => (await commandResult(fork, commandId)) !== null)) {
-      const result = await commandResult(em.fork(), commandId);
-      if (result) return result;
-    }
+    const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(fork, commandId));
+    if (result) return result;
   }
   return { status: 202, body: await opts.current(), headers: { Location: opts.location, 'X-Command-Id': commandId } };
 }

@@ -6,9 +6,9 @@
  * finishes the command with the HTTP answer.
  */
 import { LockMode } from '@mikro-orm/core';
+import { integratorProfile } from '../auth/auth.service.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
-import { Integrator } from '../auth/integrator.entity.js';
 import { completeCommand, lockCommand, type CommandKind, type CommandResult } from '../commands/command.service.js';
 import { failure, success } from '../http/envelope.js';
 import { Invoice, type IInvoice } from '../invoices/invoice.entity.js';
@@ -127,7 +127,7 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
       await completeCommand(tx, commandId, gone);
       return gone;
     }
-    const integrator = (await tx.findOneOrFail(Integrator, { id: escrow.integratorId })).name;
+    const integrator = (await integratorProfile(tx, escrow.integratorId)).name;
     let result: CommandResult;
     const postings: Posting[] = [];
     switch (transitionDecision(escrow.status, transition)) {

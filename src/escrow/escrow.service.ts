@@ -6,8 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
-import { Integrator } from '../auth/integrator.entity.js';
+import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { Invoice } from '../invoices/invoice.entity.js';
 import { Escrow } from './escrow.entity.js';
 import { escrowView, transitionDecision, type EscrowTransition } from './escrow.rules.js';
@@ -70,8 +69,7 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
 export async function getEscrow(em: EntityManager, principal: Principal, escrowId: string) {
   const escrow = await em.findOne(Escrow, { id: escrowId, integratorId: principal.integratorId });
   if (!escrow) throw escrowNotFound();
-  const integrator = await em.findOneOrFail(Integrator, { id: principal.integratorId });
-  return escrowView(escrow, integrator.name);
+  return escrowView(escrow, (await integratorProfile(em, principal.integratorId)).name);
 }
 
 /**
@@ -90,7 +88,7 @@ export async function transitionEscrow(
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const escrow = await em.findOne(Escrow, { id: escrowId, integratorId: principal.integratorId });
   if (!escrow) throw escrowNotFound();
-  const integrator = (await em.findOneOrFail(Integrator, { id: principal.integratorId })).name;
+  const integrator = (await integratorProfile(em, principal.integratorId)).name;
   const decision = transitionDecision(escrow.status, transition);
   if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
   if (decision === 'conflict') return stateConflict(escrow, transition, integrator);

@@ -5,8 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, addFieldError, fieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
-import { Integrator } from '../auth/integrator.entity.js';
+import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
@@ -35,7 +34,7 @@ export interface PurchaseInput {
 /** Checks the request against the caller's data; throws 400 naming every bad field. */
 async function checkReferences(em: EntityManager, principal: Principal, input: PurchaseInput, currency: string): Promise<void> {
   const fields = fieldErrors();
-  const integrator = await em.findOneOrFail(Integrator, { id: principal.integratorId });
+  const integrator = await integratorProfile(em, principal.integratorId);
   if (currency !== 'USD' && currency !== integrator.tokenCurrency) addFieldError(fields, 'line_items.0.currency', 'UNSUPPORTED_CURRENCY');
   if (metadataTooLarge(input.metadata)) addFieldError(fields, 'metadata', 'TOO_LARGE');
   input.line_items.forEach((l, i) => {

@@ -36,9 +36,9 @@ export class CommandBus {
   }
 
   /** Enqueues a command's job; false when Redis cannot take it now (the sweeper will). */
-  async enqueue(commandId: string): Promise<boolean> {
+  async enqueue(commandId: string, kind: string): Promise<boolean> {
     try {
-      await this.queue.add(QueueName.Commands, { commandId }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
+      await this.queue.add(QueueName.Commands, { commandId, kind }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
       return true;
     } catch {
       return false;
@@ -49,30 +49,33 @@ export class CommandBus {
    * Re-enqueues a command whose job was lost or gave up: an existing finished job with the
    * same id is removed first (BullMQ would otherwise ignore the new one).
    */
-  async requeue(commandId: string): Promise<void> {
+  async requeue(commandId: string, kind: string): Promise<void> {
     const job = await this.queue.getJob(commandId);
     if (job) {
       const state = await job.getState();
       if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') return;
       await job.remove();
     }
-    await this.enqueue(commandId);
+    await this.enqueue(commandId, kind);
   }
 
-  /** Resolves when `isDone()` says so (checked on completion events and every 200 ms), or after `timeoutMs`. */
-  async waitFor(commandId: string, timeoutMs: number, isDone: () => Promise<boolean>): Promise<boolean> {
-    if (timeoutMs <= 0) return isDone();
-    return new Promise<boolean>((resolve) => {
+  /**
+   * Resolves with what `probe()` finds (checked when the job's completion event arrives, every
+   * 200 ms, and once more at `timeoutMs`), or null when it still finds nothing then.
+   */
+  async waitFor<T>(commandId: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T | null> {
+    if (timeoutMs <= 0) return probe();
+    return new Promise<T | null>((resolve) => {
       let settled = false;
       let checking = false;
       let again = false;
-      const finish = (done: boolean) => {
+      const finish = (value: T | null) => {
         if (settled) return;
         settled = true;
         clearInterval(poll);
         clearTimeout(timer);
         this.finished.off(commandId, check);
-        resolve(done);
+        resolve(value);
       };
       // One check at a time; a signal that arrives during a check runs another right after it.
       const check = () => {
@@ -83,9 +86,9 @@ export class CommandBus {
         }
         checking = true;
         again = false;
-        isDone().then((done) => {
+        probe().then((value) => {
           checking = false;
-          if (done) finish(true);
+          if (value !== null) finish(value);
           else if (again) check();
         }, () => {
           checking = false;
@@ -94,7 +97,7 @@ export class CommandBus {
       };
       const poll = setInterval(check, POLL_MS);
       const timer = setTimeout(() => {
-        isDone().then(finish, () => finish(false));
+        probe().then(finish, () => finish(null));
       }, timeoutMs);
       this.finished.on(commandId, check);
       check();

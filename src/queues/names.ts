@@ -9,6 +9,8 @@ export enum QueueName {
 /** The payload of every command job: the command row holds the rest. */
 export interface CommandJob {
   commandId: string;
+  /** The command's kind (`escrow.pay`…), so the processor can dispatch without a query. */
+  kind: string;
 }
 
 /** Job names per queue. */

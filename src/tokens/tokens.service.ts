@@ -6,8 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
-import { Integrator } from '../auth/integrator.entity.js';
+import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import { success } from '../http/envelope.js';
@@ -34,7 +33,7 @@ export interface TokenPurchaseMetadata {
 export async function purchaseTokens(
   em: EntityManager, bus: CommandBus, principal: Principal, input: TokenPurchaseInput, opts: { respondAsync: boolean; syncWaitMs: number },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const integrator = await em.findOneOrFail(Integrator, { id: principal.integratorId });
+  const integrator = await integratorProfile(em, principal.integratorId);
   if (!integrator.tokenCurrency || !integrator.tokensPerUsd) {
     throw AppError.invalid({ currency: ['UNSUPPORTED_CURRENCY'] }, 'The integrator has no token currency.');
   }
