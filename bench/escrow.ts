@@ -66,6 +66,18 @@ async function runBaseline(): Promise<void> {
   process.exit(0);
 }
 
+/** Child: workers only (as ROLE=worker), for BENCH_TOPOLOGY=split. */
+async function runWorkers(): Promise<void> {
+  const { openOrm } = await import('../src/db/orm.js');
+  const { createLogger } = await import('../src/runtime/logger.js');
+  const { startWorkers } = await import('../workers/index.js');
+  const s = await services();
+  const orm = await openOrm(s.databaseUrl, 20);
+  await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger: createLogger('info', 'holdfast-bench-worker', '/dev/null'), commandSweepAfterMs: 30_000 });
+  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
+  process.on('SIGINT', () => process.exit(0));
+}
+
 /** Child: Holdfast web + workers (as ROLE=all), on the bench database; prints its port and a client. */
 async function runHoldfast(): Promise<void> {
   const { ensureDatabase, migrate, openOrm } = await import('../src/db/orm.js');
@@ -82,7 +94,7 @@ async function runHoldfast(): Promise<void> {
   const logger = createLogger('info', 'holdfast-bench', '/dev/null');
   const redis = createRedis(s.redisUrl, 'producer');
   const bus = new CommandBus(s.redisUrl, PREFIX, redis);
-  await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000 });
+  if (process.env.BENCH_TOPOLOGY !== 'split') await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000 });
   const signer = await TokenSigner.load(orm.em.fork());
   const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost', syncWaitMs: 10_000 }, orm, redis, signer, logger, bus });
   const creds = await createClient(orm.em.fork(), { integrator: `bench-${Date.now()}`, scopes: ['write_registrations', 'write_payment_methods', 'read_payment_methods', 'write_invoices', 'read_invoices'] });
@@ -116,6 +128,7 @@ async function main(): Promise<void> {
   baseline.child.kill();
 
   const { child: server, line } = await child('holdfast');
+  const split = process.env.BENCH_TOPOLOGY === 'split' ? await child('workers') : undefined;
   const base = `http://127.0.0.1:${line.port}`;
   let failures = 0;
   const api = async (method: string, path: string, body?: unknown, token?: string) => {
@@ -166,7 +179,7 @@ async function main(): Promise<void> {
     const rate = N / seconds;
     const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: line.databaseUrl }, encoding: 'utf8' });
     const ratio = rate / jobsPerSecond;
-    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} lifecycles, concurrency ${C}\n`);
+    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} lifecycles, concurrency ${C}; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`);
     console.log(`baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s`);
     console.log(`escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline)\n`);
     console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
@@ -179,12 +192,14 @@ async function main(): Promise<void> {
     process.exitCode = ok ? 0 : 1;
   } finally {
     server.kill('SIGINT');
+    split?.child.kill('SIGINT');
   }
 }
 
 const serve = process.argv.indexOf('--serve');
 if (serve >= 0) {
-  await (process.argv[serve + 1] === 'baseline' ? runBaseline() : runHoldfast());
+  const mode = process.argv[serve + 1];
+  await (mode === 'baseline' ? runBaseline() : mode === 'workers' ? runWorkers() : runHoldfast());
 } else {
   await main();
 }

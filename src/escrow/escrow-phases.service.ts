@@ -156,7 +156,7 @@ export async function runEscrowCommand(em: EntityManager, commandId: string): Pr
     await completeCommand(tx, commandId, result);
     // Last, so the busiest rows (escrow holding, clearing, publisher wallets) stay locked only
     // from here to the commit.
-    for (const posting of postings) await post(tx, posting);
+    if (postings.length) await post(tx, ...postings);
     if (postings.length && transition === 'pay') failpoint('escrow.pay.after-charge');
     return result;
   });

@@ -76,7 +76,7 @@ export async function runInvoiceCommand(em: EntityManager, commandId: string): P
     }
     await tx.flush();
     await completeCommand(tx, commandId, result);
-    for (const posting of postings) await post(tx, posting);
+    if (postings.length) await post(tx, ...postings);
     return result;
   });
 }

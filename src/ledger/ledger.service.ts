@@ -3,7 +3,6 @@
  * Money only moves through `post`, inside the caller's transaction.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { lockOrdered, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
 import type { LedgerAccountKind } from './ledger.entity.js';
@@ -55,34 +54,38 @@ export interface Posting {
   entries: EntryInput[];
 }
 
-function isOverdraft(err: unknown): boolean {
+/** True for the database refusing a balance below zero (raised when the transaction commits). */
+export function isOverdraft(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
   return e?.code === '23514' && (e.constraint === 'ledger_account_no_overdraft' || /ledger_account_no_overdraft/.test(e.message ?? ''));
 }
 
 /**
- * Posts a balanced set of entries in the caller's transaction. Returns false (and moves
- * nothing) when a posting with this reference exists. An entry that would take an account
- * below zero fails the whole posting with `declined` / `insufficient_funds`.
+ * Posts balanced sets of entries in the caller's transaction; returns how many were new (a
+ * posting whose reference exists moves nothing again). Balances change, and the no-overdraft
+ * rule is enforced, when the transaction commits: callers that may charge too much check the
+ * balance first, under a row lock. All entries go in one statement ordered by account, so
+ * transactions lock the accounts they share in the same order.
  */
-export async function post(em: EntityManager, posting: Posting): Promise<boolean> {
-  const problems = postingProblems(posting.entries);
-  if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
-  const [created] = await em.execute<Array<{ id: string }>>(
-    `insert into ledger_posting (id, integrator_id, reference, description) values (?, ?, ?, ?)
-     on conflict (reference) do nothing returning id`,
-    [newId('pst'), posting.integratorId, posting.reference, posting.description.slice(0, 200)]);
-  if (!created) return false;
-  const entries = lockOrdered(posting.entries);
-  const values = entries.map(() => '(?, ?, ?, ?)').join(', ');
-  const params = entries.flatMap((e) => [created.id, e.account, e.currency, e.amount]);
-  try {
-    await em.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ${values}`, params);
-  } catch (err) {
-    if (isOverdraft(err)) throw new AppError('declined', 'Insufficient funds.', { codes: ['insufficient_funds'] });
-    throw err;
+export async function post(em: EntityManager, ...postings: Posting[]): Promise<number> {
+  const fresh: Array<{ id: string; posting: Posting }> = [];
+  for (const posting of postings) {
+    const problems = postingProblems(posting.entries);
+    if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
+    const [created] = await em.execute<Array<{ id: string }>>(
+      `insert into ledger_posting (id, integrator_id, reference, description) values (?, ?, ?, ?)
+       on conflict (reference) do nothing returning id`,
+      [newId('pst'), posting.integratorId, posting.reference, posting.description.slice(0, 200)]);
+    if (created) fresh.push({ id: created.id, posting });
   }
-  return true;
+  if (fresh.length === 0) return 0;
+  const rows = fresh
+    .flatMap(({ id, posting }) => lockOrdered(posting.entries).map((e) => ({ id, ...e })))
+    .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  await em.execute(
+    `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`,
+    rows.flatMap((r) => [r.id, r.account, r.currency, r.amount]));
+  return fresh.length;
 }
 
 /** Current balances (minor units) of ledger accounts, by id. */
@@ -162,10 +165,11 @@ async function escrowProblems(em: EntityManager): Promise<string[]> {
   for (const r of holding) {
     problems.push(`escrow holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its ESCROWED escrows total ${r.held}`);
   }
+  // Postings named `escrow:<id>:<phase>` (and `invoice:<id>:<phase>`), grouped once: a hash join, not a scan per escrow.
   const phases = await em.execute<Array<{ id: string; status: string; phases: string[] | null }>>(
-    `select e.id, e.status, array_remove(array_agg(split_part(p.reference, ':', 3) order by p.reference), null) as phases
-       from escrow e left join ledger_posting p on p.reference like 'escrow:' || e.id || ':%' and split_part(p.reference, ':', 4) = ''
-      group by e.id, e.status`);
+    `with p as (select split_part(reference, ':', 2) as escrow_id, array_agg(split_part(reference, ':', 3) order by reference) as phases
+                  from ledger_posting where reference like 'escrow:%' and split_part(reference, ':', 4) = '' group by 1)
+     select e.id, e.status, p.phases from escrow e left join p on p.escrow_id = e.id`);
   for (const r of phases) {
     const expected = ESCROW_PHASES[r.status] ?? [];
     const actual = (r.phases ?? []).filter(Boolean).sort();
@@ -175,9 +179,9 @@ async function escrowProblems(em: EntityManager): Promise<string[]> {
   }
   // Standard and token purchase invoices: paid ones have their postings, others none.
   const invoices = await em.execute<Array<{ id: string; state: string; invoice_type: string; phases: string[] | null }>>(
-    `select i.id, i.state, i.invoice_type, array_remove(array_agg(split_part(p.reference, ':', 3) order by p.reference), null) as phases
-       from invoice i left join ledger_posting p on p.reference like 'invoice:' || i.id || ':%' and split_part(p.reference, ':', 4) = ''
-      where i.escrow_id is null group by i.id, i.state, i.invoice_type`);
+    `with p as (select split_part(reference, ':', 2) as invoice_id, array_agg(split_part(reference, ':', 3) order by reference) as phases
+                  from ledger_posting where reference like 'invoice:%' and split_part(reference, ':', 4) = '' group by 1)
+     select i.id, i.state, i.invoice_type, p.phases from invoice i left join p on p.invoice_id = i.id where i.escrow_id is null`);
   for (const r of invoices) {
     const expected = r.state !== 'SUCCESS' ? [] : r.invoice_type === 'token_purchase' ? ['issue', 'pay'] : ['pay'];
     const actual = (r.phases ?? []).filter(Boolean).sort();

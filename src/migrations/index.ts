@@ -3,6 +3,7 @@ import { Migration20261125000000Foundation } from './Migration20261125000000Foun
 import { Migration20261126000000Ledger } from './Migration20261126000000Ledger.js';
 import { Migration20261126010000Escrow } from './Migration20261126010000Escrow.js';
 import { Migration20261126020000Commands } from './Migration20261126020000Commands.js';
+import { Migration20261126030000DeferredBalances } from './Migration20261126030000DeferredBalances.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126000000Ledger', class: Migration20261126000000Ledger },
   { name: 'Migration20261126010000Escrow', class: Migration20261126010000Escrow },
   { name: 'Migration20261126020000Commands', class: Migration20261126020000Commands },
+  { name: 'Migration20261126030000DeferredBalances', class: Migration20261126030000DeferredBalances },
 ];
