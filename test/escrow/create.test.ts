@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
+import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 interface Party { account_id: string; usd_pm: string; usd_wallet: string; card_pm?: string }
 
 async function party(client: TestClient, withCard = false): Promise<Party> {
   const account = await register(client);
-  if (withCard) {
-    await call('POST', `/v1/${account.account_id}/payment_methods`, {
-      token: client.token, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } },
-    });
-  }
+  if (withCard) await addCard(client, account.account_id);
   const methods = (await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token })).body.payload;
   const wallet = methods.find((m: any) => m.provider === 'wallet' && m.processing_currency === 'USD');
   return { account_id: account.account_id, usd_pm: wallet.id, usd_wallet: wallet.provider_data.wallet_id, card_pm: methods.find((m: any) => m.provider === 'card')?.id };

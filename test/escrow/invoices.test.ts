@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { balances, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
-import { call, h, newClient, register, type TestClient } from '../support/harness.js';
+import { addCard, call, h, newClient, register, type TestClient } from '../support/harness.js';
 
 describe('standard invoices', () => {
   let client: TestClient;
@@ -10,11 +10,7 @@ describe('standard invoices', () => {
   before(async () => {
     client = await newClient();
     const b = await register(client);
-    const cards: string[] = [];
-    for (const number of ['4242424242424242', '4000000000000002']) {
-      cards.push((await call('POST', `/v1/${b.account_id}/payment_methods`, { token: client.token, body: { type: 'card', card: { number, exp_month: 12, exp_year: 2099, cvc: '123' } } })).body.payload.id);
-    }
-    buyer = { id: b.account_id, card: cards[0], declined: cards[1] };
+    buyer = { id: b.account_id, card: await addCard(client, b.account_id), declined: await addCard(client, b.account_id, '4000000000000002') };
     const s = await register(client);
     sellerWallet = (await call('GET', `/v1/${s.account_id}/payment_methods`, { token: client.token })).body.payload[0].provider_data.wallet_id;
     integratorId = (await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [b.account_id]))[0].integrator_id;

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { balances, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
-import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
+import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 interface Party { account_id: string; integrator_id: string; wallets: Record<string, { pm: string; wallet: string }>; card?: string; declined?: string }
 
 async function party(client: TestClient, cards = false): Promise<Party> {
   const account = await register(client);
   if (cards) {
-    for (const number of ['4242424242424242', '4000000000000002']) {
-      await call('POST', `/v1/${account.account_id}/payment_methods`, { token: client.token, body: { type: 'card', card: { number, exp_month: 12, exp_year: 2099, cvc: '123' } } });
-    }
+    for (const number of ['4242424242424242', '4000000000000002']) await addCard(client, account.account_id, number);
   }
   const methods = (await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token })).body.payload;
   const wallets: Party['wallets'] = {};

@@ -3,14 +3,13 @@ import type { Job } from 'bullmq';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { MaintenanceJob } from '../../src/queues/names.js';
 import { maintenanceProcessor } from '../../workers/maintenance.processor.js';
-import { call, h, newClient, register } from '../support/harness.js';
+import { addCard, call, h, newClient, register } from '../support/harness.js';
 
 describe('command sweeper', () => {
   it('finishes a command whose job never reached Redis (or was lost from it)', async () => {
     const client = await newClient();
     const buyer = await register(client);
-    await call('POST', `/v1/${buyer.account_id}/payment_methods`, { token: client.token, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } } });
-    const card = (await call('GET', `/v1/${buyer.account_id}/payment_methods`, { token: client.token })).body.payload.find((m: any) => m.provider === 'card');
+    const card = { id: await addCard(client, buyer.account_id) };
     const created = await call('POST', '/v2/escrow', { token: client.token, body: {
       account_id: buyer.account_id, payment_methods: [{ payment_method_id: card.id, amount: 0 }],
       line_items: [{ amount: 999, currency: 'USD', transaction_type: 'user_to_integrator' }],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { tokenQuote } from '../../src/tokens/tokens.rules.js';
 import { balances, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
-import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
+import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 describe('token purchase', () => {
   let client: TestClient;
@@ -12,8 +12,6 @@ describe('token purchase', () => {
     const find = (c: string, t: string) => list.find((m: any) => m.processing_currency === c && m.provider_data.wallet_type === t);
     return { usd: find('USD', 'fiat'), standard: find('GEM', 'standard'), convertible: find('GEM', 'convertible') };
   };
-  const addCard = async (accountId: string, number = '4242424242424242') =>
-    (await call('POST', `/v1/${accountId}/payment_methods`, { token: client.token, body: { type: 'card', card: { number, exp_month: 12, exp_year: 2099, cvc: '123' } } })).body.payload.id;
 
   before(async () => {
     const name = unique('tokbuy-');
@@ -30,7 +28,7 @@ describe('token purchase', () => {
 
   it('charges the card, pays the integrator in USD and credits standard tokens (201, token_purchase SUCCESS)', async () => {
     const buyer = await register(client);
-    const card = await addCard(buyer.account_id);
+    const card = await addCard(client, buyer.account_id);
     const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
     const before = (await balances(h().orm.em.fork(), [publisher])).get(publisher)!;
     const res = await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: card, amount: 1000, currency: 'GEM' } });
@@ -48,7 +46,7 @@ describe('token purchase', () => {
   it('buys for another account (destination_account_id) with an amount in USD', async () => {
     const payer = await register(client);
     const friend = await register(client);
-    const card = await addCard(payer.account_id);
+    const card = await addCard(client, payer.account_id);
     const res = await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: card, amount: 200, currency: 'USD', destination_account_id: friend.account_id } });
     assert.equal(res.status, 201);
     assert.equal((await wallets(friend.account_id)).standard.wallet_balance, '500');
@@ -57,7 +55,7 @@ describe('token purchase', () => {
 
   it('a declined card fails the purchase (FAILED) and issues nothing', async () => {
     const buyer = await register(client);
-    const card = await addCard(buyer.account_id, '4000000000000002');
+    const card = await addCard(client, buyer.account_id, '4000000000000002');
     const res = await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: card, amount: 250, currency: 'GEM' } });
     assert.equal(res.status, 201);
     assert.equal(res.body.payload.state, 'FAILED');
@@ -74,7 +72,7 @@ describe('token purchase', () => {
   for (const [what, body, field, code] of refused) {
     it(`refuses ${what} (400 naming ${field})`, async () => {
       const buyer = await register(client);
-      const card = await addCard(buyer.account_id);
+      const card = await addCard(client, buyer.account_id);
       const res = await call('POST', '/v2/token/purchase', { token: client.token, body: body(card) });
       assert.equal(res.status, 400, res.text);
       assert.deepEqual(res.body.payload.errors, { [field]: [code] });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { verifyLedger } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
-import { call, h, newClient, register, startExtraApp, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
+import { addCard, call, h, newClient, register, startExtraApp, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
 
 function worker(prefix: string, env: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/index.ts'], {
@@ -40,7 +40,7 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
     try {
       const client = await newClient();
       const buyer = await register(client);
-      const card = (await call('POST', `/v1/${buyer.account_id}/payment_methods`, { token: client.token, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } } })).body.payload.id;
+      const card = await addCard(client, buyer.account_id);
       const created = await call('POST', '/v2/escrow', { token: client.token, body: {
         account_id: buyer.account_id, payment_methods: [{ payment_method_id: card, amount: 0 }],
         line_items: [{ amount: 777, currency: 'USD', transaction_type: 'user_to_integrator' }],

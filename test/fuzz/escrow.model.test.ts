@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { balances, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
-import { call, h, newClient, register, unique, type ApiResponse, type TestClient } from '../support/harness.js';
+import { addCard, call, h, newClient, register, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 
 type Currency = 'USD' | 'VCD';
 type Status = 'OPEN' | 'ESCROWED' | 'ESCROW-FAILED' | 'COMMITTED' | 'CANCELLED';
@@ -39,7 +39,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
 
   async function account(): Promise<Account> {
     const reg = await register(client);
-    const card = (await call('POST', `/v1/${reg.account_id}/payment_methods`, { token: client.token, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } } })).body.payload.id;
+    const card = await addCard(client, reg.account_id);
     const methods = (await call('GET', `/v1/${reg.account_id}/payment_methods`, { token: client.token })).body.payload;
     const a: Account = { id: reg.account_id, card, pm: {}, wallet: {} };
     for (const m of methods.filter((x: any) => x.provider === 'wallet')) {

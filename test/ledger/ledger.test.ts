@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { balances, isOverdraft, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
-import { h, newClient, register, unique, withDatabase } from '../support/harness.js';
+import { dropDatabase, h, newClient, register, unique, withDatabase } from '../support/harness.js';
 
 async function walletOf(accountId: string, currency = 'USD'): Promise<string> {
   const [row] = await h().orm.em.fork().execute<Array<{ id: string }>>(
@@ -139,14 +139,8 @@ describe('ledger', () => {
 describe('holdfast ledger verify on a breached ledger', () => {
   const name = 'holdfast_test_breach';
   const url = () => withDatabase(h().databaseUrl, name);
-  async function dropDatabase() {
-    const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
-    await admin.connect();
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  }
-  before(dropDatabase);
-  after(dropDatabase);
+  before(() => dropDatabase(name));
+  after(() => dropDatabase(name));
 
   it('reports each breach and exits 1; a clean ledger exits 0', async function () {
     this.timeout(60_000);

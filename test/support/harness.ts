@@ -123,6 +123,26 @@ export async function stopHarness(): Promise<void> {
   state.holdfastHarness = undefined;
 }
 
+/** Drops a scratch database of a test (forcing out its connections). */
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Adds a sandbox card to an account; returns its payment method id. */
+export async function addCard(client: TestClient, accountId: string, number = '4242424242424242'): Promise<string> {
+  const res = await call('POST', `/v1/${accountId}/payment_methods`, {
+    token: client.token, body: { type: 'card', card: { number, exp_month: 12, exp_year: 2099, cvc: '123' } },
+  });
+  if (res.status !== 201) throw new Error(`add card failed: ${res.status} ${res.text}`);
+  return res.body.payload.id;
+}
+
 export function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;

@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { migrations } from '../../src/migrations/index.js';
-import { h, withDatabase } from '../support/harness.js';
+import { dropDatabase, h, withDatabase } from '../support/harness.js';
 
 describe('migrations', () => {
   const name = 'holdfast_test_migrate';
   const url = () => withDatabase(h().databaseUrl, name);
 
-  async function dropDatabase() {
-    const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
-    await admin.connect();
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  }
-
-  before(dropDatabase);
-  after(dropDatabase);
+  before(() => dropDatabase(name));
+  after(() => dropDatabase(name));
 
   it('creates a missing database and lets processes booting together migrate it once', async function () {
     this.timeout(60_000);
