@@ -2,6 +2,7 @@
  * The double-entry ledger: accounts, postings and the verification of every invariant.
  * Money only moves through `post`, inside the caller's transaction.
  */
+import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import { lockOrdered, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
@@ -109,6 +110,11 @@ export interface VerifyReport {
  * issuance is below zero, entries are in their account's currency — and the escrow invariants.
  */
 export async function verifyLedger(em: EntityManager): Promise<VerifyReport> {
+  // One snapshot for every check, so a live service's commits cannot look like breaches.
+  return em.transactional((tx) => verifySnapshot(tx), { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+}
+
+async function verifySnapshot(em: EntityManager): Promise<VerifyReport> {
   const problems: string[] = [];
   const [counts] = await em.execute<Array<{ accounts: string; postings: string; entries: string }>>(
     `select (select count(*) from ledger_account) as accounts, (select count(*) from ledger_posting) as postings,
