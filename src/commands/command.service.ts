@@ -5,6 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
+import { executor, type Sql } from '../db/sql.js';
 
 export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay';
 
@@ -32,14 +33,16 @@ export async function submitCommand(em: EntityManager, input: { integratorId: st
 }
 
 /** Locks a command for its worker; null when it does not exist. */
-export async function lockCommand(em: EntityManager, commandId: string) {
+export async function lockCommand(target: Sql, commandId: string) {
+  const em = executor(target);
   const [row] = await em.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; result_status: number | null; result_body: unknown }>>(
     `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body`, [commandId]);
   return row ?? null;
 }
 
 /** Marks a command done with its HTTP result, in the caller's transaction. */
-export async function completeCommand(em: EntityManager, commandId: string, result: CommandResult): Promise<void> {
+export async function completeCommand(target: Sql, commandId: string, result: CommandResult): Promise<void> {
+  const em = executor(target);
   await em.execute(`update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
     [result.status, JSON.stringify(result.body), commandId]);
 }

@@ -25,7 +25,11 @@ export function transitionDecision(status: EscrowStatus, transition: EscrowTrans
 export const TRANSITION_TARGET: Record<EscrowTransition, EscrowStatus> = { pay: 'ESCROWED', commit: 'COMMITTED', cancel: 'CANCELLED' };
 
 /** The escrow of spec §2.9; `integrator` is left out of the create response, as the spec shows it. */
-export function escrowView(escrow: IEscrow, integrator?: string) {
+/** The escrow fields its view needs (an entity or a row mapped by the worker). */
+export type EscrowRecord = Pick<IEscrow, 'id' | 'integratorId' | 'accountId' | 'status' | 'currency' | 'totalAmount' | 'escrowInvoiceId'
+  | 'commitInvoiceId' | 'cancelInvoiceId' | 'metadata' | 'createdAt' | 'updatedAt'>;
+
+export function escrowView(escrow: EscrowRecord, integrator?: string) {
   return {
     id: escrow.id,
     account_id: escrow.accountId,

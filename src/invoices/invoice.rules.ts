@@ -111,7 +111,12 @@ export function metadataTooLarge(metadata: unknown): boolean {
 }
 
 /** The invoice shape of DESIGN §4. */
-export function invoiceView(invoice: IInvoice) {
+/** The invoice fields its view needs (an entity or a row mapped by the worker). */
+export type InvoiceRecord = Pick<IInvoice, 'id' | 'integratorId' | 'accountId' | 'escrowId' | 'invoiceType' | 'state' | 'referenceType'
+  | 'referenceId' | 'description' | 'metadata' | 'currency' | 'totalAmount' | 'failureReason' | 'paymentMethods' | 'lineItems' | 'createdAt'
+  | 'updatedAt'>;
+
+export function invoiceView(invoice: InvoiceRecord) {
   return {
     invoice_id: invoice.id,
     account_id: invoice.accountId,

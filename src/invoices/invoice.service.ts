@@ -10,8 +10,8 @@ import { requireAccount } from '../accounts/account.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
-import { Invoice, type IInvoice, type StoredLineItem } from './invoice.entity.js';
-import { invoiceView, metadataTooLarge, planMoney, type LineItemInput, type MoneyPlan, type PaymentMethodInput } from './invoice.rules.js';
+import { Invoice, type StoredLineItem } from './invoice.entity.js';
+import { invoiceView, metadataTooLarge, planMoney, type InvoiceRecord, type LineItemInput, type MoneyPlan, type PaymentMethodInput } from './invoice.rules.js';
 
 /** One invoice of the caller's integrator (GET /v2/invoice/{id}), or a 404. */
 export async function getInvoice(em: EntityManager, principal: Principal, invoiceId: string) {
@@ -132,12 +132,12 @@ export async function createInvoice(em: EntityManager, principal: Principal, inp
 }
 
 /** Whether a standard invoice's pay runs, already happened, or cannot happen. */
-export function invoicePayDecision(invoice: IInvoice): 'run' | 'already' | 'conflict' {
+export function invoicePayDecision(invoice: InvoiceRecord): 'run' | 'already' | 'conflict' {
   if (invoice.escrowId !== null || !(invoice.invoiceType.startsWith('user_purchase') || invoice.invoiceType === 'token_purchase')) return 'conflict';
   return invoice.state === 'OPEN' ? 'run' : invoice.state === 'SUCCESS' ? 'already' : 'conflict';
 }
 
-export function invoiceStateConflict(invoice: IInvoice): CommandResult {
+export function invoiceStateConflict(invoice: InvoiceRecord): CommandResult {
   const why = invoice.escrowId !== null ? 'an escrow invoice is paid through its escrow' : `the invoice is ${invoice.state}`;
   return { status: 409, body: { status: 'Failure', message: [`Cannot pay: ${why}.`], codes: ['INVOICE_STATE_ERROR'], payload: invoiceView(invoice) } };
 }

@@ -4,6 +4,7 @@
  * holding, commit out of it, cancel back) and standard invoices (straight through).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executor, type Executor, type Sql } from '../db/sql.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
@@ -28,20 +29,22 @@ export function paymentFailure(sources: ChargeSource[]): string | undefined {
 /**
  * Where each charge comes from and whether it would succeed now: a sandbox card by its test
  * number's outcome, a wallet by its balance (locked when `lockWallets`, so the balance checked
- * is the balance posted against), POBO always.
+ * is the balance posted against), POBO always. Queries run on `db` (the caller's transaction);
+ * system accounts are made through `em` (outside it).
  */
 export async function prepareCharges(
-  em: EntityManager, integratorId: string, currency: string, charges: StoredCharge[], lockWallets: boolean,
+  target: Sql, em: EntityManager, integratorId: string, currency: string, charges: StoredCharge[], lockWallets: boolean,
 ): Promise<ChargeSource[]> {
+  const db = executor(target);
   const ids = charges.map((c) => c.payment_method_id);
-  const methods = await em.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null }>>(
+  const methods = await db.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null }>>(
     `select pm.id, pm.provider, pm.details, la.id as wallet from payment_method pm
        left join ledger_account la on la.payment_method_id = pm.id
       where pm.id in (${ids.map(() => '?').join(', ')})`, ids);
   const wallets = methods.filter((m) => m.wallet).map((m) => m.wallet!).sort();
   const balances = new Map<string, number>();
   if (wallets.length) {
-    const rows = await em.execute<Array<{ id: string; balance: string }>>(
+    const rows = await db.execute<Array<{ id: string; balance: string }>>(
       `select id, balance from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id${lockWallets ? ' for update' : ''}`, wallets);
     for (const r of rows) balances.set(r.id, Number(r.balance));
   }
@@ -65,9 +68,9 @@ export async function prepareCharges(
 }
 
 /** For a token currency, a seller's share lands in the seller's convertible wallet. */
-async function payoutWallet(em: EntityManager, currency: string, destination: string): Promise<string> {
+async function payoutWallet(db: Executor, currency: string, destination: string): Promise<string> {
   if (currency === 'USD') return destination;
-  const [row] = await em.execute<Array<{ id: string }>>(
+  const [row] = await db.execute<Array<{ id: string }>>(
     `select conv.id from ledger_account dest
        join payment_method dpm on dpm.id = dest.payment_method_id
        join payment_method cpm on cpm.account_id = dpm.account_id and cpm.provider = 'wallet'
@@ -84,9 +87,11 @@ async function payoutWallet(em: EntityManager, currency: string, destination: st
  * destination. References are `<reference>` and `<reference>:shares`.
  */
 export async function settle(
+  target: Sql,
   em: EntityManager,
   input: { integratorId: string; currency: string; reference: string; description: string; from: EntryInput[]; lineItems: StoredLineItem[] },
 ): Promise<Posting[]> {
+  const db = executor(target);
   const { integratorId, currency } = input;
   const publisher = await systemAccount(em, integratorId, 'publisher_wallet', currency);
   const toSources: EntryInput[] = [...input.from];
@@ -96,7 +101,7 @@ export async function settle(
     for (const r of line.recipients) {
       const source = r.source_wallet_id || publisher;
       toSources.push({ account: source, currency, amount: r.amount });
-      toDestinations.push({ account: source, currency, amount: -r.amount }, { account: await payoutWallet(em, currency, r.destination_wallet_id), currency, amount: r.amount });
+      toDestinations.push({ account: source, currency, amount: -r.amount }, { account: await payoutWallet(db, currency, r.destination_wallet_id), currency, amount: r.amount });
       rest -= r.amount;
     }
     if (rest > 0) toSources.push({ account: publisher, currency, amount: rest });

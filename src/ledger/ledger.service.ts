@@ -4,6 +4,7 @@
  */
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executor, type Sql } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { lockOrdered, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
 import type { LedgerAccountKind } from './ledger.entity.js';
@@ -68,7 +69,8 @@ export function isOverdraft(err: unknown): boolean {
  * balance first, under a row lock. All entries go in one statement ordered by account, so
  * transactions lock the accounts they share in the same order.
  */
-export async function post(em: EntityManager, ...postings: Posting[]): Promise<number> {
+export async function post(target: Sql, ...postings: Posting[]): Promise<number> {
+  const em = executor(target);
   const fresh: Array<{ id: string; posting: Posting }> = [];
   for (const posting of postings) {
     const problems = postingProblems(posting.entries);

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import { OutboxEvent } from './outbox.entity.js';
+import type { Executor } from '../db/sql.js';
 
 /** Event names Holdfast emits (spec §6.1, DESIGN §4 Webhooks). */
 export type EventName = 'register-account-completed' | 'account-block-unblock-webhook' | 'escrow-transaction-update' | 'invoice-completed';
@@ -12,5 +13,12 @@ export type EventName = 'register-account-completed' | 'account-block-unblock-we
 export function recordEvent(em: EntityManager, integratorId: string, eventName: EventName, message: Record<string, unknown>): string {
   const id = newId('evt');
   em.create(OutboxEvent, { id, integratorId, eventName, message, createdAt: new Date(), relayedAt: null });
+  return id;
+}
+
+/** The same, as an INSERT on an Executor (a worker's plain-SQL transaction). */
+export async function insertEvent(db: Executor, integratorId: string, eventName: EventName, message: Record<string, unknown>): Promise<string> {
+  const id = newId('evt');
+  await db.execute('insert into outbox (id, integrator_id, event_name, message) values (?, ?, ?, ?::jsonb)', [id, integratorId, eventName, JSON.stringify(message)]);
   return id;
 }
