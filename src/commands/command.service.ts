@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { executor, type Sql } from '../db/sql.js';
+import { autocommit, executor, type Sql } from '../db/sql.js';
 
 export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay';
 
@@ -18,7 +18,8 @@ export interface CommandResult {
  * The pending command for (target, kind), created when there is none: concurrent requests for
  * the same work share one command (a unique index decides).
  */
-export async function submitCommand(em: EntityManager, input: { integratorId: string; kind: CommandKind; targetId: string }): Promise<string> {
+export async function submitCommand(target: Sql, input: { integratorId: string; kind: CommandKind; targetId: string }): Promise<string> {
+  const em = executor(target);
   for (;;) {
     const [created] = await em.execute<Array<{ id: string }>>(
       `insert into command (id, integrator_id, kind, target_id, state) values (?, ?, ?, ?, 'pending')
@@ -48,7 +49,8 @@ export async function completeCommand(target: Sql, commandId: string, result: Co
 }
 
 /** A command's result once done, else null. */
-export async function commandResult(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+export async function commandResult(target: Sql, commandId: string): Promise<CommandResult | null> {
+  const em = executor(target);
   const [row] = await em.execute<Array<{ state: string; result_status: number | null; result_body: unknown }>>(
     'select state, result_status, result_body from command where id = ?', [commandId]);
   return row?.state === 'done' ? { status: row.result_status!, body: row.result_body } : null;
@@ -72,11 +74,11 @@ export async function runCommand(
   command: { integratorId: string; kind: CommandKind; targetId: string },
   opts: { respondAsync: boolean; syncWaitMs: number; location: string; current: () => Promise<unknown> },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const commandId = await submitCommand(em, command);
+  const db = autocommit(em);
+  const commandId = await submitCommand(db, command);
   await bus.enqueue(commandId, command.kind);
   if (!opts.respondAsync) {
-    const fork = em.fork();
-    const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(fork, commandId));
+    const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId));
     if (result) return result;
   }
   return { status: 202, body: await opts.current(), headers: { Location: opts.location, 'X-Command-Id': commandId } };

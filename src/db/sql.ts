@@ -27,12 +27,31 @@ function toPg(sql: string): string {
   return text;
 }
 
-/** Runs `work` in one transaction on a connection of the ORM's pool; rolls back on any error. */
-export async function inTransaction<T>(em: EntityManager, work: (db: Executor) => Promise<T>): Promise<T> {
-  const client = em.getConnection().getKnex().client as {
+function pool(em: EntityManager) {
+  return em.getConnection().getKnex().client as {
     acquireConnection(): Promise<PgConnection>;
     releaseConnection(connection: PgConnection): Promise<void>;
   };
+}
+
+/** Single statements, each on a connection borrowed from the ORM's pool (autocommit). */
+export function autocommit(em: EntityManager): Executor {
+  const client = pool(em);
+  return {
+    async execute<R>(sql: string, params: unknown[] = []): Promise<R> {
+      const connection = await client.acquireConnection();
+      try {
+        return (await connection.query({ text: toPg(sql), values: params })).rows as R;
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    },
+  };
+}
+
+/** Runs `work` in one transaction on a connection of the ORM's pool; rolls back on any error. */
+export async function inTransaction<T>(em: EntityManager, work: (db: Executor) => Promise<T>): Promise<T> {
+  const client = pool(em);
   const connection = await client.acquireConnection();
   const db: Executor = {
     async execute<R>(sql: string, params: unknown[] = []): Promise<R> {

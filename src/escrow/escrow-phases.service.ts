@@ -18,7 +18,7 @@ import { paymentFailure, prepareCharges, settle } from '../invoices/settlement.s
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { failpoint } from '../runtime/failpoints.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
-import { escrowView, transitionDecision, TRANSITION_TARGET, type EscrowRecord, type EscrowStatus, type EscrowTransition } from './escrow.rules.js';
+import { escrowFromRow, escrowView, transitionDecision, TRANSITION_TARGET, type EscrowRecord, type EscrowStatus, type EscrowTransition } from './escrow.rules.js';
 
 const TRANSITIONS: Partial<Record<CommandKind, EscrowTransition>> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
 
@@ -37,11 +37,7 @@ async function loadEscrow(db: Executor, escrowId: string): Promise<Loaded | null
        from escrow e join invoice i on i.id = e.escrow_invoice_id
       where e.id = ? for update of e`, [escrowId]);
   if (!r) return null;
-  const escrow: EscrowRecord = {
-    id: r.id, integratorId: r.integrator_id, accountId: r.account_id, status: r.status, currency: r.currency,
-    totalAmount: Number(r.total_amount), escrowInvoiceId: r.escrow_invoice_id, commitInvoiceId: r.commit_invoice_id,
-    cancelInvoiceId: r.cancel_invoice_id, metadata: r.metadata, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
-  };
+  const escrow = escrowFromRow(r);
   const invoice: InvoiceRecord = {
     id: r.escrow_invoice_id, integratorId: r.integrator_id, accountId: r.account_id, escrowId: r.id, invoiceType: r.invoice_type,
     state: r.state, referenceType: r.reference_type, referenceId: r.reference_id, description: r.description, metadata: r.invoice_metadata,

@@ -44,3 +44,12 @@ export function escrowView(escrow: EscrowRecord, integrator?: string) {
   };
 }
 
+
+/** An escrow row (snake_case columns) as an EscrowRecord. */
+export function escrowFromRow(r: Record<string, any>): EscrowRecord {
+  return {
+    id: r.id, integratorId: r.integrator_id, accountId: r.account_id, status: r.status, currency: r.currency,
+    totalAmount: Number(r.total_amount), escrowInvoiceId: r.escrow_invoice_id, commitInvoiceId: r.commit_invoice_id,
+    cancelInvoiceId: r.cancel_invoice_id, metadata: r.metadata, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
+  };
+}

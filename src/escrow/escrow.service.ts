@@ -9,7 +9,8 @@ import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { Invoice } from '../invoices/invoice.entity.js';
 import { Escrow } from './escrow.entity.js';
-import { escrowView, transitionDecision, type EscrowTransition } from './escrow.rules.js';
+import { escrowFromRow, escrowView, transitionDecision, type EscrowTransition } from './escrow.rules.js';
+import { autocommit, type Executor } from '../db/sql.js';
 import { preparePurchase, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
@@ -65,10 +66,16 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
   });
 }
 
+/** The caller's escrow, read outside any transaction, or a 404. */
+async function findEscrow(db: Executor, principal: Principal, escrowId: string) {
+  const [row] = await db.execute<Array<Record<string, any>>>('select * from escrow where id = ? and integrator_id = ?', [escrowId, principal.integratorId]);
+  if (!row) throw escrowNotFound();
+  return escrowFromRow(row);
+}
+
 /** The escrow as it stands (GET /v2/escrow/{id}). */
 export async function getEscrow(em: EntityManager, principal: Principal, escrowId: string) {
-  const escrow = await em.findOne(Escrow, { id: escrowId, integratorId: principal.integratorId });
-  if (!escrow) throw escrowNotFound();
+  const escrow = await findEscrow(autocommit(em), principal, escrowId);
   return escrowView(escrow, (await integratorProfile(em, principal.integratorId)).name);
 }
 
@@ -86,8 +93,8 @@ export async function transitionEscrow(
   transition: EscrowTransition,
   opts: { respondAsync: boolean; syncWaitMs: number },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const escrow = await em.findOne(Escrow, { id: escrowId, integratorId: principal.integratorId });
-  if (!escrow) throw escrowNotFound();
+  const db = autocommit(em);
+  const escrow = await findEscrow(db, principal, escrowId);
   const integrator = (await integratorProfile(em, principal.integratorId)).name;
   const decision = transitionDecision(escrow.status, transition);
   if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
@@ -95,6 +102,6 @@ export async function transitionEscrow(
   return runCommand(em, bus, { integratorId: principal.integratorId, kind: `escrow.${transition}`, targetId: escrowId }, {
     ...opts,
     location: `/v2/escrow/${escrowId}`,
-    current: async () => success(escrowView(await em.fork().findOneOrFail(Escrow, { id: escrowId }), integrator)),
+    current: async () => success(escrowView(await findEscrow(db, principal, escrowId), integrator)),
   });
 }
