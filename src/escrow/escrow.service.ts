@@ -7,11 +7,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { Invoice } from '../invoices/invoice.entity.js';
-import { Escrow } from './escrow.entity.js';
 import { escrowFromRow, escrowView, transitionDecision, type EscrowTransition } from './escrow.rules.js';
-import { autocommit, type Executor } from '../db/sql.js';
-import { preparePurchase, type PurchaseInput } from '../invoices/invoice.service.js';
+import { autocommit, inTransaction, type Executor } from '../db/sql.js';
+import { insertInvoice, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
@@ -21,49 +19,34 @@ const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not f
 
 /** Creates an OPEN escrow and its escrow invoice (spec §3.1: 201, `escrow_invoice_id` set). */
 export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
-  const { plan, lineItems, virtual } = await preparePurchase(em, principal, input);
-  return em.transactional(async (tx) => {
-    const now = new Date();
-    const escrowId = newId('esc');
-    const invoice = tx.create(Invoice, {
-      id: newId('inv'),
-      integratorId: principal.integratorId,
-      accountId: input.account_id,
-      escrowId,
-      invoiceType: virtual ? 'user_purchase_escrow_virtual' : 'user_purchase_escrow',
-      state: 'OPEN',
-      referenceType: input.reference_type ?? null,
-      referenceId: input.reference_id ?? null,
-      description: input.description ?? null,
-      metadata: input.metadata ?? {},
-      currency: plan.currency,
-      totalAmount: plan.total,
-      failureReason: null,
-      paymentMethods: plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount, currency: plan.currency })),
-      lineItems,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const escrow = tx.create(Escrow, {
-      id: escrowId,
-      integratorId: principal.integratorId,
-      accountId: input.account_id,
-      status: 'OPEN',
-      currency: plan.currency,
-      totalAmount: plan.total,
-      escrowInvoiceId: invoice.id,
-      commitInvoiceId: null,
-      cancelInvoiceId: null,
-      referenceType: input.reference_type ?? null,
-      referenceId: input.reference_id ?? null,
-      description: input.description ?? null,
-      metadata: input.metadata ?? {},
-      createdAt: now,
-      updatedAt: now,
-    });
-    await tx.flush();
-    return escrowView(escrow);
+  const prepared = await preparePurchase(em, principal, input);
+  const escrowId = newId('esc');
+  const invoice = purchaseInvoice(principal, input, prepared, 'user_purchase_escrow', escrowId);
+  const escrow = {
+    id: escrowId,
+    integratorId: principal.integratorId,
+    accountId: input.account_id,
+    status: 'OPEN' as const,
+    currency: invoice.currency,
+    totalAmount: invoice.totalAmount,
+    escrowInvoiceId: invoice.id,
+    commitInvoiceId: null,
+    cancelInvoiceId: null,
+    metadata: invoice.metadata,
+    createdAt: invoice.createdAt,
+    updatedAt: invoice.updatedAt,
+  };
+  // The escrow and its invoice point at each other: both in one transaction (keys checked at commit).
+  await inTransaction(em, async (db) => {
+    await insertInvoice(db, invoice);
+    await db.execute(
+      `insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
+                           description, metadata, created_at, updated_at)
+       values (?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
+      [escrow.id, escrow.integratorId, escrow.accountId, escrow.currency, escrow.totalAmount, invoice.id, invoice.referenceType,
+        invoice.referenceId, invoice.description, JSON.stringify(escrow.metadata), escrow.createdAt, escrow.updatedAt]);
   });
+  return escrowView(escrow);
 }
 
 /** The caller's escrow, read outside any transaction, or a 404. */

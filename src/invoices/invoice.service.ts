@@ -6,8 +6,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, addFieldError, fieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { requireAccount } from '../accounts/account.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
+import { autocommit, type Executor } from '../db/sql.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
 import { Invoice, type StoredLineItem } from './invoice.entity.js';
@@ -32,7 +32,7 @@ export interface PurchaseInput {
 }
 
 /** Checks the request against the caller's data; throws 400 naming every bad field. */
-async function checkReferences(em: EntityManager, principal: Principal, input: PurchaseInput, currency: string): Promise<void> {
+async function checkReferences(em: EntityManager, db: Executor, principal: Principal, input: PurchaseInput, currency: string): Promise<void> {
   const fields = fieldErrors();
   const integrator = await integratorProfile(em, principal.integratorId);
   if (currency !== 'USD' && currency !== integrator.tokenCurrency) addFieldError(fields, 'line_items.0.currency', 'UNSUPPORTED_CURRENCY');
@@ -42,7 +42,7 @@ async function checkReferences(em: EntityManager, principal: Principal, input: P
   });
 
   const ids = input.payment_methods.map((pm) => pm.payment_method_id);
-  const methods = await em.execute<Array<{ id: string; provider: string; processing_currency: string }>>(
+  const methods = await db.execute<Array<{ id: string; provider: string; processing_currency: string }>>(
     `select id, provider, processing_currency from payment_method where account_id = ? and pm_state = 'active' and id in (${ids.map(() => '?').join(', ')})`,
     [input.account_id, ...ids]);
   input.payment_methods.forEach((pm, i) => {
@@ -53,7 +53,7 @@ async function checkReferences(em: EntityManager, principal: Principal, input: P
 
   const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
   const known = wallets.length
-    ? await em.execute<Array<{ id: string; kind: string }>>(
+    ? await db.execute<Array<{ id: string; kind: string }>>(
       `select id, kind from ledger_account where integrator_id = ? and currency = ? and kind in ('user_wallet', 'publisher_wallet') and id in (${wallets.map(() => '?').join(', ')})`,
       [principal.integratorId, currency, ...wallets])
     : [];
@@ -77,11 +77,13 @@ export interface PreparedPurchase {
 
 /** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
 export async function preparePurchase(em: EntityManager, principal: Principal, input: PurchaseInput): Promise<PreparedPurchase> {
-  await requireAccount(em, principal, input.account_id);
+  const db = autocommit(em);
+  const [buyer] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ?', [input.account_id, principal.integratorId]);
+  if (!buyer) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
   const planned = planMoney(input.line_items, input.payment_methods);
   if (!planned.ok) throw AppError.invalid(planned.fields);
   const { plan } = planned;
-  await checkReferences(em, principal, input, plan.currency);
+  await checkReferences(em, db, principal, input, plan.currency);
   const lineItems: StoredLineItem[] = input.line_items.map((l) => ({
     line_item_id: newId('li'),
     amount: l.amount,
@@ -156,4 +158,15 @@ export async function payInvoice(
     location: `/v2/invoice/${invoiceId}`,
     current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
   });
+}
+
+/** Inserts an invoice row built by purchaseInvoice() on an Executor. */
+export async function insertInvoice(db: Executor, row: ReturnType<typeof purchaseInvoice>): Promise<void> {
+  await db.execute(
+    `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                          metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, null, ?::jsonb, ?::jsonb, ?, ?)`,
+    [row.id, row.integratorId, row.accountId, row.escrowId, row.invoiceType, row.state, row.referenceType, row.referenceId, row.description,
+      JSON.stringify(row.metadata), row.currency, row.totalAmount, JSON.stringify(row.paymentMethods), JSON.stringify(row.lineItems),
+      row.createdAt, row.updatedAt]);
 }
