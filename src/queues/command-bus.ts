@@ -99,8 +99,8 @@ export class CommandBus {
       const timer = setTimeout(() => {
         probe().then(finish, () => finish(null));
       }, timeoutMs);
+      // No look before the completion event (or the first poll): a job is never done that fast.
       this.finished.on(commandId, check);
-      check();
     });
   }
 
