@@ -70,25 +70,33 @@ export function isOverdraft(err: unknown): boolean {
  * transactions lock the accounts they share in the same order.
  */
 export async function post(target: Sql, ...postings: Posting[]): Promise<number> {
-  const em = executor(target);
-  const fresh: Array<{ id: string; posting: Posting }> = [];
-  for (const posting of postings) {
+  const db = executor(target);
+  const ids = postings.map(() => newId('pst'));
+  postings.forEach((posting) => {
     const problems = postingProblems(posting.entries);
     if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
-    const [created] = await em.execute<Array<{ id: string }>>(
-      `insert into ledger_posting (id, integrator_id, reference, description) values (?, ?, ?, ?)
-       on conflict (reference) do nothing returning id`,
-      [newId('pst'), posting.integratorId, posting.reference, posting.description.slice(0, 200)]);
-    if (created) fresh.push({ id: created.id, posting });
-  }
-  if (fresh.length === 0) return 0;
-  const rows = fresh
-    .flatMap(({ id, posting }) => lockOrdered(posting.entries).map((e) => ({ id, ...e })))
+  });
+  if (postings.length === 0) return 0;
+  const rows = postings
+    .flatMap((posting, i) => lockOrdered(posting.entries).map((e) => ({ id: ids[i], ...e })))
     .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
-  await em.execute(
-    `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`,
-    rows.flatMap((r) => [r.id, r.account, r.currency, r.amount]));
-  return fresh.length;
+  // One statement: the postings whose reference is new, and the entries of exactly those.
+  const created = await db.execute<Array<{ posting_id: string }>>(
+    `with p as (
+       insert into ledger_posting (id, integrator_id, reference, description) values ${postings.map(() => '(?, ?, ?, ?)').join(', ')}
+       on conflict (reference) do nothing returning id
+     )
+     insert into ledger_entry (posting_id, ledger_account_id, currency, amount)
+     select v.posting_id, v.account, v.currency, v.amount::bigint
+       from (values ${rows.map((_, i) => `(?, ?, ?, ?, ${i})`).join(', ')}) as v (posting_id, account, currency, amount, ord)
+      where v.posting_id in (select id from p)
+      order by v.ord
+     returning posting_id`,
+    [
+      ...postings.flatMap((posting, i) => [ids[i], posting.integratorId, posting.reference, posting.description.slice(0, 200)]),
+      ...rows.flatMap((r) => [r.id, r.account, r.currency, String(r.amount)]),
+    ]);
+  return new Set(created.map((r) => r.posting_id)).size;
 }
 
 /** Current balances (minor units) of ledger accounts, by id. */
