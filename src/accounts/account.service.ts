@@ -5,7 +5,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { preparedRead } from '../db/query.js';
+import { preparedRead } from '../db/sql.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
 import { Integrator } from '../auth/integrator.entity.js';

@@ -1,6 +1,7 @@
 /**
- * Plain SQL on a pooled pg connection, for the hot paths of the workers: a transaction of a
- * dozen statements through the ORM costs several times its round trips in CPU. Statements
+ * Plain SQL on a pooled pg connection (the ORM's own pool), for the hot paths — profile reads,
+ * escrow creation, command requests, every worker phase: a statement through the ORM costs
+ * several times its round trip in CPU. Statements
  * are written with `?` placeholders (as for MikroORM's `em.execute`), so the same service
  * code runs on either; an EntityManager is itself an Executor.
  */
@@ -11,7 +12,7 @@ export interface Executor {
 }
 
 interface PgConnection {
-  query(config: { text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 const converted = new Map<string, string>();
@@ -47,6 +48,20 @@ export function autocommit(em: EntityManager): Executor {
       }
     },
   };
+}
+
+/**
+ * The hottest reads (account profiles): one statement with `$n` placeholders, prepared once
+ * per pooled connection (pg named statements) and run outside any transaction.
+ */
+export async function preparedRead<R>(em: EntityManager, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const client = pool(em);
+  const connection = await client.acquireConnection();
+  try {
+    return (await connection.query({ name, text, values })).rows as R[];
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /** Runs `work` in one transaction on a connection of the ORM's pool; rolls back on any error. */
