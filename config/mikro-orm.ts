@@ -12,12 +12,13 @@ import { LedgerAccount, LedgerEntry, LedgerPosting } from '../src/ledger/ledger.
 import { Invoice } from '../src/invoices/invoice.entity.js';
 import { Escrow } from '../src/escrow/escrow.entity.js';
 import { Command } from '../src/commands/command.entity.js';
+import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
   Integrator, Client, SigningKey, Account, ExternalPlatformLink, PaymentMethod,
   TosVersion, TosSignature, OutboxEvent, IdempotencyKey, LedgerAccount, LedgerPosting, LedgerEntry,
-  Invoice, Escrow, Command,
+  Invoice, Escrow, Command, AccountBlock, AccountTag,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

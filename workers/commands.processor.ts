@@ -2,13 +2,14 @@ import type { Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { runEscrowCommand } from '../src/escrow/escrow-phases.service.js';
 import { runInvoiceCommand } from '../src/invoices/invoice-phases.service.js';
+import { runMergeCommand } from '../src/merge/merge.service.js';
 import type { CommandJob } from '../src/queues/names.js';
 
-/** Runs a command (escrow pay/commit/cancel, invoice pay); its result is stored on the command row. */
+/** Runs a command (escrow pay/commit/cancel, invoice pay, account merge); its result is stored on the command row. */
 export function commandsProcessor(orm: MikroORM) {
   return async (job: Job<CommandJob>): Promise<{ status: number } | null> => {
     const em = orm.em.fork();
-    const run = job.data.kind.startsWith('escrow.') ? runEscrowCommand : runInvoiceCommand;
+    const run = job.data.kind.startsWith('escrow.') ? runEscrowCommand : job.data.kind === 'account.merge' ? runMergeCommand : runInvoiceCommand;
     const result = await run(em, job.data.commandId);
     return result && { status: result.status };
   };

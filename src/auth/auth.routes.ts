@@ -1,6 +1,9 @@
 import { Router, type Request } from 'express';
 import { AppError } from '../errors.js';
+import { principalOf } from '../http/auth.js';
+import { success } from '../http/envelope.js';
 import { issueClientToken, type TokenSigner } from './auth.service.js';
+import { authorizeUser, refreshUserToken } from './user-session.service.js';
 
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1: both parts form-urlencoded). */
 function basicCredentials(req: Request): { clientId: string; clientSecret: string } | undefined {
@@ -25,8 +28,11 @@ function param(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** `POST /token` (RFC 6749 §4.4): form, JSON or query parameters, or HTTP Basic. */
-export function authRoutes(signer: TokenSigner): Router {
+/**
+ * `POST /token` (RFC 6749 §4.4 client credentials, §6 refresh token): form, JSON or query
+ * parameters, or HTTP Basic. `POST /authorize/user` (spec §4.3): user sessions.
+ */
+export function authRoutes(signer: TokenSigner, webUrl: string): Router {
   const router = Router();
   router.post('/token', async (req, res) => {
     const basic = basicCredentials(req);
@@ -35,13 +41,17 @@ export function authRoutes(signer: TokenSigner): Router {
         codes: ['invalid_request'],
       });
     }
-    const token = await issueClientToken(req.em, signer, {
-      grantType: param(req, 'grant_type'),
-      clientId: basic?.clientId ?? param(req, 'client_id'),
-      clientSecret: basic?.clientSecret ?? param(req, 'client_secret'),
-      scope: param(req, 'scope'),
-    });
+    const credentials = { clientId: basic?.clientId ?? param(req, 'client_id'), clientSecret: basic?.clientSecret ?? param(req, 'client_secret') };
+    const grantType = param(req, 'grant_type');
+    let token;
+    if (!grantType) throw new AppError('invalid_input', 'grant_type is required.', { codes: ['invalid_request'] });
+    else if (grantType === 'client_credentials') token = await issueClientToken(req.em, signer, { ...credentials, scope: param(req, 'scope') });
+    else if (grantType === 'refresh_token') token = await refreshUserToken(req.em, signer, { ...credentials, refreshToken: param(req, 'refresh_token') });
+    else throw new AppError('invalid_input', `grant_type "${grantType}" is not supported.`, { codes: ['unsupported_grant_type'] });
     res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(token);
+  });
+  router.post('/authorize/user', async (req, res) => {
+    res.set('Cache-Control', 'no-store').json(success(await authorizeUser(req.em, signer, principalOf(req), req.body, webUrl)));
   });
   return router;
 }

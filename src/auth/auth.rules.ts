@@ -11,6 +11,22 @@ export type Scope = (typeof ALL_SCOPES)[number];
 /** Client access tokens live for an hour (DESIGN §4 User sessions). */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
+/** User password tokens live as long as client tokens; their refresh tokens 30 days (rotated at each use). */
+export const USER_TOKEN_TTL_SECONDS = 3600;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+
+/** A user-session redirect nonce is single-use and expires in 24 h (DESIGN §4 User sessions). */
+export const SESSION_NONCE_TTL_SECONDS = 24 * 3600;
+
+/** What a refresh token may still do, from its stored state (RFC 6749 §10.4: a reused one revokes its family). */
+export function refreshDecision(token: { usedAt: Date | null; revokedAt: Date | null; expiresAt: Date }, now: Date):
+  'ok' | 'reused' | 'revoked' | 'expired' {
+  if (token.revokedAt) return 'revoked';
+  if (token.usedAt) return 'reused';
+  if (token.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'ok';
+}
+
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }

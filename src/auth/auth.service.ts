@@ -18,10 +18,16 @@ export interface Principal {
   integratorId: string;
   scopes: string[];
   isOperator: boolean;
+  /** The publisher's licence to unblock blocks it issued (spec §5). */
+  canUnblock: boolean;
+  /** Set for a user password token: the one account it acts for (DESIGN §4 User sessions). */
+  accountId?: string;
 }
 
 const ISSUER = 'holdfast';
 const AUDIENCE = 'holdfast-api';
+/** User password tokens have their own audience: one can never pass for a client token. */
+const USER_AUDIENCE = 'holdfast-user';
 const PRIMARY_KEY_ID = 'key_primary';
 
 function hashSecret(secret: string): string {
@@ -56,10 +62,13 @@ export class TokenSigner {
   }
 
   async sign(principal: Principal, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
-    return new SignJWT({ int: principal.integratorId, scope: principal.scopes.join(' '), op: principal.isOperator })
+    const claims = principal.accountId
+      ? { int: principal.integratorId, scope: '', acct: principal.accountId, jti: randomBytes(12).toString('base64url') }
+      : { int: principal.integratorId, scope: principal.scopes.join(' '), op: principal.isOperator, unb: principal.canUnblock };
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', kid: this.kid, typ: 'JWT' })
       .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
+      .setAudience(principal.accountId ? USER_AUDIENCE : AUDIENCE)
       .setSubject(principal.clientId)
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
@@ -72,16 +81,21 @@ export class TokenSigner {
     if (cached && cached.exp > Date.now() / 1000) return cached.principal;
     if (cached) this.verified.delete(token);
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
-      if (typeof payload.sub !== 'string' || typeof payload.int !== 'string' || typeof payload.scope !== 'string' || typeof payload.exp !== 'number') {
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: [AUDIENCE, USER_AUDIENCE], algorithms: ['HS256'] });
+      const user = payload.aud === USER_AUDIENCE;
+      if (typeof payload.sub !== 'string' || typeof payload.int !== 'string' || typeof payload.scope !== 'string' || typeof payload.exp !== 'number'
+        || (user && typeof payload.acct !== 'string')) {
         throw new AppError('unauthorized', 'The access token is malformed.', { codes: ['UNAUTHORIZED'] });
       }
-      const principal: Principal = {
-        clientId: payload.sub,
-        integratorId: payload.int,
-        scopes: parseScopeList(payload.scope),
-        isOperator: payload.op === true,
-      };
+      const principal: Principal = user
+        ? { clientId: payload.sub, integratorId: payload.int, scopes: [], isOperator: false, canUnblock: false, accountId: payload.acct as string }
+        : {
+          clientId: payload.sub,
+          integratorId: payload.int,
+          scopes: parseScopeList(payload.scope),
+          isOperator: payload.op === true,
+          canUnblock: payload.unb === true,
+        };
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, { principal, exp: payload.exp });
       return principal;
@@ -166,23 +180,25 @@ export function findClient(em: EntityManager, clientId: string) {
   return em.findOne(Client, { id: clientId }, { populate: ['integrator'] });
 }
 
+/** The client with these credentials; `invalid_client` (401) otherwise. */
+export async function authenticateClient(em: EntityManager, clientId?: string, clientSecret?: string) {
+  if (!clientId || !clientSecret) {
+    throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
+  }
+  const client = /^[A-Za-z0-9_-]{1,36}$/.test(clientId) ? await em.findOne(Client, { id: clientId }) : null;
+  if (!client || !sameHash(client.secretHash, hashSecret(clientSecret))) {
+    throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
+  }
+  return client;
+}
+
 /** RFC 6749 §4.4: exchanges client credentials for an access token. */
 export async function issueClientToken(
   em: EntityManager,
   signer: TokenSigner,
-  input: { grantType?: string; clientId?: string; clientSecret?: string; scope?: string },
+  input: { clientId?: string; clientSecret?: string; scope?: string },
 ): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number; scope: string }> {
-  if (!input.grantType) throw new AppError('invalid_input', 'grant_type is required.', { codes: ['invalid_request'] });
-  if (input.grantType !== 'client_credentials') {
-    throw new AppError('invalid_input', `grant_type "${input.grantType}" is not supported.`, { codes: ['unsupported_grant_type'] });
-  }
-  if (!input.clientId || !input.clientSecret) {
-    throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
-  }
-  const client = /^[A-Za-z0-9_-]{1,36}$/.test(input.clientId) ? await em.findOne(Client, { id: input.clientId }) : null;
-  if (!client || !sameHash(client.secretHash, hashSecret(input.clientSecret))) {
-    throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
-  }
+  const client = await authenticateClient(em, input.clientId, input.clientSecret);
   const granted = grantScopes(client.scopes, parseScopeList(input.scope));
   if (!granted.ok) {
     throw new AppError('invalid_input', `The client does not hold the scope(s): ${granted.notGranted.join(', ')}.`, {
@@ -194,6 +210,7 @@ export async function issueClientToken(
     integratorId: client.integrator.id,
     scopes: granted.scopes,
     isOperator: client.isOperator,
+    canUnblock: client.canUnblock,
   };
   return {
     access_token: await signer.sign(principal),

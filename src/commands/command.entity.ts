@@ -10,6 +10,8 @@ export const Command = defineEntity({
     kind: p.string().length(40),
     targetId: p.string().length(36),
     state: p.enum(['pending', 'done'] as const),
+    input: p.json<Record<string, unknown>>().nullable(),
+    inputKey: p.string().length(100).default(''),
     resultStatus: p.integer().nullable(),
     resultBody: p.json<unknown>().nullable(),
     attempts: p.integer().default(0),

@@ -7,7 +7,17 @@ import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { autocommit, executor, type Sql } from '../db/sql.js';
 
-export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay';
+export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay' | 'account.merge';
+
+/** What a command is asked to do: its kind, its target and, for some kinds, an input (merge: the destination). */
+export interface CommandRequest {
+  integratorId: string;
+  kind: CommandKind;
+  targetId: string;
+  /** Stored with the command; requests with the same target, kind and `inputKey` share one pending command. */
+  input?: Record<string, unknown>;
+  inputKey?: string;
+}
 
 export interface CommandResult {
   status: number;
@@ -18,16 +28,17 @@ export interface CommandResult {
  * The pending command for (target, kind), created when there is none: concurrent requests for
  * the same work share one command (a unique index decides).
  */
-export async function submitCommand(target: Sql, input: { integratorId: string; kind: CommandKind; targetId: string }): Promise<string> {
+export async function submitCommand(target: Sql, input: CommandRequest): Promise<string> {
   const em = executor(target);
+  const inputKey = input.inputKey ?? '';
   for (;;) {
     const [created] = await em.execute<Array<{ id: string }>>(
-      `insert into command (id, integrator_id, kind, target_id, state) values (?, ?, ?, ?, 'pending')
-       on conflict (target_id, kind) where state = 'pending' do nothing returning id`,
-      [newId('cmd'), input.integratorId, input.kind, input.targetId]);
+      `insert into command (id, integrator_id, kind, target_id, state, input, input_key) values (?, ?, ?, ?, 'pending', ?::jsonb, ?)
+       on conflict (target_id, kind, input_key) where state = 'pending' do nothing returning id`,
+      [newId('cmd'), input.integratorId, input.kind, input.targetId, input.input ? JSON.stringify(input.input) : null, inputKey]);
     if (created) return created.id;
     const [pending] = await em.execute<Array<{ id: string }>>(
-      `select id from command where target_id = ? and kind = ? and state = 'pending'`, [input.targetId, input.kind]);
+      `select id from command where target_id = ? and kind = ? and input_key = ? and state = 'pending'`, [input.targetId, input.kind, inputKey]);
     // The pending one finished between our insert and our select: make a new one.
     if (pending) return pending.id;
   }
@@ -36,8 +47,9 @@ export async function submitCommand(target: Sql, input: { integratorId: string; 
 /** Locks a command for its worker; null when it does not exist. */
 export async function lockCommand(target: Sql, commandId: string) {
   const em = executor(target);
-  const [row] = await em.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; result_status: number | null; result_body: unknown }>>(
-    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body`, [commandId]);
+  const [row] = await em.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; result_status: number | null;
+    result_body: unknown; input: Record<string, unknown> | null }>>(
+    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body, input`, [commandId]);
   return row ?? null;
 }
 
@@ -71,15 +83,47 @@ export async function stalledCommands(em: EntityManager, olderThanMs: number): P
 export async function runCommand(
   em: EntityManager,
   bus: CommandBus,
-  command: { integratorId: string; kind: CommandKind; targetId: string },
-  opts: { respondAsync: boolean; syncWaitMs: number; location: string; current: () => Promise<unknown> },
+  command: CommandRequest,
+  opts: { respondAsync: boolean; syncWaitMs: number; location: string | ((commandId: string) => string); current: (commandId: string) => Promise<unknown> },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = autocommit(em);
   const commandId = await submitCommand(db, command);
   await bus.enqueue(commandId, command.kind);
   if (!opts.respondAsync) {
     const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId));
-    if (result) return result;
+    if (result) return { ...result, headers: { 'X-Command-Id': commandId } };
   }
-  return { status: 202, body: await opts.current(), headers: { Location: opts.location, 'X-Command-Id': commandId } };
+  const location = typeof opts.location === 'string' ? opts.location : opts.location(commandId);
+  return { status: 202, body: await opts.current(commandId), headers: { Location: location, 'X-Command-Id': commandId } };
+}
+
+/** The command view of `GET /v2/commands/{id}`: its state and, once done, the HTTP answer it produced. */
+export interface CommandView {
+  command_id: string;
+  kind: CommandKind;
+  target_id: string;
+  input: Record<string, unknown> | null;
+  state: 'pending' | 'done';
+  result: CommandResult | null;
+  created: string;
+  updated: string;
+}
+
+/** One command of the caller's integrator, or null. */
+export async function findCommand(target: Sql, integratorId: string, commandId: string): Promise<CommandView | null> {
+  const em = executor(target);
+  const [row] = await em.execute<Array<{ id: string; kind: CommandKind; target_id: string; input: Record<string, unknown> | null; state: 'pending' | 'done';
+    result_status: number | null; result_body: unknown; created_at: Date; updated_at: Date }>>(
+    'select * from command where id = ? and integrator_id = ?', [commandId, integratorId]);
+  if (!row) return null;
+  return {
+    command_id: row.id,
+    kind: row.kind,
+    target_id: row.target_id,
+    input: row.input,
+    state: row.state,
+    result: row.state === 'done' ? { status: row.result_status!, body: row.result_body } : null,
+    created: new Date(row.created_at).toISOString(),
+    updated: new Date(row.updated_at).toISOString(),
+  };
 }

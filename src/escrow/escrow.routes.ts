@@ -2,7 +2,7 @@ import { principalOf } from '../http/auth.js';
 import { Router } from 'express';
 import { success } from '../http/envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { prefersAsync } from '../invoices/invoice.routes.js';
+import { sendCommand } from '../http/command-response.js';
 import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
 import type { EscrowTransition } from './escrow.rules.js';
 
@@ -17,10 +17,7 @@ export function escrowRoutes(bus: CommandBus, syncWaitMs: number): Router {
   });
   for (const transition of ['pay', 'commit', 'cancel'] as EscrowTransition[]) {
     router.post(`/v2/escrow/:escrow_id/${transition}`, async (req, res) => {
-      const respondAsync = prefersAsync(req);
-      const result = await transitionEscrow(req.em, bus, principalOf(req), String(req.params.escrow_id), transition, { respondAsync, syncWaitMs });
-      if (respondAsync && result.status === 202) res.set('Preference-Applied', 'respond-async');
-      res.set(result.headers ?? {}).status(result.status).json(result.body);
+      await sendCommand(req, res, syncWaitMs, (opts) => transitionEscrow(req.em, bus, principalOf(req), String(req.params.escrow_id), transition, opts));
     });
   }
   return router;

@@ -6,6 +6,7 @@
 import type { Request } from 'express';
 import { AppError } from '../errors.js';
 import { missingScopes } from '../auth/auth.rules.js';
+import { blockedError } from '../blocks/block.service.js';
 import type { Principal, TokenSigner } from '../auth/auth.service.js';
 import type { SecurityCheck } from './request-validation.js';
 
@@ -18,9 +19,13 @@ function refuse(message: string, code: 'UNAUTHORIZED' | 'INSUFFICIENT_SCOPE', ch
   throw new AppError('unauthorized', message, { codes: [code], payload: null, headers: { 'WWW-Authenticate': parts.join(', ') } });
 }
 
-/** The check run for every operation that declares `svc_auth`; sets `req.principal`. */
-export function bearerAuthentication(signer: TokenSigner): SecurityCheck {
-  return async (req: Request, scopes: string[]) => {
+/**
+ * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
+ * password token passes only where the operation also declares `user_auth`, and only while its
+ * account is not login-blocked (403 of spec §7 otherwise).
+ */
+export function bearerAuthentication(signer: TokenSigner, sessionActive: (req: Request, accountId: string) => Promise<boolean>): SecurityCheck {
+  return async (req: Request, scopes: string[], allowUser: boolean) => {
     const header = req.headers.authorization;
     if (!header) refuse('An access token is required.', 'UNAUTHORIZED');
     const match = BEARER.exec(header);
@@ -30,6 +35,12 @@ export function bearerAuthentication(signer: TokenSigner): SecurityCheck {
       principal = await signer.verify(match[1]);
     } catch (err) {
       refuse(err instanceof AppError ? err.message : 'The access token is invalid.', 'UNAUTHORIZED', { error: 'invalid_token' });
+    }
+    if (principal.accountId) {
+      if (!allowUser) refuse('A user password token cannot call this operation; use a client token.', 'UNAUTHORIZED', { error: 'invalid_token' });
+      if (!(await sessionActive(req, principal.accountId))) throw blockedError(principal.accountId);
+      req.principal = principal;
+      return;
     }
     const missing = missingScopes(principal.scopes, scopes);
     if (missing.length) {
@@ -45,5 +56,10 @@ export function bearerAuthentication(signer: TokenSigner): SecurityCheck {
  */
 export function principalOf(req: Request): Principal {
   if (!req.principal) refuse('An access token is required.', 'UNAUTHORIZED');
+  // A user password token acts for its one account: any other answers as if it did not exist.
+  const accountId = req.params?.account_id;
+  if (req.principal.accountId && accountId !== undefined && accountId !== req.principal.accountId) {
+    throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+  }
   return req.principal;
 }

@@ -17,6 +17,7 @@ const NOT_FOUND: Record<string, { code: string; message: string }> = {
   account_id: { code: 'ACCOUNT_GET_ERROR', message: 'Account not found.' },
   escrow_id: { code: 'ESCROW_GET_ERROR', message: 'Escrow not found.' },
   invoice_id: { code: 'INVOICE_GET_ERROR', message: 'Invoice not found.' },
+  command_id: { code: 'COMMAND_GET_ERROR', message: 'Command not found.' },
 };
 
 const CODES: Record<string, string> = {
@@ -59,11 +60,14 @@ export function toFieldErrors(errors: ErrorObject[], root = 'body', into: FieldE
   return into;
 }
 
-export type SecurityCheck = (req: Request, scopes: string[]) => Promise<void>;
+/** Authenticates a request: a client token with `scopes`, or (when `allowUser`) a user password token. */
+export type SecurityCheck = (req: Request, scopes: string[], allowUser: boolean) => Promise<void>;
 
 interface CompiledOperation {
   /** Scopes of the svc_auth requirement; undefined when the operation needs no token. */
   scopes: string[] | undefined;
+  /** The operation also accepts a user password token (`user_auth`). */
+  userAuth: boolean;
   pathParams: Array<{ name: string; validate: ValidateFunction }>;
   query: ValidateFunction;
   headers: Array<{ name: string; validate: ValidateFunction; required: boolean }>;
@@ -73,10 +77,12 @@ interface CompiledOperation {
 function compile(ajv: Ajv2020, op: Record<string, any>): CompiledOperation {
   const params = (op.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema: object }>;
   const query = params.filter((p) => p.in === 'query');
-  const requirement = (op.security as Array<Record<string, string[]>> | undefined)?.find((s) => s.svc_auth);
+  const security = op.security as Array<Record<string, string[]>> | undefined;
+  const requirement = security?.find((s) => s.svc_auth);
   const content = op.requestBody?.content as Record<string, { schema: object }> | undefined;
   return {
     scopes: requirement?.svc_auth,
+    userAuth: security?.some((s) => s.user_auth) ?? false,
     pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, validate: ajv.compile(p.schema) })),
     query: ajv.compile({
       type: 'object',
@@ -99,8 +105,10 @@ function hasBody(req: Request): boolean {
 function check(op: CompiledOperation, req: Request): void {
   for (const p of op.pathParams) {
     if (!p.validate(req.params[p.name])) {
-      const missing = NOT_FOUND[p.name] ?? { code: 'NOT_FOUND', message: 'Not found.' };
-      throw AppError.notFound(missing.code, missing.message);
+      const missing = NOT_FOUND[p.name];
+      // An id that cannot be one is unknown (404); any other path value is bad input naming the parameter.
+      if (missing) throw AppError.notFound(missing.code, missing.message);
+      throw AppError.invalid(Object.assign(fieldErrors(), { [p.name]: ['INVALID_VALUE'] }));
     }
   }
   const fields = fieldErrors();
@@ -149,7 +157,7 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
         if (req.validated) return next();
         req.validated = true;
         const run = async () => {
-          if (op.scopes) await authenticate(req, op.scopes);
+          if (op.scopes) await authenticate(req, op.scopes, op.userAuth);
           check(op, req);
         };
         run().then(() => next(), next);

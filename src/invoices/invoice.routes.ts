@@ -1,13 +1,9 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
+import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { createInvoice, getInvoice, payInvoice } from './invoice.service.js';
-
-/** RFC 7240: does the caller prefer an asynchronous answer? */
-export function prefersAsync(req: Request): boolean {
-  return String(req.headers.prefer ?? '').split(',').some((p) => p.trim().toLowerCase() === 'respond-async');
-}
 
 /** Invoicing API: invoices (spec §4.2, DESIGN §4 Invoices). Requests arrive validated. */
 export function invoiceRoutes(bus: CommandBus, syncWaitMs: number): Router {
@@ -19,10 +15,7 @@ export function invoiceRoutes(bus: CommandBus, syncWaitMs: number): Router {
     res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
   });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
-    const respondAsync = prefersAsync(req);
-    const result = await payInvoice(req.em, bus, principalOf(req), String(req.params.invoice_id), { respondAsync, syncWaitMs });
-    if (respondAsync && result.status === 202) res.set('Preference-Applied', 'respond-async');
-    res.set(result.headers ?? {}).status(result.status).json(result.body);
+    await sendCommand(req, res, syncWaitMs, (opts) => payInvoice(req.em, bus, principalOf(req), String(req.params.invoice_id), opts));
   });
   return router;
 }

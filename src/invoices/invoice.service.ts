@@ -8,6 +8,7 @@ import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import { autocommit, type Executor } from '../db/sql.js';
+import { assertCanTransact, blockedError } from '../blocks/block.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
 import { Invoice, type StoredLineItem } from './invoice.entity.js';
@@ -53,8 +54,9 @@ async function checkReferences(em: EntityManager, db: Executor, principal: Princ
 
   const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
   const known = wallets.length
-    ? await db.execute<Array<{ id: string; kind: string }>>(
-      `select id, kind from ledger_account where integrator_id = ? and currency = ? and kind in ('user_wallet', 'publisher_wallet') and id in (${wallets.map(() => '?').join(', ')})`,
+    ? await db.execute<Array<{ id: string; kind: string; account_id: string | null }>>(
+      `select la.id, la.kind, pm.account_id from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
+        where la.integrator_id = ? and la.currency = ? and la.kind in ('user_wallet', 'publisher_wallet') and la.id in (${wallets.map(() => '?').join(', ')})`,
       [principal.integratorId, currency, ...wallets])
     : [];
   input.line_items.forEach((l, i) => (l.recipients ?? []).forEach((r, j) => {
@@ -66,6 +68,9 @@ async function checkReferences(em: EntityManager, db: Executor, principal: Princ
     }
   }));
   if (Object.keys(fields).length) throw AppError.invalid(fields);
+  // Spec §3.2: a seller whose transactions are blocked cannot be paid through a new purchase.
+  const sellers = input.line_items.flatMap((l) => (l.recipients ?? []).map((r) => known.find((w) => w.id === r.destination_wallet_id)?.account_id));
+  await assertCanTransact(db, sellers.filter((id): id is string => typeof id === 'string'));
 }
 
 export interface PreparedPurchase {
@@ -78,8 +83,11 @@ export interface PreparedPurchase {
 /** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
 export async function preparePurchase(em: EntityManager, principal: Principal, input: PurchaseInput): Promise<PreparedPurchase> {
   const db = autocommit(em);
-  const [buyer] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ?', [input.account_id, principal.integratorId]);
+  const [buyer] = await db.execute<Array<{ blocked: boolean }>>(
+    `select exists (select 1 from account_block b where b.account_id = a.id and b.status = 'active' and b.capability in ('login', 'transactions')) as blocked
+       from account a where a.id = ? and a.integrator_id = ?`, [input.account_id, principal.integratorId]);
   if (!buyer) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+  if (buyer.blocked) throw blockedError(input.account_id);
   const planned = planMoney(input.line_items, input.payment_methods);
   if (!planned.ok) throw AppError.invalid(planned.fields);
   const { plan } = planned;

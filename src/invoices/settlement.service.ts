@@ -37,8 +37,11 @@ export async function prepareCharges(
 ): Promise<ChargeSource[]> {
   const db = executor(target);
   const ids = charges.map((c) => c.payment_method_id);
-  const methods = await db.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null }>>(
-    `select pm.id, pm.provider, pm.details, la.id as wallet from payment_method pm
+  const methods = await db.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null; owner_blocked: boolean }>>(
+    `select pm.id, pm.provider, pm.details, la.id as wallet,
+            exists (select 1 from account_block b where b.account_id = pm.account_id and b.status = 'active'
+                       and b.capability in ('login', 'transactions')) as owner_blocked
+       from payment_method pm
        left join ledger_account la on la.payment_method_id = pm.id
       where pm.id in (${ids.map(() => '?').join(', ')})`, ids);
   const wallets = methods.filter((m) => m.wallet).map((m) => m.wallet!).sort();
@@ -53,6 +56,10 @@ export async function prepareCharges(
     const m = methods.find((x) => x.id === charge.payment_method_id);
     if (!m) {
       sources.push({ paymentMethodId: charge.payment_method_id, amount: charge.amount, account: '', outcome: { ok: false, reason: 'payment_method_unavailable' } });
+    } else if (m.owner_blocked) {
+      // Spec §3.2: a blocked buyer cannot pay (blocked after the purchase was created). A refund still finds its account.
+      const account = m.wallet ?? await systemAccount(em, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency);
+      sources.push({ paymentMethodId: m.id, amount: charge.amount, account, outcome: { ok: false, reason: 'account_blocked' } });
     } else if (m.wallet) {
       const ok = (balances.get(m.wallet) ?? 0) >= charge.amount;
       sources.push({ paymentMethodId: m.id, amount: charge.amount, account: m.wallet, outcome: ok ? { ok: true } : { ok: false, reason: 'insufficient_funds' } });

@@ -4,6 +4,7 @@ import { Migration20261126000000Ledger } from './Migration20261126000000Ledger.j
 import { Migration20261126010000Escrow } from './Migration20261126010000Escrow.js';
 import { Migration20261126020000Commands } from './Migration20261126020000Commands.js';
 import { Migration20261126030000DeferredBalances } from './Migration20261126030000DeferredBalances.js';
+import { Migration20261126040000Blocks } from './Migration20261126040000Blocks.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126010000Escrow', class: Migration20261126010000Escrow },
   { name: 'Migration20261126020000Commands', class: Migration20261126020000Commands },
   { name: 'Migration20261126030000DeferredBalances', class: Migration20261126030000DeferredBalances },
+  { name: 'Migration20261126040000Blocks', class: Migration20261126040000Blocks },
 ];

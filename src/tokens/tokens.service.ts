@@ -8,6 +8,8 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account.service.js';
+import { assertCanTransact } from '../blocks/block.service.js';
+import { autocommit } from '../db/sql.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import { success } from '../http/envelope.js';
 import { Invoice } from '../invoices/invoice.entity.js';
@@ -46,6 +48,7 @@ export async function purchaseTokens(
   if (method.processing_currency !== 'USD') throw AppError.invalid({ payment_method_id: ['INCOMPATIBLE_CURRENCY'] });
   const destination = input.destination_account_id ?? method.account_id;
   await requireAccount(em, principal, destination);
+  await assertCanTransact(autocommit(em), [method.account_id, destination]);
   const metadata: TokenPurchaseMetadata = { tokens: quote.tokens, token_currency: integrator.tokenCurrency, destination_account_id: destination };
   const now = new Date();
   const invoice = em.create(Invoice, {

@@ -10,9 +10,10 @@ describe('scope matrix: every operation demands its scope', () => {
   it('covers every operation that names a scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
-      'addPaymentMethod', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice', 'getAccountProfile', 'getEscrow', 'getInvoice',
-      'getTosStatus', 'listPaymentMethods', 'payEscrow', 'payInvoice', 'purchaseTokens', 'registerAccount', 'searchAccountByUsername',
-      'signTos', 'unsignTos', 'updateAccount',
+      'addPaymentMethod', 'authorizeUser', 'blockAccount', 'blockAccountLegacy', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice',
+      'getAccountBlocks', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus', 'listPaymentMethods', 'mergeAccounts', 'payEscrow',
+      'payInvoice', 'purchaseTokens', 'registerAccount', 'searchAccountByUsername', 'signTos', 'unblockAccount', 'unblockAccountLegacy',
+      'unsignTos', 'updateAccount',
     ]);
   });
 
@@ -57,21 +58,23 @@ describe('scope matrix: every operation demands its scope', () => {
 });
 
 describe('tenant matrix: another integrator\'s resources are not found', () => {
-  const NOT_FOUND: Record<string, string> = { '{account_id}': 'ACCOUNT_GET_ERROR', '{escrow_id}': 'ESCROW_GET_ERROR', '{invoice_id}': 'INVOICE_GET_ERROR' };
+  const NOT_FOUND: Record<string, string> = {
+    '{account_id}': 'ACCOUNT_GET_ERROR', '{escrow_id}': 'ESCROW_GET_ERROR', '{invoice_id}': 'INVOICE_GET_ERROR', '{command_id}': 'COMMAND_GET_ERROR',
+  };
   const owned: Operation[] = [];
   let a: Awaited<ReturnType<typeof newClient>>;
   let b: Awaited<ReturnType<typeof newClient>>;
   let fixture: Fixture;
   before(async () => {
-    owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice)_id\}/.test(op.template)
-      || ['searchAccountByUsername', 'createEscrow', 'createInvoice'].includes(op.operationId)));
+    owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice|command)_id\}/.test(op.template)
+      || ['searchAccountByUsername', 'createEscrow', 'createInvoice', 'blockAccount', 'mergeAccounts', 'authorizeUser'].includes(op.operationId)));
     a = await newClient();
     b = await newClient();
     fixture = await fixtureFor(a);
   });
 
-  it('covers every endpoint that names an account, escrow or invoice', () => {
-    assert.equal(owned.length, 17);
+  it('covers every endpoint that names an account, escrow, invoice or command', () => {
+    assert.equal(owned.length, 25);
   });
 
   it('answers the resource\'s 404 to the other integrator, exactly as for a missing one, and success to the owner', async () => {

@@ -117,7 +117,7 @@ describe('bearer tokens on API calls', () => {
     ['a missing Authorization header', async () => ({}), /^Bearer realm="holdfast"$/],
     ['another scheme', async () => ({ authorization: 'Token abc' }), /error="invalid_token"/],
     ['a malformed token', async () => ({ authorization: 'Bearer not.a.jwt' }), /error="invalid_token"/],
-    ['an expired token', async () => ({ authorization: `Bearer ${await h().signer.sign({ clientId: client.clientId, integratorId: 'int_x', scopes: ['search_accounts'], isOperator: false }, -60)}` }), /expired/],
+    ['an expired token', async () => ({ authorization: `Bearer ${await h().signer.sign({ clientId: client.clientId, integratorId: 'int_x', scopes: ['search_accounts'], isOperator: false, canUnblock: false }, -60)}` }), /expired/],
     ['a token signed with another key', async () => {
       const forged = await new SignJWT({ int: 'int_x', scope: 'search_accounts', op: false })
         .setProtectedHeader({ alg: 'HS256', kid: 'key_primary' }).setIssuer('holdfast').setAudience('holdfast-api')

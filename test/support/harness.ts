@@ -206,7 +206,7 @@ export interface TestClient {
 
 /** A new client (of a new integrator unless named) and a token for it. */
 export async function newClient(opts: {
-  integrator?: string; scopes?: string[]; tosSigning?: boolean; isOperator?: boolean;
+  integrator?: string; scopes?: string[]; tosSigning?: boolean; isOperator?: boolean; canUnblock?: boolean;
 } = {}): Promise<TestClient> {
   const { ALL_SCOPES } = await import('../../src/auth/auth.rules.js');
   const created = await createClient(h().orm.em.fork(), {
@@ -214,6 +214,7 @@ export async function newClient(opts: {
     scopes: opts.scopes ?? [...ALL_SCOPES],
     tosSigning: opts.tosSigning ?? true,
     isOperator: opts.isOperator,
+    canUnblock: opts.canUnblock,
   });
   const res = await call('POST', '/token', {
     rawBody: new URLSearchParams({ grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret }).toString(),

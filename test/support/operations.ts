@@ -27,13 +27,18 @@ export async function operations(): Promise<Operation[]> {
   return out;
 }
 
-/** What a caller owns, for building valid requests: an account, its USD wallet, an escrow. */
+/** What a caller owns, for building valid requests: accounts, a USD wallet, an escrow, a command. */
 export interface Fixture {
   account_id: string;
   username: string;
   wallet_pm: string;
   escrow_id: string;
   invoice_id: string;
+  /** An account to block (blocking the main one would stop the purchases the matrices make). */
+  block_account_id: string;
+  /** An account to merge into the main one. */
+  merge_source_id: string;
+  command_id: string;
 }
 
 /** Registers an account for the client and opens an escrow for it. */
@@ -43,12 +48,17 @@ export async function fixtureFor(client: TestClient): Promise<Fixture> {
   const walletPm = methods.body.payload.find((m: { provider: string }) => m.provider === 'wallet').id;
   const escrow = await call('POST', '/v2/escrow', { token: client.token, body: escrowBody(account.account_id, walletPm) });
   if (escrow.status !== 201) throw new Error(`escrow create failed: ${escrow.text}`);
+  const second = await call('POST', '/v2/escrow', { token: client.token, body: escrowBody(account.account_id, walletPm) });
+  const paid = await call('POST', `/v2/escrow/${second.body.payload.id}/pay`, { token: client.token, headers: { prefer: 'respond-async' } });
   return {
     account_id: account.account_id,
     username: account.username,
     wallet_pm: walletPm,
     escrow_id: escrow.body.payload.id,
     invoice_id: escrow.body.payload.escrow_invoice_id,
+    block_account_id: (await register(client)).account_id,
+    merge_source_id: (await register(client)).account_id,
+    command_id: paid.headers.get('x-command-id')!,
   };
 }
 
@@ -62,8 +72,16 @@ export function escrowBody(accountId: string, paymentMethodId: string) {
 
 /** A valid request for an operation, given what the caller owns, and the status it earns. */
 export function sampleRequest(op: Operation, f: Fixture): { path: string; body?: unknown; status: number } {
-  const path = op.template.replace('{account_id}', f.account_id).replace('{escrow_id}', f.escrow_id).replace('{invoice_id}', f.invoice_id);
+  const account = op.operationId === 'blockAccountLegacy' ? f.block_account_id : f.account_id;
+  const path = op.template.replace('{account_id}', account).replace('{escrow_id}', f.escrow_id).replace('{invoice_id}', f.invoice_id)
+    .replace('{command_id}', f.command_id).replace('{block_capability}', 'login');
   switch (op.operationId) {
+    case 'blockAccount':
+      return { path, body: { account_id: f.block_account_id, block_capability: 'login', block_reason: 'account_close' }, status: 200 };
+    case 'mergeAccounts':
+      return { path, body: { source_account_id: f.merge_source_id, destination_account_id: f.account_id }, status: 200 };
+    case 'authorizeUser':
+      return { path, body: { account_id: f.account_id }, status: 200 };
     case 'registerAccount': {
       const name = unique('s');
       return { path, body: { username: name, email: { address: `${name}@example.com` } }, status: 200 };
