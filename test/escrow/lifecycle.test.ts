@@ -1,41 +1,8 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { balances, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
-import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
-
-interface Party { account_id: string; integrator_id: string; wallets: Record<string, { pm: string; wallet: string }>; card?: string; declined?: string }
-
-async function party(client: TestClient, cards = false): Promise<Party> {
-  const account = await register(client);
-  if (cards) {
-    for (const number of ['4242424242424242', '4000000000000002']) await addCard(client, account.account_id, number);
-  }
-  const methods = (await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token })).body.payload;
-  const wallets: Party['wallets'] = {};
-  for (const m of methods.filter((x: any) => x.provider === 'wallet')) {
-    wallets[`${m.processing_currency}:${m.provider_data.wallet_type}`] = { pm: m.id, wallet: m.provider_data.wallet_id };
-  }
-  const [row] = await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
-  const cardsOf = methods.filter((x: any) => x.provider === 'card');
-  return {
-    account_id: account.account_id, integrator_id: row.integrator_id, wallets,
-    card: cardsOf.find((c: any) => c.provider_data.last4 === '4242')?.id, declined: cardsOf.find((c: any) => c.provider_data.last4 === '0002')?.id,
-  };
-}
-
-/** Puts money in a wallet straight through the ledger (as a card payment in would). */
-async function fund(p: Party, key: string, amount: number): Promise<void> {
-  const currency = key.split(':')[0];
-  const source = await systemAccount(h().orm.em.fork(), p.integrator_id, currency === 'USD' ? 'card_clearing' : 'token_issuance', currency);
-  await h().orm.em.fork().transactional((tx) => post(tx, {
-    integratorId: p.integrator_id, reference: unique('fund-'), description: 'test funding',
-    entries: [{ account: source, currency, amount: -amount }, { account: p.wallets[key].wallet, currency, amount }],
-  }));
-}
-
-async function balance(wallet: string): Promise<number> {
-  return (await balances(h().orm.em.fork(), [wallet])).get(wallet)!;
-}
+import { systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
+import { balance, fund, party, type Party } from '../support/money.js';
 
 async function events(escrowId: string): Promise<string[]> {
   const rows = await h().orm.em.fork().execute<Array<{ event_name: string; status: string }>>(

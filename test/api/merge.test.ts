@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import type { Job } from 'bullmq';
+import { createIntegrator } from '../../src/auth/auth.service.js';
+import { submitCommand } from '../../src/commands/command.service.js';
+import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { MaintenanceJob } from '../../src/queues/names.js';
+import { maintenanceProcessor } from '../../workers/maintenance.processor.js';
+import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
+import { balance, fund, party, type Party } from '../support/money.js';
+
+describe('account merge', () => {
+  let client: TestClient;
+  let integratorId: string;
+
+  before(async () => {
+    const name = unique('merge-');
+    integratorId = (await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 100 })).id;
+    client = await newClient({ integrator: name });
+  });
+
+  const merge = (source: Party, destination: Party, headers: Record<string, string> = {}) =>
+    call('POST', '/v2/merge-accounts', { token: client.token, headers, body: { source_account_id: source.account_id, destination_account_id: destination.account_id } });
+
+  async function blockEvents(accountId: string) {
+    return h().orm.em.fork().execute<Array<{ message: Record<string, any> }>>(
+      `select message from outbox where event_name = 'account-block-unblock-webhook' and message->>'account_id' = ?`, [accountId]);
+  }
+
+  it('moves both token wallets into the destination, closes the source, tags both accounts (ledger checked)', async () => {
+    const source = await party(client);
+    const destination = await party(client);
+    await fund(source, 'GEM:standard', 700);
+    await fund(source, 'GEM:convertible', 55);
+    await fund(destination, 'GEM:standard', 5);
+    const res = await merge(source, destination);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.message, []);
+    assert.deepEqual(res.body.codes, []);
+    assert.deepEqual(res.body.payload.moved.map((m: any) => [m.wallet_kind, m.amount]).sort(), [['convertible', 55], ['standard', 700]]);
+    assert.match(res.headers.get('x-command-id') ?? '', /^cmd_/);
+
+    assert.equal(await balance(source.wallets['GEM:standard'].wallet), 0);
+    assert.equal(await balance(source.wallets['GEM:convertible'].wallet), 0);
+    assert.equal(await balance(destination.wallets['GEM:standard'].wallet), 705);
+    assert.equal(await balance(destination.wallets['GEM:convertible'].wallet), 55);
+    const methods = (await call('GET', `/v1/${destination.account_id}/payment_methods`, { token: client.token })).body.payload;
+    assert.equal(methods.find((m: any) => m.id === destination.wallets['GEM:standard'].pm).wallet_balance, '705');
+
+    const blocks = (await call('GET', `/v2/block/${source.account_id}`, { token: client.token })).body.blocks;
+    assert.deepEqual(Object.keys(blocks), ['login']);
+    assert.deepEqual([blocks.login.issuer, blocks.login.reason], ['svc', 'merge_account']);
+    const [event] = await blockEvents(source.account_id);
+    assert.equal(event.message.is_blocked, true);
+    assert.equal(event.message.blocks.login.reason, 'merge_account');
+
+    const sourceProfile = (await call('GET', `/v1/user-info/${source.account_id}`, { token: client.token })).body.payload;
+    const destinationProfile = (await call('GET', `/v1/user-info/${destination.account_id}`, { token: client.token })).body.payload;
+    assert.equal(sourceProfile.is_blocked, true);
+    assert.equal(destinationProfile.is_blocked, false);
+    const tag = (p: any) => p.tags.map((t: any) => [t.namespace, t.tag, t.resource_type, t.resource_id, t.status, t.integrator, t.account_id]);
+    assert.deepEqual(tag(sourceProfile), [['account-merge', 'merged-into', 'account', destination.account_id, 'active', sourceProfile.integrator, source.account_id]]);
+    assert.deepEqual(tag(destinationProfile), [['account-merge', 'merged-from', 'account', source.account_id, 'active', sourceProfile.integrator, destination.account_id]]);
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  it('merges an account without tokens (nothing moves, the source still closes)', async () => {
+    const source = await party(client);
+    const destination = await party(client);
+    const res = await merge(source, destination);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.payload.moved, []);
+    assert.equal((await call('GET', `/v1/user-info/${source.account_id}`, { token: client.token })).body.payload.is_blocked, true);
+  });
+
+  it('refuses to merge an account twice, or one that is closed, with 409 and changes nothing', async () => {
+    const source = await party(client);
+    const destination = await party(client);
+    const other = await party(client);
+    assert.equal((await merge(source, destination)).status, 200);
+    const again = await merge(source, other);
+    assert.equal(again.status, 409);
+    assert.deepEqual(again.body.codes, ['ACCOUNT_MERGE_ERROR']);
+    assert.match(again.body.message[0], /already merged/);
+
+    const closed = await party(client);
+    await call('POST', `/v1/${closed.account_id}/user-info/block`, { token: client.token });
+    const res = await merge(closed, destination);
+    assert.equal(res.status, 409);
+    assert.match(res.body.message[0], /closed/);
+    assert.equal((await blockEvents(closed.account_id)).length, 1, 'only the closing block');
+  });
+
+  it('refuses a source with money in escrow or a fiat balance, and a blocked destination (409, nothing moves)', async () => {
+    const source = await party(client);
+    const destination = await party(client);
+    await fund(source, 'GEM:standard', 300);
+    await fund(source, 'USD:fiat', 1000);
+    const fiat = await merge(source, destination);
+    assert.equal(fiat.status, 409);
+    assert.match(fiat.body.message[0], /fiat balances are not merged/);
+
+    // Spend the fiat on an escrow: now the money is in escrow.
+    const created = await call('POST', '/v2/escrow', { token: client.token, body: {
+      account_id: source.account_id, payment_methods: [{ payment_method_id: source.wallets['USD:fiat'].pm, amount: 0 }],
+      line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_integrator' }],
+    } });
+    assert.equal((await call('POST', `/v2/escrow/${created.body.payload.id}/pay`, { token: client.token })).body.payload.status, 'ESCROWED');
+    const escrowed = await merge(source, destination);
+    assert.equal(escrowed.status, 409);
+    assert.match(escrowed.body.message[0], /money in escrow/);
+    await call('POST', `/v2/escrow/${created.body.payload.id}/commit`, { token: client.token });
+
+    await call('POST', `/v1/${destination.account_id}/user-info/block`, { token: client.token });
+    const blocked = await merge(source, destination);
+    assert.equal(blocked.status, 409);
+    assert.match(blocked.body.message[0], /destination account is blocked/);
+    assert.equal(await balance(source.wallets['GEM:standard'].wallet), 300);
+  });
+
+  it('refuses a source that an ESCROWED escrow would pay', async () => {
+    const seller = await party(client);
+    const buyer = await party(client);
+    const destination = await party(client);
+    await fund(buyer, 'GEM:standard', 100);
+    const created = await call('POST', '/v2/escrow', { token: client.token, body: {
+      account_id: buyer.account_id, payment_methods: [{ payment_method_id: buyer.wallets['GEM:standard'].pm, amount: 0 }],
+      line_items: [{ amount: 100, currency: 'GEM', transaction_type: 'user_to_user', recipients: [{ amount: 90, currency: 'GEM', destination_wallet_id: seller.wallets['GEM:convertible'].wallet }] }],
+    } });
+    await call('POST', `/v2/escrow/${created.body.payload.id}/pay`, { token: client.token });
+    const res = await merge(seller, destination);
+    assert.equal(res.status, 409);
+    assert.match(res.body.message[0], /due money from escrow/);
+  });
+
+  it('answers 404 for an account of another integrator and 400 for an account merged into itself', async () => {
+    const mine = await party(client);
+    const theirs = await party(await newClient());
+    for (const [source, destination] of [[mine, theirs], [theirs, mine]]) {
+      const res = await merge(source, destination);
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body.codes, ['ACCOUNT_GET_ERROR']);
+    }
+    const self = await merge(mine, mine);
+    assert.equal(self.status, 400);
+    assert.deepEqual(self.body.payload.errors, { destination_account_id: ['SAME_AS_SOURCE'] });
+  });
+
+  it('lets exactly one of concurrent merges of one source win; the tokens move once', async () => {
+    const source = await party(client);
+    await fund(source, 'GEM:standard', 1000);
+    const destinations = await Promise.all(Array.from({ length: 6 }, () => party(client)));
+    const results = await Promise.all(destinations.map((d) => merge(source, d)));
+    const winners = results.filter((r) => r.status === 200);
+    assert.equal(winners.length, 1, results.map((r) => r.status).join(','));
+    assert.ok(results.every((r) => r.status === 200 || r.status === 409));
+    const winner = destinations.find((d) => d.account_id === winners[0].body.payload.destination_account_id)!;
+    assert.equal(await balance(winner.wallets['GEM:standard'].wallet), 1000);
+    for (const d of destinations.filter((x) => x !== winner)) assert.equal(await balance(d.wallets['GEM:standard'].wallet), 0);
+    assert.equal(await balance(source.wallets['GEM:standard'].wallet), 0);
+    const [blocks] = await h().orm.em.fork().execute<Array<{ n: string }>>('select count(*) as n from account_block where account_id = ?', [source.account_id]);
+    assert.equal(Number(blocks.n), 1);
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  it('answers 202 with the command when asked to respond async; GET /v2/commands/{id} shows the outcome', async () => {
+    const source = await party(client);
+    const destination = await party(client);
+    await fund(source, 'GEM:convertible', 12);
+    const res = await merge(source, destination, { prefer: 'respond-async' });
+    assert.equal(res.status, 202, res.text);
+    assert.equal(res.headers.get('preference-applied'), 'respond-async');
+    const location = res.headers.get('location')!;
+    assert.equal(location, `/v2/commands/${res.body.payload.command_id}`);
+    assert.equal(res.body.payload.kind, 'account.merge');
+    assert.deepEqual(res.body.payload.input, { destination_account_id: destination.account_id });
+    let command = res.body.payload;
+    for (let i = 0; i < 100 && command.state !== 'done'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      command = (await call('GET', location, { token: client.token })).body.payload;
+    }
+    assert.equal(command.state, 'done');
+    assert.equal(command.result.status, 200);
+    assert.equal(command.result.body.payload.moved[0].amount, 12);
+    const stranger = await newClient();
+    const hidden = await call('GET', location, { token: stranger.token });
+    assert.equal(hidden.status, 404);
+    assert.deepEqual(hidden.body.codes, ['COMMAND_GET_ERROR']);
+  });
+
+  it('is finished by the sweeper when its job was lost', async () => {
+    const source = await party(client);
+    const destination = await party(client);
+    await fund(source, 'GEM:standard', 40);
+    // The web process wrote the command, then died before enqueuing its job.
+    const commandId = await submitCommand(h().orm.em.fork(), {
+      integratorId, kind: 'account.merge', targetId: source.account_id,
+      input: { destination_account_id: destination.account_id }, inputKey: destination.account_id,
+    });
+    await h().orm.em.fork().execute(`update command set updated_at = now() - interval '1 minute' where id = ?`, [commandId]);
+    const swept = await maintenanceProcessor(h().orm, h().bus, 30_000)({ name: MaintenanceJob.SweepCommands } as Job);
+    assert.ok(swept.requeued >= 1);
+    let state = 'pending';
+    for (let i = 0; i < 100 && state === 'pending'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      state = (await call('GET', `/v2/commands/${commandId}`, { token: client.token })).body.payload.state;
+    }
+    assert.equal(state, 'done');
+    assert.equal(await balance(destination.wallets['GEM:standard'].wallet), 40);
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+});

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { CAPABILITIES, REASONS, issueDecision, isBlocked, stops, unblockDecision } from '../../src/blocks/block.rules.js';
+
+const operator = { isOperator: true, canUnblock: false };
+const licensed = { isOperator: false, canUnblock: true };
+const unlicensed = { isOperator: false, canUnblock: false };
+
+describe('block rules', () => {
+  it('lets a publisher issue only login / account_close, as issuer publisher', () => {
+    assert.deepEqual(issueDecision(unlicensed, 'login', 'account_close'), { ok: true, issuer: 'publisher' });
+    assert.deepEqual(issueDecision(licensed, 'payouts', 'account_close'), { ok: false, fields: { block_capability: ['OPERATOR_ONLY'] } });
+    assert.deepEqual(issueDecision(unlicensed, 'transactions', 'gdpr'), {
+      ok: false, fields: { block_capability: ['OPERATOR_ONLY'], block_reason: ['OPERATOR_ONLY'] },
+    });
+    assert.deepEqual(issueDecision(unlicensed, 'login', 'compliance'), { ok: false, fields: { block_reason: ['OPERATOR_ONLY'] } });
+  });
+
+  it('lets the operator issue every capability with every reason, as issuer svc', () => {
+    for (const capability of CAPABILITIES) {
+      for (const reason of REASONS) assert.deepEqual(issueDecision(operator, capability, reason), { ok: true, issuer: 'svc' });
+    }
+  });
+
+  // Spec §5, the whole table: caller × issuer of the block.
+  const table: Array<[string, typeof operator, 'publisher' | 'svc', boolean]> = [
+    ['operator', operator, 'publisher', true],
+    ['operator', operator, 'svc', true],
+    ['licensed publisher', licensed, 'publisher', true],
+    ['licensed publisher', licensed, 'svc', false],
+    ['unlicensed publisher', unlicensed, 'publisher', false],
+    ['unlicensed publisher', unlicensed, 'svc', false],
+  ];
+  for (const [who, caller, issuer, allowed] of table) {
+    it(`${allowed ? 'lets' : 'does not let'} a(n) ${who} remove a block issued by ${issuer}`, () => {
+      assert.equal(unblockDecision(caller, { issuer }).ok, allowed);
+    });
+  }
+
+  it('says why an unblock is refused', () => {
+    assert.match((unblockDecision(unlicensed, { issuer: 'publisher' }) as { reason: string }).reason, /not licensed/);
+    assert.match((unblockDecision(licensed, { issuer: 'svc' }) as { reason: string }).reason, /operator/);
+  });
+
+  it('treats a login block as blocking every capability', () => {
+    assert.equal(stops([{ capability: 'login' }], 'transactions'), true);
+    assert.equal(stops([{ capability: 'login' }], 'payouts'), true);
+    assert.equal(stops([{ capability: 'transactions' }], 'payouts'), false);
+    assert.equal(stops([{ capability: 'payouts' }], 'payouts'), true);
+    assert.equal(stops([], 'login'), false);
+    assert.equal(isBlocked([]), false);
+    assert.equal(isBlocked([{ capability: 'payouts' }]), true);
+  });
+});
