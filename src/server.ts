@@ -71,7 +71,7 @@ async function runWeb(config: Config): Promise<void> {
   if (config.appEnv === 'staging' && config.role === 'all') {
     const demo = await ensureDemoClient(orm.em.fork());
     lines.push(
-      `  Demo client    integrator "${demo.integrator}", every scope (saved in .data/demo-client.json)`,
+      `  Demo client    integrator "${demo.integrator}", every scope, can-unblock, GEM tokens at 100 per USD (saved in .data/demo-client.json)`,
       `    CLIENT_ID=${demo.client_id}`,
       `    CLIENT_SECRET=${demo.client_secret}`,
     );

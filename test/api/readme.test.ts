@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
-import { createClient } from '../../src/auth/auth.service.js';
+import { createClient, createIntegrator } from '../../src/auth/auth.service.js';
 import { h, unique } from '../support/harness.js';
 
 /** Runs a README block as pasted, but against the test server and a demo client of its own. */
@@ -28,7 +28,10 @@ async function runBlock(title: string, demoFile: string): Promise<{ status: numb
 async function demoClientFile(): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'walk-'));
   mkdirSync(path.join(dir, '.data'));
-  const demo = await createClient(h().orm.em.fork(), { integrator: unique('demo-'), scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true });
+  // As `npm start` makes it: a token currency (GEM, 100 per USD) and the can-unblock licence.
+  const integrator = unique('demo-');
+  await createIntegrator(h().orm.em.fork(), { name: integrator, tokenCurrency: 'GEM', tokensPerUsd: 100 });
+  const demo = await createClient(h().orm.em.fork(), { integrator, scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true });
   const file = path.join(dir, '.data', 'demo-client.json');
   writeFileSync(file, JSON.stringify(demo));
   return file;
@@ -59,5 +62,15 @@ describe('README walk-through', () => {
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(run.stdout.trim().split('\n').slice(0, 7), ['ESCROWED', 'COMMITTED', '1200', 'ESCROWED', 'CANCELLED', 'ESCROW_STATE_ERROR', 'USD 15.50']);
     assert.match(run.stdout, /ledger ok/);
+  });
+
+  it('the blocks, merge and sessions walk-through works as pasted', async function () {
+    this.timeout(60_000);
+    const run = await runBlock('Blocks, merge and user sessions', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.deepEqual(lines.slice(0, 3), ['SUCCESS', 'publisher', 'true']);
+    assert.match(lines[3], /^Account acct_\S+ is blocked\.$/);
+    assert.deepEqual(lines.slice(4), ['{}', 'true', 'false', '500', 'merge_account', 'merged-from', 'BLOCK_PERMISSION_ERROR', 'Bearer', 'Bearer']);
   });
 });
