@@ -26,6 +26,12 @@ export interface Config {
   /** Fault-test failpoints (HOLDFAST_FAILPOINTS); never in production. */
   failpoints: string[];
   webhookAllowPrivateTargets: boolean;
+  /** First webhook retry delay; each next one doubles (with jitter), capped at 480× this. */
+  webhookRetryBaseMs: number;
+  /** Attempts per delivery before it is dead-lettered (the default schedule spans about a day). */
+  webhookMaxAttempts: number;
+  /** An endpoint failing without a success for this long is disabled. */
+  webhookDisableAfterMs: number;
   adminUser: string;
   adminPassword: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -103,6 +109,9 @@ export function loadConfig(env: Env = process.env): Config {
     workerLockMs: integer(env, 'WORKER_LOCK_MS', 30_000, 1_000, 600_000),
     failpoints: failpoints(env, appEnv),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', appEnv === 'staging'),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 3_600_000),
+    webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 15, 1, 100),
+    webhookDisableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 3_600_000, 1_000, 365 * 24 * 3_600_000),
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

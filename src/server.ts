@@ -54,8 +54,9 @@ async function runWeb(config: Config): Promise<void> {
   armFailpoints(config.failpoints);
   const workers = config.role === 'all'
     ? await (await import('../workers/index.js')).startWorkers({
-      orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger,
+      orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, databaseUrl: services.databaseUrl,
       commandSweepAfterMs: config.commandSweepAfterMs, sweepEveryMs: config.commandSweepEveryMs, lockMs: config.workerLockMs,
+      webhooks: (await import('../workers/index.js')).webhookPolicy(config),
     })
     : undefined;
 

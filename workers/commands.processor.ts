@@ -4,13 +4,16 @@ import { runEscrowCommand } from '../src/escrow/escrow-phases.service.js';
 import { runInvoiceCommand } from '../src/invoices/invoice-phases.service.js';
 import { runMergeCommand } from '../src/merge/merge.service.js';
 import type { CommandJob } from '../src/queues/names.js';
+import { commandDuration } from '../src/runtime/metrics.js';
 
 /** Runs a command (escrow pay/commit/cancel, invoice pay, account merge); its result is stored on the command row. */
 export function commandsProcessor(orm: MikroORM) {
   return async (job: Job<CommandJob>): Promise<{ status: number } | null> => {
     const em = orm.em.fork();
+    const started = performance.now();
     const run = job.data.kind.startsWith('escrow.') ? runEscrowCommand : job.data.kind === 'account.merge' ? runMergeCommand : runInvoiceCommand;
     const result = await run(em, job.data.commandId);
+    commandDuration.observe({ kind: job.data.kind, status: String(result?.status ?? 404) }, (performance.now() - started) / 1000);
     return result && { status: result.status };
   };
 }

@@ -16,6 +16,10 @@ import { armFailpoints } from '../src/runtime/failpoints.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
 import { commandsProcessor } from './commands.processor.js';
 import { CommandBus } from '../src/queues/command-bus.js';
+import { WebhookBus } from '../src/queues/webhook-bus.js';
+import type { DeliveryPolicy } from '../src/webhooks/delivery.service.js';
+import { webhooksProcessor } from './webhooks.processor.js';
+import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js';
 
 export interface WorkerDeps {
   orm: MikroORM;
@@ -28,32 +32,49 @@ export interface WorkerDeps {
   sweepEveryMs?: number;
   /** BullMQ lock duration and stall-check interval (default 30 s). */
   lockMs?: number;
+  /** For the outbox relay's LISTEN connection; without it the relay only polls. */
+  databaseUrl?: string;
+  /** Webhook delivery policy (defaults: the config's defaults). */
+  webhooks?: Partial<DeliveryPolicy>;
+  /** When a pending webhook delivery counts as lost (default: commandSweepAfterMs). */
+  deliverySweepAfterMs?: number;
 }
+
+/** The webhook policy of the config's defaults (staging: private targets allowed). */
+const DEFAULT_POLICY: DeliveryPolicy = { allowPrivateTargets: true, maxAttempts: 15, retryBaseMs: 30_000, disableAfterMs: 5 * 24 * 3_600_000 };
 
 export interface RunningWorkers {
   workers: Worker[];
+  relay: OutboxRelay;
+  webhookBus: WebhookBus;
   /** Stops taking jobs, waits for running ones, closes connections. */
   close(): Promise<void>;
 }
 
-function processors(deps: WorkerDeps, bus: CommandBus): Record<QueueName, Processor> {
+function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus): Record<QueueName, Processor> {
   return {
     [QueueName.Commands]: commandsProcessor(deps.orm),
-    [QueueName.Maintenance]: maintenanceProcessor(deps.orm, bus, deps.commandSweepAfterMs),
+    [QueueName.Maintenance]: maintenanceProcessor(deps.orm, bus, webhookBus, {
+      commandSweepAfterMs: deps.commandSweepAfterMs, deliverySweepAfterMs: deps.deliverySweepAfterMs ?? deps.commandSweepAfterMs,
+    }),
+    [QueueName.Webhooks]: webhooksProcessor(deps.orm, { ...DEFAULT_POLICY, ...deps.webhooks }, deps.logger),
   };
 }
 
 /** Starts every queue's worker and the maintenance schedule. */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix);
-  const table = processors(deps, bus);
+  const connection = createRedis(deps.redisUrl, 'worker');
+  const webhookBus = new WebhookBus(connection, deps.queuePrefix);
+  const table = processors(deps, bus, webhookBus);
   const missing = Object.values(QueueName).filter((q) => typeof table[q] !== 'function');
   if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
 
-  const connection = createRedis(deps.redisUrl, 'worker');
   const workers = Object.values(QueueName).map((name) => {
     const lock = deps.lockMs ?? 30_000;
-    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency: 16, lockDuration: lock, stalledInterval: lock });
+    // Deliveries wait on receivers (up to 10 s each): more of them run at once.
+    const concurrency = name === QueueName.Webhooks ? 64 : 16;
+    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency, lockDuration: lock, stalledInterval: lock });
     worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
     worker.on('error', (err) => deps.logger.error({ queue: name, err: describeError(err) }, 'worker error'));
     return worker;
@@ -68,15 +89,34 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     name: MaintenanceJob.SweepCommands,
     opts: { removeOnComplete: 100, removeOnFail: 100 },
   });
+  await maintenance.upsertJobScheduler(MaintenanceJob.SweepDeliveries, { every: deps.sweepEveryMs ?? 10_000 }, {
+    name: MaintenanceJob.SweepDeliveries,
+    opts: { removeOnComplete: 100, removeOnFail: 100 },
+  });
+  const relay = await startOutboxRelay(deps.orm, deps.databaseUrl, webhookBus, deps.logger);
 
   return {
     workers,
+    relay,
+    webhookBus,
     async close() {
+      await relay.close();
       await Promise.all(workers.map((w) => w.close()));
       await maintenance.close();
+      await webhookBus.close();
       await bus.close();
       await connection.quit().catch(() => connection.disconnect());
     },
+  };
+}
+
+/** The webhook delivery policy the configuration sets. */
+export function webhookPolicy(config: Config): DeliveryPolicy {
+  return {
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    maxAttempts: config.webhookMaxAttempts,
+    retryBaseMs: config.webhookRetryBaseMs,
+    disableAfterMs: config.webhookDisableAfterMs,
   };
 }
 
@@ -89,8 +129,9 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   const orm = await openOrm(services.databaseUrl);
   armFailpoints(config.failpoints);
   const running = await startWorkers({
-    orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger,
+    orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, databaseUrl: services.databaseUrl,
     commandSweepAfterMs: config.commandSweepAfterMs, sweepEveryMs: config.commandSweepEveryMs, lockMs: config.workerLockMs,
+    webhooks: webhookPolicy(config),
   });
   logger.info({ queues: Object.values(QueueName) }, 'workers started');
   let stopping = false;

@@ -29,10 +29,17 @@ import { notFoundHandler } from './not-found.js';
 import { loadMergedDocument } from './openapi.js';
 import { requestContext } from './request-context.js';
 import { requestValidation } from './request-validation.js';
+import { Queue } from 'bullmq';
+import { QueueName } from '../queues/names.js';
+import { registerScrapeGauges } from '../runtime/metrics.js';
+import { outboxLagSeconds } from '../webhooks/relay.service.js';
+import { webhookRoutes } from '../webhooks/webhook.routes.js';
+import { operationsRoutes } from './operations-routes.js';
 import './types.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'>;
+  config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'>
+    & Partial<Pick<Config, 'queuePrefix' | 'adminUser' | 'adminPassword' | 'webhookAllowPrivateTargets'>>;
   bus: CommandBus;
   orm: MikroORM;
   redis: Redis;
@@ -54,6 +61,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.set('query parser', 'simple');
   app.use(requestContext(app, deps.orm, deps.logger));
   app.use(healthRoutes(deps.orm, deps.redis));
+  const queues = Object.values(QueueName).map((name) => new Queue(name, { connection: deps.redis, prefix: deps.config.queuePrefix ?? '{holdfast}' }));
+  registerScrapeGauges(queues, () => outboxLagSeconds(deps.orm.em.fork()));
+  app.use(operationsRoutes({ queues, appEnv: deps.config.appEnv, adminUser: deps.config.adminUser ?? 'admin', adminPassword: deps.config.adminPassword }));
   app.use('/openapi', documentRoutes());
   app.use('/docs', referencePage());
   app.use('/token', useOAuthErrors);
@@ -66,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(blockRoutes());
   app.use(mergeRoutes(deps.bus, deps.config.syncWaitMs));
   app.use(commandRoutes());
+  app.use(webhookRoutes(deps.config.webhookAllowPrivateTargets ?? deps.config.appEnv === 'staging'));
   app.use(tosRoutes({ allowUnsign }));
   app.use(paymentMethodRoutes());
   app.use(escrowRoutes(deps.bus, deps.config.syncWaitMs));

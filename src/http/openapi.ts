@@ -20,7 +20,7 @@ export const openapiDir = ((): string => {
 })();
 
 /** API documents (common.yaml holds shared components only). */
-export const apiDocumentNames = ['accounts', 'auth', 'payments', 'invoicing'] as const;
+export const apiDocumentNames = ['accounts', 'auth', 'payments', 'invoicing', 'webhooks'] as const;
 
 export interface OpenApiDocument {
   openapi: string;

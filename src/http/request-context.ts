@@ -7,6 +7,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../runtime/logger.js';
 import { newId } from '../ids.js';
+import { httpDuration } from '../runtime/metrics.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -37,7 +38,11 @@ export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
     res.on('finish', () => {
       // The path only: query strings may carry credentials (/token accepts them there).
       const path = req.originalUrl.split('?', 1)[0];
-      logger.info({ req_id: req.id, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+      const ms = performance.now() - started;
+      logger.info({ req_id: req.id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      // The route template (`/v2/escrow/:escrow_id/pay`), never the raw path: ids would explode the label set.
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      httpDuration.observe({ method: req.method, route: typeof route === 'string' ? route : 'unmatched', status: String(res.statusCode) }, ms / 1000);
     });
     next();
   };

@@ -18,6 +18,7 @@ const NOT_FOUND: Record<string, { code: string; message: string }> = {
   escrow_id: { code: 'ESCROW_GET_ERROR', message: 'Escrow not found.' },
   invoice_id: { code: 'INVOICE_GET_ERROR', message: 'Invoice not found.' },
   command_id: { code: 'COMMAND_GET_ERROR', message: 'Command not found.' },
+  webhook_id: { code: 'WEBHOOK_GET_ERROR', message: 'Webhook endpoint not found.' },
 };
 
 const CODES: Record<string, string> = {

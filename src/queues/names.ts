@@ -2,8 +2,15 @@
 export enum QueueName {
   /** Commands: escrow pay, commit, cancel; invoice pay. */
   Commands = 'commands',
-  /** Housekeeping on a schedule: stalled commands, expired idempotency keys. */
+  /** Housekeeping on a schedule: stalled commands, expired idempotency keys, lost webhook deliveries. */
   Maintenance = 'maintenance',
+  /** Webhook deliveries: one job per (event, endpoint); its failed set is the dead-letter list. */
+  Webhooks = 'webhooks',
+}
+
+/** The payload of a webhook delivery job: the delivery row holds the rest. */
+export interface WebhookJob {
+  deliveryId: string;
 }
 
 /** The payload of every command job: the command row holds the rest. */
@@ -17,4 +24,5 @@ export interface CommandJob {
 export enum MaintenanceJob {
   PurgeIdempotencyKeys = 'purge-idempotency-keys',
   SweepCommands = 'sweep-commands',
+  SweepDeliveries = 'sweep-deliveries',
 }

@@ -3,8 +3,7 @@ import { newId } from '../ids.js';
 import { OutboxEvent } from './outbox.entity.js';
 import type { Executor } from '../db/sql.js';
 
-/** Event names Holdfast emits (spec §6.1, DESIGN §4 Webhooks). */
-export type EventName = 'register-account-completed' | 'account-block-unblock-webhook' | 'escrow-transaction-update' | 'invoice-completed';
+import type { EventName } from './webhook.rules.js';
 
 /**
  * Records an event in the outbox on the caller's EntityManager, so it commits or rolls back

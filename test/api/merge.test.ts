@@ -197,7 +197,7 @@ describe('account merge', () => {
       input: { destination_account_id: destination.account_id }, inputKey: destination.account_id,
     });
     await h().orm.em.fork().execute(`update command set updated_at = now() - interval '1 minute' where id = ?`, [commandId]);
-    const swept = await maintenanceProcessor(h().orm, h().bus, 30_000)({ name: MaintenanceJob.SweepCommands } as Job);
+    const swept = await maintenanceProcessor(h().orm, h().bus, h().workers.webhookBus, { commandSweepAfterMs: 30_000, deliverySweepAfterMs: 30_000 })({ name: MaintenanceJob.SweepCommands } as Job);
     assert.ok(swept.requeued >= 1);
     let state = 'pending';
     for (let i = 0; i < 100 && state === 'pending'; i++) {

@@ -11,9 +11,9 @@ describe('scope matrix: every operation demands its scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
       'addPaymentMethod', 'authorizeUser', 'blockAccount', 'blockAccountLegacy', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice',
-      'getAccountBlocks', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus', 'listPaymentMethods', 'mergeAccounts', 'payEscrow',
-      'payInvoice', 'purchaseTokens', 'registerAccount', 'searchAccountByUsername', 'signTos', 'unblockAccount', 'unblockAccountLegacy',
-      'unsignTos', 'updateAccount',
+      'createWebhook', 'deleteWebhook', 'enableWebhook', 'getAccountBlocks', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus',
+      'getWebhook', 'listPaymentMethods', 'listWebhooks', 'mergeAccounts', 'payEscrow', 'payInvoice', 'purchaseTokens', 'registerAccount',
+      'rotateWebhookSecret', 'searchAccountByUsername', 'signTos', 'unblockAccount', 'unblockAccountLegacy', 'unsignTos', 'updateAccount',
     ]);
   });
 
@@ -60,21 +60,22 @@ describe('scope matrix: every operation demands its scope', () => {
 describe('tenant matrix: another integrator\'s resources are not found', () => {
   const NOT_FOUND: Record<string, string> = {
     '{account_id}': 'ACCOUNT_GET_ERROR', '{escrow_id}': 'ESCROW_GET_ERROR', '{invoice_id}': 'INVOICE_GET_ERROR', '{command_id}': 'COMMAND_GET_ERROR',
+    '{webhook_id}': 'WEBHOOK_GET_ERROR',
   };
   const owned: Operation[] = [];
   let a: Awaited<ReturnType<typeof newClient>>;
   let b: Awaited<ReturnType<typeof newClient>>;
   let fixture: Fixture;
   before(async () => {
-    owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice|command)_id\}/.test(op.template)
+    owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice|command|webhook)_id\}/.test(op.template)
       || ['searchAccountByUsername', 'createEscrow', 'createInvoice', 'blockAccount', 'mergeAccounts', 'authorizeUser'].includes(op.operationId)));
     a = await newClient();
     b = await newClient();
     fixture = await fixtureFor(a);
   });
 
-  it('covers every endpoint that names an account, escrow, invoice or command', () => {
-    assert.equal(owned.length, 25);
+  it('covers every endpoint that names an account, escrow, invoice, command or webhook endpoint', () => {
+    assert.equal(owned.length, 29);
   });
 
   it('answers the resource\'s 404 to the other integrator, exactly as for a missing one, and success to the owner', async () => {

@@ -21,7 +21,7 @@ describe('command sweeper', () => {
     await h().orm.em.fork().execute(`update command set updated_at = now() - interval '1 minute' where id = ?`, [commandId]);
     assert.equal((await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.status, 'OPEN');
 
-    const sweep = maintenanceProcessor(h().orm, h().bus, 30_000);
+    const sweep = maintenanceProcessor(h().orm, h().bus, h().workers.webhookBus, { commandSweepAfterMs: 30_000, deliverySweepAfterMs: 30_000 });
     const swept = await sweep({ name: MaintenanceJob.SweepCommands } as Job);
     assert.ok(swept.requeued >= 1);
     let status = 'OPEN';
@@ -39,7 +39,7 @@ describe('command sweeper', () => {
     const buyer = await register(client);
     const [row] = await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [buyer.account_id]);
     const commandId = await submitCommand(h().orm.em.fork(), { integratorId: row.integrator_id, kind: 'escrow.pay', targetId: 'esc_recent' });
-    const sweep = maintenanceProcessor(h().orm, h().bus, 60_000);
+    const sweep = maintenanceProcessor(h().orm, h().bus, h().workers.webhookBus, { commandSweepAfterMs: 60_000, deliverySweepAfterMs: 60_000 });
     await sweep({ name: MaintenanceJob.SweepCommands } as Job);
     const job = await (await import('bullmq')).Job.fromId((h().bus as unknown as { queue: import('bullmq').Queue }).queue, commandId);
     assert.equal(job, undefined);

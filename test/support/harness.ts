@@ -22,6 +22,8 @@ import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 
 export const TEST_DATABASE = 'holdfast_test';
 export const TEST_QUEUE_PREFIX = '{holdfast-test}';
+/** Webhook retries in milliseconds, not minutes: four attempts, 40 ms apart and doubling. */
+export const TEST_WEBHOOK_POLICY = { allowPrivateTargets: true, maxAttempts: 4, retryBaseMs: 40, disableAfterMs: 5 * 24 * 3_600_000 };
 
 export interface Harness {
   baseUrl: string;
@@ -76,7 +78,10 @@ export async function startHarness(): Promise<Harness> {
   const signer = await TokenSigner.load(orm.em.fork());
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'holdfast-test');
   const bus = new CommandBus(services.redisUrl, TEST_QUEUE_PREFIX, redis);
-  const workers = await startWorkers({ orm, redisUrl: services.redisUrl, queuePrefix: TEST_QUEUE_PREFIX, logger, commandSweepAfterMs: 30_000 });
+  const workers = await startWorkers({
+    orm, redisUrl: services.redisUrl, queuePrefix: TEST_QUEUE_PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: services.databaseUrl,
+    webhooks: TEST_WEBHOOK_POLICY,
+  });
   const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: 10_000 }, orm, redis, signer, logger, bus });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

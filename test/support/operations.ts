@@ -39,6 +39,9 @@ export interface Fixture {
   /** An account to merge into the main one. */
   merge_source_id: string;
   command_id: string;
+  webhook_id: string;
+  /** A webhook endpoint for the delete operation (the others keep using webhook_id). */
+  deletable_webhook_id: string;
 }
 
 /** Registers an account for the client and opens an escrow for it. */
@@ -59,7 +62,14 @@ export async function fixtureFor(client: TestClient): Promise<Fixture> {
     block_account_id: (await register(client)).account_id,
     merge_source_id: (await register(client)).account_id,
     command_id: paid.headers.get('x-command-id')!,
+    webhook_id: (await call('POST', '/v2/webhooks', { token: client.token, body: webhookBody() })).body.payload.id,
+    deletable_webhook_id: (await call('POST', '/v2/webhooks', { token: client.token, body: webhookBody() })).body.payload.id,
   };
+}
+
+export function webhookBody() {
+  // Nothing listens there: deliveries fail at once (connection refused) and are retried briefly.
+  return { url: 'http://127.0.0.1:9/holdfast', events: ['escrow-transaction-update'] };
 }
 
 export function escrowBody(accountId: string, paymentMethodId: string) {
@@ -74,12 +84,15 @@ export function escrowBody(accountId: string, paymentMethodId: string) {
 export function sampleRequest(op: Operation, f: Fixture): { path: string; body?: unknown; status: number } {
   const account = op.operationId === 'blockAccountLegacy' ? f.block_account_id : f.account_id;
   const path = op.template.replace('{account_id}', account).replace('{escrow_id}', f.escrow_id).replace('{invoice_id}', f.invoice_id)
-    .replace('{command_id}', f.command_id).replace('{block_capability}', 'login');
+    .replace('{command_id}', f.command_id).replace('{block_capability}', 'login')
+    .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
     case 'blockAccount':
       return { path, body: { account_id: f.block_account_id, block_capability: 'login', block_reason: 'account_close' }, status: 200 };
     case 'mergeAccounts':
       return { path, body: { source_account_id: f.merge_source_id, destination_account_id: f.account_id }, status: 200 };
+    case 'createWebhook':
+      return { path, body: webhookBody(), status: 201 };
     case 'authorizeUser':
       return { path, body: { account_id: f.account_id }, status: 200 };
     case 'registerAccount': {

@@ -1,0 +1,62 @@
+/**
+ * The producer side of webhook deliveries: one job per delivery row, with the job id the row
+ * names (`<event id>.<endpoint id>`; BullMQ refuses `:` in custom ids), so enqueuing twice is
+ * harmless. Retries are scheduled by the processor from the row (DelayedError), not by BullMQ
+ * attempts, so a re-enqueued or replayed delivery keeps its count. A given-up delivery fails its
+ * job: the queue's failed set is the dead-letter list the dashboard shows and can retry.
+ */
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QueueName, type WebhookJob } from './names.js';
+
+export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
+  // A crash mid-attempt (stalled job) runs it again; the row keeps the delivery's own count.
+  attempts: 3,
+  backoff: { type: 'fixed', delay: 1000 },
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 30 * 24 * 3600 },
+};
+
+/** The job id of a delivery's first send. */
+export function deliveryJobId(eventId: string, endpointId: string): string {
+  return `${eventId}.${endpointId}`;
+}
+
+export class WebhookBus {
+  readonly queue: Queue<WebhookJob>;
+
+  constructor(connection: Redis, prefix: string) {
+    this.queue = new Queue<WebhookJob>(QueueName.Webhooks, { connection, prefix });
+  }
+
+  /** Enqueues deliveries; false when Redis cannot take them now (the sweeper will). */
+  async enqueue(deliveries: Array<{ deliveryId: string; jobId: string }>): Promise<boolean> {
+    if (!deliveries.length) return true;
+    try {
+      await this.queue.addBulk(deliveries.map((d) => ({
+        name: QueueName.Webhooks, data: { deliveryId: d.deliveryId }, opts: { ...WEBHOOK_JOB_OPTIONS, jobId: d.jobId },
+      })));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Re-enqueues a pending delivery whose job is lost, or finished without finishing the row
+   * (a job that is waiting, delayed or running is left alone).
+   */
+  async requeue(deliveryId: string, jobId: string): Promise<boolean> {
+    const job = await this.queue.getJob(jobId);
+    if (job) {
+      const state = await job.getState();
+      if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') return false;
+      await job.remove();
+    }
+    return this.enqueue([{ deliveryId, jobId }]);
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

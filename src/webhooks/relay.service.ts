@@ -1,0 +1,48 @@
+/**
+ * The outbox relay and the delivery sweeper (DESIGN §1 Outbox). The relay claims unrelayed
+ * events with `FOR UPDATE SKIP LOCKED` (several worker processes may relay at once) and, in the
+ * same transaction, writes one delivery row per subscribed enabled endpoint and marks the
+ * events relayed; jobs are enqueued after the commit. A crash between the two leaves pending
+ * rows without jobs, which the sweeper re-enqueues: the rows, not Redis, are the truth.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTransaction, autocommit } from '../db/sql.js';
+
+export interface NewDelivery {
+  deliveryId: string;
+  jobId: string;
+}
+
+/** Relays up to `limit` events; returns the deliveries made (to enqueue once committed). */
+export async function relayOutbox(em: EntityManager, limit = 500): Promise<{ events: number; deliveries: NewDelivery[] }> {
+  return inTransaction(em, async (db) => {
+    const events = await db.execute<Array<{ id: string }>>(
+      `select id from outbox where relayed_at is null order by created_at, id limit ? for update skip locked`, [limit]);
+    if (!events.length) return { events: 0, deliveries: [] };
+    const ids = events.map((e) => e.id);
+    const made = await db.execute<Array<{ id: string; job_id: string }>>(
+      `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
+       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), o.id, e.id, o.integrator_id, 'pending', o.id || '.' || e.id
+         from outbox o join webhook_endpoint e on e.integrator_id = o.integrator_id and e.status = 'enabled' and o.event_name = any (e.events)
+        where o.id = any (?::varchar[])
+       on conflict (event_id, endpoint_id) do nothing
+       returning id, job_id`, [ids]);
+    await db.execute('update outbox set relayed_at = now() where id = any (?::varchar[])', [ids]);
+    return { events: ids.length, deliveries: made.map((d) => ({ deliveryId: d.id, jobId: d.job_id })) };
+  });
+}
+
+/** Pending deliveries due for longer than `graceMs` (their job may be lost). */
+export async function overdueDeliveries(em: EntityManager, graceMs: number): Promise<NewDelivery[]> {
+  const rows = await autocommit(em).execute<Array<{ id: string; job_id: string }>>(
+    `select id, job_id from webhook_delivery where state = 'pending' and next_attempt_at < now() - (? * interval '1 millisecond')
+      order by next_attempt_at limit 1000`, [graceMs]);
+  return rows.map((r) => ({ deliveryId: r.id, jobId: r.job_id }));
+}
+
+/** How old the oldest unrelayed event is, in seconds (0 when none wait): the relay's lag. */
+export async function outboxLagSeconds(em: EntityManager): Promise<number> {
+  const [row] = await autocommit(em).execute<Array<{ lag: number | null }>>(
+    `select extract(epoch from now() - min(created_at))::float8 as lag from outbox where relayed_at is null`);
+  return Math.max(0, row?.lag ?? 0);
+}

@@ -1,0 +1,29 @@
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { WebhookJob } from '../src/queues/names.js';
+import type { Logger } from '../src/runtime/logger.js';
+import { webhookAttempts } from '../src/runtime/metrics.js';
+import { attemptDelivery, type DeliveryPolicy } from '../src/webhooks/delivery.service.js';
+
+/**
+ * Makes one attempt of a webhook delivery. A retry delays this same job until the row's next
+ * attempt (DelayedError); a given-up delivery fails the job for good (the dead-letter list).
+ */
+export function webhooksProcessor(orm: MikroORM, policy: DeliveryPolicy, logger: Logger) {
+  return async (job: Job<WebhookJob>, token?: string) => {
+    const result = await attemptDelivery(orm.em.fork(), job.data.deliveryId, policy);
+    if (result.outcome !== 'skipped') webhookAttempts.inc({ outcome: result.outcome });
+    const log = { job_id: job.id, delivery_id: job.data.deliveryId, outcome: result.outcome };
+    if (result.outcome === 'retry') {
+      logger.info({ ...log, error: result.error, retry_in_ms: result.delayMs }, 'webhook attempt failed; retrying');
+      await job.moveToDelayed(Date.now() + result.delayMs, token);
+      throw new DelayedError();
+    }
+    if (result.outcome === 'dead') {
+      logger.warn({ ...log, error: result.error }, 'webhook delivery dead-lettered');
+      throw new UnrecoverableError(`dead-lettered: ${result.error}`);
+    }
+    logger.debug(log, 'webhook delivery');
+    return result;
+  };
+}
