@@ -81,18 +81,17 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   });
 
   const maintenance = new Queue(QueueName.Maintenance, { connection, prefix: deps.queuePrefix });
-  await maintenance.upsertJobScheduler(MaintenanceJob.PurgeIdempotencyKeys, { every: 3_600_000 }, {
-    name: MaintenanceJob.PurgeIdempotencyKeys,
-    opts: { removeOnComplete: 100, removeOnFail: 100 },
-  });
-  await maintenance.upsertJobScheduler(MaintenanceJob.SweepCommands, { every: deps.sweepEveryMs ?? 10_000 }, {
-    name: MaintenanceJob.SweepCommands,
-    opts: { removeOnComplete: 100, removeOnFail: 100 },
-  });
-  await maintenance.upsertJobScheduler(MaintenanceJob.SweepDeliveries, { every: deps.sweepEveryMs ?? 10_000 }, {
-    name: MaintenanceJob.SweepDeliveries,
-    opts: { removeOnComplete: 100, removeOnFail: 100 },
-  });
+  const sweepEvery = deps.sweepEveryMs ?? 10_000;
+  const schedule: Array<[MaintenanceJob, number]> = [
+    [MaintenanceJob.PurgeIdempotencyKeys, 3_600_000], [MaintenanceJob.SweepCommands, sweepEvery], [MaintenanceJob.SweepDeliveries, sweepEvery],
+  ];
+  const ensureSchedules = () => Promise.all(schedule.map(([name, every]) =>
+    maintenance.upsertJobScheduler(name, { every }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } })));
+  await ensureSchedules();
+  // The schedules live in Redis: put them back if Redis lost them (a flush, a failover).
+  const keeper = setInterval(() => {
+    ensureSchedules().catch((err) => deps.logger.warn({ err: describeError(err) }, 'could not renew the maintenance schedules'));
+  }, sweepEvery);
   const relay = await startOutboxRelay(deps.orm, deps.databaseUrl, webhookBus, deps.logger);
 
   return {
@@ -100,6 +99,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     relay,
     webhookBus,
     async close() {
+      clearInterval(keeper);
       await relay.close();
       await Promise.all(workers.map((w) => w.close()));
       await maintenance.close();

@@ -15,6 +15,9 @@ import { describeError } from '../runtime/describe-error.js';
 import { resolveServices, ServiceUnavailableError } from '../runtime/services.js';
 import { publishTos } from '../tos/tos.service.js';
 import { verifyLedger } from '../ledger/ledger.service.js';
+import { createRedis } from '../queues/connection.js';
+import { WebhookBus } from '../queues/webhook-bus.js';
+import { replayDeliveries } from '../webhooks/relay.service.js';
 
 class UsageError extends Error {}
 /** `ledger verify` found a breach: the report is printed, the exit code says so. */
@@ -131,6 +134,41 @@ a report when anything is breached.`,
       if (!report.ok) throw new LedgerBreach(`the ledger breaks ${report.problems.length} invariant${report.problems.length === 1 ? '' : 's'}`);
     },
   },
+  'webhooks replay': {
+    usage: `holdfast webhooks replay (--event ID | --endpoint ID --since TIME) [--json]
+
+Sends webhooks again: every delivery of event ID, or every event of endpoint ID created at or
+after TIME (ISO 8601, e.g. 2026-11-26T00:00:00Z) — dead-lettered and delivered ones alike, and
+those the endpoint never got (it was added later or disabled). Each starts a fresh retry
+schedule. Deliveries still being retried are left as they are. The endpoint must be enabled.`,
+    options: { event: { type: 'string' }, endpoint: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
+    async run(v) {
+      const event = typeof v.event === 'string' ? v.event : undefined;
+      const endpoint = typeof v.endpoint === 'string' ? v.endpoint : undefined;
+      if (!!event === !!endpoint) throw new UsageError('give either --event ID or --endpoint ID --since TIME');
+      let since: Date | undefined;
+      if (endpoint) {
+        since = typeof v.since === 'string' ? new Date(v.since) : undefined;
+        if (!since || Number.isNaN(since.getTime())) throw new UsageError('--endpoint needs --since TIME (ISO 8601)');
+      }
+      const config = loadConfig();
+      const sent = await withOrm(async (orm) => {
+        const deliveries = await replayDeliveries(orm.em.fork(), event ? { eventId: event } : { endpointId: endpoint!, since: since! });
+        const { redisUrl } = await resolveServices({ databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: false });
+        const redis = createRedis(redisUrl, 'producer');
+        const bus = new WebhookBus(redis, config.queuePrefix);
+        try {
+          // If Redis refuses now, the rows are pending and the delivery sweeper sends them.
+          await bus.enqueue(deliveries);
+        } finally {
+          await bus.close();
+          redis.disconnect();
+        }
+        return deliveries.length;
+      });
+      print(v.json === true, { replayed: sent }, `re-sending ${sent} deliver${sent === 1 ? 'y' : 'ies'}`);
+    },
+  },
   'tos publish': {
     usage: `holdfast tos publish --file F [--json]
 
@@ -159,6 +197,7 @@ Commands:
   ledger verify       recompute balances and check every ledger invariant
   migrate             create the database and apply migrations
   tos publish         publish a new terms-of-service version
+  webhooks replay     send webhook deliveries again (an event, or an endpoint since a time)
 
 Run "holdfast <command> --help" for a command's options. The database is DATABASE_URL, or
 the PostgreSQL on 127.0.0.1:5432 (database holdfast).`;

@@ -46,3 +46,32 @@ export async function outboxLagSeconds(em: EntityManager): Promise<number> {
     `select extract(epoch from now() - min(created_at))::float8 as lag from outbox where relayed_at is null`);
   return Math.max(0, row?.lag ?? 0);
 }
+
+/**
+ * `holdfast webhooks replay`: sends again every finished (delivered or dead) delivery of an
+ * event, or of an endpoint's events since a time — and makes the deliveries such an event should
+ * have had but never got (an endpoint added or disabled meanwhile). Each starts a fresh retry
+ * schedule under a new job id; deliveries still pending are left to run.
+ */
+export async function replayDeliveries(em: EntityManager, filter: { eventId: string } | { endpointId: string; since: Date }): Promise<NewDelivery[]> {
+  return inTransaction(em, async (db) => {
+    const byEvent = 'eventId' in filter;
+    const match = byEvent ? 'o.id = ?' : 'e.id = ? and o.created_at >= ?';
+    const params = byEvent ? [filter.eventId] : [filter.endpointId, filter.since];
+    const suffix = `.r${Date.now()}`;
+    const reset = await db.execute<Array<{ id: string; job_id: string }>>(
+      `update webhook_delivery d set state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = null, updated_at = now(),
+              job_id = d.event_id || '.' || d.endpoint_id || ?
+         from outbox o, webhook_endpoint e
+        where o.id = d.event_id and e.id = d.endpoint_id and d.state <> 'pending' and e.status = 'enabled' and ${match}
+       returning d.id, d.job_id`, [suffix, ...params]);
+    const made = await db.execute<Array<{ id: string; job_id: string }>>(
+      `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
+       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), o.id, e.id, o.integrator_id, 'pending', o.id || '.' || e.id || ?
+         from outbox o join webhook_endpoint e on e.integrator_id = o.integrator_id and e.status = 'enabled' and o.event_name = any (e.events)
+        where ${match}
+       on conflict (event_id, endpoint_id) do nothing
+       returning id, job_id`, [suffix, ...params]);
+    return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id }));
+  });
+}

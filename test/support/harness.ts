@@ -82,7 +82,9 @@ export async function startHarness(): Promise<Harness> {
     orm, redisUrl: services.redisUrl, queuePrefix: TEST_QUEUE_PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: services.databaseUrl,
     webhooks: TEST_WEBHOOK_POLICY,
   });
-  const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: 10_000 }, orm, redis, signer, logger, bus });
+  const app = await buildApp({
+    config: { appEnv: 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: 10_000, queuePrefix: TEST_QUEUE_PREFIX }, orm, redis, signer, logger, bus,
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -92,10 +94,15 @@ export async function startHarness(): Promise<Harness> {
 }
 
 /** Another app on the harness database with other settings or connections; close it after. */
-export async function startExtraApp(opts: { appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number; bus?: CommandBus } = {}) {
+export async function startExtraApp(opts: {
+  appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number; bus?: CommandBus; adminPassword?: string;
+} = {}) {
   const base = h();
   const app = await buildApp({
-    config: { appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: opts.syncWaitMs ?? 10_000 },
+    config: {
+      appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: opts.syncWaitMs ?? 10_000,
+      queuePrefix: TEST_QUEUE_PREFIX, adminUser: 'ops', adminPassword: opts.adminPassword,
+    },
     bus: opts.bus ?? base.bus,
     orm: opts.orm ?? base.orm,
     redis: opts.redis ?? base.redis,

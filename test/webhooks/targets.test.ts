@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { attemptDelivery, send } from '../../src/webhooks/delivery.service.js';
+import { isPrivateAddress, targetProblem } from '../../src/webhooks/webhook.rules.js';
+import { call, h, newClient, register, startExtraApp } from '../support/harness.js';
+import { startReceiver } from '../support/receiver.js';
+
+/** A name other than `localhost` that this machine's hosts file maps to a loopback address. */
+function loopbackAlias(): string {
+  for (const line of readFileSync('/etc/hosts', 'utf8').split('\n')) {
+    const [address, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
+    if (address && /^127\./.test(address)) {
+      const name = names.find((n) => n && n !== 'localhost' && !n.endsWith('.localhost'));
+      if (name) return name;
+    }
+  }
+  throw new Error('this test needs /etc/hosts to map a name other than localhost to 127.x (Debian maps the host name)');
+}
+
+describe('webhook targets (SSRF guard)', () => {
+  it('classifies addresses', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', 'nonsense']) {
+      assert.equal(isPrivateAddress(a), true, a);
+    }
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '172.32.0.1']) assert.equal(isPrivateAddress(a), false, a);
+  });
+
+  it('refuses private targets at registration in production, naming the field', async () => {
+    const app = await startExtraApp({ appEnv: 'production' });
+    try {
+      const client = await newClient();
+      const cases: Array<[string, string]> = [
+        ['http://hooks.example.com/x', 'HTTPS_REQUIRED'], ['https://127.0.0.1/x', 'PRIVATE_TARGET'], ['https://localhost/x', 'PRIVATE_TARGET'],
+        ['https://[::1]/x', 'PRIVATE_TARGET'], ['https://10.0.0.5/x', 'PRIVATE_TARGET'], ['https://169.254.169.254/latest', 'PRIVATE_TARGET'],
+        ['https://user:pw@hooks.example.com/', 'INVALID_URL'],
+      ];
+      for (const [url, code] of cases) {
+        const res = await call('POST', '/v2/webhooks', { token: client.token, baseUrl: app.baseUrl, body: { url, events: ['invoice-completed'] } });
+        assert.equal(res.status, 400, url);
+        assert.deepEqual(res.body.payload.errors, { url: [code] }, url);
+      }
+      const ok = await call('POST', '/v2/webhooks', { token: client.token, baseUrl: app.baseUrl, body: { url: 'https://hooks.example.com/x', events: ['invoice-completed'] } });
+      assert.equal(ok.status, 201);
+    } finally {
+      await app.close();
+    }
+    assert.equal(targetProblem('http://127.0.0.1:9/x', true), null, 'staging allows private http targets');
+  });
+
+  it('refuses, at delivery time, a name that resolves to a private address: no connection is made', async () => {
+    const r = await startReceiver();
+    try {
+      const alias = loopbackAlias();
+      const refused = await send(`http://${alias}:${r.port}/hooks`, '{}', {}, false);
+      assert.deepEqual([refused.status, refused.error], [null, 'refused: private target']);
+      const literal = await send(`http://127.0.0.1:${r.port}/hooks`, '{}', {}, false);
+      assert.equal(literal.error, 'refused: private target');
+      assert.equal(r.received.length, 0);
+      const allowed = await send(`http://${alias}:${r.port}/hooks`, '{}', {}, true);
+      assert.equal(allowed.status, 200, 'the same name is reached when private targets are allowed');
+      assert.equal(r.received.length, 1);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('records the refusal as a failed attempt and dead-letters the delivery under a production policy', async () => {
+    const r = await startReceiver();
+    try {
+      const client = await newClient();
+      const account = await register(client);
+      const db = h().orm.em.fork();
+      const [{ integrator_id: integratorId }] = await db.execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
+      const [event] = await db.execute<Array<{ id: string }>>(`select id from outbox where message->>'account_id' = ?`, [account.account_id]);
+      // An endpoint registered while private targets were allowed, delivered by a production worker.
+      await db.execute(`insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values ('whe_ssrf', ?, ?, '{register-account-completed}', 'whsec_AAAA', 'enabled')`,
+        [integratorId, `http://${loopbackAlias()}:${r.port}/hooks`]);
+      await db.execute(`insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id) values ('whd_ssrf', ?, 'whe_ssrf', ?, 'pending', 'x')`, [event.id, integratorId]);
+      const outcome = await attemptDelivery(db, 'whd_ssrf', { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 });
+      assert.deepEqual(outcome, { outcome: 'dead', error: 'refused: private target' });
+      assert.equal(r.received.length, 0);
+    } finally {
+      await r.close();
+    }
+  });
+});
