@@ -13,7 +13,7 @@ export function webhooksProcessor(orm: MikroORM, policy: DeliveryPolicy, logger:
   return async (job: Job<WebhookJob>, token?: string) => {
     const result = await attemptDelivery(orm.em.fork(), job.data.deliveryId, policy);
     if (result.outcome !== 'skipped') webhookAttempts.inc({ outcome: result.outcome });
-    const log = { job_id: job.id, delivery_id: job.data.deliveryId, outcome: result.outcome };
+    const log = { job_id: job.id, event_id: String(job.id).split('.')[0], delivery_id: job.data.deliveryId, outcome: result.outcome };
     if (result.outcome === 'retry') {
       logger.info({ ...log, error: result.error, retry_in_ms: result.delayMs }, 'webhook attempt failed; retrying');
       await job.moveToDelayed(Date.now() + result.delayMs, token);

@@ -73,4 +73,11 @@ describe('README walk-through', () => {
     assert.match(lines[3], /^Account acct_\S+ is blocked\.$/);
     assert.deepEqual(lines.slice(4), ['{}', 'true', 'false', '500', 'merge_account', 'merged-from', 'BLOCK_PERMISSION_ERROR', 'Bearer', 'Bearer']);
   });
+
+  it('the webhooks walk-through works as pasted (register, receive, verify the signature)', async function () {
+    this.timeout(60_000);
+    const run = await runBlock('Webhooks', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n'), ['verified register-account-completed', '204', 'deleted']);
+  });
 });
