@@ -3,15 +3,16 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WebhookJob } from '../src/queues/names.js';
 import type { Logger } from '../src/runtime/logger.js';
 import { webhookAttempts } from '../src/runtime/metrics.js';
-import { attemptDelivery, type DeliveryPolicy } from '../src/webhooks/delivery.service.js';
+import { deliveryAttempts, type DeliveryPolicy } from '../src/webhooks/delivery.service.js';
 
 /**
  * Makes one attempt of a webhook delivery. A retry delays this same job until the row's next
  * attempt (DelayedError); a given-up delivery fails the job for good (the dead-letter list).
  */
 export function webhooksProcessor(orm: MikroORM, policy: DeliveryPolicy, logger: Logger) {
+  const attempt = deliveryAttempts(orm.em.fork(), policy);
   return async (job: Job<WebhookJob>, token?: string) => {
-    const result = await attemptDelivery(orm.em.fork(), job.data.deliveryId, policy);
+    const result = await attempt(job.data.deliveryId);
     if (result.outcome !== 'skipped') webhookAttempts.inc({ outcome: result.outcome });
     const log = { job_id: job.id, event_id: String(job.id).split('.')[0], delivery_id: job.data.deliveryId, outcome: result.outcome };
     if (result.outcome === 'retry') {

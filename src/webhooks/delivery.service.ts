@@ -11,6 +11,7 @@ import { isIP } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import got from 'got';
 import { autocommit, inTransaction } from '../db/sql.js';
+import { batched } from '../db/batch.js';
 import { deliveryBody, isPrivateAddress, retryDelayMs, shouldDisable, signatureHeader } from './webhook.rules.js';
 
 export interface DeliveryPolicy {
@@ -111,18 +112,59 @@ interface Loaded {
 }
 
 /**
+ * The attempt maker of one worker process: loads deliveries and records successes in batches
+ * (group commit: concurrent jobs share one statement), so a busy worker spends its time
+ * sending, not waiting on PostgreSQL.
+ */
+export function deliveryAttempts(em: EntityManager, policy: DeliveryPolicy): (deliveryId: string) => Promise<AttemptOutcome> {
+  const db = autocommit(em);
+  const load = batched<string, Loaded | undefined>(async (ids) => {
+    const rows = await db.execute<Array<Loaded & { id: string }>>(
+      `select d.id, d.state, d.attempts, d.event_id, d.endpoint_id, e.url, e.secret, e.previous_secret,
+              coalesce(e.previous_secret_expires_at > now(), false) as previous_valid, e.status as endpoint_status,
+              o.event_name, o.message, o.created_at as event_created, i.name as integrator
+         from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id join outbox o on o.id = d.event_id
+         join integrator i on i.id = d.integrator_id
+        where d.id = any (?::varchar[])`, [ids]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id));
+  });
+  // A success: the attempt, the delivery done, the endpoint healthy — for a whole batch at once.
+  const delivered = batched<{ deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }, void>(async (acks) => {
+    await db.execute(
+      `with v as (
+         select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::int[], ?::int[]) as v (delivery_id, endpoint_id, event_id, status, latency)
+       ), attempt as (
+         insert into webhook_attempt (delivery_id, endpoint_id, event_id, status_code, latency_ms, ok, error)
+         select delivery_id, endpoint_id, event_id, status, latency, true, null from v
+       ), endpoint as (
+         update webhook_endpoint set failing_since = null where id in (select endpoint_id from v) and failing_since is not null
+       )
+       update webhook_delivery d set attempts = d.attempts + 1, state = 'delivered', last_status = v.status, last_error = null,
+              finished_at = now(), updated_at = now()
+         from v where d.id = v.delivery_id`,
+      [acks.map((a) => a.deliveryId), acks.map((a) => a.endpointId), acks.map((a) => a.eventId), acks.map((a) => a.status), acks.map((a) => a.latencyMs)]);
+    return acks.map(() => undefined);
+  });
+  return (deliveryId) => attempt(em, deliveryId, policy, load, delivered);
+}
+
+/** One attempt of one delivery (a worker makes them through deliveryAttempts). */
+export function attemptDelivery(em: EntityManager, deliveryId: string, policy: DeliveryPolicy): Promise<AttemptOutcome> {
+  return deliveryAttempts(em, policy)(deliveryId);
+}
+
+/**
  * Makes one attempt of a delivery and records it. A dead delivery run again (the dashboard's
  * retry) is sent once more; a delivered one is left alone.
  */
-export async function attemptDelivery(em: EntityManager, deliveryId: string, policy: DeliveryPolicy): Promise<AttemptOutcome> {
+async function attempt(
+  em: EntityManager, deliveryId: string, policy: DeliveryPolicy,
+  load: (id: string) => Promise<Loaded | undefined>,
+  delivered: (ack: { deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }) => Promise<void>,
+): Promise<AttemptOutcome> {
   const db = autocommit(em);
-  const [d] = await db.execute<Loaded[]>(
-    `select d.state, d.attempts, d.event_id, d.endpoint_id, e.url, e.secret, e.previous_secret,
-            coalesce(e.previous_secret_expires_at > now(), false) as previous_valid, e.status as endpoint_status,
-            o.event_name, o.message, o.created_at as event_created, i.name as integrator
-       from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id join outbox o on o.id = d.event_id
-       join integrator i on i.id = d.integrator_id
-      where d.id = ?`, [deliveryId]);
+  const d = await load(deliveryId);
   if (!d || d.state === 'delivered') return { outcome: 'skipped' };
   if (d.endpoint_status !== 'enabled') {
     const error = `endpoint ${d.endpoint_status}`;
@@ -138,19 +180,18 @@ export async function attemptDelivery(em: EntityManager, deliveryId: string, pol
     'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, body),
   }, policy.allowPrivateTargets);
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
-  const error = ok ? null : result.error ?? `HTTP ${result.status}`;
+  if (ok) {
+    await delivered({ deliveryId, endpointId: d.endpoint_id, eventId: d.event_id, status: result.status!, latencyMs: result.latencyMs });
+    return { outcome: 'delivered', status: result.status! };
+  }
+  const error = result.error ?? `HTTP ${result.status}`;
   return inTransaction(em, async (tx) => {
     await tx.execute(
-      `insert into webhook_attempt (delivery_id, endpoint_id, event_id, status_code, latency_ms, ok, error) values (?, ?, ?, ?, ?, ?, ?)`,
-      [deliveryId, d.endpoint_id, d.event_id, result.status, result.latencyMs, ok, error]);
+      `insert into webhook_attempt (delivery_id, endpoint_id, event_id, status_code, latency_ms, ok, error) values (?, ?, ?, ?, ?, false, ?)`,
+      [deliveryId, d.endpoint_id, d.event_id, result.status, result.latencyMs, error]);
     const [row] = await tx.execute<Array<{ attempts: number }>>(
       `update webhook_delivery set attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = now() where id = ? returning attempts`,
       [result.status, error, deliveryId]);
-    if (ok) {
-      await tx.execute(`update webhook_delivery set state = 'delivered', finished_at = now() where id = ?`, [deliveryId]);
-      await tx.execute('update webhook_endpoint set failing_since = null where id = ? and failing_since is not null', [d.endpoint_id]);
-      return { outcome: 'delivered', status: result.status! };
-    }
     const [endpoint] = await tx.execute<Array<{ failing_since: Date }>>(
       `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`, [d.endpoint_id]);
     if (shouldDisable(new Date(endpoint.failing_since), new Date(), policy.disableAfterMs)) {
@@ -160,10 +201,10 @@ export async function attemptDelivery(em: EntityManager, deliveryId: string, pol
     }
     if (row.attempts >= policy.maxAttempts || shouldDisable(new Date(endpoint.failing_since), new Date(), policy.disableAfterMs)) {
       await tx.execute(`update webhook_delivery set state = 'dead', finished_at = now() where id = ?`, [deliveryId]);
-      return { outcome: 'dead', error: error! };
+      return { outcome: 'dead', error };
     }
     const delayMs = retryDelayMs(row.attempts, policy.retryBaseMs, Math.random());
     await tx.execute(`update webhook_delivery set state = 'pending', next_attempt_at = now() + (? * interval '1 millisecond') where id = ?`, [delayMs, deliveryId]);
-    return { outcome: 'retry', delayMs, error: error! };
+    return { outcome: 'retry', delayMs, error };
   });
 }

@@ -1,0 +1,183 @@
+/**
+ * Webhook benchmark (`npm run bench:webhooks`): events written to the outbox reach a local
+ * receiver through Holdfast's workers (relay → delivery rows → BullMQ → signed POST), against a
+ * baseline measured in the same run: a bare got POST loop with the same concurrency to the same
+ * receiver. Prints events/s (a burst of N events, outbox write to 2xx) and the ratio; then, at
+ * half the baseline's rate, the p50/p99 delay from outbox write to receiver. Exits 1 when a
+ * target is missed (≥ 50% of the baseline's rate; p99 delay < 1 s at that rate; every event
+ * delivered, none twice).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+
+const N = Number(process.env.BENCH_EVENTS ?? 5000);
+const C = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 8);
+const BENCH_DB = 'holdfast_bench';
+const PREFIX = '{holdfast-bench-hooks}';
+
+async function services() {
+  const { loadConfig } = await import('../config/index.js');
+  const { resolveServices } = await import('../src/runtime/services.js');
+  const config = loadConfig();
+  return resolveServices({ databaseUrl: undefined, redisUrl: config.redisUrl, databaseName: BENCH_DB, allowPrivate: true });
+}
+
+const BODY = JSON.stringify({ id: 'evt_baseline', event_name: 'invoice-completed', message: { invoice_id: 'inv_x', state: 'SUCCESS' }, created: new Date().toISOString(), integrator: 'bench' });
+
+/** Child: a bare got POST loop, C at a time, to the receiver; prints posts/s. */
+async function runBaseline(url: string): Promise<void> {
+  const got = (await import('got')).default;
+  const total = N;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: C }, async () => {
+    while (next < total) {
+      next++;
+      await got.post(url, { body: BODY, headers: { 'content-type': 'application/json', 'x-bench-baseline': '1' }, timeout: { request: 10_000 }, followRedirect: false, retry: { limit: 0 }, throwHttpErrors: false });
+    }
+  }));
+  process.stdout.write(JSON.stringify({ postsPerSecond: total / ((performance.now() - started) / 1000) }) + '\n');
+  process.exit(0);
+}
+
+/** Child: Holdfast's workers (as ROLE=worker runs them) on the bench database. */
+async function runWorkers(): Promise<void> {
+  const { openOrm } = await import('../src/db/orm.js');
+  const { createLogger } = await import('../src/runtime/logger.js');
+  const { startWorkers } = await import('../workers/index.js');
+  const s = await services();
+  const orm = await openOrm(s.databaseUrl, 20);
+  await startWorkers({
+    orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger: createLogger('warn', 'holdfast-bench-worker'), databaseUrl: s.databaseUrl,
+    commandSweepAfterMs: 30_000, webhooks: { allowPrivateTargets: true, maxAttempts: 15, retryBaseMs: 1000, disableAfterMs: 1e12 },
+  });
+  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
+  process.on('SIGINT', () => process.exit(0));
+}
+
+function child(args: string[]): Promise<{ child: ChildProcess; line: any }> {
+  return new Promise((resolve, reject) => {
+    const flags = args[0] === 'workers' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+    const c = spawn(process.execPath, [...flags, '--import', 'tsx', new URL(import.meta.url).pathname, '--serve', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let buffer = '';
+    c.stdout!.on('data', (chunk) => {
+      buffer += chunk;
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child: c, line: JSON.parse(line) });
+    });
+    c.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function main(): Promise<void> {
+  // The receiver: answers 204 at once and notes when each event arrived (and how often).
+  const arrivals = new Map<string, number>();
+  let duplicates = 0;
+  const server = createServer((req, res) => {
+    req.resume().on('end', () => {
+      const id = req.headers['webhook-id'];
+      if (typeof id === 'string') {
+        if (arrivals.has(id)) duplicates++;
+        else arrivals.set(id, Date.now());
+      }
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+
+  const baseline = await child(['baseline', url]);
+  const { postsPerSecond } = baseline.line;
+
+  const { ensureDatabase, migrate, openOrm } = await import('../src/db/orm.js');
+  const s = await services();
+  await ensureDatabase(s.databaseUrl);
+  const orm = await openOrm(s.databaseUrl, 4);
+  await migrate(orm);
+  const db = orm.em.fork();
+  const integrator = `bench-${Date.now()}`;
+  await db.execute('insert into integrator (id, name) values (?, ?)', [integrator, integrator]);
+  await db.execute(`insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values (?, ?, ?, '{invoice-completed}', 'whsec_YmVuY2gtc2VjcmV0', 'enabled')`,
+    [`whe_${integrator}`, integrator, url]);
+  const written = new Map<string, number>();
+  let sequence = 0;
+  const write = async (count: number) => {
+    const ids = Array.from({ length: count }, () => `evt_${integrator}_${sequence++}`);
+    const now = Date.now();
+    for (const id of ids) written.set(id, now);
+    await orm.em.fork().execute(`insert into outbox (id, integrator_id, event_name, message) values ${ids.map(() => `(?, ?, 'invoice-completed', ?::jsonb)`).join(', ')}`,
+      ids.flatMap((id) => [id, integrator, JSON.stringify({ invoice_id: id, state: 'SUCCESS' })]));
+  };
+  const until = async (count: number, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (arrivals.size < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  const workers = await child(['workers']);
+  try {
+    // Warm-up (connections, JIT), not measured.
+    await write(200);
+    await until(200, 30_000);
+
+    // Burst: N events written at once; the clock runs from the first write to the last 2xx.
+    const burstStart = Date.now();
+    const before = arrivals.size;
+    for (let i = 0; i < N; i += 500) await write(Math.min(500, N - i));
+    await until(before + N, 120_000);
+    const burstRate = (arrivals.size - before) / ((Math.max(...arrivals.values()) - burstStart) / 1000);
+
+    // Paced: half the baseline's rate (the target rate) for PACED_SECONDS; delay per event.
+    const pacedRate = postsPerSecond / 2;
+    const pacedFirst = sequence;
+    const pacedStart = Date.now();
+    let due = 0;
+    while (Date.now() - pacedStart < PACED_SECONDS * 1000) {
+      const shouldHave = Math.floor(((Date.now() - pacedStart) / 1000) * pacedRate);
+      if (shouldHave > due) {
+        await write(shouldHave - due);
+        due = shouldHave;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await until(sequence, 60_000);
+    const delays: number[] = [];
+    for (let i = pacedFirst; i < sequence; i++) {
+      const id = `evt_${integrator}_${i}`;
+      const at = arrivals.get(id);
+      if (at !== undefined) delays.push(at - written.get(id)!);
+    }
+    const missing = sequence - [...written.keys()].filter((id) => arrivals.has(id)).length;
+    const ratio = burstRate / postsPerSecond;
+    const p99 = percentile(delays, 99);
+    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} events, concurrency ${C}; workers in one process, receiver in this one\n`);
+    console.log(`baseline (bare got POST loop, ${C} at a time, same receiver): ${postsPerSecond.toFixed(0)} posts/s`);
+    console.log(`webhooks (outbox write → signed delivery → 2xx), burst:        ${burstRate.toFixed(0)} events/s (${(ratio * 100).toFixed(1)}% of baseline)`);
+    console.log(`at ${pacedRate.toFixed(0)} events/s for ${PACED_SECONDS} s (half the baseline): outbox-to-receiver delay p50 ${percentile(delays, 50)} ms, p99 ${p99} ms`);
+    console.log(`\nevents not delivered: ${missing}; delivered twice: ${duplicates}`);
+    const ok = ratio >= 0.5 && p99 < 1000 && missing === 0 && duplicates === 0;
+    console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 50% of baseline, p99 delay < 1 s at that rate, all delivered once)');
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    workers.child.kill('SIGINT');
+    await orm.close();
+    server.close();
+    server.closeAllConnections();
+  }
+}
+
+const serve = process.argv.indexOf('--serve');
+if (serve >= 0) {
+  const mode = process.argv[serve + 1];
+  await (mode === 'baseline' ? runBaseline(process.argv[serve + 2]) : runWorkers());
+} else {
+  await main();
+}

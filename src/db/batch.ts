@@ -1,0 +1,27 @@
+/**
+ * Group commit for hot, independent statements: calls made in the same turn of the event loop
+ * (up to `maxBatch`) run as one statement, and each caller gets its own result. Under load
+ * this turns N round trips — and, on this machine, N socket writes — into one.
+ */
+export function batched<I, O>(run: (items: I[]) => Promise<O[]>, maxBatch = 256): (item: I) => Promise<O> {
+  let pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    while (pending.length) {
+      const group = pending.slice(0, maxBatch);
+      pending = pending.slice(maxBatch);
+      run(group.map((p) => p.item)).then(
+        (out) => group.forEach((p, i) => p.resolve(out[i])),
+        (err) => group.forEach((p) => p.reject(err)),
+      );
+    }
+  };
+  return (item) => new Promise<O>((resolve, reject) => {
+    pending.push({ item, resolve, reject });
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+}
