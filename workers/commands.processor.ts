@@ -4,16 +4,20 @@ import { runEscrowCommand } from '../src/escrow/escrow-phases.service.js';
 import { runInvoiceCommand } from '../src/invoices/invoice-phases.service.js';
 import { runMergeCommand } from '../src/merge/merge.service.js';
 import type { CommandJob } from '../src/queues/names.js';
+import type { CommandResult } from '../src/commands/command.service.js';
 import { commandDuration } from '../src/runtime/metrics.js';
 
-/** Runs a command (escrow pay/commit/cancel, invoice pay, account merge); its result is stored on the command row. */
+/**
+ * Runs a command (escrow pay/commit/cancel, invoice pay, account merge). Its result is stored on
+ * the command row, and also returned: the completion event carries it to the waiting request.
+ */
 export function commandsProcessor(orm: MikroORM) {
-  return async (job: Job<CommandJob>): Promise<{ status: number } | null> => {
+  return async (job: Job<CommandJob>): Promise<CommandResult | null> => {
     const em = orm.em.fork();
     const started = performance.now();
     const run = job.data.kind.startsWith('escrow.') ? runEscrowCommand : job.data.kind === 'account.merge' ? runMergeCommand : runInvoiceCommand;
     const result = await run(em, job.data.commandId);
     commandDuration.observe({ kind: job.data.kind, status: String(result?.status ?? 404) }, (performance.now() - started) / 1000);
-    return result && { status: result.status };
+    return result;
   };
 }

@@ -75,6 +75,12 @@ export async function stalledCommands(em: EntityManager, olderThanMs: number): P
     [olderThanMs]);
 }
 
+/** A job's return value when it is a command result (what the processor returns), else null. */
+function asCommandResult(value: unknown): CommandResult | null {
+  const v = value as { status?: unknown; body?: unknown } | null;
+  return v && typeof v === 'object' && typeof v.status === 'number' && 'body' in v ? { status: v.status, body: v.body } : null;
+}
+
 /**
  * Submits a command, enqueues its job and answers as DESIGN §1 says: the command's result when
  * it finishes within `syncWaitMs`; otherwise — or at once with `respondAsync` — 202 with the
@@ -90,7 +96,7 @@ export async function runCommand(
   const commandId = await submitCommand(db, command);
   await bus.enqueue(commandId, command.kind);
   if (!opts.respondAsync) {
-    const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId));
+    const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId), asCommandResult);
     if (result) return { ...result, headers: { 'X-Command-Id': commandId } };
   }
   const location = typeof opts.location === 'string' ? opts.location : opts.location(commandId);

@@ -15,17 +15,26 @@ interface PgConnection {
   query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
-const converted = new Map<string, string>();
+const converted = new Map<string, { name?: string; text: string }>();
 
-/** `?` placeholders → `$1, $2…` (our statements have no `?` in literals or operators). */
-function toPg(sql: string): string {
-  let text = converted.get(sql);
-  if (text === undefined) {
+/**
+ * `?` placeholders → `$1, $2…` (our statements have no `?` in literals or operators). Each
+ * distinct statement gets a name, so every pooled connection parses and plans it once
+ * (a prepared statement) instead of at every call; past 2,000 distinct texts (in-lists of many
+ * sizes) new ones run unnamed.
+ */
+function toPg(sql: string): { name?: string; text: string } {
+  let statement = converted.get(sql);
+  if (statement === undefined) {
     let n = 0;
-    text = sql.replace(/\?/g, () => `$${++n}`);
-    if (converted.size < 10_000) converted.set(sql, text);
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    // A `*` result would change shape when a migration adds a column under a running process,
+    // and PostgreSQL refuses a prepared statement whose result changed: those run unnamed.
+    const star = /\b(select|returning)\s+(\w+\.)?\*/i.test(text);
+    statement = converted.size < 2_000 && !star ? { name: `hf${converted.size}`, text } : { text };
+    if (converted.size < 2_000) converted.set(sql, statement);
   }
-  return text;
+  return statement;
 }
 
 function pool(em: EntityManager) {
@@ -42,7 +51,7 @@ export function autocommit(em: EntityManager): Executor {
     async execute<R>(sql: string, params: unknown[] = []): Promise<R> {
       const connection = await client.acquireConnection();
       try {
-        return (await connection.query({ text: toPg(sql), values: params })).rows as R;
+        return (await connection.query({ ...toPg(sql), values: params })).rows as R;
       } finally {
         await client.releaseConnection(connection);
       }
@@ -70,7 +79,7 @@ export async function inTransaction<T>(em: EntityManager, work: (db: Executor) =
   const connection = await client.acquireConnection();
   const db: Executor = {
     async execute<R>(sql: string, params: unknown[] = []): Promise<R> {
-      return (await connection.query({ text: toPg(sql), values: params })).rows as R;
+      return (await connection.query({ ...toPg(sql), values: params })).rows as R;
     },
   };
   try {

@@ -8,8 +8,8 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { escrowFromRow, escrowView, transitionDecision, type EscrowTransition } from './escrow.rules.js';
-import { autocommit, inTransaction, type Executor } from '../db/sql.js';
-import { insertInvoice, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
+import { autocommit, type Executor } from '../db/sql.js';
+import { invoiceInsert, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
@@ -36,22 +36,24 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
     createdAt: invoice.createdAt,
     updatedAt: invoice.updatedAt,
   };
-  // The escrow and its invoice point at each other: both in one transaction (keys checked at commit).
-  await inTransaction(em, async (db) => {
-    await insertInvoice(db, invoice);
-    await db.execute(
-      `insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
-                           description, metadata, created_at, updated_at)
-       values (?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
-      [escrow.id, escrow.integratorId, escrow.accountId, escrow.currency, escrow.totalAmount, invoice.id, invoice.referenceType,
-        invoice.referenceId, invoice.description, JSON.stringify(escrow.metadata), escrow.createdAt, escrow.updatedAt]);
-  });
+  // The escrow and its invoice point at each other: both in one statement (one transaction).
+  const insert = invoiceInsert(invoice);
+  await autocommit(em).execute(
+    `with invoice as (${insert.sql})
+     insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
+                         description, metadata, created_at, updated_at)
+     values (?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
+    [...insert.params, escrow.id, escrow.integratorId, escrow.accountId, escrow.currency, escrow.totalAmount, invoice.id, invoice.referenceType,
+      invoice.referenceId, invoice.description, JSON.stringify(escrow.metadata), escrow.createdAt, escrow.updatedAt]);
   return escrowView(escrow);
 }
 
 /** The caller's escrow, read outside any transaction, or a 404. */
 async function findEscrow(db: Executor, principal: Principal, escrowId: string) {
-  const [row] = await db.execute<Array<Record<string, any>>>('select * from escrow where id = ? and integrator_id = ?', [escrowId, principal.integratorId]);
+  const [row] = await db.execute<Array<Record<string, any>>>(
+    `select id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, commit_invoice_id, cancel_invoice_id,
+            metadata, created_at, updated_at
+       from escrow where id = ? and integrator_id = ?`, [escrowId, principal.integratorId]);
   if (!row) throw escrowNotFound();
   return escrowFromRow(row);
 }

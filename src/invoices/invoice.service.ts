@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import { autocommit, type Executor } from '../db/sql.js';
-import { assertCanTransact, blockedError } from '../blocks/block.service.js';
+import { blockedError } from '../blocks/block.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
 import { Invoice, type StoredLineItem } from './invoice.entity.js';
@@ -54,8 +54,11 @@ async function checkReferences(em: EntityManager, db: Executor, principal: Princ
 
   const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
   const known = wallets.length
-    ? await db.execute<Array<{ id: string; kind: string; account_id: string | null }>>(
-      `select la.id, la.kind, pm.account_id from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
+    ? await db.execute<Array<{ id: string; kind: string; account_id: string | null; owner_blocked: boolean }>>(
+      `select la.id, la.kind, pm.account_id,
+              exists (select 1 from account_block b where b.account_id = pm.account_id and b.status = 'active'
+                         and b.capability in ('login', 'transactions')) as owner_blocked
+         from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
         where la.integrator_id = ? and la.currency = ? and la.kind in ('user_wallet', 'publisher_wallet') and la.id in (${wallets.map(() => '?').join(', ')})`,
       [principal.integratorId, currency, ...wallets])
     : [];
@@ -69,8 +72,12 @@ async function checkReferences(em: EntityManager, db: Executor, principal: Princ
   }));
   if (Object.keys(fields).length) throw AppError.invalid(fields);
   // Spec §3.2: a seller whose transactions are blocked cannot be paid through a new purchase.
-  const sellers = input.line_items.flatMap((l) => (l.recipients ?? []).map((r) => known.find((w) => w.id === r.destination_wallet_id)?.account_id));
-  await assertCanTransact(db, sellers.filter((id): id is string => typeof id === 'string'));
+  for (const l of input.line_items) {
+    for (const r of l.recipients ?? []) {
+      const seller = known.find((w) => w.id === r.destination_wallet_id);
+      if (seller?.owner_blocked && seller.account_id) throw blockedError(seller.account_id);
+    }
+  }
 }
 
 export interface PreparedPurchase {
@@ -169,12 +176,14 @@ export async function payInvoice(
 }
 
 /** Inserts an invoice row built by purchaseInvoice() on an Executor. */
-export async function insertInvoice(db: Executor, row: ReturnType<typeof purchaseInvoice>): Promise<void> {
-  await db.execute(
-    `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+/** The INSERT of a new invoice row, to run alone or inside a larger statement. */
+export function invoiceInsert(row: ReturnType<typeof purchaseInvoice>): { sql: string; params: unknown[] } {
+  return {
+    sql: `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
                           metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, null, ?::jsonb, ?::jsonb, ?, ?)`,
-    [row.id, row.integratorId, row.accountId, row.escrowId, row.invoiceType, row.state, row.referenceType, row.referenceId, row.description,
+    params: [row.id, row.integratorId, row.accountId, row.escrowId, row.invoiceType, row.state, row.referenceType, row.referenceId, row.description,
       JSON.stringify(row.metadata), row.currency, row.totalAmount, JSON.stringify(row.paymentMethods), JSON.stringify(row.lineItems),
-      row.createdAt, row.updatedAt]);
+      row.createdAt, row.updatedAt],
+  };
 }

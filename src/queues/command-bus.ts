@@ -29,9 +29,8 @@ export class CommandBus {
     this.events = new QueueEvents(QueueName.Commands, { connection: createRedis(redisUrl, 'worker'), prefix });
     this.events.setMaxListeners(0);
     this.finished.setMaxListeners(0);
-    const settle = ({ jobId }: { jobId: string }) => this.finished.emit(jobId);
-    this.events.on('completed', settle);
-    this.events.on('failed', settle);
+    this.events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => this.finished.emit(jobId, returnvalue));
+    this.events.on('failed', ({ jobId }: { jobId: string }) => this.finished.emit(jobId, undefined));
     this.events.on('error', () => {});
   }
 
@@ -60,10 +59,11 @@ export class CommandBus {
   }
 
   /**
-   * Resolves with what `probe()` finds (checked when the job's completion event arrives, every
-   * 200 ms, and once more at `timeoutMs`), or null when it still finds nothing then.
+   * Resolves with the job's result when its completion event carries one that `accept` takes,
+   * else with what `probe()` finds (checked when the job finishes, every 200 ms, and once more
+   * at `timeoutMs`), or null when it still finds nothing then.
    */
-  async waitFor<T>(commandId: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T | null> {
+  async waitFor<T>(commandId: string, timeoutMs: number, probe: () => Promise<T | null>, accept: (value: unknown) => T | null = () => null): Promise<T | null> {
     if (timeoutMs <= 0) return probe();
     return new Promise<T | null>((resolve) => {
       let settled = false;
@@ -74,7 +74,7 @@ export class CommandBus {
         settled = true;
         clearInterval(poll);
         clearTimeout(timer);
-        this.finished.off(commandId, check);
+        this.finished.off(commandId, onFinished);
         resolve(value);
       };
       // One check at a time; a signal that arrives during a check runs another right after it.
@@ -99,8 +99,13 @@ export class CommandBus {
       const timer = setTimeout(() => {
         probe().then(finish, () => finish(null));
       }, timeoutMs);
+      const onFinished = (value: unknown) => {
+        const result = accept(value);
+        if (result !== null) finish(result);
+        else check();
+      };
       // No look before the completion event (or the first poll): a job is never done that fast.
-      this.finished.on(commandId, check);
+      this.finished.on(commandId, onFinished);
     });
   }
 

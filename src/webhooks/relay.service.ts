@@ -1,8 +1,8 @@
 /**
  * The outbox relay and the delivery sweeper (DESIGN §1 Outbox). The relay claims unrelayed
  * events with `FOR UPDATE SKIP LOCKED` (several worker processes may relay at once) and, in the
- * same transaction, writes one delivery row per subscribed enabled endpoint and marks the
- * events relayed; jobs are enqueued after the commit. A crash between the two leaves pending
+ * same transaction (one statement), writes one delivery row per subscribed enabled endpoint and
+ * marks the events relayed; jobs are enqueued after the commit. A crash between the two leaves pending
  * rows without jobs, which the sweeper re-enqueues: the rows, not Redis, are the truth.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -13,23 +13,27 @@ export interface NewDelivery {
   jobId: string;
 }
 
-/** Relays up to `limit` events; returns the deliveries made (to enqueue once committed). */
+/**
+ * Relays up to `limit` events in one statement (its own transaction): claim unrelayed events
+ * (SKIP LOCKED), mark them relayed, and make their deliveries. Returns the deliveries made, to
+ * enqueue once committed.
+ */
 export async function relayOutbox(em: EntityManager, limit = 500): Promise<{ events: number; deliveries: NewDelivery[] }> {
-  return inTransaction(em, async (db) => {
-    const events = await db.execute<Array<{ id: string }>>(
-      `select id from outbox where relayed_at is null order by created_at, id limit ? for update skip locked`, [limit]);
-    if (!events.length) return { events: 0, deliveries: [] };
-    const ids = events.map((e) => e.id);
-    const made = await db.execute<Array<{ id: string; job_id: string }>>(
-      `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
-       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), o.id, e.id, o.integrator_id, 'pending', o.id || '.' || e.id
-         from outbox o join webhook_endpoint e on e.integrator_id = o.integrator_id and e.status = 'enabled' and o.event_name = any (e.events)
-        where o.id = any (?::varchar[])
+  const [row] = await autocommit(em).execute<Array<{ events: number; deliveries: Array<{ id: string; job_id: string }> }>>(
+    `with claimed as (
+       select id from outbox where relayed_at is null order by created_at, id limit ? for update skip locked
+     ), marked as (
+       update outbox o set relayed_at = now() from claimed c where o.id = c.id returning o.id, o.integrator_id, o.event_name
+     ), made as (
+       insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
+       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), m.id, e.id, m.integrator_id, 'pending', m.id || '.' || e.id
+         from marked m join webhook_endpoint e on e.integrator_id = m.integrator_id and e.status = 'enabled' and m.event_name = any (e.events)
        on conflict (event_id, endpoint_id) do nothing
-       returning id, job_id`, [ids]);
-    await db.execute('update outbox set relayed_at = now() where id = any (?::varchar[])', [ids]);
-    return { events: ids.length, deliveries: made.map((d) => ({ deliveryId: d.id, jobId: d.job_id })) };
-  });
+       returning id, job_id
+     )
+     select (select count(*) from marked)::int as events,
+            coalesce((select json_agg(json_build_object('id', id, 'job_id', job_id)) from made), '[]') as deliveries`, [limit]);
+  return { events: row.events, deliveries: row.deliveries.map((d) => ({ deliveryId: d.id, jobId: d.job_id })) };
 }
 
 /** Pending deliveries due for longer than `graceMs` (their job may be lost). */
