@@ -28,7 +28,8 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     entities,
     discovery: { warnWhenNoEntities: true },
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true },
+    // No snapshot file: migrate runs at boot and must never write into the code's folder.
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true, snapshot: false },
     pool: { min: 0, max: poolMax },
     debug: false,
     allowGlobalContext: false,
