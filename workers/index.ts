@@ -83,7 +83,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const maintenance = new Queue(QueueName.Maintenance, { connection, prefix: deps.queuePrefix });
   const sweepEvery = deps.sweepEveryMs ?? 10_000;
   const schedule: Array<[MaintenanceJob, number]> = [
-    [MaintenanceJob.PurgeIdempotencyKeys, 3_600_000], [MaintenanceJob.SweepCommands, sweepEvery], [MaintenanceJob.SweepDeliveries, sweepEvery],
+    [MaintenanceJob.PurgeIdempotencyKeys, 3_600_000], [MaintenanceJob.PurgeWebhookHistory, 3_600_000],
+    [MaintenanceJob.SweepCommands, sweepEvery], [MaintenanceJob.SweepDeliveries, sweepEvery],
   ];
   const ensureSchedules = () => Promise.all(schedule.map(([name, every]) =>
     maintenance.upsertJobScheduler(name, { every }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } })));

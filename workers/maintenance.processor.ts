@@ -5,11 +5,12 @@ import { purgeExpiredIdempotencyKeys } from '../src/http/idempotency.js';
 import { stalledCommands } from '../src/commands/command.service.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';
-import { overdueDeliveries } from '../src/webhooks/relay.service.js';
+import { overdueDeliveries, purgeWebhookHistory } from '../src/webhooks/relay.service.js';
 
 /**
  * Housekeeping on a schedule: re-enqueue commands and webhook deliveries whose job was lost
- * (the sweepers), and drop idempotency keys past their 24 h retention.
+ * (the sweepers), and drop idempotency keys past their 24 h retention and webhook history past
+ * its 30 days.
  */
 export function maintenanceProcessor(
   orm: MikroORM, bus: CommandBus, webhookBus: WebhookBus, opts: { commandSweepAfterMs: number; deliverySweepAfterMs: number },
@@ -23,6 +24,8 @@ export function maintenanceProcessor(
         for (const command of stalled) await bus.requeue(command.id, command.kind);
         return { requeued: stalled.length };
       }
+      case MaintenanceJob.PurgeWebhookHistory:
+        return { purged: await purgeWebhookHistory(orm.em.fork()) };
       case MaintenanceJob.SweepDeliveries: {
         let requeued = 0;
         for (const d of await overdueDeliveries(orm.em.fork(), opts.deliverySweepAfterMs)) {

@@ -1,8 +1,8 @@
 /**
  * Operations endpoints: Bull Board at `/admin/queues` (every queue; the webhooks queue's failed
  * jobs are the dead letters, retryable from there) behind HTTP Basic `ADMIN_USER` /
- * `ADMIN_PASSWORD`, and Prometheus metrics at `/metrics`. Without a password the dashboard is
- * open in staging and off in production.
+ * `ADMIN_PASSWORD`, and Prometheus metrics at `/metrics` (behind the same password when one is
+ * set). Without a password the dashboard is open in staging and off in production.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { Router, type NextFunction, type Request, type Response } from 'express';
@@ -38,16 +38,17 @@ export function dashboardMode(appEnv: 'staging' | 'production', password: string
 
 export function operationsRoutes(opts: { queues: Queue[]; appEnv: 'staging' | 'production'; adminUser: string; adminPassword: string | undefined }): Router {
   const router = Router();
-  router.get('/metrics', async (_req, res) => {
+  const mode = dashboardMode(opts.appEnv, opts.adminPassword);
+  const guard = mode === 'password' ? [basicAuth(opts.adminUser, opts.adminPassword!)] : [];
+  // Metrics hold counts, never data; with an admin password set they need it too.
+  router.get('/metrics', ...guard, async (_req: Request, res: Response) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
   });
-  const mode = dashboardMode(opts.appEnv, opts.adminPassword);
   if (mode !== 'off') {
     const serverAdapter = new ExpressAdapter();
     serverAdapter.setBasePath(DASHBOARD_PATH);
     createBullBoard({ queues: opts.queues.map((q) => new BullMQAdapter(q)), serverAdapter });
-    if (mode === 'password') router.use(DASHBOARD_PATH, basicAuth(opts.adminUser, opts.adminPassword!));
-    router.use(DASHBOARD_PATH, serverAdapter.getRouter());
+    router.use(DASHBOARD_PATH, ...guard, serverAdapter.getRouter());
   }
   return router;
 }

@@ -25,4 +25,5 @@ export enum MaintenanceJob {
   PurgeIdempotencyKeys = 'purge-idempotency-keys',
   SweepCommands = 'sweep-commands',
   SweepDeliveries = 'sweep-deliveries',
+  PurgeWebhookHistory = 'purge-webhook-history',
 }

@@ -53,7 +53,12 @@ export async function send(url: string, body: string, headers: Record<string, st
   Promise<{ status: number | null; error: string | null; latencyMs: number }> {
   const started = performance.now();
   const done = (status: number | null, error: string | null) => ({ status, error, latencyMs: Math.round(performance.now() - started) });
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return done(null, 'invalid URL');
+  }
   if (!allowPrivate && (isIP(host) ? isPrivateAddress(host) : host === 'localhost' || host.endsWith('.localhost'))) {
     return done(null, 'refused: private target');
   }

@@ -79,3 +79,39 @@ export async function replayDeliveries(em: EntityManager, filter: { eventId: str
     return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id }));
   });
 }
+
+/** How long delivered and dead deliveries, their attempts and relayed events are kept. */
+export const WEBHOOK_RETENTION_DAYS = 30;
+
+/**
+ * Drops webhook history past the retention (at most `batch` rows of each kind per call, so a
+ * backlog is worked off without long locks): attempts, finished deliveries, then relayed events
+ * that no delivery still needs. Pending deliveries and their events are never touched.
+ */
+export async function purgeWebhookHistory(em: EntityManager, days = WEBHOOK_RETENTION_DAYS, batch = 10_000): Promise<number> {
+  const db = autocommit(em);
+  const [row] = await db.execute<Array<{ attempts: number }>>(
+    `with old_deliveries as (
+       select id from webhook_delivery where state <> 'pending' and finished_at < now() - (? * interval '1 day') limit ?
+     ), attempts as (
+       delete from webhook_attempt a where a.ctid in (
+         select ctid from webhook_attempt where attempted_at < now() - (? * interval '1 day') or delivery_id in (select id from old_deliveries) limit ?)
+       returning 1
+     )
+     select (select count(*) from attempts)::int as attempts`, [days, batch, days, batch * 4]);
+  const [deliveries] = await db.execute<Array<{ n: number }>>(
+    `with gone as (
+       delete from webhook_delivery d where d.id in (
+         select id from webhook_delivery where state <> 'pending' and finished_at < now() - (? * interval '1 day') limit ?)
+         and not exists (select 1 from webhook_attempt a where a.delivery_id = d.id)
+       returning 1
+     ) select count(*)::int as n from gone`, [days, batch]);
+  const [events] = await db.execute<Array<{ n: number }>>(
+    `with gone as (
+       delete from outbox o where o.id in (
+         select id from outbox where relayed_at < now() - (? * interval '1 day') limit ?)
+         and not exists (select 1 from webhook_delivery d where d.event_id = o.id)
+       returning 1
+     ) select count(*)::int as n from gone`, [days, batch]);
+  return row.attempts + deliveries.n + events.n;
+}

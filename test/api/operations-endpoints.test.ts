@@ -17,6 +17,8 @@ describe('operations: queue dashboard and metrics', () => {
       const queues = await (await fetch(`${app.baseUrl}/admin/queues/api/queues`, { headers: auth })).json() as { queues: Array<{ name: string }> };
       assert.deepEqual(queues.queues.map((q) => q.name).sort(), ['commands', 'maintenance', 'webhooks']);
       assert.equal((await fetch(`${app.baseUrl}/admin/queues/api/queues`)).status, 401, 'its API too');
+      assert.equal((await fetch(`${app.baseUrl}/metrics`)).status, 401, 'and the metrics');
+      assert.equal((await fetch(`${app.baseUrl}/metrics`, { headers: auth })).status, 200);
     } finally {
       await app.close();
     }

@@ -232,3 +232,33 @@ describe('webhook delivery', function () {
     assert.deepEqual(url.body.payload.errors, { url: ['INVALID_URL'] });
   });
 });
+
+describe('webhook history retention', () => {
+  it('drops finished deliveries, their attempts and their events after 30 days, never a pending one', async () => {
+    const { purgeWebhookHistory } = await import('../../src/webhooks/relay.service.js');
+    const client = await newClient();
+    const r = await startReceiver();
+    try {
+      const endpoint = await subscribe(client, r.url);
+      await register(client);
+      await register(client);
+      await r.until((got) => got.length >= 2);
+      const db = h().orm.em.fork();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const ids = r.received.map((x) => String(x.headers['webhook-id']));
+      // One delivery finished 31 days ago; the other is pending again (a retry not yet due).
+      await db.execute(`update webhook_delivery set finished_at = now() - interval '31 days' where event_id = ?`, [ids[0]]);
+      await db.execute(`update webhook_attempt set attempted_at = now() - interval '31 days' where event_id in (?, ?)`, ids);
+      await db.execute(`update outbox set relayed_at = now() - interval '31 days' where id in (?, ?)`, ids);
+      await db.execute(`update webhook_delivery set state = 'pending', finished_at = null, next_attempt_at = now() + interval '1 day' where event_id = ?`, [ids[1]]);
+      assert.ok(await purgeWebhookHistory(db) >= 3);
+      const left = async (table: string, column: string, id: string) =>
+        Number((await db.execute<Array<{ n: string }>>(`select count(*) as n from ${table} where ${column} = ?`, [id]))[0].n);
+      assert.deepEqual([await left('webhook_delivery', 'event_id', ids[0]), await left('outbox', 'id', ids[0])], [0, 0]);
+      assert.deepEqual([await left('webhook_delivery', 'event_id', ids[1]), await left('outbox', 'id', ids[1])], [1, 1], 'a pending delivery and its event stay');
+      assert.equal(endpoint.status, 'enabled');
+    } finally {
+      await r.close();
+    }
+  });
+});
