@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { autocommit, executor, type Sql } from '../db/sql.js';
+import { autocommit, executor, type Sql, type Write } from '../db/sql.js';
 
 export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay' | 'account.merge';
 
@@ -55,9 +55,16 @@ export async function lockCommand(target: Sql, commandId: string) {
 
 /** Marks a command done with its HTTP result, in the caller's transaction. */
 export async function completeCommand(target: Sql, commandId: string, result: CommandResult): Promise<void> {
-  const em = executor(target);
-  await em.execute(`update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
-    [result.status, JSON.stringify(result.body), commandId]);
+  const { sql, params } = completeCommandWrite(commandId, result);
+  await executor(target).execute(sql, params);
+}
+
+/** The write that marks a command done, to send together with the rest of its work. */
+export function completeCommandWrite(commandId: string, result: CommandResult): Write {
+  return {
+    sql: `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
+    params: [result.status, JSON.stringify(result.body), commandId],
+  };
 }
 
 /** A command's result once done, else null. */
@@ -90,11 +97,25 @@ export async function runCommand(
   em: EntityManager,
   bus: CommandBus,
   command: CommandRequest,
-  opts: { respondAsync: boolean; syncWaitMs: number; location: string | ((commandId: string) => string); current: (commandId: string) => Promise<unknown> },
+  opts: FollowOptions,
+): Promise<CommandResult & { headers?: Record<string, string> }> {
+  const commandId = await submitCommand(autocommit(em), command);
+  return followCommand(em, bus, commandId, command.kind, opts);
+}
+
+export interface FollowOptions {
+  respondAsync: boolean;
+  syncWaitMs: number;
+  location: string | ((commandId: string) => string);
+  current: (commandId: string) => Promise<unknown>;
+}
+
+/** Enqueues a submitted command's job and answers as `runCommand` says. */
+export async function followCommand(
+  em: EntityManager, bus: CommandBus, commandId: string, kind: CommandKind, opts: FollowOptions,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = autocommit(em);
-  const commandId = await submitCommand(db, command);
-  await bus.enqueue(commandId, command.kind);
+  await bus.enqueue(commandId, kind);
   if (!opts.respondAsync) {
     const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId), asCommandResult);
     if (result) return { ...result, headers: { 'X-Command-Id': commandId } };

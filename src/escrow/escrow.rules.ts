@@ -21,6 +21,11 @@ export function transitionDecision(status: EscrowStatus, transition: EscrowTrans
   }
 }
 
+/** The states from which a transition runs (where its command is worth making). */
+export function runnableFrom(transition: EscrowTransition): EscrowStatus[] {
+  return (['OPEN', 'ESCROWED', 'ESCROW-FAILED', 'COMMITTED', 'CANCELLED'] as const).filter((s) => transitionDecision(s, transition) === 'run');
+}
+
 /** The state a transition that runs successfully leads to. */
 export const TRANSITION_TARGET: Record<EscrowTransition, EscrowStatus> = { pay: 'ESCROWED', commit: 'COMMITTED', cancel: 'CANCELLED' };
 

@@ -7,15 +7,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { escrowFromRow, escrowView, transitionDecision, type EscrowTransition } from './escrow.rules.js';
+import { escrowFromRow, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
 import { autocommit, type Executor } from '../db/sql.js';
 import { invoiceInsert, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
-import { runCommand, type CommandResult } from '../commands/command.service.js';
+import { followCommand, submitCommand, type CommandResult } from '../commands/command.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
 
 const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.');
+
+/** The escrow columns its record is made from (named, never `*`: statements are prepared). */
+const ESCROW_COLUMNS = `id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, commit_invoice_id, cancel_invoice_id,
+  metadata, created_at, updated_at`;
 
 /** Creates an OPEN escrow and its escrow invoice (spec §3.1: 201, `escrow_invoice_id` set). */
 export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
@@ -51,9 +55,7 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
 /** The caller's escrow, read outside any transaction, or a 404. */
 async function findEscrow(db: Executor, principal: Principal, escrowId: string) {
   const [row] = await db.execute<Array<Record<string, any>>>(
-    `select id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, commit_invoice_id, cancel_invoice_id,
-            metadata, created_at, updated_at
-       from escrow where id = ? and integrator_id = ?`, [escrowId, principal.integratorId]);
+    `select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?`, [escrowId, principal.integratorId]);
   if (!row) throw escrowNotFound();
   return escrowFromRow(row);
 }
@@ -79,12 +81,28 @@ export async function transitionEscrow(
   opts: { respondAsync: boolean; syncWaitMs: number },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = autocommit(em);
-  const escrow = await findEscrow(db, principal, escrowId);
+  const kind = `escrow.${transition}` as const;
+  // One statement: the caller's escrow and, when the transition can run from its state, the
+  // pending command for it (made unless one exists: concurrent requests share it).
+  const [row] = await db.execute<Array<Record<string, any>>>(
+    `with e as (
+       select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?
+     ), c as (
+       insert into command (id, integrator_id, kind, target_id, state)
+       select ?, e.integrator_id, ?, e.id, 'pending' from e where e.status = any (?::varchar[])
+       on conflict (target_id, kind, input_key) where state = 'pending' do nothing
+       returning id
+     )
+     select ${ESCROW_COLUMNS}, (select id from c) as command_id from e`,
+    [escrowId, principal.integratorId, newId('cmd'), kind, runnableFrom(transition)]);
+  if (!row) throw escrowNotFound();
+  const escrow = escrowFromRow(row);
   const integrator = (await integratorProfile(em, principal.integratorId)).name;
   const decision = transitionDecision(escrow.status, transition);
   if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
   if (decision === 'conflict') return stateConflict(escrow, transition, integrator);
-  return runCommand(em, bus, { integratorId: principal.integratorId, kind: `escrow.${transition}`, targetId: escrowId }, {
+  const commandId: string = row.command_id ?? await submitCommand(db, { integratorId: principal.integratorId, kind, targetId: escrowId });
+  return followCommand(em, bus, commandId, kind, {
     ...opts,
     location: `/v2/escrow/${escrowId}`,
     current: async () => success(escrowView(await findEscrow(db, principal, escrowId), integrator)),
