@@ -32,8 +32,37 @@ export interface PurchaseInput {
   line_items: LineItemInput[];
 }
 
+interface PurchaseFacts {
+  /** Null when the caller has no such account. */
+  buyer: { blocked: boolean } | null;
+  methods: Array<{ id: string; provider: string; processing_currency: string }>;
+  wallets: Array<{ id: string; kind: string; account_id: string | null; owner_blocked: boolean }>;
+}
+
+/**
+ * Everything a purchase names, read in one statement: the buyer (and whether a block stops it
+ * buying), its payment methods among those named, and the named wallets of the purchase's
+ * currency (with their owners and whether a block stops them selling).
+ */
+async function purchaseFacts(db: Executor, principal: Principal, input: PurchaseInput): Promise<PurchaseFacts> {
+  const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
+  const blocked = (account: string) => `exists (select 1 from account_block b where b.account_id = ${account} and b.status = 'active'
+                       and b.capability in ('login', 'transactions'))`;
+  const [row] = await db.execute<PurchaseFacts[]>(
+    `select (select json_build_object('blocked', ${blocked('a.id')}) from account a where a.id = ? and a.integrator_id = ?) as buyer,
+            coalesce((select json_agg(json_build_object('id', id, 'provider', provider, 'processing_currency', processing_currency))
+                        from payment_method where account_id = ? and pm_state = 'active' and id = any (?::varchar[])), '[]') as methods,
+            coalesce((select json_agg(json_build_object('id', la.id, 'kind', la.kind, 'account_id', pm.account_id, 'owner_blocked', ${blocked('pm.account_id')}))
+                        from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
+                       where la.integrator_id = ? and la.currency = ? and la.kind in ('user_wallet', 'publisher_wallet')
+                         and la.id = any (?::varchar[])), '[]') as wallets`,
+    [input.account_id, principal.integratorId, input.account_id, input.payment_methods.map((pm) => pm.payment_method_id),
+      principal.integratorId, input.line_items[0]?.currency ?? '', wallets]);
+  return row;
+}
+
 /** Checks the request against the caller's data; throws 400 naming every bad field. */
-async function checkReferences(em: EntityManager, db: Executor, principal: Principal, input: PurchaseInput, currency: string): Promise<void> {
+async function checkReferences(em: EntityManager, principal: Principal, input: PurchaseInput, currency: string, facts: PurchaseFacts): Promise<void> {
   const fields = fieldErrors();
   const integrator = await integratorProfile(em, principal.integratorId);
   if (currency !== 'USD' && currency !== integrator.tokenCurrency) addFieldError(fields, 'line_items.0.currency', 'UNSUPPORTED_CURRENCY');
@@ -42,26 +71,13 @@ async function checkReferences(em: EntityManager, db: Executor, principal: Princ
     if (metadataTooLarge(l.metadata)) addFieldError(fields, `line_items.${i}.metadata`, 'TOO_LARGE');
   });
 
-  const ids = input.payment_methods.map((pm) => pm.payment_method_id);
-  const methods = await db.execute<Array<{ id: string; provider: string; processing_currency: string }>>(
-    `select id, provider, processing_currency from payment_method where account_id = ? and pm_state = 'active' and id in (${ids.map(() => '?').join(', ')})`,
-    [input.account_id, ...ids]);
   input.payment_methods.forEach((pm, i) => {
-    const method = methods.find((m) => m.id === pm.payment_method_id);
+    const method = facts.methods.find((m) => m.id === pm.payment_method_id);
     if (!method) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'NOT_FOUND');
     else if (method.processing_currency !== currency) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
   });
 
-  const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
-  const known = wallets.length
-    ? await db.execute<Array<{ id: string; kind: string; account_id: string | null; owner_blocked: boolean }>>(
-      `select la.id, la.kind, pm.account_id,
-              exists (select 1 from account_block b where b.account_id = pm.account_id and b.status = 'active'
-                         and b.capability in ('login', 'transactions')) as owner_blocked
-         from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
-        where la.integrator_id = ? and la.currency = ? and la.kind in ('user_wallet', 'publisher_wallet') and la.id in (${wallets.map(() => '?').join(', ')})`,
-      [principal.integratorId, currency, ...wallets])
-    : [];
+  const known = facts.wallets;
   input.line_items.forEach((l, i) => (l.recipients ?? []).forEach((r, j) => {
     if (!known.some((w) => w.id === r.destination_wallet_id && w.kind === 'user_wallet')) {
       addFieldError(fields, `line_items.${i}.recipients.${j}.destination_wallet_id`, 'NOT_FOUND');
@@ -89,16 +105,13 @@ export interface PreparedPurchase {
 
 /** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
 export async function preparePurchase(em: EntityManager, principal: Principal, input: PurchaseInput): Promise<PreparedPurchase> {
-  const db = autocommit(em);
-  const [buyer] = await db.execute<Array<{ blocked: boolean }>>(
-    `select exists (select 1 from account_block b where b.account_id = a.id and b.status = 'active' and b.capability in ('login', 'transactions')) as blocked
-       from account a where a.id = ? and a.integrator_id = ?`, [input.account_id, principal.integratorId]);
-  if (!buyer) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
-  if (buyer.blocked) throw blockedError(input.account_id);
+  const facts = await purchaseFacts(autocommit(em), principal, input);
+  if (!facts.buyer) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+  if (facts.buyer.blocked) throw blockedError(input.account_id);
   const planned = planMoney(input.line_items, input.payment_methods);
   if (!planned.ok) throw AppError.invalid(planned.fields);
   const { plan } = planned;
-  await checkReferences(em, db, principal, input, plan.currency);
+  await checkReferences(em, principal, input, plan.currency, facts);
   const lineItems: StoredLineItem[] = input.line_items.map((l) => ({
     line_item_id: newId('li'),
     amount: l.amount,
