@@ -13,6 +13,7 @@ import { createRedis } from './queues/connection.js';
 import { CommandBus } from './queues/command-bus.js';
 import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
+import { DASHBOARD_PATH, dashboardMode } from './http/operations-routes.js';
 import { createLogger } from './runtime/logger.js';
 import { resolveServices, ServiceUnavailableError } from './runtime/services.js';
 import { armFailpoints } from './runtime/failpoints.js';
@@ -61,11 +62,18 @@ async function runWeb(config: Config): Promise<void> {
     : undefined;
 
   const base = config.publicUrl;
+  const dashboardLine = (c: typeof config, url: string) => {
+    const mode = dashboardMode(c.appEnv, c.adminPassword);
+    if (mode === 'off') return 'off (set ADMIN_PASSWORD to turn the dashboard on in production)';
+    return `${url}${DASHBOARD_PATH}${mode === 'password' ? ` (user ${c.adminUser})` : ' (open: no ADMIN_PASSWORD set)'}`;
+  };
   const lines = [
     `Holdfast is up (ROLE=${config.role}, APP_ENV=${config.appEnv})`,
     `  API            ${base}`,
     `  API reference  ${base}/docs`,
     `  Health         ${base}/healthz  ${base}/readyz`,
+    `  Queues         ${dashboardLine(config, base)}`,
+    `  Metrics        ${base}/metrics${config.adminPassword ? ' (admin password)' : ''}`,
     `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private instance)' : ''}`,
     `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private instance, .data/)' : ''}`,
   ];
