@@ -7,10 +7,11 @@
  * target is missed (≥ 10% of the baseline's jobs/s, p99 of pay < 150 ms, no failed request,
  * a clean ledger).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { benchChild, benchServices, percentile } from './support.js';
 
 const N = Number(process.env.BENCH_LIFECYCLES ?? 1000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -18,20 +19,13 @@ const BASELINE_JOBS = Number(process.env.BENCH_BASELINE_JOBS ?? 4000);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
-async function services() {
-  const { loadConfig } = await import('../config/index.js');
-  const { resolveServices } = await import('../src/runtime/services.js');
-  const config = loadConfig();
-  return resolveServices({ databaseUrl: undefined, redisUrl: config.redisUrl, databaseName: BENCH_DB, allowPrivate: true });
-}
-
 /** Child: a bare BullMQ worker whose job inserts one row in a transaction; prints jobs/s. */
 async function runBaseline(): Promise<void> {
   const { Queue, Worker, QueueEvents } = await import('bullmq');
   const pg = (await import('pg')).default;
   const { createRedis } = await import('../src/queues/connection.js');
   const { ensureDatabase } = await import('../src/db/orm.js');
-  const s = await services();
+  const s = await benchServices(BENCH_DB);
   await ensureDatabase(s.databaseUrl);
   const pool = new pg.Pool({ connectionString: s.databaseUrl, max: 10 });
   await pool.query('create table if not exists bench_baseline (id bigserial primary key, job text not null, at timestamptz not null default now())');
@@ -72,7 +66,7 @@ async function runWorkers(): Promise<void> {
   const { openOrm } = await import('../src/db/orm.js');
   const { createLogger } = await import('../src/runtime/logger.js');
   const { startWorkers } = await import('../workers/index.js');
-  const s = await services();
+  const s = await benchServices(BENCH_DB);
   const orm = await openOrm(s.databaseUrl, 20);
   await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger: createLogger('info', 'holdfast-bench-worker', '/dev/null'), commandSweepAfterMs: 30_000 });
   process.stdout.write(JSON.stringify({ ready: true }) + '\n');
@@ -88,7 +82,7 @@ async function runHoldfast(): Promise<void> {
   const { buildApp } = await import('../src/http/app.js');
   const { createLogger } = await import('../src/runtime/logger.js');
   const { startWorkers } = await import('../workers/index.js');
-  const s = await services();
+  const s = await benchServices(BENCH_DB);
   await ensureDatabase(s.databaseUrl);
   const orm = await openOrm(s.databaseUrl, 20);
   await migrate(orm);
@@ -105,22 +99,9 @@ async function runHoldfast(): Promise<void> {
   process.on('SIGINT', () => process.exit(0));
 }
 
-function child(mode: string): Promise<{ child: ChildProcess; line: any }> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [...(mode === 'holdfast' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), '--import', 'tsx', new URL(import.meta.url).pathname, '--serve', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let buffer = '';
-    c.stdout!.on('data', (chunk) => {
-      buffer += chunk;
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child: c, line: JSON.parse(line) });
-    });
-    c.once('exit', (code) => reject(new Error(`${mode} exited with ${code}`)));
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+function child(mode: string) {
+  const flags = mode === 'holdfast' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  return benchChild(new URL(import.meta.url).pathname, [mode], flags);
 }
 
 async function main(): Promise<void> {

@@ -7,23 +7,16 @@
  * target is missed (≥ 50% of the baseline's rate; p99 delay < 1 s at that rate; every event
  * delivered, none twice).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { benchChild, benchServices, percentile } from './support.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 5000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 8);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench-hooks}';
-
-async function services() {
-  const { loadConfig } = await import('../config/index.js');
-  const { resolveServices } = await import('../src/runtime/services.js');
-  const config = loadConfig();
-  return resolveServices({ databaseUrl: undefined, redisUrl: config.redisUrl, databaseName: BENCH_DB, allowPrivate: true });
-}
 
 const BODY = JSON.stringify({ id: 'evt_baseline', event_name: 'invoice-completed', message: { invoice_id: 'inv_x', state: 'SUCCESS' }, created: new Date().toISOString(), integrator: 'bench' });
 
@@ -48,7 +41,7 @@ async function runWorkers(): Promise<void> {
   const { openOrm } = await import('../src/db/orm.js');
   const { createLogger } = await import('../src/runtime/logger.js');
   const { startWorkers } = await import('../workers/index.js');
-  const s = await services();
+  const s = await benchServices(BENCH_DB);
   const orm = await openOrm(s.databaseUrl, 20);
   await startWorkers({
     orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger: createLogger('warn', 'holdfast-bench-worker'), databaseUrl: s.databaseUrl,
@@ -58,23 +51,9 @@ async function runWorkers(): Promise<void> {
   process.on('SIGINT', () => process.exit(0));
 }
 
-function child(args: string[]): Promise<{ child: ChildProcess; line: any }> {
-  return new Promise((resolve, reject) => {
-    const flags = args[0] === 'workers' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
-    const c = spawn(process.execPath, [...flags, '--import', 'tsx', new URL(import.meta.url).pathname, '--serve', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let buffer = '';
-    c.stdout!.on('data', (chunk) => {
-      buffer += chunk;
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child: c, line: JSON.parse(line) });
-    });
-    c.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+function child(args: string[]) {
+  const flags = args[0] === 'workers' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  return benchChild(new URL(import.meta.url).pathname, args, flags);
 }
 
 async function main(): Promise<void> {
@@ -99,7 +78,7 @@ async function main(): Promise<void> {
   const { postsPerSecond } = baseline.line;
 
   const { ensureDatabase, migrate, openOrm } = await import('../src/db/orm.js');
-  const s = await services();
+  const s = await benchServices(BENCH_DB);
   await ensureDatabase(s.databaseUrl);
   const orm = await openOrm(s.databaseUrl, 4);
   await migrate(orm);

@@ -1,0 +1,32 @@
+/** Shared by the benchmarks: the services they run on, their child processes, percentiles. */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** PostgreSQL and Redis found as `npm start` finds them, on the benchmark's own database. */
+export async function benchServices(databaseName: string) {
+  const { loadConfig } = await import('../config/index.js');
+  const { resolveServices } = await import('../src/runtime/services.js');
+  const config = loadConfig();
+  return resolveServices({ databaseUrl: undefined, redisUrl: config.redisUrl, databaseName, allowPrivate: true });
+}
+
+/**
+ * Starts `script --serve ...args` as a child process and resolves with the first JSON line it
+ * prints (its address, credentials or result). `flags` go to node before the script.
+ */
+export function benchChild(script: string, args: string[], flags: string[] = []): Promise<{ child: ChildProcess; line: any }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [...flags, '--import', 'tsx', script, '--serve', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let buffer = '';
+    c.stdout!.on('data', (chunk) => {
+      buffer += chunk;
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child: c, line: JSON.parse(line) });
+    });
+    c.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
