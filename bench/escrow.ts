@@ -16,6 +16,7 @@ import { benchChild, benchServices, percentile } from './support.js';
 const N = Number(process.env.BENCH_LIFECYCLES ?? 1000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const BASELINE_JOBS = Number(process.env.BENCH_BASELINE_JOBS ?? 4000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
@@ -35,7 +36,10 @@ async function runBaseline(): Promise<void> {
   const events = new QueueEvents(name, { connection: createRedis(s.redisUrl, 'worker'), prefix: PREFIX });
   await events.waitUntilReady();
   let done = 0;
-  const finished = new Promise<void>((resolve) => events.on('completed', () => { if (++done === BASELINE_JOBS) resolve(); }));
+  let target = WARMUP;
+  let reached: () => void = () => {};
+  events.on('completed', () => { if (++done === target) reached(); });
+  const untilDone = (count: number) => new Promise<void>((resolve) => { target = count; reached = resolve; });
   const worker = new Worker(name, async (job) => {
     const client = await pool.connect();
     try {
@@ -46,10 +50,18 @@ async function runBaseline(): Promise<void> {
       client.release();
     }
   }, { connection, prefix: PREFIX, concurrency: C });
+  const add = async (from: number, count: number) => {
+    for (let i = 0; i < count; i += 500) {
+      await queue.addBulk(Array.from({ length: Math.min(500, count - i) }, (_, k) => ({ name, data: {}, opts: { jobId: `j-${from + i + k}`, removeOnComplete: true } })));
+    }
+  };
+  // Warm-up, not timed, as the lifecycles get.
+  const warm = untilDone(WARMUP);
+  await add(0, WARMUP);
+  await warm;
+  const finished = untilDone(WARMUP + BASELINE_JOBS);
   const started = performance.now();
-  for (let i = 0; i < BASELINE_JOBS; i += 500) {
-    await queue.addBulk(Array.from({ length: Math.min(500, BASELINE_JOBS - i) }, (_, k) => ({ name, data: {}, opts: { jobId: `j-${i + k}`, removeOnComplete: true } })));
-  }
+  await add(WARMUP, BASELINE_JOBS);
   await finished;
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(JSON.stringify({ jobsPerSecond: BASELINE_JOBS / seconds }) + '\n');
@@ -151,27 +163,33 @@ async function main(): Promise<void> {
       latency[kind].push(performance.now() - t);
       return r;
     };
-    let next = 0;
     let wrongState = 0;
+    const lifecycles = async (count: number, record: boolean) => {
+      let next = 0;
+      const call = (kind: keyof typeof latency, work: () => Promise<{ json: any }>) => (record ? timed(kind, work) : work());
+      await Promise.all(buyers.map(async (buyer) => {
+        while (next < count) {
+          next++;
+          const created = await call('create', () => api('POST', '/v2/escrow', {
+            account_id: buyer.id, payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+            line_items: [{ amount: 1550, currency: 'USD', transaction_type: 'user_to_user', recipients: [{ amount: 1200, currency: 'USD', destination_wallet_id: sellerWallet }] }],
+          }, token));
+          const id = created.json.payload.id;
+          const paid = await call('pay', () => api('POST', `/v2/escrow/${id}/pay`, undefined, token));
+          const committed = await call('commit', () => api('POST', `/v2/escrow/${id}/commit`, undefined, token));
+          if (paid.json.payload?.status !== 'ESCROWED' || committed.json.payload?.status !== 'COMMITTED') wrongState++;
+        }
+      }));
+    };
+    // Warm-up, not timed (JIT, every pooled connection preparing its statements), as the baseline gets.
+    await lifecycles(WARMUP, false);
     const started = performance.now();
-    await Promise.all(buyers.map(async (buyer) => {
-      while (next < N) {
-        next++;
-        const created = await timed('create', () => api('POST', '/v2/escrow', {
-          account_id: buyer.id, payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
-          line_items: [{ amount: 1550, currency: 'USD', transaction_type: 'user_to_user', recipients: [{ amount: 1200, currency: 'USD', destination_wallet_id: sellerWallet }] }],
-        }, token));
-        const id = created.json.payload.id;
-        const paid = await timed('pay', () => api('POST', `/v2/escrow/${id}/pay`, undefined, token));
-        const committed = await timed('commit', () => api('POST', `/v2/escrow/${id}/commit`, undefined, token));
-        if (paid.json.payload?.status !== 'ESCROWED' || committed.json.payload?.status !== 'COMMITTED') wrongState++;
-      }
-    }));
+    await lifecycles(N, true);
     const seconds = (performance.now() - started) / 1000;
     const rate = N / seconds;
     const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: line.databaseUrl }, encoding: 'utf8' });
     const ratio = rate / jobsPerSecond;
-    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} lifecycles, concurrency ${C}; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`);
+    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} lifecycles after ${WARMUP} untimed, concurrency ${C}; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`);
     console.log(`baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s`);
     console.log(`escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline)\n`);
     console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
