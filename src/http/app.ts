@@ -54,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const doc = await loadMergedDocument(deps.config.publicUrl);
   if (!allowUnsign) delete doc.paths['/user-info/{account_id}/tos/svc'].delete;
 
+  deps.bus.listen();
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

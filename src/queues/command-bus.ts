@@ -21,14 +21,22 @@ const POLL_MS = 200;
 
 export class CommandBus {
   private readonly queue: Queue<CommandJob>;
-  private readonly events: QueueEvents;
+  private events: QueueEvents | undefined;
   private readonly finished = new EventEmitter();
 
-  constructor(redisUrl: string, prefix: string, private readonly connection: Redis = createRedis(redisUrl, 'producer')) {
+  constructor(private readonly redisUrl: string, private readonly prefix: string, private readonly connection: Redis = createRedis(redisUrl, 'producer')) {
     this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix });
-    this.events = new QueueEvents(QueueName.Commands, { connection: createRedis(redisUrl, 'worker'), prefix });
-    this.events.setMaxListeners(0);
     this.finished.setMaxListeners(0);
+  }
+
+  /**
+   * Starts reading completion events (a blocking connection that parses every event of the
+   * queue): only processes that wait for commands — web processes — do; `waitFor` starts it too.
+   */
+  listen(): void {
+    if (this.events) return;
+    this.events = new QueueEvents(QueueName.Commands, { connection: createRedis(this.redisUrl, 'worker'), prefix: this.prefix });
+    this.events.setMaxListeners(0);
     this.events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => this.finished.emit(jobId, returnvalue));
     this.events.on('failed', ({ jobId }: { jobId: string }) => this.finished.emit(jobId, undefined));
     this.events.on('error', () => {});
@@ -65,6 +73,7 @@ export class CommandBus {
    */
   async waitFor<T>(commandId: string, timeoutMs: number, probe: () => Promise<T | null>, accept: (value: unknown) => T | null = () => null): Promise<T | null> {
     if (timeoutMs <= 0) return probe();
+    this.listen();
     return new Promise<T | null>((resolve) => {
       let settled = false;
       let checking = false;
@@ -110,7 +119,7 @@ export class CommandBus {
   }
 
   async close(): Promise<void> {
-    await this.events.close();
+    await this.events?.close();
     await this.queue.close();
   }
 }
