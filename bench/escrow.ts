@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { benchChild, benchServices, percentile } from './support.js';
+import { benchChild, benchServices, percentile, runBenchWorkers } from './support.js';
 
 const N = Number(process.env.BENCH_LIFECYCLES ?? 1000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -74,15 +74,8 @@ async function runBaseline(): Promise<void> {
 }
 
 /** Child: workers only (as ROLE=worker), for BENCH_TOPOLOGY=split. */
-async function runWorkers(): Promise<void> {
-  const { openOrm } = await import('../src/db/orm.js');
-  const { createLogger } = await import('../src/runtime/logger.js');
-  const { startWorkers } = await import('../workers/index.js');
-  const s = await benchServices(BENCH_DB);
-  const orm = await openOrm(s.databaseUrl, 20);
-  await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger: createLogger('info', 'holdfast-bench-worker', '/dev/null'), commandSweepAfterMs: 30_000 });
-  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
-  process.on('SIGINT', () => process.exit(0));
+function runWorkers(): Promise<void> {
+  return runBenchWorkers(BENCH_DB, PREFIX, { logLevel: 'info' });
 }
 
 /** Child: Holdfast web + workers (as ROLE=all), on the bench database; prints its port and a client. */
@@ -101,7 +94,7 @@ async function runHoldfast(): Promise<void> {
   const logger = createLogger('info', 'holdfast-bench', '/dev/null');
   const redis = createRedis(s.redisUrl, 'producer');
   const bus = new CommandBus(s.redisUrl, PREFIX, redis);
-  if (process.env.BENCH_TOPOLOGY !== 'split') await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000 });
+  if (process.env.BENCH_TOPOLOGY !== 'split') await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: s.databaseUrl });
   const signer = await TokenSigner.load(orm.em.fork());
   const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost', syncWaitMs: 10_000 }, orm, redis, signer, logger, bus });
   const creds = await createClient(orm.em.fork(), { integrator: `bench-${Date.now()}`, scopes: ['write_registrations', 'write_payment_methods', 'read_payment_methods', 'write_invoices', 'read_invoices'] });

@@ -26,6 +26,24 @@ export function benchChild(script: string, args: string[], flags: string[] = [])
   });
 }
 
+/**
+ * Child mode: Holdfast's workers as `ROLE=worker` runs them (relay included), on the bench
+ * database and queue prefix; prints `{"ready":true}` once started.
+ */
+export async function runBenchWorkers(databaseName: string, prefix: string, options: { logLevel: 'info' | 'warn'; webhooks?: Record<string, unknown> }): Promise<void> {
+  const { openOrm } = await import('../src/db/orm.js');
+  const { createLogger } = await import('../src/runtime/logger.js');
+  const { startWorkers } = await import('../workers/index.js');
+  const s = await benchServices(databaseName);
+  const orm = await openOrm(s.databaseUrl, 20);
+  await startWorkers({
+    orm, redisUrl: s.redisUrl, queuePrefix: prefix, logger: createLogger(options.logLevel, 'holdfast-bench-worker', '/dev/null'),
+    databaseUrl: s.databaseUrl, commandSweepAfterMs: 30_000, webhooks: options.webhooks,
+  });
+  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
+  process.on('SIGINT', () => process.exit(0));
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;

@@ -10,7 +10,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { benchChild, benchServices, percentile } from './support.js';
+import { benchChild, benchServices, percentile, runBenchWorkers } from './support.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 5000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -37,18 +37,8 @@ async function runBaseline(url: string): Promise<void> {
 }
 
 /** Child: Holdfast's workers (as ROLE=worker runs them) on the bench database. */
-async function runWorkers(): Promise<void> {
-  const { openOrm } = await import('../src/db/orm.js');
-  const { createLogger } = await import('../src/runtime/logger.js');
-  const { startWorkers } = await import('../workers/index.js');
-  const s = await benchServices(BENCH_DB);
-  const orm = await openOrm(s.databaseUrl, 20);
-  await startWorkers({
-    orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger: createLogger('warn', 'holdfast-bench-worker'), databaseUrl: s.databaseUrl,
-    commandSweepAfterMs: 30_000, webhooks: { allowPrivateTargets: true, maxAttempts: 15, retryBaseMs: 1000, disableAfterMs: 1e12 },
-  });
-  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
-  process.on('SIGINT', () => process.exit(0));
+function runWorkers(): Promise<void> {
+  return runBenchWorkers(BENCH_DB, PREFIX, { logLevel: 'warn', webhooks: { allowPrivateTargets: true, maxAttempts: 15, retryBaseMs: 1000, disableAfterMs: 1e12 } });
 }
 
 function child(args: string[]) {

@@ -5,7 +5,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { preparedRead } from '../db/sql.js';
+import { isoTimestampSql, preparedRead } from '../db/sql.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
 import { Integrator } from '../auth/integrator.entity.js';
@@ -162,15 +162,13 @@ interface ProfileRow {
   tags: Array<Record<string, unknown>>;
 }
 
-const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 // One statement: the account, its active blocks and its tags (both small, both indexed by account).
 const PROFILE_COLUMNS = `select a.id, a.username, a.email_address, a.created_at, i.name as integrator,
     coalesce((select json_agg(${BLOCK_RECORD_SQL} order by b.created_at, b.id) from account_block b
                where b.account_id = a.id and b.status = 'active'), '[]') as blocks,
     coalesce((select json_agg(json_build_object('tag_id', t.id, 'account_id', t.account_id, 'resource_id', t.resource_id,
                 'resource_type', t.resource_type, 'namespace', t.namespace, 'tag', t.tag, 'status', t.status, 'integrator', i.name,
-                'created', ${ISO('t.created_at')}, 'updated', ${ISO('t.updated_at')}) order by t.created_at, t.id)
+                'created', ${isoTimestampSql('t.created_at')}, 'updated', ${isoTimestampSql('t.updated_at')}) order by t.created_at, t.id)
                from account_tag t where t.account_id = a.id), '[]') as tags
   from account a join integrator i on i.id = a.integrator_id`;
 

@@ -66,12 +66,7 @@ export function isBlocked(records: readonly { capability: Capability }[]): boole
   return records.length > 0;
 }
 
-/** Spec §2.7/§3.2: `login` includes every other capability. */
-export function stops(records: readonly { capability: Capability }[], capability: Capability): boolean {
-  return records.some((r) => r.capability === capability || r.capability === 'login');
-}
-
-/** The capabilities whose block stops an account from buying or selling. */
+/** The capabilities whose block stops an account from buying or selling (spec §3.2: `login` includes every other). */
 export const TRANSACTION_BLOCKS: readonly Capability[] = ['login', 'transactions'];
 
 /** The 403 payload of spec §7 for a blocked account. */

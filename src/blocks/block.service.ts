@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { revokeUserSessions } from '../auth/user-session.service.js';
-import { autocommit, inTransaction, type Executor } from '../db/sql.js';
+import { autocommit, inTransaction, isoTimestampSql, type Executor } from '../db/sql.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import {
   blockedMessage, blocksByCapability, isBlocked, issueDecision, TRANSACTION_BLOCKS, unblockDecision,
@@ -33,8 +33,7 @@ const accountNotFound = () => AppError.notFound('ACCOUNT_GET_ERROR', 'Account no
 
 /** The SQL that turns an `account_block` row into a block record (JSON). */
 export const BLOCK_RECORD_SQL = `json_build_object('block_id', b.id, 'account_id', b.account_id, 'capability', b.capability,
-  'issuer', b.issuer, 'reason', b.reason, 'note', b.note, 'status', b.status,
-  'created', to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+  'issuer', b.issuer, 'reason', b.reason, 'note', b.note, 'status', b.status, 'created', ${isoTimestampSql('b.created_at')})`;
 
 /** Active blocks of an account, oldest first. */
 export async function activeBlocks(db: Executor, accountId: string): Promise<BlockRecord[]> {
@@ -157,12 +156,19 @@ export async function legacyUnblock(em: EntityManager, principal: Principal, acc
 export async function assertCanTransact(db: Executor, accountIds: string[]): Promise<void> {
   const ids = [...new Set(accountIds)];
   if (!ids.length) return;
-  const rows = await db.execute<Array<{ account_id: string }>>(
-    `select account_id from account_block where status = 'active' and capability in (${TRANSACTION_BLOCKS.map(() => '?').join(', ')})
-        and account_id in (${ids.map(() => '?').join(', ')})`,
-    [...TRANSACTION_BLOCKS, ...ids]);
-  const blocked = ids.find((id) => rows.some((r) => r.account_id === id));
+  const rows = await db.execute<Array<{ id: string; blocked: boolean }>>(
+    `select a.id, ${transactionBlockedSql('a.id')} as blocked from account a where a.id = any (?::varchar[])`, [ids]);
+  const blocked = ids.find((id) => rows.some((r) => r.id === id && r.blocked));
   if (blocked) throw blockedError(blocked);
+}
+
+/**
+ * The SQL condition "an active block stops this account buying or selling" (spec §3.2: `login`
+ * or `transactions`), for the account an SQL expression names; every such check uses it.
+ */
+export function transactionBlockedSql(accountExpression: string): string {
+  return `exists (select 1 from account_block b where b.account_id = ${accountExpression} and b.status = 'active'
+                   and b.capability in (${TRANSACTION_BLOCKS.map((c) => `'${c}'`).join(', ')}))`;
 }
 
 /** The 403 of spec §7: empty message and codes, the payload a sentence naming the account. */

@@ -95,6 +95,11 @@ export async function inTransaction<T>(em: EntityManager, work: (db: Executor) =
   }
 }
 
+/** SQL rendering a timestamptz column as the API's ISO 8601 UTC text (`2026-11-26T02:12:17.000Z`). */
+export function isoTimestampSql(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /** Where service code runs statements: a worker's plain-SQL transaction, or an EntityManager. */
 export type Sql = Executor | EntityManager;
 

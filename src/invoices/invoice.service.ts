@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
 import { autocommit, type Executor } from '../db/sql.js';
-import { blockedError } from '../blocks/block.service.js';
+import { blockedError, transactionBlockedSql } from '../blocks/block.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
 import { Invoice, type StoredLineItem } from './invoice.entity.js';
@@ -46,13 +46,11 @@ interface PurchaseFacts {
  */
 async function purchaseFacts(db: Executor, principal: Principal, input: PurchaseInput): Promise<PurchaseFacts> {
   const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
-  const blocked = (account: string) => `exists (select 1 from account_block b where b.account_id = ${account} and b.status = 'active'
-                       and b.capability in ('login', 'transactions'))`;
   const [row] = await db.execute<PurchaseFacts[]>(
-    `select (select json_build_object('blocked', ${blocked('a.id')}) from account a where a.id = ? and a.integrator_id = ?) as buyer,
+    `select (select json_build_object('blocked', ${transactionBlockedSql('a.id')}) from account a where a.id = ? and a.integrator_id = ?) as buyer,
             coalesce((select json_agg(json_build_object('id', id, 'provider', provider, 'processing_currency', processing_currency))
                         from payment_method where account_id = ? and pm_state = 'active' and id = any (?::varchar[])), '[]') as methods,
-            coalesce((select json_agg(json_build_object('id', la.id, 'kind', la.kind, 'account_id', pm.account_id, 'owner_blocked', ${blocked('pm.account_id')}))
+            coalesce((select json_agg(json_build_object('id', la.id, 'kind', la.kind, 'account_id', pm.account_id, 'owner_blocked', ${transactionBlockedSql('pm.account_id')}))
                         from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
                        where la.integrator_id = ? and la.currency = ? and la.kind in ('user_wallet', 'publisher_wallet')
                          and la.id = any (?::varchar[])), '[]') as wallets`,

@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executor, type Executor, type Sql } from '../db/sql.js';
+import { transactionBlockedSql } from '../blocks/block.service.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
@@ -39,8 +40,7 @@ export async function prepareCharges(
   const ids = charges.map((c) => c.payment_method_id);
   const methods = await db.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null; owner_blocked: boolean }>>(
     `select pm.id, pm.provider, pm.details, la.id as wallet,
-            exists (select 1 from account_block b where b.account_id = pm.account_id and b.status = 'active'
-                       and b.capability in ('login', 'transactions')) as owner_blocked
+            ${transactionBlockedSql('pm.account_id')} as owner_blocked
        from payment_method pm
        left join ledger_account la on la.payment_method_id = pm.id
       where pm.id in (${ids.map(() => '?').join(', ')})`, ids);

@@ -10,7 +10,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import got from 'got';
-import { autocommit, inTransaction } from '../db/sql.js';
+import { autocommit, inTransaction, isoTimestampSql } from '../db/sql.js';
 import { batched } from '../db/batch.js';
 import { deliveryBody, isPrivateAddress, retryDelayMs, shouldDisable, signatureHeader } from './webhook.rules.js';
 
@@ -154,11 +154,6 @@ export function deliveryAttempts(em: EntityManager, policy: DeliveryPolicy): (de
   return (deliveryId) => attempt(em, deliveryId, policy, load, delivered);
 }
 
-/** One attempt of one delivery (a worker makes them through deliveryAttempts). */
-export function attemptDelivery(em: EntityManager, deliveryId: string, policy: DeliveryPolicy): Promise<AttemptOutcome> {
-  return deliveryAttempts(em, policy)(deliveryId);
-}
-
 /**
  * Makes one attempt of a delivery and records it. A dead delivery run again (the dashboard's
  * retry) is sent once more; a delivered one is left alone.
@@ -199,12 +194,13 @@ async function attempt(
       [result.status, error, deliveryId]);
     const [endpoint] = await tx.execute<Array<{ failing_since: Date }>>(
       `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`, [d.endpoint_id]);
-    if (shouldDisable(new Date(endpoint.failing_since), new Date(), policy.disableAfterMs)) {
+    const disable = shouldDisable(new Date(endpoint.failing_since), new Date(), policy.disableAfterMs);
+    if (disable) {
       await tx.execute(
-        `update webhook_endpoint set status = 'disabled', disabled_reason = 'failing without a success since ' || to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+        `update webhook_endpoint set status = 'disabled', disabled_reason = 'failing without a success since ' || ${isoTimestampSql('failing_since')},
                 updated_at = now() where id = ? and status = 'enabled'`, [d.endpoint_id]);
     }
-    if (row.attempts >= policy.maxAttempts || shouldDisable(new Date(endpoint.failing_since), new Date(), policy.disableAfterMs)) {
+    if (row.attempts >= policy.maxAttempts || disable) {
       await tx.execute(`update webhook_delivery set state = 'dead', finished_at = now() where id = ?`, [deliveryId]);
       return { outcome: 'dead', error };
     }

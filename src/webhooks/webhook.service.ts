@@ -68,7 +68,7 @@ export async function createEndpoint(em: EntityManager, principal: Principal, in
   const [row] = await autocommit(em).execute<EndpointRow[]>(
     `insert into webhook_endpoint (id, integrator_id, url, events, description, secret, status)
      values (?, ?, ?, ?, ?, ?, 'enabled') returning *`,
-    [newId('whe'), principal.integratorId, input.url, [...new Set(input.events)], input.description ?? null, secret]);
+    [newId('whe'), principal.integratorId, input.url, input.events, input.description ?? null, secret]);
   return { ...endpointView(row), secret };
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CAPABILITIES, REASONS, issueDecision, isBlocked, stops, unblockDecision } from '../../src/blocks/block.rules.js';
+import { CAPABILITIES, REASONS, TRANSACTION_BLOCKS, issueDecision, isBlocked, unblockDecision } from '../../src/blocks/block.rules.js';
 
 const operator = { isOperator: true, canUnblock: false };
 const licensed = { isOperator: false, canUnblock: true };
@@ -41,12 +41,8 @@ describe('block rules', () => {
     assert.match((unblockDecision(licensed, { issuer: 'svc' }) as { reason: string }).reason, /operator/);
   });
 
-  it('treats a login block as blocking every capability', () => {
-    assert.equal(stops([{ capability: 'login' }], 'transactions'), true);
-    assert.equal(stops([{ capability: 'login' }], 'payouts'), true);
-    assert.equal(stops([{ capability: 'transactions' }], 'payouts'), false);
-    assert.equal(stops([{ capability: 'payouts' }], 'payouts'), true);
-    assert.equal(stops([], 'login'), false);
+  it('stops buying and selling on a login or transactions block, not on payouts; any block makes the account blocked', () => {
+    assert.deepEqual([...TRANSACTION_BLOCKS].sort(), ['login', 'transactions']);
     assert.equal(isBlocked([]), false);
     assert.equal(isBlocked([{ capability: 'payouts' }]), true);
   });

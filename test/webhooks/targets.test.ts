@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { attemptDelivery, send } from '../../src/webhooks/delivery.service.js';
+import { deliveryAttempts, send } from '../../src/webhooks/delivery.service.js';
 import { isPrivateAddress, targetProblem } from '../../src/webhooks/webhook.rules.js';
 import { call, h, newClient, register, startExtraApp } from '../support/harness.js';
 import { startReceiver } from '../support/receiver.js';
@@ -56,6 +56,7 @@ describe('webhook targets (SSRF guard)', () => {
       const literal = await send(`http://127.0.0.1:${r.port}/hooks`, '{}', {}, false);
       assert.equal(literal.error, 'refused: private target');
       assert.equal(r.received.length, 0);
+      assert.equal((await send('not a url', '{}', {}, true)).error, 'invalid URL', 'a bad URL is a failed attempt, not a crash');
       const allowed = await send(`http://${alias}:${r.port}/hooks`, '{}', {}, true);
       assert.equal(allowed.status, 200, 'the same name is reached when private targets are allowed');
       assert.equal(r.received.length, 1);
@@ -76,7 +77,7 @@ describe('webhook targets (SSRF guard)', () => {
       await db.execute(`insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values ('whe_ssrf', ?, ?, '{register-account-completed}', 'whsec_AAAA', 'enabled')`,
         [integratorId, `http://${loopbackAlias()}:${r.port}/hooks`]);
       await db.execute(`insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id) values ('whd_ssrf', ?, 'whe_ssrf', ?, 'pending', 'x')`, [event.id, integratorId]);
-      const outcome = await attemptDelivery(db, 'whd_ssrf', { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 });
+      const outcome = await deliveryAttempts(db, { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 })('whd_ssrf');
       assert.deepEqual(outcome, { outcome: 'dead', error: 'refused: private target' });
       assert.equal(r.received.length, 0);
     } finally {
