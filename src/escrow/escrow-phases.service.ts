@@ -1,165 +1,141 @@
 /**
- * The escrow phases a worker runs for a command: pay, commit, cancel. Each runs in one
- * transaction (plain SQL on a pooled connection: this is the hot path) that locks the command
- * and the escrow, decides from the escrow's state, moves money through ledger postings whose
- * references name the escrow and the phase (so a job that runs twice cannot move money twice),
- * writes the phase invoice and the outbox events, and finishes the command with the HTTP
- * answer. Round trips are few: one statement locks and reads the command, the escrow and its
- * invoice; pay and cancel read their payment methods; one statement makes every write, the
- * postings last (the busiest ledger rows are touched only just before commit).
+ * The escrow phases a worker runs for a command: pay, commit, cancel. This is the hot path,
+ * and it is built for few round trips and short locks:
+ *
+ * - Commands that reach the worker together (the same turn of the event loop) run as one
+ *   batch: one statement reads them all (their escrows, invoices and payment methods), one
+ *   statement writes every phase's outcome.
+ * - Neither statement runs inside an explicit transaction. The write is guarded instead: each
+ *   escrow moves only if it is still in the state it was read in, and everything else a phase
+ *   writes (its invoice, outbox events, ledger postings, the command's result) is written only
+ *   with that move — all in the one statement, which PostgreSQL commits on its own. The
+ *   ledger rows every phase touches (escrow holding, clearing, the publisher's wallet) are so
+ *   locked only while that statement commits, never while this process works.
+ * - A command whose escrow moved meanwhile is read again and decided again; a batch whose write
+ *   fails (a wallet spent meanwhile: the database refuses the overdraft) is rerun command by
+ *   command, so one command's failure is never another's.
+ *
+ * Postings are unique per escrow and phase, and a command's result is stored once: a job that
+ * runs twice (or two jobs for one escrow) cannot move money twice.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorProfile } from '../auth/auth.service.js';
-import { completeCommand, completeCommandWrite, type CommandKind, type CommandResult } from '../commands/command.service.js';
-import { inTransaction, together, type Executor, type Write } from '../db/sql.js';
+import type { CommandKind, CommandResult } from '../commands/command.service.js';
+import { batched } from '../db/batch.js';
+import { autocommit, type Executor } from '../db/sql.js';
 import { failure, success } from '../http/envelope.js';
 import { newId } from '../ids.js';
 import type { StoredCharge, StoredLineItem } from '../invoices/invoice.entity.js';
 import { invoiceView, type InvoiceRecord } from '../invoices/invoice.rules.js';
-import { paymentFailure, prepareCharges, settle } from '../invoices/settlement.service.js';
-import { postingStatement, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { CHARGE_METHOD_COLUMNS, evaluateCharges, paymentFailure, settle, type ChargeMethod } from '../invoices/settlement.service.js';
+import { isOverdraft, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { lockOrdered, postingProblems } from '../ledger/ledger.rules.js';
 import { failpoint } from '../runtime/failpoints.js';
-import { eventWrite } from '../webhooks/outbox.service.js';
+import type { EventName } from '../webhooks/webhook.rules.js';
 import { escrowFromRow, escrowView, transitionDecision, TRANSITION_TARGET, type EscrowRecord, type EscrowStatus, type EscrowTransition } from './escrow.rules.js';
 
 const TRANSITIONS: Partial<Record<CommandKind, EscrowTransition>> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
 
+/** Rounds of read-decide-write before a batch gives up (its jobs then retry with backoff). */
+const MAX_ROUNDS = 20;
+
 interface Loaded {
   escrow: EscrowRecord;
   invoice: InvoiceRecord;
+  /** The escrow invoice's payment methods (pay and cancel only). */
+  methods: ChargeMethod[];
+  /** Their wallets' balances when read. */
+  balances: Map<string, number>;
 }
 
-interface LockedCommand {
+interface ReadCommand {
+  id: string;
   kind: CommandKind;
-  state: 'pending' | 'done';
+  /** Its stored result, once done. */
   result: CommandResult | null;
-  /** The transaction's `now()`: every `updated_at` this phase writes. */
+  /** The database's clock when read: the `updated` of what this phase changes. */
   now: Date;
   loaded: Loaded | null;
 }
 
 /**
- * Locks the command, then the escrow it targets, and reads both with the escrow invoice — one
- * statement. Null when there is no such command.
+ * Reads commands (counting an attempt on each) with their escrows, escrow invoices and, for
+ * pay and cancel, payment methods and wallet balances: one statement, no locks held.
  */
-async function lockCommandAndEscrow(db: Executor, commandId: string): Promise<LockedCommand | null> {
-  const [r] = await db.execute<Array<Record<string, any>>>(
+async function readCommands(db: Executor, ids: string[]): Promise<Map<string, ReadCommand>> {
+  const rows = await db.execute<Array<Record<string, any>>>(
     `with c as (
-       update command set attempts = attempts + 1, updated_at = now() where id = ?
-       returning kind, target_id, state, result_status, result_body
+       update command set attempts = attempts + 1, updated_at = now() where id = any (?::varchar[])
+       returning id, kind, target_id, state, result_status, result_body
      )
-     select c.kind as command_kind, c.state as command_state, c.result_status, c.result_body, now() as tx_now, x.*
-       from c left join lateral (
-         select e.id, e.integrator_id, e.account_id, e.status, e.currency, e.total_amount, e.escrow_invoice_id, e.commit_invoice_id,
-                e.cancel_invoice_id, e.metadata, e.created_at, e.updated_at,
-                i.invoice_type, i.state, i.reference_type, i.reference_id, i.description, i.metadata as invoice_metadata,
-                i.failure_reason, i.payment_methods, i.line_items, i.created_at as invoice_created_at, i.updated_at as invoice_updated_at
-           from escrow e join invoice i on i.id = e.escrow_invoice_id
-          where e.id = c.target_id
-            for update of e
-       ) x on true`, [commandId]);
-  if (!r) return null;
-  const locked: LockedCommand = {
-    kind: r.command_kind,
-    state: r.command_state,
-    result: r.command_state === 'done' ? { status: r.result_status, body: r.result_body } : null,
-    now: new Date(r.tx_now),
-    loaded: null,
-  };
-  if (r.id === null) return locked;
-  const invoice: InvoiceRecord = {
-    id: r.escrow_invoice_id, integratorId: r.integrator_id, accountId: r.account_id, escrowId: r.id, invoiceType: r.invoice_type,
-    state: r.state, referenceType: r.reference_type, referenceId: r.reference_id, description: r.description, metadata: r.invoice_metadata,
-    currency: r.currency, totalAmount: Number(r.total_amount), failureReason: r.failure_reason,
-    paymentMethods: r.payment_methods as StoredCharge[], lineItems: r.line_items as StoredLineItem[],
-    createdAt: new Date(r.invoice_created_at), updatedAt: new Date(r.invoice_updated_at),
-  };
-  return { ...locked, loaded: { escrow: escrowFromRow(r), invoice } };
-}
-
-/** The invoice of a commit or cancel phase (SUCCESS): its id and the write that makes it. */
-function phaseInvoice(escrow: EscrowRecord, from: InvoiceRecord, type: string, charges: StoredCharge[]): { id: string; write: Write } {
-  const id = newId('inv');
-  return {
-    id,
-    write: {
-      sql: `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
-                            metadata, currency, total_amount, failure_reason, payment_methods, line_items)
-       values (?, ?, ?, ?, ?, 'SUCCESS', ?, ?, ?, ?::jsonb, ?, ?, null, ?::jsonb, ?::jsonb)`,
-      params: [id, escrow.integratorId, escrow.accountId, escrow.id, `${type}${escrow.currency === 'USD' ? '' : '_virtual'}`, from.referenceType,
-        from.referenceId, from.description, JSON.stringify(from.metadata), from.currency, from.totalAmount, JSON.stringify(charges),
-        JSON.stringify(from.lineItems)],
-    },
-  };
-}
-
-type Phase = (db: Executor, em: EntityManager, loaded: Loaded) => Promise<{ status: EscrowStatus; postings: Posting[]; writes: Write[] }>;
-
-const pay: Phase = async (db, em, { escrow, invoice }) => {
-  const sources = await prepareCharges(db, em, escrow.integratorId, escrow.currency, invoice.paymentMethods, true);
-  const reason = paymentFailure(sources);
-  if (reason) {
-    // Nothing was charged: all-or-nothing, decided before any posting.
-    invoice.state = 'FAILED';
-    invoice.failureReason = reason;
-    return { status: 'ESCROW-FAILED', postings: [], writes: [] };
+     select c.id as command_id, c.kind as command_kind, c.state as command_state, c.result_status, c.result_body, now() as tx_now,
+            e.id, e.integrator_id, e.account_id, e.status, e.currency, e.total_amount, e.escrow_invoice_id, e.commit_invoice_id,
+            e.cancel_invoice_id, e.metadata, e.created_at, e.updated_at,
+            i.invoice_type, i.state, i.reference_type, i.reference_id, i.description, i.metadata as invoice_metadata,
+            i.failure_reason, i.payment_methods, i.line_items, i.created_at as invoice_created_at, i.updated_at as invoice_updated_at,
+            case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.cancel') then (
+              select coalesce(json_agg(json_build_object('method', to_jsonb(m), 'balance', m.balance::text)), '[]'::json)
+                from (select ${CHARGE_METHOD_COLUMNS}, la.balance
+                        from payment_method pm left join ledger_account la on la.payment_method_id = pm.id
+                       where pm.id in (select x ->> 'payment_method_id' from jsonb_array_elements(i.payment_methods) x)) m
+            ) end as methods
+       from c
+       left join escrow e on e.id = c.target_id
+       left join invoice i on i.id = e.escrow_invoice_id`, [ids]);
+  const read = new Map<string, ReadCommand>();
+  for (const r of rows) {
+    const command: ReadCommand = {
+      id: r.command_id,
+      kind: r.command_kind,
+      result: r.command_state === 'done' ? { status: r.result_status, body: r.result_body } : null,
+      now: new Date(r.tx_now),
+      loaded: null,
+    };
+    if (r.id !== null) {
+      const invoice: InvoiceRecord = {
+        id: r.escrow_invoice_id, integratorId: r.integrator_id, accountId: r.account_id, escrowId: r.id, invoiceType: r.invoice_type,
+        state: r.state, referenceType: r.reference_type, referenceId: r.reference_id, description: r.description, metadata: r.invoice_metadata,
+        currency: r.currency, totalAmount: Number(r.total_amount), failureReason: r.failure_reason,
+        paymentMethods: r.payment_methods as StoredCharge[], lineItems: r.line_items as StoredLineItem[],
+        createdAt: new Date(r.invoice_created_at), updatedAt: new Date(r.invoice_updated_at),
+      };
+      const found = (r.methods ?? []) as Array<{ method: ChargeMethod & { balance: unknown }; balance: string | null }>;
+      const balances = new Map<string, number>();
+      for (const f of found) if (f.method.wallet && f.balance !== null) balances.set(f.method.wallet, Number(f.balance));
+      command.loaded = { escrow: escrowFromRow(r), invoice, methods: found.map((f) => f.method), balances };
+    }
+    read.set(command.id, command);
   }
-  invoice.state = 'SUCCESS';
-  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
-  return {
-    status: 'ESCROWED',
-    writes: [],
-    postings: [{
-      integratorId: escrow.integratorId,
-      reference: `escrow:${escrow.id}:pay`,
-      description: `escrow ${escrow.id} pay`,
-      entries: [
-        ...sources.map((s) => ({ account: s.account, currency: escrow.currency, amount: -s.amount })),
-        { account: holding, currency: escrow.currency, amount: escrow.totalAmount },
-      ],
-    }],
-  };
-};
+  return read;
+}
 
-const commit: Phase = async (db, em, { escrow, invoice }) => {
-  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
-  const made = phaseInvoice(escrow, invoice, 'user_purchase_commit_escrow', []);
-  escrow.commitInvoiceId = made.id;
-  return {
-    status: 'COMMITTED',
-    writes: [made.write],
-    postings: await settle(db, em, {
-      integratorId: escrow.integratorId,
-      currency: escrow.currency,
-      reference: `escrow:${escrow.id}:commit`,
-      description: `escrow ${escrow.id} commit`,
-      from: [{ account: holding, currency: escrow.currency, amount: -escrow.totalAmount }],
-      lineItems: invoice.lineItems,
-    }),
+/** What one command writes: its result, and — when its phase runs — the escrow's move and all that goes with it. */
+interface Plan {
+  commandId: string;
+  result: CommandResult;
+  move?: {
+    escrowId: string;
+    from: EscrowStatus;
+    to: EscrowStatus;
+    commitInvoiceId: string | null;
+    cancelInvoiceId: string | null;
+    at: Date;
+    /** The escrow invoice's new state (pay). */
+    invoice?: { id: string; state: string; failureReason: string | null };
+    /** The phase invoice made (commit, cancel). */
+    phaseInvoice?: InvoiceRecord;
+    events: Array<{ integratorId: string; name: EventName; message: unknown }>;
+    postings: Posting[];
   };
-};
+}
 
-const cancel: Phase = async (db, em, { escrow, invoice }) => {
-  const sources = await prepareCharges(db, em, escrow.integratorId, escrow.currency, invoice.paymentMethods, false);
-  const holding = await systemAccount(em, escrow.integratorId, 'escrow_holding', escrow.currency);
-  const made = phaseInvoice(escrow, invoice, 'user_purchase_refund_escrow', invoice.paymentMethods);
-  escrow.cancelInvoiceId = made.id;
+/** The invoice of a commit or cancel phase (SUCCESS), copied from the escrow invoice. */
+function phaseInvoice(escrow: EscrowRecord, from: InvoiceRecord, type: string, charges: StoredCharge[], at: Date): InvoiceRecord {
   return {
-    status: 'CANCELLED',
-    writes: [made.write],
-    postings: [{
-      integratorId: escrow.integratorId,
-      reference: `escrow:${escrow.id}:cancel`,
-      description: `escrow ${escrow.id} refund`,
-      entries: [
-        { account: holding, currency: escrow.currency, amount: -escrow.totalAmount },
-        ...sources.map((s) => ({ account: s.account, currency: escrow.currency, amount: s.amount })),
-      ],
-    }],
+    ...from, id: newId('inv'), invoiceType: `${type}${escrow.currency === 'USD' ? '' : '_virtual'}`, state: 'SUCCESS', failureReason: null,
+    paymentMethods: charges, createdAt: at, updatedAt: at,
   };
-};
-
-const PHASES: Record<EscrowTransition, Phase> = { pay, commit, cancel };
+}
 
 /** The HTTP answer for an escrow in a state that refuses a transition. */
 export function stateConflict(escrow: EscrowRecord, transition: EscrowTransition, integrator: string): CommandResult {
@@ -170,65 +146,235 @@ export function stateConflict(escrow: EscrowRecord, transition: EscrowTransition
 }
 
 /**
- * Runs one escrow command to its end (the worker's job). Safe to run any number of times:
- * a finished command returns its stored result; an escrow already past the phase is answered
- * as it stands; postings are unique per escrow and phase.
+ * Decides one command from what was read: its answer, and what its phase writes. `balances`
+ * is shared by the batch (money one pay spends is gone for the next).
  */
-export async function runEscrowCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return inTransaction(em, async (db) => {
-    const command = await lockCommandAndEscrow(db, commandId);
-    if (!command) return null;
-    if (command.result) return command.result;
-    const transition = TRANSITIONS[command.kind];
-    if (!transition) throw new Error(`command ${commandId} (${command.kind}) is not an escrow command`);
-    if (!command.loaded) {
-      const gone = { status: 404, body: failure(['Escrow not found.'], ['ESCROW_GET_ERROR'], null) };
-      await completeCommand(db, commandId, gone);
-      return gone;
+async function plan(em: EntityManager, command: ReadCommand, balances: Map<string, number>): Promise<Plan> {
+  const transition = TRANSITIONS[command.kind];
+  if (!transition) throw new Error(`command ${command.id} (${command.kind}) is not an escrow command`);
+  if (!command.loaded) return { commandId: command.id, result: { status: 404, body: failure(['Escrow not found.'], ['ESCROW_GET_ERROR'], null) } };
+  const { escrow: read, invoice: escrowInvoice, methods } = command.loaded;
+  const integrator = (await integratorProfile(em, read.integratorId)).name;
+  const decision = transitionDecision(read.status, transition);
+  if (decision === 'already') return { commandId: command.id, result: { status: 200, body: success(escrowView(read, integrator)) } };
+  if (decision === 'conflict') return { commandId: command.id, result: stateConflict(read, transition, integrator) };
+
+  const escrow = { ...read, updatedAt: command.now };
+  const { integratorId, currency, totalAmount } = escrow;
+  const holding = await systemAccount(em, integratorId, 'escrow_holding', currency);
+  const postings: Posting[] = [];
+  let invoiceChange: { id: string; state: string; failureReason: string | null } | undefined;
+  let made: InvoiceRecord | undefined;
+  if (transition === 'pay') {
+    for (const [wallet, balance] of command.loaded.balances) if (!balances.has(wallet)) balances.set(wallet, balance);
+    const sources = await evaluateCharges(em, integratorId, currency, escrowInvoice.paymentMethods, methods, balances);
+    const reason = paymentFailure(sources);
+    if (reason) {
+      // All or nothing: decided before any posting. Money a failing pay set aside goes back.
+      for (const s of sources) if (s.outcome.ok && balances.has(s.account)) balances.set(s.account, balances.get(s.account)! + s.amount);
+      escrow.status = 'ESCROW-FAILED';
+    } else {
+      escrow.status = 'ESCROWED';
+      postings.push({
+        integratorId, reference: `escrow:${escrow.id}:pay`, description: `escrow ${escrow.id} pay`,
+        entries: [...sources.map((s) => ({ account: s.account, currency, amount: -s.amount })), { account: holding, currency, amount: totalAmount }],
+      });
     }
-    const { escrow, invoice } = command.loaded;
-    const integrator = (await integratorProfile(em, escrow.integratorId)).name;
-    let result: CommandResult;
-    const postings: Posting[] = [];
-    const writes: Write[] = [];
-    switch (transitionDecision(escrow.status, transition)) {
-      case 'already':
-        result = { status: 200, body: success(escrowView(escrow, integrator)) };
-        break;
-      case 'conflict':
-        result = stateConflict(escrow, transition, integrator);
-        break;
-      case 'run': {
-        const outcome = await PHASES[transition](db, em, command.loaded);
-        if (transition !== 'pay' && outcome.status !== TRANSITION_TARGET[transition]) throw new Error(`escrow ${escrow.id} did not reach ${TRANSITION_TARGET[transition]}`);
-        postings.push(...outcome.postings);
-        writes.push(...outcome.writes);
-        escrow.status = outcome.status;
-        escrow.updatedAt = command.now;
-        writes.push({
-          sql: `update escrow set status = ?, commit_invoice_id = ?, cancel_invoice_id = ?, updated_at = now() where id = ?`,
-          params: [outcome.status, escrow.commitInvoiceId, escrow.cancelInvoiceId, escrow.id],
-        });
-        const view = escrowView(escrow, integrator);
-        writes.push(eventWrite(escrow.integratorId, 'escrow-transaction-update', view));
-        if (transition === 'pay') {
-          invoice.updatedAt = command.now;
-          writes.push({
-            sql: `update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ?`,
-            params: [invoice.state, invoice.failureReason, invoice.id],
-          });
-          writes.push(eventWrite(escrow.integratorId, 'invoice-completed', invoiceView(invoice)));
-        }
-        result = { status: 200, body: success(view) };
-        break;
+    invoiceChange = { id: escrowInvoice.id, state: reason ? 'FAILED' : 'SUCCESS', failureReason: reason ?? null };
+  } else if (transition === 'commit') {
+    made = phaseInvoice(escrow, escrowInvoice, 'user_purchase_commit_escrow', [], command.now);
+    escrow.commitInvoiceId = made.id;
+    escrow.status = 'COMMITTED';
+    postings.push(...await settle(autocommit(em), em, {
+      integratorId, currency, reference: `escrow:${escrow.id}:commit`, description: `escrow ${escrow.id} commit`,
+      from: [{ account: holding, currency, amount: -totalAmount }],
+      lineItems: escrowInvoice.lineItems,
+    }));
+  } else {
+    // A refund goes back to where each charge came from; what wallets hold now does not matter.
+    const sources = await evaluateCharges(em, integratorId, currency, escrowInvoice.paymentMethods, methods, new Map());
+    made = phaseInvoice(escrow, escrowInvoice, 'user_purchase_refund_escrow', escrowInvoice.paymentMethods, command.now);
+    escrow.cancelInvoiceId = made.id;
+    escrow.status = 'CANCELLED';
+    postings.push({
+      integratorId, reference: `escrow:${escrow.id}:cancel`, description: `escrow ${escrow.id} refund`,
+      entries: [{ account: holding, currency, amount: -totalAmount }, ...sources.map((s) => ({ account: s.account, currency, amount: s.amount }))],
+    });
+  }
+  if (transition !== 'pay' && escrow.status !== TRANSITION_TARGET[transition]) throw new Error(`escrow ${escrow.id} did not reach ${TRANSITION_TARGET[transition]}`);
+  const view = escrowView(escrow, integrator);
+  const events: Array<{ integratorId: string; name: EventName; message: unknown }> = [{ integratorId, name: 'escrow-transaction-update', message: view }];
+  if (invoiceChange) {
+    const completed: InvoiceRecord = { ...escrowInvoice, state: invoiceChange.state as InvoiceRecord['state'], failureReason: invoiceChange.failureReason, updatedAt: command.now };
+    events.push({ integratorId, name: 'invoice-completed', message: invoiceView(completed) });
+  }
+  return {
+    commandId: command.id,
+    result: { status: 200, body: success(view) },
+    move: {
+      escrowId: escrow.id, from: read.status, to: escrow.status, commitInvoiceId: escrow.commitInvoiceId ?? null, cancelInvoiceId: escrow.cancelInvoiceId ?? null,
+      at: command.now, invoice: invoiceChange, phaseInvoice: made, events, postings,
+    },
+  };
+}
+
+/**
+ * Every plan's writes in one statement (fixed text, arrays as parameters, so it is prepared
+ * once). Each escrow moves only from the state it was read in; what goes with a move is written
+ * only when it happened. Ledger entries go in account order (the order their balance rows are
+ * locked at commit). Returns the commands whose result was stored.
+ */
+async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
+  const moves = plans.flatMap((p) => (p.move ? [p.move] : [])).sort((a, b) => (a.escrowId < b.escrowId ? -1 : 1));
+  const postings = moves.flatMap((m) => m.postings.map((posting) => {
+    const problems = postingProblems(posting.entries);
+    if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
+    return { escrowId: m.escrowId, id: newId('pst'), posting };
+  }));
+  const entries = postings
+    .flatMap((p) => lockOrdered(p.posting.entries).map((e) => ({ postingId: p.id, ...e })))
+    .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  const invoices = moves.flatMap((m) => (m.invoice ? [{ escrowId: m.escrowId, at: m.at, ...m.invoice }] : []));
+  const made = moves.flatMap((m) => (m.phaseInvoice ? [m.phaseInvoice] : []));
+  const events = moves.flatMap((m) => m.events.map((e) => ({ escrowId: m.escrowId, ...e })));
+  const col = <T, V>(rows: T[], pick: (row: T) => V) => rows.map(pick);
+  const rows = await db.execute<Array<{ id: string }>>(
+    `with g as (
+       update escrow e set status = v.next, commit_invoice_id = v.commit_invoice_id, cancel_invoice_id = v.cancel_invoice_id, updated_at = v.at
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::timestamptz[]) as v (id, prev, next, commit_invoice_id, cancel_invoice_id, at)
+        where e.id = v.id and e.status = v.prev
+       returning e.id
+     ), invoice_updates as (
+       update invoice i set state = v.state, failure_reason = v.failure_reason, updated_at = v.at
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::timestamptz[]) as v (escrow_id, id, state, failure_reason, at)
+        where i.id = v.id and v.escrow_id in (select id from g)
+     ), invoice_inserts as (
+       insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
+       select v.id, v.integrator_id, v.account_id, v.escrow_id, v.invoice_type, 'SUCCESS', v.reference_type, v.reference_id, v.description,
+              v.metadata::jsonb, v.currency, v.total_amount, null, v.payment_methods::jsonb, v.line_items::jsonb, v.at, v.at
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[],
+                     ?::varchar[], ?::bigint[], ?::text[], ?::text[], ?::timestamptz[])
+           as v (id, integrator_id, account_id, escrow_id, invoice_type, reference_type, reference_id, description, metadata, currency, total_amount,
+                 payment_methods, line_items, at)
+        where v.escrow_id in (select id from g)
+     ), events as (
+       insert into outbox (id, integrator_id, event_name, message)
+       select v.id, v.integrator_id, v.event_name, v.message::jsonb
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, id, integrator_id, event_name, message, ord)
+        where v.escrow_id in (select id from g)
+        order by v.ord
+     ), done as (
+       update command c set state = 'done', result_status = v.status, result_body = v.body::jsonb, updated_at = now()
+         from unnest(?::varchar[], ?::varchar[], ?::int[], ?::text[]) as v (id, escrow_id, status, body)
+        where c.id = v.id and c.state = 'pending' and (v.escrow_id is null or v.escrow_id in (select id from g))
+       returning c.id
+     ), p as (
+       insert into ledger_posting (id, integrator_id, reference, description)
+       select v.id, v.integrator_id, v.reference, v.description
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[]) as v (escrow_id, id, integrator_id, reference, description)
+        where v.escrow_id in (select id from g)
+       on conflict (reference) do nothing
+       returning id
+     ), entries as (
+       insert into ledger_entry (posting_id, ledger_account_id, currency, amount)
+       select v.posting_id, v.account, v.currency, v.amount
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::bigint[]) with ordinality as v (posting_id, account, currency, amount, ord)
+        where v.posting_id in (select id from p)
+        order by v.ord
+     )
+     select id from done`,
+    [
+      col(moves, (m) => m.escrowId), col(moves, (m) => m.from), col(moves, (m) => m.to), col(moves, (m) => m.commitInvoiceId),
+      col(moves, (m) => m.cancelInvoiceId), col(moves, (m) => m.at.toISOString()),
+      col(invoices, (i) => i.escrowId), col(invoices, (i) => i.id), col(invoices, (i) => i.state), col(invoices, (i) => i.failureReason),
+      col(invoices, (i) => i.at.toISOString()),
+      col(made, (i) => i.id), col(made, (i) => i.integratorId), col(made, (i) => i.accountId), col(made, (i) => i.escrowId), col(made, (i) => i.invoiceType),
+      col(made, (i) => i.referenceType), col(made, (i) => i.referenceId), col(made, (i) => i.description), col(made, (i) => JSON.stringify(i.metadata)),
+      col(made, (i) => i.currency), col(made, (i) => String(i.totalAmount)), col(made, (i) => JSON.stringify(i.paymentMethods)),
+      col(made, (i) => JSON.stringify(i.lineItems)), col(made, (i) => i.createdAt.toISOString()),
+      col(events, (e) => e.escrowId), col(events, () => newId('evt')), col(events, (e) => e.integratorId), col(events, (e) => e.name),
+      col(events, (e) => JSON.stringify(e.message)),
+      col(plans, (p) => p.commandId), col(plans, (p) => p.move?.escrowId ?? null), col(plans, (p) => p.result.status),
+      col(plans, (p) => JSON.stringify(p.result.body)),
+      col(postings, (p) => p.escrowId), col(postings, (p) => p.id), col(postings, (p) => p.posting.integratorId), col(postings, (p) => p.posting.reference),
+      col(postings, (p) => p.posting.description.slice(0, 200)),
+      col(entries, (e) => e.postingId), col(entries, (e) => e.account), col(entries, (e) => e.currency), col(entries, (e) => String(e.amount)),
+    ]);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** A write refused because of what others did meanwhile: worth deciding again. */
+function isContention(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return isOverdraft(err) || code === '40P01' || code === '40001';
+}
+
+/** Runs escrow commands to their end; each command's result (null: no such command). */
+async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<string, CommandResult | null>> {
+  const db = autocommit(em);
+  const results = new Map<string, CommandResult | null>();
+  let pending = [...new Set(ids)];
+  for (let round = 0; pending.length; round++) {
+    if (round === MAX_ROUNDS) throw new Error(`escrow commands ${pending.join(', ')} still contended after ${MAX_ROUNDS} rounds`);
+    const read = await readCommands(db, pending);
+    const plans: Plan[] = [];
+    const again: string[] = [];
+    const escrows = new Set<string>();
+    const balances = new Map<string, number>();
+    for (const id of pending) {
+      const command = read.get(id);
+      if (!command) results.set(id, null);
+      else if (command.result) results.set(id, command.result);
+      else if (command.loaded && escrows.has(command.loaded.escrow.id)) again.push(id); // one move per escrow per write
+      else {
+        if (command.loaded) escrows.add(command.loaded.escrow.id);
+        plans.push(await plan(em, command, balances));
       }
     }
-    writes.push(completeCommandWrite(commandId, result));
-    // Every write of the phase, postings last, in one round trip.
-    const postingsStatement = postingStatement(postings);
-    const all = together(writes, postingsStatement ?? undefined);
-    await db.execute(all.sql, all.params);
-    if (postings.length && transition === 'pay') failpoint('escrow.pay.after-charge');
-    return result;
-  });
+    if (plans.length) {
+      if (plans.some((p) => p.move?.to === 'ESCROWED')) failpoint('escrow.pay.before-charge');
+      try {
+        const stored = await writePlans(db, plans);
+        for (const p of plans) {
+          if (stored.has(p.commandId)) results.set(p.commandId, p.result);
+          else again.push(p.commandId); // its escrow moved, or another run finished it: read again
+        }
+        if (plans.some((p) => stored.has(p.commandId) && p.move?.to === 'ESCROWED')) failpoint('escrow.pay.after-charge');
+      } catch (err) {
+        if (plans.length > 1) {
+          // One command's failure is not the others': each alone.
+          const alone = await Promise.all(plans.map((p) => runEscrowCommands(em, [p.commandId])));
+          for (const m of alone) for (const [id, r] of m) results.set(id, r);
+        } else if (isContention(err)) {
+          again.push(plans[0].commandId);
+        } else {
+          throw err;
+        }
+      }
+    }
+    pending = again;
+  }
+  return results;
+}
+
+/** One batcher per connection pool: the commands of a turn of the event loop run together. */
+const batchers = new WeakMap<object, (item: { em: EntityManager; commandId: string }) => Promise<CommandResult | null>>();
+
+/**
+ * Runs one escrow command to its end (the worker's job). Safe to run any number of times: a
+ * finished command returns its stored result; an escrow already past the phase is answered as
+ * it stands; postings are unique per escrow and phase.
+ */
+export function runEscrowCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  const pool = em.getConnection().getKnex().client as object;
+  let run = batchers.get(pool);
+  if (!run) {
+    run = batched(async (items: Array<{ em: EntityManager; commandId: string }>) => {
+      const results = await runEscrowCommands(items[0].em, items.map((i) => i.commandId));
+      return items.map((i) => results.get(i.commandId) ?? null);
+    }, 64);
+    batchers.set(pool, run);
+  }
+  return run({ em, commandId });
 }

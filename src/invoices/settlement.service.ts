@@ -27,6 +27,19 @@ export function paymentFailure(sources: ChargeSource[]): string | undefined {
   return undefined;
 }
 
+/** A payment method as charging sees it: provider, sandbox outcome, wallet account and balance, owner blocked. */
+export interface ChargeMethod {
+  id: string;
+  provider: string;
+  details: { sandbox_outcome?: string };
+  /** Its wallet ledger account (wallet methods only). */
+  wallet: string | null;
+  owner_blocked: boolean;
+}
+
+/** SQL columns of a ChargeMethod, for `payment_method pm left join ledger_account la on la.payment_method_id = pm.id`. */
+export const CHARGE_METHOD_COLUMNS = `pm.id, pm.provider, pm.details, la.id as wallet, ${transactionBlockedSql('pm.account_id')} as owner_blocked`;
+
 /**
  * Where each charge comes from and whether it would succeed now: a sandbox card by its test
  * number's outcome, a wallet by its balance (locked when `lockWallets`, so the balance checked
@@ -38,9 +51,8 @@ export async function prepareCharges(
 ): Promise<ChargeSource[]> {
   const db = executor(target);
   const ids = charges.map((c) => c.payment_method_id);
-  const methods = await db.execute<Array<{ id: string; provider: string; details: { sandbox_outcome?: string }; wallet: string | null; owner_blocked: boolean }>>(
-    `select pm.id, pm.provider, pm.details, la.id as wallet,
-            ${transactionBlockedSql('pm.account_id')} as owner_blocked
+  const methods = await db.execute<ChargeMethod[]>(
+    `select ${CHARGE_METHOD_COLUMNS}
        from payment_method pm
        left join ledger_account la on la.payment_method_id = pm.id
       where pm.id in (${ids.map(() => '?').join(', ')})`, ids);
@@ -51,6 +63,17 @@ export async function prepareCharges(
       `select id, balance from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id${lockWallets ? ' for update' : ''}`, wallets);
     for (const r of rows) balances.set(r.id, Number(r.balance));
   }
+  return evaluateCharges(em, integratorId, currency, charges, methods, balances);
+}
+
+/**
+ * Decides each charge from its method (see `prepareCharges`). `balances` holds the wallets'
+ * balances; a wallet charge that would succeed is taken off it, so charges decided together
+ * (one batch) never spend the same money twice.
+ */
+export async function evaluateCharges(
+  em: EntityManager, integratorId: string, currency: string, charges: StoredCharge[], methods: ChargeMethod[], balances: Map<string, number>,
+): Promise<ChargeSource[]> {
   const sources: ChargeSource[] = [];
   for (const charge of charges) {
     const m = methods.find((x) => x.id === charge.payment_method_id);
@@ -61,7 +84,9 @@ export async function prepareCharges(
       const account = m.wallet ?? await systemAccount(em, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency);
       sources.push({ paymentMethodId: m.id, amount: charge.amount, account, outcome: { ok: false, reason: 'account_blocked' } });
     } else if (m.wallet) {
-      const ok = (balances.get(m.wallet) ?? 0) >= charge.amount;
+      const balance = balances.get(m.wallet) ?? 0;
+      const ok = balance >= charge.amount;
+      if (ok) balances.set(m.wallet, balance - charge.amount);
       sources.push({ paymentMethodId: m.id, amount: charge.amount, account: m.wallet, outcome: ok ? { ok: true } : { ok: false, reason: 'insufficient_funds' } });
     } else {
       const kind = m.provider === 'card' ? 'card_clearing' : 'pobo_clearing';
