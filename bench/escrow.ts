@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { benchChild, benchServices, percentile, runBenchWorkers } from './support.js';
+import { benchChild, benchServices, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
 
 const N = Number(process.env.BENCH_LIFECYCLES ?? 1000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -110,6 +110,7 @@ function child(mode: string) {
 }
 
 async function main(): Promise<void> {
+  await freshBenchDatabase(BENCH_DB);
   const baseline = await child('baseline');
   const { jobsPerSecond } = baseline.line;
   baseline.child.kill();

@@ -10,6 +10,25 @@ export async function benchServices(databaseName: string) {
 }
 
 /**
+ * Drops the benchmark's database so each run starts from the same empty state (repeatable
+ * figures; and PostgreSQL here may run without autovacuum, where the dead rows of earlier runs
+ * would slow later ones). The children create and migrate it again.
+ */
+export async function freshBenchDatabase(databaseName: string): Promise<void> {
+  const pg = (await import('pg')).default;
+  const s = await benchServices(databaseName);
+  const url = new URL(s.databaseUrl);
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${databaseName}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
  * Starts `script --serve ...args` as a child process and resolves with the first JSON line it
  * prints (its address, credentials or result). `flags` go to node before the script.
  */

@@ -14,6 +14,11 @@ import { failpoint } from '../src/runtime/failpoints.js';
 
 const POLL_MS = 1000;
 const BATCH = 500;
+/**
+ * A notification starts a relay this long after it: the events committed meanwhile go in the
+ * same statement (under load, one relay per many transactions instead of one each).
+ */
+const COALESCE_MS = 10;
 
 export interface OutboxRelay {
   /** Relays until the outbox is empty (also what each notification and poll runs). */
@@ -58,7 +63,13 @@ export async function startOutboxRelay(orm: MikroORM, databaseUrl: string | unde
   const listener = databaseUrl ? new pg.Client({ connectionString: databaseUrl }) : null;
   if (listener) {
     listener.on('error', (err) => logger.warn({ err: describeError(err) }, 'outbox listener lost; polling'));
-    listener.on('notification', () => void drain());
+    let soon: NodeJS.Timeout | null = null;
+    listener.on('notification', () => {
+      soon ??= setTimeout(() => {
+        soon = null;
+        void drain();
+      }, COALESCE_MS);
+    });
     try {
       await listener.connect();
       await listener.query('listen holdfast_outbox');

@@ -14,6 +14,7 @@ export const Command = defineEntity({
     inputKey: p.string().length(100).default(''),
     resultStatus: p.integer().nullable(),
     resultBody: p.json<unknown>().nullable(),
+    /** Times a worker locked it (invoice pay, merge); escrow commands are read without a lock and leave it 0. */
     attempts: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),

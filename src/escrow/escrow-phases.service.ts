@@ -59,15 +59,12 @@ interface ReadCommand {
 }
 
 /**
- * Reads commands (counting an attempt on each) with their escrows, escrow invoices and, for
+ * Reads commands with their escrows, escrow invoices and, for
  * pay and cancel, payment methods and wallet balances: one statement, no locks held.
  */
 async function readCommands(db: Executor, ids: string[]): Promise<Map<string, ReadCommand>> {
   const rows = await db.execute<Array<Record<string, any>>>(
-    `with c as (
-       update command set attempts = attempts + 1, updated_at = now() where id = any (?::varchar[])
-       returning id, kind, target_id, state, result_status, result_body
-     )
+    `with c as (select id, kind, target_id, state, result_status, result_body from command where id = any (?::varchar[]))
      select c.id as command_id, c.kind as command_kind, c.state as command_state, c.result_status, c.result_body, now() as tx_now,
             e.id, e.integrator_id, e.account_id, e.status, e.currency, e.total_amount, e.escrow_invoice_id, e.commit_invoice_id,
             e.cancel_invoice_id, e.metadata, e.created_at, e.updated_at,
