@@ -13,10 +13,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { benchChild, benchServices, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
 
-const N = Number(process.env.BENCH_LIFECYCLES ?? 1000);
+const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const BASELINE_JOBS = Number(process.env.BENCH_BASELINE_JOBS ?? 4000);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 600);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 

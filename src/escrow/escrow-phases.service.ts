@@ -217,7 +217,8 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
 
 /**
  * Every plan's writes in one statement (fixed text, arrays as parameters, so it is prepared
- * once). Each escrow moves only from the state it was read in; what goes with a move is written
+ * once; each row is also found by `id = any (…)`, so the planner looks it up by its key rather
+ * than scanning the table to join the arrays). Each escrow moves only from the state it was read in; what goes with a move is written
  * only when it happened. Ledger entries go in account order (the order their balance rows are
  * locked at commit). Returns the commands whose result was stored.
  */
@@ -239,12 +240,12 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
     `with g as (
        update escrow e set status = v.next, commit_invoice_id = v.commit_invoice_id, cancel_invoice_id = v.cancel_invoice_id, updated_at = v.at
          from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::timestamptz[]) as v (id, prev, next, commit_invoice_id, cancel_invoice_id, at)
-        where e.id = v.id and e.status = v.prev
+        where e.id = any (?::varchar[]) and e.id = v.id and e.status = v.prev
        returning e.id
      ), invoice_updates as (
        update invoice i set state = v.state, failure_reason = v.failure_reason, updated_at = v.at
          from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::timestamptz[]) as v (escrow_id, id, state, failure_reason, at)
-        where i.id = v.id and v.escrow_id in (select id from g)
+        where i.id = any (?::varchar[]) and i.id = v.id and v.escrow_id in (select id from g)
      ), invoice_inserts as (
        insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
                             metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
@@ -264,7 +265,7 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
      ), done as (
        update command c set state = 'done', result_status = v.status, result_body = v.body::jsonb, updated_at = now()
          from unnest(?::varchar[], ?::varchar[], ?::int[], ?::text[]) as v (id, escrow_id, status, body)
-        where c.id = v.id and c.state = 'pending' and (v.escrow_id is null or v.escrow_id in (select id from g))
+        where c.id = any (?::varchar[]) and c.id = v.id and c.state = 'pending' and (v.escrow_id is null or v.escrow_id in (select id from g))
        returning c.id
      ), p as (
        insert into ledger_posting (id, integrator_id, reference, description)
@@ -283,9 +284,9 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
      select id from done`,
     [
       col(moves, (m) => m.escrowId), col(moves, (m) => m.from), col(moves, (m) => m.to), col(moves, (m) => m.commitInvoiceId),
-      col(moves, (m) => m.cancelInvoiceId), col(moves, (m) => m.at.toISOString()),
+      col(moves, (m) => m.cancelInvoiceId), col(moves, (m) => m.at.toISOString()), col(moves, (m) => m.escrowId),
       col(invoices, (i) => i.escrowId), col(invoices, (i) => i.id), col(invoices, (i) => i.state), col(invoices, (i) => i.failureReason),
-      col(invoices, (i) => i.at.toISOString()),
+      col(invoices, (i) => i.at.toISOString()), col(invoices, (i) => i.id),
       col(made, (i) => i.id), col(made, (i) => i.integratorId), col(made, (i) => i.accountId), col(made, (i) => i.escrowId), col(made, (i) => i.invoiceType),
       col(made, (i) => i.referenceType), col(made, (i) => i.referenceId), col(made, (i) => i.description), col(made, (i) => JSON.stringify(i.metadata)),
       col(made, (i) => i.currency), col(made, (i) => String(i.totalAmount)), col(made, (i) => JSON.stringify(i.paymentMethods)),
@@ -293,7 +294,7 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
       col(events, (e) => e.escrowId), col(events, () => newId('evt')), col(events, (e) => e.integratorId), col(events, (e) => e.name),
       col(events, (e) => JSON.stringify(e.message)),
       col(plans, (p) => p.commandId), col(plans, (p) => p.move?.escrowId ?? null), col(plans, (p) => p.result.status),
-      col(plans, (p) => JSON.stringify(p.result.body)),
+      col(plans, (p) => JSON.stringify(p.result.body)), col(plans, (p) => p.commandId),
       col(postings, (p) => p.escrowId), col(postings, (p) => p.id), col(postings, (p) => p.posting.integratorId), col(postings, (p) => p.posting.reference),
       col(postings, (p) => p.posting.description.slice(0, 200)),
       col(entries, (e) => e.postingId), col(entries, (e) => e.account), col(entries, (e) => e.currency), col(entries, (e) => String(e.amount)),

@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { escrowFromRow, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
 import { autocommit, type Executor } from '../db/sql.js';
+import { batched } from '../db/batch.js';
 import { invoiceInsert, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
 import { followCommand, submitCommand, type CommandResult } from '../commands/command.service.js';
@@ -66,6 +67,62 @@ export async function getEscrow(em: EntityManager, principal: Principal, escrowI
   return escrowView(escrow, (await integratorProfile(em, principal.integratorId)).name);
 }
 
+interface TransitionRequest {
+  escrowId: string;
+  integratorId: string;
+  kind: 'escrow.pay' | 'escrow.commit' | 'escrow.cancel';
+  /** The states the transition runs from (where a command is worth making). */
+  runnable: string[];
+}
+
+/**
+ * Requests of a turn of the event loop in one statement: each caller's escrow and, when its
+ * transition can run from the escrow's state, the pending command for it (made unless one
+ * exists: concurrent requests share it). Undefined row: no such escrow for that integrator.
+ */
+async function requestTransitions(db: Executor, requests: TransitionRequest[]): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
+  const rows = await db.execute<Array<Record<string, any>>>(
+    `with v as (
+       select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, integrator_id, command_id, kind, runnable, ord)
+     ), e as (
+       select v.ord, v.command_id as new_command_id, v.kind as new_kind, v.runnable, ${ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ')}
+         from v join escrow x on x.id = v.escrow_id and x.integrator_id = v.integrator_id
+        where x.id = any (?::varchar[])
+     ), c as (
+       insert into command (id, integrator_id, kind, target_id, state)
+       select e.new_command_id, e.integrator_id, e.new_kind, e.id, 'pending' from e where e.status = any (string_to_array(e.runnable, ','))
+       on conflict (target_id, kind, input_key) where state = 'pending' do nothing
+       returning id, target_id, kind
+     )
+     select e.ord, ${ESCROW_COLUMNS}, (select c.id from c where c.target_id = e.id and c.kind = e.new_kind) as command_id from e`,
+    [requests.map((r) => r.escrowId), requests.map((r) => r.integratorId), requests.map(() => newId('cmd')), requests.map((r) => r.kind),
+      requests.map((r) => r.runnable.join(',')), requests.map((r) => r.escrowId)]);
+  const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+  return requests.map((_, i) => {
+    const row = byOrd.get(i + 1);
+    return { row, commandId: row?.command_id ?? null };
+  });
+}
+
+/** One batcher per connection pool (see `requestTransitions`); the same request twice in a turn is asked once. */
+const requestBatchers = new WeakMap<object, (item: { em: EntityManager; request: TransitionRequest }) => Promise<{ row?: Record<string, any>; commandId: string | null }>>();
+
+function requestTransition(em: EntityManager, request: TransitionRequest) {
+  const pool = em.getConnection().getKnex().client as object;
+  let run = requestBatchers.get(pool);
+  if (!run) {
+    run = batched(async (items: Array<{ em: EntityManager; request: TransitionRequest }>) => {
+      const key = (r: TransitionRequest) => `${r.escrowId}\u0000${r.integratorId}\u0000${r.kind}`;
+      const distinct = [...new Map(items.map((i) => [key(i.request), i.request])).values()];
+      const answers = await requestTransitions(autocommit(items[0].em), distinct);
+      const byKey = new Map(distinct.map((r, i) => [key(r), answers[i]]));
+      return items.map((i) => byKey.get(key(i.request))!);
+    }, 256);
+    requestBatchers.set(pool, run);
+  }
+  return run({ em, request });
+}
+
 /**
  * Pay, commit or cancel (spec §4.2) as a command (DESIGN §1). A transition that already
  * happened or cannot happen is answered at once; otherwise the command row is written, its job
@@ -82,26 +139,14 @@ export async function transitionEscrow(
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = autocommit(em);
   const kind = `escrow.${transition}` as const;
-  // One statement: the caller's escrow and, when the transition can run from its state, the
-  // pending command for it (made unless one exists: concurrent requests share it).
-  const [row] = await db.execute<Array<Record<string, any>>>(
-    `with e as (
-       select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?
-     ), c as (
-       insert into command (id, integrator_id, kind, target_id, state)
-       select ?, e.integrator_id, ?, e.id, 'pending' from e where e.status = any (?::varchar[])
-       on conflict (target_id, kind, input_key) where state = 'pending' do nothing
-       returning id
-     )
-     select ${ESCROW_COLUMNS}, (select id from c) as command_id from e`,
-    [escrowId, principal.integratorId, newId('cmd'), kind, runnableFrom(transition)]);
+  const { row, commandId: made } = await requestTransition(em, { escrowId, integratorId: principal.integratorId, kind, runnable: runnableFrom(transition) });
   if (!row) throw escrowNotFound();
   const escrow = escrowFromRow(row);
   const integrator = (await integratorProfile(em, principal.integratorId)).name;
   const decision = transitionDecision(escrow.status, transition);
   if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
   if (decision === 'conflict') return stateConflict(escrow, transition, integrator);
-  const commandId: string = row.command_id ?? await submitCommand(db, { integratorId: principal.integratorId, kind, targetId: escrowId });
+  const commandId: string = made ?? await submitCommand(db, { integratorId: principal.integratorId, kind, targetId: escrowId });
   return followCommand(em, bus, commandId, kind, {
     ...opts,
     location: `/v2/escrow/${escrowId}`,

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { batched } from '../db/batch.js';
 import { createRedis } from './connection.js';
 import { QueueName, type CommandJob } from './names.js';
 
@@ -23,6 +24,15 @@ export class CommandBus {
   private readonly queue: Queue<CommandJob>;
   private events: QueueEvents | undefined;
   private readonly finished = new EventEmitter();
+  /** The jobs enqueued in a turn of the event loop go to Redis together (one round trip). */
+  private readonly add = batched(async (jobs: Array<{ commandId: string; kind: string }>) => {
+    try {
+      await this.queue.addBulk(jobs.map(({ commandId, kind }) => ({ name: QueueName.Commands, data: { commandId, kind }, opts: { ...COMMAND_JOB_OPTIONS, jobId: commandId } })));
+      return jobs.map(() => true);
+    } catch {
+      return jobs.map(() => false);
+    }
+  });
 
   constructor(private readonly redisUrl: string, private readonly prefix: string, private readonly connection: Redis = createRedis(redisUrl, 'producer')) {
     this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix });
@@ -43,13 +53,8 @@ export class CommandBus {
   }
 
   /** Enqueues a command's job; false when Redis cannot take it now (the sweeper will). */
-  async enqueue(commandId: string, kind: string): Promise<boolean> {
-    try {
-      await this.queue.add(QueueName.Commands, { commandId, kind }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
-      return true;
-    } catch {
-      return false;
-    }
+  enqueue(commandId: string, kind: string): Promise<boolean> {
+    return this.add({ commandId, kind });
   }
 
   /**
