@@ -308,13 +308,23 @@ function isContention(err: unknown): boolean {
   return isOverdraft(err) || code === '40P01' || code === '40001';
 }
 
-/** Runs escrow commands to their end; each command's result (null: no such command). */
-async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<string, CommandResult | null>> {
+/** What running a command came to: its result (null: no such command), or the error that stopped it. */
+type Outcome = CommandResult | null | Error;
+
+/**
+ * Runs escrow commands to their end; each command's outcome. A command that cannot be run (a
+ * broken row, a write the database refuses for a reason other than contention) fails alone: the
+ * others of its batch still finish.
+ */
+async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<string, Outcome>> {
   const db = autocommit(em);
-  const results = new Map<string, CommandResult | null>();
+  const results = new Map<string, Outcome>();
   let pending = [...new Set(ids)];
   for (let round = 0; pending.length; round++) {
-    if (round === MAX_ROUNDS) throw new Error(`escrow commands ${pending.join(', ')} still contended after ${MAX_ROUNDS} rounds`);
+    if (round === MAX_ROUNDS) {
+      for (const id of pending) results.set(id, new Error(`escrow command ${id} still contended after ${MAX_ROUNDS} rounds`));
+      break;
+    }
     const read = await readCommands(db, pending);
     const plans: Plan[] = [];
     const again: string[] = [];
@@ -327,7 +337,11 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
       else if (command.loaded && escrows.has(command.loaded.escrow.id)) again.push(id); // one move per escrow per write
       else {
         if (command.loaded) escrows.add(command.loaded.escrow.id);
-        plans.push(await plan(em, command, balances));
+        try {
+          plans.push(await plan(em, command, balances));
+        } catch (err) {
+          results.set(id, err instanceof Error ? err : new Error(String(err)));
+        }
       }
     }
     if (plans.length) {
@@ -347,7 +361,7 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
         } else if (isContention(err)) {
           again.push(plans[0].commandId);
         } else {
-          throw err;
+          results.set(plans[0].commandId, err instanceof Error ? err : new Error(String(err)));
         }
       }
     }
@@ -357,14 +371,15 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
 }
 
 /** One batcher per connection pool: the commands of a turn of the event loop run together. */
-const batchers = new WeakMap<object, (item: { em: EntityManager; commandId: string }) => Promise<CommandResult | null>>();
+const batchers = new WeakMap<object, (item: { em: EntityManager; commandId: string }) => Promise<Outcome>>();
 
 /**
  * Runs one escrow command to its end (the worker's job). Safe to run any number of times: a
  * finished command returns its stored result; an escrow already past the phase is answered as
- * it stands; postings are unique per escrow and phase.
+ * it stands; postings are unique per escrow and phase. Rejects when the command could not be
+ * run (its job then retries with backoff).
  */
-export function runEscrowCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+export async function runEscrowCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   const pool = em.getConnection().getKnex().client as object;
   let run = batchers.get(pool);
   if (!run) {
@@ -374,5 +389,7 @@ export function runEscrowCommand(em: EntityManager, commandId: string): Promise<
     }, 64);
     batchers.set(pool, run);
   }
-  return run({ em, commandId });
+  const outcome = await run({ em, commandId });
+  if (outcome instanceof Error) throw outcome;
+  return outcome;
 }

@@ -107,6 +107,21 @@ describe('escrow commands run in batches', () => {
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
+  it('a command that cannot be run fails alone: the others of its batch finish', async () => {
+    const client = await newClient();
+    const buyer = await party(client);
+    await fund(buyer, 'USD:fiat', 100);
+    const escrowId = await walletEscrow(client, buyer, 100);
+    const pay = await command(buyer, 'escrow.pay', escrowId);
+    // Not an escrow command: its run is an error (its job would retry), not the batch's.
+    const stray = await submitCommand(h().orm.em.fork(), { integratorId: buyer.integrator_id, kind: 'account.merge', targetId: buyer.account_id, input: { x: 1 }, inputKey: 'x' });
+    const [bad, good] = await Promise.allSettled([runEscrowCommand(h().orm.em.fork(), stray), runEscrowCommand(h().orm.em.fork(), pay)]);
+    assert.equal(bad.status, 'rejected');
+    assert.match(String((bad as PromiseRejectedResult).reason), /not an escrow command/);
+    assert.equal(good.status, 'fulfilled');
+    assert.equal(((good as PromiseFulfilledResult<any>).value.body as any).payload.status, 'ESCROWED');
+  });
+
   it('requests of several integrators in one turn: each sees only its own escrows', async () => {
     const owner = await newClient();
     const other = await newClient();
