@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { autocommit, executor, type Sql, type Write } from '../db/sql.js';
+import { autocommit, executor, type Sql } from '../db/sql.js';
 
 export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay' | 'account.merge';
 
@@ -55,16 +55,9 @@ export async function lockCommand(target: Sql, commandId: string) {
 
 /** Marks a command done with its HTTP result, in the caller's transaction. */
 export async function completeCommand(target: Sql, commandId: string, result: CommandResult): Promise<void> {
-  const { sql, params } = completeCommandWrite(commandId, result);
-  await executor(target).execute(sql, params);
-}
-
-/** The write that marks a command done, to send together with the rest of its work. */
-export function completeCommandWrite(commandId: string, result: CommandResult): Write {
-  return {
-    sql: `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
-    params: [result.status, JSON.stringify(result.body), commandId],
-  };
+  await executor(target).execute(
+    `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
+    [result.status, JSON.stringify(result.body), commandId]);
 }
 
 /** A command's result once done, else null. */

@@ -111,22 +111,3 @@ export function executor(target: Sql): Executor {
   }
   return target;
 }
-
-/** One write (a statement and its `?` parameters), to send alone or with others. */
-export interface Write {
-  sql: string;
-  params: unknown[];
-}
-
-/**
- * Several writes as one statement (one round trip): each a data-modifying CTE, in order, then
- * `last` (itself possibly a `with …` statement). All see the same snapshot and commit or fail
- * together; none may touch a row another one touches.
- */
-export function together(writes: Write[], last?: Write): Write {
-  if (!writes.length) return last ?? { sql: 'select 1', params: [] };
-  const ctes = writes.map((w, i) => `w${i} as (${w.sql})`);
-  if (!last) return { sql: `with ${ctes.join(', ')} select 1`, params: writes.flatMap((w) => w.params) };
-  const tail = /^\s*with\s/i.test(last.sql) ? `, ${last.sql.replace(/^\s*with\s/i, '')}` : ` ${last.sql}`;
-  return { sql: `with ${ctes.join(', ')}${tail}`, params: [...writes.flatMap((w) => w.params), ...last.params] };
-}

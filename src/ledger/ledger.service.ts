@@ -80,7 +80,7 @@ export async function post(target: Sql, ...postings: Posting[]): Promise<number>
  * The statement `post` runs, for callers that send it together with other writes (as CTEs
  * before it, one round trip): `with p as (…) insert into ledger_entry …`. Null for no postings.
  */
-export function postingStatement(postings: Posting[]): { sql: string; params: unknown[] } | null {
+function postingStatement(postings: Posting[]): { sql: string; params: unknown[] } | null {
   const ids = postings.map(() => newId('pst'));
   postings.forEach((posting) => {
     const problems = postingProblems(posting.entries);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../ids.js';
 import { OutboxEvent } from './outbox.entity.js';
-import type { Executor, Write } from '../db/sql.js';
+import type { Executor } from '../db/sql.js';
 
 import type { EventName } from './webhook.rules.js';
 
@@ -17,12 +17,7 @@ export function recordEvent(em: EntityManager, integratorId: string, eventName: 
 
 /** The same, as an INSERT on an Executor (a worker's plain-SQL transaction). */
 export async function insertEvent(db: Executor, integratorId: string, eventName: EventName, message: Record<string, unknown>): Promise<string> {
-  const { sql, params } = eventWrite(integratorId, eventName, message);
-  await db.execute(sql, params);
-  return params[0] as string;
-}
-
-/** The INSERT of an event, to send together with the writes it reports. */
-export function eventWrite(integratorId: string, eventName: EventName, message: Record<string, unknown>): Write {
-  return { sql: 'insert into outbox (id, integrator_id, event_name, message) values (?, ?, ?, ?::jsonb)', params: [newId('evt'), integratorId, eventName, JSON.stringify(message)] };
+  const id = newId('evt');
+  await db.execute('insert into outbox (id, integrator_id, event_name, message) values (?, ?, ?, ?::jsonb)', [id, integratorId, eventName, JSON.stringify(message)]);
+  return id;
 }

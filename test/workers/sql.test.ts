@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { autocommit, inTransaction, together } from '../../src/db/sql.js';
+import { autocommit } from '../../src/db/sql.js';
 import { ensureDemoClient } from '../../src/runtime/demo-client.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,18 +21,6 @@ describe('plain SQL on pooled connections', () => {
     assert.ok(after.every(([row]) => 'extra' in row), 'the new column is read');
     assert.ok((await named()).every(([row]) => row.id === 1), 'a statement naming its columns keeps its prepared plan');
     await db.execute('drop table sql_test_shape');
-  });
-
-  it('sends several writes as one statement that commits or fails whole', async () => {
-    const db = autocommit(h().orm.em.fork());
-    await db.execute('create table if not exists sql_test_together (id int primary key)');
-    const w = together([{ sql: 'insert into sql_test_together values (?)', params: [1] }, { sql: 'insert into sql_test_together values (?)', params: [2] }]);
-    await db.execute(w.sql, w.params);
-    const bad = together([{ sql: 'insert into sql_test_together values (?)', params: [3] }], { sql: 'insert into sql_test_together values (?)', params: [1] });
-    await assert.rejects(inTransaction(h().orm.em.fork(), (tx) => tx.execute(bad.sql, bad.params)));
-    const rows = await db.execute<Array<{ id: number }>>('select id from sql_test_together order by id');
-    assert.deepEqual(rows.map((r) => r.id), [1, 2], 'the failed statement left nothing');
-    await db.execute('drop table sql_test_together');
   });
 });
 
