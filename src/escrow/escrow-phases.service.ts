@@ -236,7 +236,6 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
   const invoices = moves.flatMap((m) => (m.invoice ? [{ escrowId: m.escrowId, at: m.at, ...m.invoice }] : []));
   const made = moves.flatMap((m) => (m.phaseInvoice ? [m.phaseInvoice] : []));
   const events = moves.flatMap((m) => m.events.map((e) => ({ escrowId: m.escrowId, ...e })));
-  const col = <T, V>(rows: T[], pick: (row: T) => V) => rows.map(pick);
   const rows = await db.execute<Array<{ id: string }>>(
     `with g as (
        update escrow e set status = v.next, commit_invoice_id = v.commit_invoice_id, cancel_invoice_id = v.cancel_invoice_id, updated_at = v.at
@@ -284,21 +283,21 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
      )
      select id from done`,
     [
-      col(moves, (m) => m.escrowId), col(moves, (m) => m.from), col(moves, (m) => m.to), col(moves, (m) => m.commitInvoiceId),
-      col(moves, (m) => m.cancelInvoiceId), col(moves, (m) => m.at.toISOString()), col(moves, (m) => m.escrowId),
-      col(invoices, (i) => i.escrowId), col(invoices, (i) => i.id), col(invoices, (i) => i.state), col(invoices, (i) => i.failureReason),
-      col(invoices, (i) => i.at.toISOString()), col(invoices, (i) => i.id),
-      col(made, (i) => i.id), col(made, (i) => i.integratorId), col(made, (i) => i.accountId), col(made, (i) => i.escrowId), col(made, (i) => i.invoiceType),
-      col(made, (i) => i.referenceType), col(made, (i) => i.referenceId), col(made, (i) => i.description), col(made, (i) => JSON.stringify(i.metadata)),
-      col(made, (i) => i.currency), col(made, (i) => String(i.totalAmount)), col(made, (i) => JSON.stringify(i.paymentMethods)),
-      col(made, (i) => JSON.stringify(i.lineItems)), col(made, (i) => i.createdAt.toISOString()),
-      col(events, (e) => e.escrowId), col(events, () => newId('evt')), col(events, (e) => e.integratorId), col(events, (e) => e.name),
-      col(events, (e) => JSON.stringify(e.message)),
-      col(plans, (p) => p.commandId), col(plans, (p) => p.move?.escrowId ?? null), col(plans, (p) => p.result.status),
-      col(plans, (p) => JSON.stringify(p.result.body)), col(plans, (p) => p.commandId),
-      col(postings, (p) => p.escrowId), col(postings, (p) => p.id), col(postings, (p) => p.posting.integratorId), col(postings, (p) => p.posting.reference),
-      col(postings, (p) => p.posting.description.slice(0, 200)),
-      col(entries, (e) => e.postingId), col(entries, (e) => e.account), col(entries, (e) => e.currency), col(entries, (e) => String(e.amount)),
+      moves.map((m) => m.escrowId), moves.map((m) => m.from), moves.map((m) => m.to), moves.map((m) => m.commitInvoiceId),
+      moves.map((m) => m.cancelInvoiceId), moves.map((m) => m.at.toISOString()), moves.map((m) => m.escrowId),
+      invoices.map((i) => i.escrowId), invoices.map((i) => i.id), invoices.map((i) => i.state), invoices.map((i) => i.failureReason),
+      invoices.map((i) => i.at.toISOString()), invoices.map((i) => i.id),
+      made.map((i) => i.id), made.map((i) => i.integratorId), made.map((i) => i.accountId), made.map((i) => i.escrowId), made.map((i) => i.invoiceType),
+      made.map((i) => i.referenceType), made.map((i) => i.referenceId), made.map((i) => i.description), made.map((i) => JSON.stringify(i.metadata)),
+      made.map((i) => i.currency), made.map((i) => String(i.totalAmount)), made.map((i) => JSON.stringify(i.paymentMethods)),
+      made.map((i) => JSON.stringify(i.lineItems)), made.map((i) => i.createdAt.toISOString()),
+      events.map((e) => e.escrowId), events.map(() => newId('evt')), events.map((e) => e.integratorId), events.map((e) => e.name),
+      events.map((e) => JSON.stringify(e.message)),
+      plans.map((p) => p.commandId), plans.map((p) => p.move?.escrowId ?? null), plans.map((p) => p.result.status),
+      plans.map((p) => JSON.stringify(p.result.body)), plans.map((p) => p.commandId),
+      postings.map((p) => p.escrowId), postings.map((p) => p.id), postings.map((p) => p.posting.integratorId), postings.map((p) => p.posting.reference),
+      postings.map((p) => p.posting.description.slice(0, 200)),
+      entries.map((e) => e.postingId), entries.map((e) => e.account), entries.map((e) => e.currency), entries.map((e) => String(e.amount)),
     ]);
   return new Set(rows.map((r) => r.id));
 }

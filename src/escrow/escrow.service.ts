@@ -22,6 +22,9 @@ const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not f
 const ESCROW_COLUMNS = `id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, commit_invoice_id, cancel_invoice_id,
   metadata, created_at, updated_at`;
 
+/** The same columns of an escrow aliased `x`. */
+const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ');
+
 /** Creates an OPEN escrow and its escrow invoice (spec §3.1: 201, `escrow_invoice_id` set). */
 export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
   const prepared = await preparePurchase(em, principal, input);
@@ -85,7 +88,7 @@ async function requestTransitions(db: Executor, requests: TransitionRequest[]): 
     `with v as (
        select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, integrator_id, command_id, kind, runnable, ord)
      ), e as (
-       select v.ord, v.command_id as new_command_id, v.kind as new_kind, v.runnable, ${ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ')}
+       select v.ord, v.command_id as new_command_id, v.kind as new_kind, v.runnable, ${ESCROW_COLUMNS_OF_X}
          from v join escrow x on x.id = v.escrow_id and x.integrator_id = v.integrator_id
         where x.id = any (?::varchar[])
      ), c as (
