@@ -53,7 +53,7 @@ export interface RunningWorkers {
 
 function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus): Record<QueueName, Processor> {
   return {
-    [QueueName.Commands]: commandsProcessor(deps.orm),
+    [QueueName.Commands]: commandsProcessor(deps.orm, bus),
     [QueueName.Maintenance]: maintenanceProcessor(deps.orm, bus, webhookBus, {
       commandSweepAfterMs: deps.commandSweepAfterMs, deliverySweepAfterMs: deps.deliverySweepAfterMs ?? deps.commandSweepAfterMs,
     }),

@@ -75,12 +75,6 @@ export async function stalledCommands(em: EntityManager, olderThanMs: number): P
     [olderThanMs]);
 }
 
-/** A job's return value when it is a command result (what the processor returns), else null. */
-function asCommandResult(value: unknown): CommandResult | null {
-  const v = value as { status?: unknown; body?: unknown } | null;
-  return v && typeof v === 'object' && typeof v.status === 'number' && 'body' in v ? { status: v.status, body: v.body } : null;
-}
-
 /**
  * Submits a command, enqueues its job and answers as DESIGN §1 says: the command's result when
  * it finishes within `syncWaitMs`; otherwise — or at once with `respondAsync` — 202 with the
@@ -108,11 +102,11 @@ export async function followCommand(
   em: EntityManager, bus: CommandBus, commandId: string, kind: CommandKind, opts: FollowOptions,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = autocommit(em);
+  // Waiting starts before the job exists, so its worker cannot finish before anyone listens.
+  const result = opts.respondAsync ? null : bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId));
   await bus.enqueue(commandId, kind);
-  if (!opts.respondAsync) {
-    const result = await bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId), asCommandResult);
-    if (result) return { ...result, headers: { 'X-Command-Id': commandId } };
-  }
+  const done = await result;
+  if (done) return { ...done, headers: { 'X-Command-Id': commandId } };
   const location = typeof opts.location === 'string' ? opts.location : opts.location(commandId);
   return { status: 202, body: await opts.current(commandId), headers: { Location: location, 'X-Command-Id': commandId } };
 }

@@ -1,14 +1,18 @@
 /**
  * The producer side of commands: enqueue a command's job (jobId = command id, so enqueuing
- * twice is harmless) and wait for it to finish. Waiting listens to BullMQ's completion events
- * and also polls the command row — the row, not Redis, says when a command is done.
+ * twice is harmless) and wait for it to finish. A worker that finishes a command tells the
+ * request waiting for it: directly when that request waits in the same process (no message at
+ * all), else with one Redis PUBLISH per turn of the event loop to every web process. Waiting
+ * also polls the command row — the row, not Redis, says when a command is done — so a lost
+ * message only delays an answer.
  */
 import { EventEmitter } from 'node:events';
-import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { batched } from '../db/batch.js';
 import { createRedis } from './connection.js';
 import { QueueName, type CommandJob } from './names.js';
+import type { CommandResult } from '../commands/command.service.js';
 
 /** Retries with backoff: a job that fails (a crash, a lost connection) runs again. */
 export const COMMAND_JOB_OPTIONS: JobsOptions = {
@@ -20,10 +24,14 @@ export const COMMAND_JOB_OPTIONS: JobsOptions = {
 
 const POLL_MS = 200;
 
+/** The requests of this process waiting for commands, keyed by queue prefix and command id; shared by every bus of the process. */
+const waiting = new EventEmitter().setMaxListeners(0);
+
 export class CommandBus {
   private readonly queue: Queue<CommandJob>;
-  private events: QueueEvents | undefined;
-  private readonly finished = new EventEmitter();
+  private subscriber: Redis | undefined;
+  /** Where workers announce finished commands that no request of their own process waits for. */
+  private readonly channel: string;
   /** The jobs enqueued in a turn of the event loop go to Redis together (one round trip). */
   private readonly add = batched(async (jobs: Array<{ commandId: string; kind: string }>) => {
     try {
@@ -33,23 +41,55 @@ export class CommandBus {
       return jobs.map(() => false);
     }
   });
+  /** The commands finished in a turn of the event loop are announced together (one PUBLISH). */
+  private readonly announce = batched(async (done: Array<{ id: string; status: number; body: unknown }>) => {
+    await this.connection.publish(this.channel, JSON.stringify(done)).catch(() => undefined);
+    return done.map(() => undefined);
+  });
 
-  constructor(private readonly redisUrl: string, private readonly prefix: string, private readonly connection: Redis = createRedis(redisUrl, 'producer')) {
+  /** Whether `close()` closes the connection (the bus made it). */
+  private readonly ownsConnection: boolean;
+  private readonly connection: Redis;
+
+  constructor(private readonly redisUrl: string, private readonly prefix: string, connection?: Redis) {
+    this.ownsConnection = !connection;
+    this.connection = connection ?? createRedis(redisUrl, 'producer');
     this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix });
-    this.finished.setMaxListeners(0);
+    this.channel = `${prefix}:${QueueName.Commands}:finished`;
+  }
+
+  private key(commandId: string): string {
+    return `${this.prefix} ${commandId}`;
   }
 
   /**
-   * Starts reading completion events (a blocking connection that parses every event of the
-   * queue): only processes that wait for commands — web processes — do; `waitFor` starts it too.
+   * Starts hearing commands finished by workers of other processes (a subscriber connection):
+   * only processes that wait for commands — web processes — do; `waitFor` starts it too.
    */
   listen(): void {
-    if (this.events) return;
-    this.events = new QueueEvents(QueueName.Commands, { connection: createRedis(this.redisUrl, 'worker'), prefix: this.prefix });
-    this.events.setMaxListeners(0);
-    this.events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => this.finished.emit(jobId, returnvalue));
-    this.events.on('failed', ({ jobId }: { jobId: string }) => this.finished.emit(jobId, undefined));
-    this.events.on('error', () => {});
+    if (this.subscriber) return;
+    this.subscriber = createRedis(this.redisUrl, 'worker');
+    this.subscriber.on('error', () => {});
+    this.subscriber.on('message', (_channel: string, message: string) => {
+      let done: Array<{ id: string; status: number; body: unknown }>;
+      try {
+        done = JSON.parse(message);
+      } catch {
+        return;
+      }
+      for (const { id, status, body } of Array.isArray(done) ? done : []) waiting.emit(this.key(id), { status, body });
+    });
+    void this.subscriber.subscribe(this.channel).catch(() => undefined);
+  }
+
+  /**
+   * A worker finished a command (its row is done): wakes the request of this process waiting
+   * for it, or else tells the other processes.
+   */
+  finished(commandId: string, result: CommandResult): void {
+    const key = this.key(commandId);
+    if (waiting.listenerCount(key) > 0) waiting.emit(key, result);
+    else void this.announce({ id: commandId, status: result.status, body: result.body });
   }
 
   /** Enqueues a command's job; false when Redis cannot take it now (the sweeper will). */
@@ -72,59 +112,48 @@ export class CommandBus {
   }
 
   /**
-   * Resolves with the job's result when its completion event carries one that `accept` takes,
-   * else with what `probe()` finds (checked when the job finishes, every 200 ms, and once more
-   * at `timeoutMs`), or null when it still finds nothing then.
+   * Resolves with the command's result when its worker announces it, else with what `probe()`
+   * finds (every 200 ms, and once more at `timeoutMs`), or null when it still finds nothing then.
+   * Call it before enqueuing the job: a result announced before anyone waits is not kept.
    */
-  async waitFor<T>(commandId: string, timeoutMs: number, probe: () => Promise<T | null>, accept: (value: unknown) => T | null = () => null): Promise<T | null> {
+  async waitFor(commandId: string, timeoutMs: number, probe: () => Promise<CommandResult | null>): Promise<CommandResult | null> {
     if (timeoutMs <= 0) return probe();
     this.listen();
-    return new Promise<T | null>((resolve) => {
+    const key = this.key(commandId);
+    return new Promise<CommandResult | null>((resolve) => {
       let settled = false;
       let checking = false;
-      let again = false;
-      const finish = (value: T | null) => {
+      const finish = (value: CommandResult | null) => {
         if (settled) return;
         settled = true;
         clearInterval(poll);
         clearTimeout(timer);
-        this.finished.off(commandId, onFinished);
+        waiting.off(key, finish);
         resolve(value);
       };
-      // One check at a time; a signal that arrives during a check runs another right after it.
+      // One look at a time.
       const check = () => {
-        if (settled) return;
-        if (checking) {
-          again = true;
-          return;
-        }
+        if (settled || checking) return;
         checking = true;
-        again = false;
         probe().then((value) => {
           checking = false;
           if (value !== null) finish(value);
-          else if (again) check();
         }, () => {
           checking = false;
-          if (again) check();
         });
       };
       const poll = setInterval(check, POLL_MS);
       const timer = setTimeout(() => {
         probe().then(finish, () => finish(null));
       }, timeoutMs);
-      const onFinished = (value: unknown) => {
-        const result = accept(value);
-        if (result !== null) finish(result);
-        else check();
-      };
-      // No look before the completion event (or the first poll): a job is never done that fast.
-      this.finished.on(commandId, onFinished);
+      // No look before the announcement (or the first poll): a job is never done that fast.
+      waiting.on(key, finish);
     });
   }
 
   async close(): Promise<void> {
-    await this.events?.close();
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
     await this.queue.close();
+    if (this.ownsConnection) await this.connection.quit().catch(() => this.connection.disconnect());
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Redis connections for BullMQ. Workers (and QueueEvents) block on Redis, so their
+ * Redis connections for BullMQ. Workers (and subscribers) block on Redis, so their
  * connections must retry forever (`maxRetriesPerRequest: null`); producers fail fast instead,
  * so an HTTP request does not hang long on a Redis outage. Redis must run with
  * `maxmemory-policy noeviction`: an evicted queue key is a lost job.
