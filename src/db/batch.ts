@@ -25,3 +25,25 @@ export function batched<I, O>(run: (items: I[]) => Promise<O[]>, maxBatch = 256)
     }
   });
 }
+
+/** What `batchedPerPool` needs of an EntityManager: its connection pool. */
+interface PooledEm {
+  getConnection(): { getKnex(): { client: unknown } };
+}
+
+/**
+ * `batched`, with one batcher per connection pool (per ORM): calls made in the same turn on
+ * the same database run together; `run` gets the EntityManager of the first of them.
+ */
+export function batchedPerPool<E extends PooledEm, I, O>(run: (em: E, items: I[]) => Promise<O[]>, maxBatch?: number): (em: E, item: I) => Promise<O> {
+  const batchers = new WeakMap<object, (call: { em: E; item: I }) => Promise<O>>();
+  return (em, item) => {
+    const pool = em.getConnection().getKnex().client as object;
+    let batcher = batchers.get(pool);
+    if (!batcher) {
+      batcher = batched((calls: Array<{ em: E; item: I }>) => run(calls[0].em, calls.map((c) => c.item)), maxBatch);
+      batchers.set(pool, batcher);
+    }
+    return batcher({ em, item });
+  };
+}

@@ -21,7 +21,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorProfile } from '../auth/auth.service.js';
 import type { CommandKind, CommandResult } from '../commands/command.service.js';
-import { batched } from '../db/batch.js';
+import { batchedPerPool } from '../db/batch.js';
 import { autocommit, type Executor } from '../db/sql.js';
 import { failure, success } from '../http/envelope.js';
 import { newId } from '../ids.js';
@@ -370,8 +370,11 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
   return results;
 }
 
-/** One batcher per connection pool: the commands of a turn of the event loop run together. */
-const batchers = new WeakMap<object, (item: { em: EntityManager; commandId: string }) => Promise<Outcome>>();
+/** The commands of a turn of the event loop run together (one batch per connection pool). */
+const runBatched = batchedPerPool(async (em: EntityManager, commandIds: string[]): Promise<Outcome[]> => {
+  const results = await runEscrowCommands(em, commandIds);
+  return commandIds.map((id) => results.get(id) ?? null);
+}, 64);
 
 /**
  * Runs one escrow command to its end (the worker's job). Safe to run any number of times: a
@@ -380,16 +383,7 @@ const batchers = new WeakMap<object, (item: { em: EntityManager; commandId: stri
  * run (its job then retries with backoff).
  */
 export async function runEscrowCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  const pool = em.getConnection().getKnex().client as object;
-  let run = batchers.get(pool);
-  if (!run) {
-    run = batched(async (items: Array<{ em: EntityManager; commandId: string }>) => {
-      const results = await runEscrowCommands(items[0].em, items.map((i) => i.commandId));
-      return items.map((i) => results.get(i.commandId) ?? null);
-    }, 64);
-    batchers.set(pool, run);
-  }
-  const outcome = await run({ em, commandId });
+  const outcome = await runBatched(em, commandId);
   if (outcome instanceof Error) throw outcome;
   return outcome;
 }

@@ -9,8 +9,8 @@ import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { escrowFromRow, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
 import { autocommit, type Executor } from '../db/sql.js';
-import { batched } from '../db/batch.js';
-import { invoiceInsert, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
+import { batchedPerPool } from '../db/batch.js';
+import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
 import { followCommand, submitCommand, type CommandResult } from '../commands/command.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
@@ -24,6 +24,52 @@ const ESCROW_COLUMNS = `id, integrator_id, account_id, status, currency, total_a
 
 /** The same columns of an escrow aliased `x`. */
 const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ');
+
+/** The columns of a new escrow and its escrow invoice, as `insertEscrows` reads them from JSON. */
+const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
+  ['id', 'text'], ['integrator_id', 'text'], ['account_id', 'text'], ['escrow_id', 'text'], ['invoice_type', 'text'], ['reference_type', 'text'],
+  ['reference_id', 'text'], ['description', 'text'], ['metadata', 'jsonb'], ['currency', 'text'], ['total_amount', 'bigint'],
+  ['payment_methods', 'jsonb'], ['line_items', 'jsonb'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+];
+
+/**
+ * Writes OPEN escrows with their escrow invoices (which point at each other) in one statement.
+ * An escrow's row is its invoice's: same buyer, currency, total, references and times.
+ */
+async function insertEscrows(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
+  const names = NEW_ESCROW_COLUMNS.map(([name]) => name).join(', ');
+  await db.execute(
+    `with v as (select ${names} from jsonb_to_recordset(?::jsonb) as v (${NEW_ESCROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})),
+     invoices as (
+       insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
+       select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
+              metadata, currency, total_amount, null, payment_methods, line_items, created_at, updated_at from v)
+     insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
+                         description, metadata, created_at, updated_at)
+     select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
+            description, metadata, created_at, updated_at from v`,
+    [JSON.stringify(invoices.map((i) => ({
+      id: i.id, integrator_id: i.integratorId, account_id: i.accountId, escrow_id: i.escrowId, invoice_type: i.invoiceType, reference_type: i.referenceType,
+      reference_id: i.referenceId, description: i.description, metadata: i.metadata, currency: i.currency, total_amount: i.totalAmount,
+      payment_methods: i.paymentMethods, line_items: i.lineItems, created_at: i.createdAt, updated_at: i.updatedAt,
+    })))]);
+}
+
+/**
+ * The escrows created in a turn of the event loop are written by one statement; when it fails,
+ * each is written alone, so one that cannot be written fails alone.
+ */
+const insertEscrow = batchedPerPool(async (em: EntityManager, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<Array<Error | null>> => {
+  const db = autocommit(em);
+  try {
+    await insertEscrows(db, invoices);
+    return invoices.map(() => null);
+  } catch (err) {
+    if (invoices.length === 1) return [err as Error];
+    return Promise.all(invoices.map((one) => insertEscrows(db, [one]).then(() => null, (e: unknown) => e as Error)));
+  }
+});
 
 /** Creates an OPEN escrow and its escrow invoice (spec §3.1: 201, `escrow_invoice_id` set). */
 export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
@@ -44,15 +90,8 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
     createdAt: invoice.createdAt,
     updatedAt: invoice.updatedAt,
   };
-  // The escrow and its invoice point at each other: both in one statement (one transaction).
-  const insert = invoiceInsert(invoice);
-  await autocommit(em).execute(
-    `with invoice as (${insert.sql})
-     insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
-                         description, metadata, created_at, updated_at)
-     values (?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
-    [...insert.params, escrow.id, escrow.integratorId, escrow.accountId, escrow.currency, escrow.totalAmount, invoice.id, invoice.referenceType,
-      invoice.referenceId, invoice.description, JSON.stringify(escrow.metadata), escrow.createdAt, escrow.updatedAt]);
+  const stored = await insertEscrow(em, invoice);
+  if (stored instanceof Error) throw stored;
   return escrowView(escrow);
 }
 
@@ -107,24 +146,14 @@ async function requestTransitions(db: Executor, requests: TransitionRequest[]): 
   });
 }
 
-/** One batcher per connection pool (see `requestTransitions`); the same request twice in a turn is asked once. */
-const requestBatchers = new WeakMap<object, (item: { em: EntityManager; request: TransitionRequest }) => Promise<{ row?: Record<string, any>; commandId: string | null }>>();
-
-function requestTransition(em: EntityManager, request: TransitionRequest) {
-  const pool = em.getConnection().getKnex().client as object;
-  let run = requestBatchers.get(pool);
-  if (!run) {
-    run = batched(async (items: Array<{ em: EntityManager; request: TransitionRequest }>) => {
-      const key = (r: TransitionRequest) => `${r.escrowId}\u0000${r.integratorId}\u0000${r.kind}`;
-      const distinct = [...new Map(items.map((i) => [key(i.request), i.request])).values()];
-      const answers = await requestTransitions(autocommit(items[0].em), distinct);
-      const byKey = new Map(distinct.map((r, i) => [key(r), answers[i]]));
-      return items.map((i) => byKey.get(key(i.request))!);
-    }, 256);
-    requestBatchers.set(pool, run);
-  }
-  return run({ em, request });
-}
+/** The requests of a turn run as one statement (see `requestTransitions`); the same request twice in a turn is asked once. */
+const requestTransition = batchedPerPool(async (em: EntityManager, requests: TransitionRequest[]) => {
+  const key = (r: TransitionRequest) => `${r.escrowId}\u0000${r.integratorId}\u0000${r.kind}`;
+  const distinct = [...new Map(requests.map((r) => [key(r), r])).values()];
+  const answers = await requestTransitions(autocommit(em), distinct);
+  const byKey = new Map(distinct.map((r, i) => [key(r), answers[i]]));
+  return requests.map((r) => byKey.get(key(r))!);
+}, 256);
 
 /**
  * Pay, commit or cancel (spec §4.2) as a command (DESIGN §1). A transition that already

@@ -7,7 +7,8 @@ import { AppError, addFieldError, fieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { runCommand, type CommandResult } from '../commands/command.service.js';
-import { autocommit, type Executor } from '../db/sql.js';
+import { autocommit } from '../db/sql.js';
+import { batchedPerPool } from '../db/batch.js';
 import { blockedError, transactionBlockedSql } from '../blocks/block.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../http/envelope.js';
@@ -39,24 +40,45 @@ interface PurchaseFacts {
   wallets: Array<{ id: string; kind: string; account_id: string | null; owner_blocked: boolean }>;
 }
 
+interface FactsQuery {
+  account_id: string;
+  integrator_id: string;
+  currency: string;
+  methods: string[];
+  wallets: string[];
+}
+
 /**
- * Everything a purchase names, read in one statement: the buyer (and whether a block stops it
- * buying), its payment methods among those named, and the named wallets of the purchase's
- * currency (with their owners and whether a block stops them selling).
+ * Everything a purchase names: the buyer (and whether a block stops it buying), its payment
+ * methods among those named, and the named wallets of the purchase's currency (with their
+ * owners and whether a block stops them selling). The purchases of a turn of the event loop
+ * are read in one statement.
  */
-async function purchaseFacts(db: Executor, principal: Principal, input: PurchaseInput): Promise<PurchaseFacts> {
-  const wallets = input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean);
-  const [row] = await db.execute<PurchaseFacts[]>(
-    `select (select json_build_object('blocked', ${transactionBlockedSql('a.id')}) from account a where a.id = ? and a.integrator_id = ?) as buyer,
+const purchaseFacts = batchedPerPool(async (em: EntityManager, queries: FactsQuery[]): Promise<PurchaseFacts[]> => {
+  const rows = await autocommit(em).execute<Array<PurchaseFacts & { n: number }>>(
+    `select q.n,
+            (select json_build_object('blocked', ${transactionBlockedSql('a.id')}) from account a where a.id = q.account_id and a.integrator_id = q.integrator_id) as buyer,
             coalesce((select json_agg(json_build_object('id', id, 'provider', provider, 'processing_currency', processing_currency))
-                        from payment_method where account_id = ? and pm_state = 'active' and id = any (?::varchar[])), '[]') as methods,
+                        from payment_method where account_id = q.account_id and pm_state = 'active'
+                         and id = any (array(select jsonb_array_elements_text(q.methods)))), '[]') as methods,
             coalesce((select json_agg(json_build_object('id', la.id, 'kind', la.kind, 'account_id', pm.account_id, 'owner_blocked', ${transactionBlockedSql('pm.account_id')}))
                         from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
-                       where la.integrator_id = ? and la.currency = ? and la.kind in ('user_wallet', 'publisher_wallet')
-                         and la.id = any (?::varchar[])), '[]') as wallets`,
-    [input.account_id, principal.integratorId, input.account_id, input.payment_methods.map((pm) => pm.payment_method_id),
-      principal.integratorId, input.line_items[0]?.currency ?? '', wallets]);
-  return row;
+                       where la.integrator_id = q.integrator_id and la.currency = q.currency and la.kind in ('user_wallet', 'publisher_wallet')
+                         and la.id = any (array(select jsonb_array_elements_text(q.wallets)))), '[]') as wallets
+       from jsonb_to_recordset(?::jsonb) as q (n int, account_id text, integrator_id text, currency text, methods jsonb, wallets jsonb)`,
+    [JSON.stringify(queries.map((q, n) => ({ n, ...q })))]);
+  const byN = new Map(rows.map((r) => [r.n, r]));
+  return queries.map((_, n) => byN.get(n)!);
+});
+
+function factsQuery(principal: Principal, input: PurchaseInput): FactsQuery {
+  return {
+    account_id: input.account_id,
+    integrator_id: principal.integratorId,
+    currency: input.line_items[0]?.currency ?? '',
+    methods: input.payment_methods.map((pm) => pm.payment_method_id),
+    wallets: input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean),
+  };
 }
 
 /** Checks the request against the caller's data; throws 400 naming every bad field. */
@@ -103,7 +125,7 @@ export interface PreparedPurchase {
 
 /** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
 export async function preparePurchase(em: EntityManager, principal: Principal, input: PurchaseInput): Promise<PreparedPurchase> {
-  const facts = await purchaseFacts(autocommit(em), principal, input);
+  const facts = await purchaseFacts(em, factsQuery(principal, input));
   if (!facts.buyer) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
   if (facts.buyer.blocked) throw blockedError(input.account_id);
   const planned = planMoney(input.line_items, input.payment_methods);
@@ -184,17 +206,4 @@ export async function payInvoice(
     location: `/v2/invoice/${invoiceId}`,
     current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
   });
-}
-
-/** Inserts an invoice row built by purchaseInvoice() on an Executor. */
-/** The INSERT of a new invoice row, to run alone or inside a larger statement. */
-export function invoiceInsert(row: ReturnType<typeof purchaseInvoice>): { sql: string; params: unknown[] } {
-  return {
-    sql: `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
-                          metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, null, ?::jsonb, ?::jsonb, ?, ?)`,
-    params: [row.id, row.integratorId, row.accountId, row.escrowId, row.invoiceType, row.state, row.referenceType, row.referenceId, row.description,
-      JSON.stringify(row.metadata), row.currency, row.totalAmount, JSON.stringify(row.paymentMethods), JSON.stringify(row.lineItems),
-      row.createdAt, row.updatedAt],
-  };
 }
