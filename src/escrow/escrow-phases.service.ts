@@ -219,8 +219,8 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
  * Every plan's writes in one statement (fixed text, arrays as parameters, so it is prepared
  * once; each row is also found by `id = any (…)`, so the planner looks it up by its key rather
  * than scanning the table to join the arrays). Each escrow moves only from the state it was
- * read in; what goes with a move is written only when it happened. Ledger entries go in account
- * order (the order their balance rows are locked at commit). Returns the commands whose result
+ * read in; what goes with a move is written only when it happened. The balance trigger updates
+ * each account the entries touch once, in account order. Returns the commands whose result
  * was stored.
  */
 async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {

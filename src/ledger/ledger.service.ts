@@ -56,7 +56,7 @@ export interface Posting {
   entries: EntryInput[];
 }
 
-/** True for the database refusing a balance below zero (raised when the transaction commits). */
+/** True for the database refusing a balance below zero (raised by the statement that writes the entries). */
 export function isOverdraft(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
   return e?.code === '23514' && (e.constraint === 'ledger_account_no_overdraft' || /ledger_account_no_overdraft/.test(e.message ?? ''));
@@ -65,9 +65,9 @@ export function isOverdraft(err: unknown): boolean {
 /**
  * Posts balanced sets of entries in the caller's transaction; returns how many were new (a
  * posting whose reference exists moves nothing again). Balances change, and the no-overdraft
- * rule is enforced, when the transaction commits: callers that may charge too much check the
- * balance first, under a row lock. All entries go in one statement ordered by account, so
- * transactions lock the accounts they share in the same order.
+ * rule is enforced, at the end of that statement (one update per account, in account order, so
+ * transactions lock the accounts they share in the same order): callers that may charge too
+ * much check the balance first, under a row lock.
  */
 export async function post(target: Sql, ...postings: Posting[]): Promise<number> {
   const statement = postingStatement(postings);

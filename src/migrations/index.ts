@@ -6,6 +6,7 @@ import { Migration20261126020000Commands } from './Migration20261126020000Comman
 import { Migration20261126030000DeferredBalances } from './Migration20261126030000DeferredBalances.js';
 import { Migration20261126040000Blocks } from './Migration20261126040000Blocks.js';
 import { Migration20261126050000Webhooks } from './Migration20261126050000Webhooks.js';
+import { Migration20261126060000BalancesPerStatement } from './Migration20261126060000BalancesPerStatement.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126030000DeferredBalances', class: Migration20261126030000DeferredBalances },
   { name: 'Migration20261126040000Blocks', class: Migration20261126040000Blocks },
   { name: 'Migration20261126050000Webhooks', class: Migration20261126050000Webhooks },
+  { name: 'Migration20261126060000BalancesPerStatement', class: Migration20261126060000BalancesPerStatement },
 ];
