@@ -66,7 +66,7 @@ describe('ledger', () => {
     assert.equal((await balances(h().orm.em.fork(), [wallet])).get(wallet)! - before.get(wallet)!, 7);
   });
 
-  it('the database refuses to take a wallet below zero (at commit) and posts nothing', async () => {
+  it('the database refuses to take a wallet below zero (the statement writing the entries fails) and posts nothing', async () => {
     const before = await balances(h().orm.em.fork(), [wallet]);
     const reference = unique('over-');
     await assert.rejects(
@@ -76,6 +76,22 @@ describe('ledger', () => {
     assert.deepEqual(await balances(h().orm.em.fork(), [wallet]), before);
     const [posting] = await h().orm.em.fork().execute('select 1 from ledger_posting where reference = ?', [reference]);
     assert.equal(posting, undefined);
+  });
+
+  it('several postings in one statement change a balance by their sum, and are refused together when the sum overdraws', async () => {
+    const start = (await balances(h().orm.em.fork(), [wallet])).get(wallet)!;
+    // In, out, in again — one statement: the wallet moves by the sum.
+    await h().orm.em.fork().transactional((tx) => post(tx, move(unique('sum-'), 500), move(unique('sum-'), 300, wallet, clearing), move(unique('sum-'), 20)));
+    assert.equal((await balances(h().orm.em.fork(), [wallet])).get(wallet)! - start, 220);
+    // Two spends that fit one at a time but not together.
+    const now = start + 220;
+    const refs = [unique('both-'), unique('both-')];
+    await assert.rejects(
+      h().orm.em.fork().transactional((tx) => post(tx, move(refs[0], now - 1, wallet, clearing), move(refs[1], 2, wallet, clearing))),
+      (err: unknown) => isOverdraft(err),
+    );
+    assert.equal((await balances(h().orm.em.fork(), [wallet])).get(wallet)!, now);
+    assert.deepEqual(await h().orm.em.fork().execute('select 1 from ledger_posting where reference in (?, ?)', refs), []);
   });
 
   it('lets only the token issuance account go below zero', async () => {
