@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { benchChild, benchServices, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
+import { benchChild, benchServices, cpuPerUnit, cpuSample, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
 
 const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -181,9 +181,13 @@ async function main(): Promise<void> {
     };
     // Warm-up, not timed (JIT, every pooled connection preparing its statements), as the baseline gets.
     await lifecycles(WARMUP, false);
+    const processes = { Holdfast: server.pid, 'Holdfast workers': split?.child.pid, 'load generator': process.pid };
+    const cpuBefore = await cpuSample(processes);
     const started = performance.now();
     await lifecycles(N, true);
     const seconds = (performance.now() - started) / 1000;
+    const order = ['Holdfast', 'Holdfast workers', 'PostgreSQL', 'Redis', 'load generator'];
+    const cpu = cpuPerUnit(cpuBefore, await cpuSample(processes), N).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
     const rate = N / seconds;
     const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: line.databaseUrl }, encoding: 'utf8' });
     const ratio = rate / jobsPerSecond;
@@ -193,6 +197,10 @@ async function main(): Promise<void> {
     console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     for (const kind of ['create', 'pay', 'commit'] as const) {
       console.log(`${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`);
+    }
+    if (cpu.length) {
+      const total = cpu.reduce((sum, [, ms]) => sum + ms, 0);
+      console.log(`\nCPU per lifecycle: ${cpu.map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}; ${total.toFixed(2)} ms in all`);
     }
     console.log(`\nfailed requests: ${failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
     const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && failures === 0 && wrongState === 0 && verify.status === 0;

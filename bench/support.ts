@@ -67,3 +67,44 @@ export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
+
+/** CPU time (user + system, ms) used so far by each group of processes, read from /proc (Linux). */
+export type CpuSample = Map<string, number>;
+
+/**
+ * A CPU sample of the processes a benchmark spreads over: `groups` names processes by pid
+ * (the service under test, the load generator); PostgreSQL and Redis processes are found by
+ * their command name. Empty where there is no /proc.
+ */
+export async function cpuSample(groups: Record<string, number | undefined>): Promise<CpuSample> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const sample: CpuSample = new Map();
+  const ticksMs = 10; // USER_HZ is 100 on Linux
+  const byPid = new Map(Object.entries(groups).flatMap(([name, pid]) => (pid ? [[pid, name] as const] : [])));
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p));
+  } catch {
+    return sample;
+  }
+  await Promise.all(pids.map(async (pid) => {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const name = byPid.get(Number(pid)) ?? (comm === 'postgres' ? 'PostgreSQL' : comm === 'redis-server' ? 'Redis' : undefined);
+      if (!name) return;
+      const fields = stat.slice(close + 2).split(' ');
+      const used = (Number(fields[11]) + Number(fields[12])) * ticksMs; // utime, stime
+      sample.set(name, (sample.get(name) ?? 0) + used);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }));
+  return sample;
+}
+
+/** CPU ms per unit of work between two samples, per group (processes that ended in between are not counted). */
+export function cpuPerUnit(before: CpuSample, after: CpuSample, units: number): Array<[string, number]> {
+  return [...after].map(([name, ms]) => [name, (ms - (before.get(name) ?? 0)) / units] as [string, number]);
+}
