@@ -29,7 +29,7 @@ import type { StoredCharge, StoredLineItem } from '../invoices/invoice.entity.js
 import { invoiceView, type InvoiceRecord } from '../invoices/invoice.rules.js';
 import { CHARGE_METHOD_COLUMNS, evaluateCharges, paymentFailure, settle, type ChargeMethod } from '../invoices/settlement.service.js';
 import { isOverdraft, systemAccount, type Posting } from '../ledger/ledger.service.js';
-import { lockOrdered, postingProblems } from '../ledger/ledger.rules.js';
+import { mergeEntries, postingProblems } from '../ledger/ledger.rules.js';
 import { failpoint } from '../runtime/failpoints.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
 import { escrowFromRow, escrowView, transitionDecision, TRANSITION_TARGET, type EscrowRecord, type EscrowStatus, type EscrowTransition } from './escrow.rules.js';
@@ -230,9 +230,7 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
     if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
     return { escrowId: m.escrowId, id: newId('pst'), posting };
   }));
-  const entries = postings
-    .flatMap((p) => lockOrdered(p.posting.entries).map((e) => ({ postingId: p.id, ...e })))
-    .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  const entries = postings.flatMap((p) => mergeEntries(p.posting.entries).map((e) => ({ postingId: p.id, ...e })));
   const invoices = moves.flatMap((m) => (m.invoice ? [{ escrowId: m.escrowId, at: m.at, ...m.invoice }] : []));
   const made = moves.flatMap((m) => (m.phaseInvoice ? [m.phaseInvoice] : []));
   const events = moves.flatMap((m) => m.events.map((e) => ({ escrowId: m.escrowId, ...e })));
@@ -277,9 +275,8 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
      ), entries as (
        insert into ledger_entry (posting_id, ledger_account_id, currency, amount)
        select v.posting_id, v.account, v.currency, v.amount
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::bigint[]) with ordinality as v (posting_id, account, currency, amount, ord)
+         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::bigint[]) as v (posting_id, account, currency, amount)
         where v.posting_id in (select id from p)
-        order by v.ord
      )
      select id from done`,
     [

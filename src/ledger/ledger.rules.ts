@@ -23,10 +23,11 @@ export function postingProblems(entries: EntryInput[]): string[] {
 }
 
 /**
- * Entries merged per (account, currency) and ordered by account id: balances are updated in
- * that order, so two postings touching the same accounts lock them in the same order.
+ * Entries merged per (account, currency), zero sums dropped, ordered by account id. (The
+ * balance trigger itself updates accounts in account-id order, so statements lock the rows
+ * they share in the same order whatever order their entries come in.)
  */
-export function lockOrdered(entries: EntryInput[]): EntryInput[] {
+export function mergeEntries(entries: EntryInput[]): EntryInput[] {
   const merged = new Map<string, EntryInput>();
   for (const e of entries) {
     const key = `${e.account}\u0000${e.currency}`;

@@ -6,7 +6,7 @@ import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executor, type Sql } from '../db/sql.js';
 import { newId } from '../ids.js';
-import { lockOrdered, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
+import { mergeEntries, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
 import type { LedgerAccountKind } from './ledger.entity.js';
 
 export type SystemAccountKind = Exclude<LedgerAccountKind, 'user_wallet'>;
@@ -70,43 +70,29 @@ export function isOverdraft(err: unknown): boolean {
  * much check the balance first, under a row lock.
  */
 export async function post(target: Sql, ...postings: Posting[]): Promise<number> {
-  const statement = postingStatement(postings);
-  if (!statement) return 0;
-  const created = await executor(target).execute<Array<{ posting_id: string }>>(statement.sql, statement.params);
-  return new Set(created.map((r) => r.posting_id)).size;
-}
-
-/**
- * The statement `post` runs, for callers that send it together with other writes (as CTEs
- * before it, one round trip): `with p as (…) insert into ledger_entry …`. Null for no postings.
- */
-function postingStatement(postings: Posting[]): { sql: string; params: unknown[] } | null {
-  const ids = postings.map(() => newId('pst'));
   postings.forEach((posting) => {
     const problems = postingProblems(posting.entries);
     if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
   });
-  if (postings.length === 0) return null;
-  const rows = postings
-    .flatMap((posting, i) => lockOrdered(posting.entries).map((e) => ({ id: ids[i], ...e })))
-    .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  if (postings.length === 0) return 0;
+  const ids = postings.map(() => newId('pst'));
+  const rows = postings.flatMap((posting, i) => mergeEntries(posting.entries).map((e) => ({ id: ids[i], ...e })));
   // One statement: the postings whose reference is new, and the entries of exactly those.
-  return {
-    sql: `with p as (
+  const created = await executor(target).execute<Array<{ posting_id: string }>>(
+    `with p as (
        insert into ledger_posting (id, integrator_id, reference, description) values ${postings.map(() => '(?, ?, ?, ?)').join(', ')}
        on conflict (reference) do nothing returning id
      )
      insert into ledger_entry (posting_id, ledger_account_id, currency, amount)
      select v.posting_id, v.account, v.currency, v.amount::bigint
-       from (values ${rows.map((_, i) => `(?, ?, ?, ?, ${i})`).join(', ')}) as v (posting_id, account, currency, amount, ord)
+       from (values ${rows.map(() => '(?, ?, ?, ?)').join(', ')}) as v (posting_id, account, currency, amount)
       where v.posting_id in (select id from p)
-      order by v.ord
      returning posting_id`,
-    params: [
+    [
       ...postings.flatMap((posting, i) => [ids[i], posting.integratorId, posting.reference, posting.description.slice(0, 200)]),
       ...rows.flatMap((r) => [r.id, r.account, r.currency, String(r.amount)]),
-    ],
-  };
+    ]);
+  return new Set(created.map((r) => r.posting_id)).size;
 }
 
 /** Current balances (minor units) of ledger accounts, by id. */

@@ -130,6 +130,34 @@ describe('ledger', () => {
     await assert.rejects(h().orm.em.fork().execute('delete from ledger_posting where integrator_id = ?', [integratorId]), /append-only/);
   });
 
+  it('applies a statement\'s balances in account-id order, whatever order its entries come in (shared rows lock in one order)', async () => {
+    const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
+    const accounts = [wallet, clearing, publisher].sort();
+    const db = h().orm.em.fork().getConnection();
+    await db.execute('create table test_balance_updates (n serial, account varchar(36))');
+    await db.execute(`create function test_log_balance_update() returns trigger language plpgsql as $$
+      begin insert into test_balance_updates (account) values (new.id); return null; end $$`);
+    await db.execute('create trigger test_log_balance_update after update on ledger_account for each row execute function test_log_balance_update()');
+    try {
+      await h().orm.em.fork().transactional(async (tx) => {
+        const posting = unique('pst_order');
+        await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values (?, ?, ?, 'order')`, [posting, integratorId, unique('order-')]);
+        // Entries in descending account order, in one statement.
+        // Money paid in through the clearing account (a debit, which it can always take) to the wallet and the publisher.
+        const amounts = new Map([[clearing, -7], [wallet, 3], [publisher, 4]]);
+        const descending = [...accounts].reverse();
+        await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ${descending.map(() => `(?, ?, 'USD', ?)`).join(', ')}`,
+          descending.flatMap((account) => [posting, account, amounts.get(account)!]));
+      });
+      const logged = await db.execute<Array<{ account: string }>>('select account from test_balance_updates order by n');
+      assert.deepEqual(logged.map((r) => r.account), accounts);
+    } finally {
+      await db.execute('drop trigger test_log_balance_update on ledger_account');
+      await db.execute('drop function test_log_balance_update()');
+      await db.execute('drop table test_balance_updates');
+    }
+  });
+
   it('keeps balances exact under concurrent postings in both directions (no deadlock)', async () => {
     const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
     await h().orm.em.fork().transactional((tx) => post(tx, move(unique('seed-'), 10_000)));

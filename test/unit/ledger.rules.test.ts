@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { lockOrdered, postingProblems, walletIdOf } from '../../src/ledger/ledger.rules.js';
+import { mergeEntries, postingProblems, walletIdOf } from '../../src/ledger/ledger.rules.js';
 
 describe('ledger rules', () => {
   it('accepts a posting that balances per currency', () => {
@@ -24,8 +24,8 @@ describe('ledger rules', () => {
     });
   }
 
-  it('merges entries per account and orders them by account id for locking', () => {
-    assert.deepEqual(lockOrdered([
+  it('merges entries per account, drops zero sums and orders them by account id', () => {
+    assert.deepEqual(mergeEntries([
       { account: 'z', currency: 'USD', amount: 3 }, { account: 'a', currency: 'USD', amount: -5 },
       { account: 'z', currency: 'USD', amount: 2 }, { account: 'm', currency: 'USD', amount: 4 }, { account: 'm', currency: 'USD', amount: -4 },
     ]), [{ account: 'a', currency: 'USD', amount: -5 }, { account: 'z', currency: 'USD', amount: 5 }]);
