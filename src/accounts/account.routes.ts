@@ -1,13 +1,12 @@
 import { principalOf } from '../http/auth.js';
-import { Router } from 'express';
+import type { Router } from 'express';
 import { success } from '../http/envelope.js';
 import {
   findProfileByUsername, getLegacyProfile, getProfile, registerAccount, updateAccount,
 } from './account.service.js';
 
 /** Accounts API (spec §4.1): registration, lookups, update. Requests arrive validated. */
-export function accountRoutes(): Router {
-  const router = Router();
+export function accountRoutes(router: Router): Router {
   router.post('/register', async (req, res) => {
     res.json(success(await registerAccount(req.em, principalOf(req), req.body)));
   });

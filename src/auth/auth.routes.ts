@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
 import { AppError } from '../errors.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
@@ -32,8 +32,7 @@ function param(req: Request, name: string): string | undefined {
  * `POST /token` (RFC 6749 §4.4 client credentials, §6 refresh token): form, JSON or query
  * parameters, or HTTP Basic. `POST /authorize/user` (spec §4.3): user sessions.
  */
-export function authRoutes(signer: TokenSigner, webUrl: string): Router {
-  const router = Router();
+export function authRoutes(router: Router, signer: TokenSigner, webUrl: string): Router {
   router.post('/token', async (req, res) => {
     const basic = basicCredentials(req);
     if (basic && (param(req, 'client_id') || param(req, 'client_secret'))) {

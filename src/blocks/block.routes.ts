@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
 import type { Capability } from './block.rules.js';
@@ -8,8 +8,7 @@ import { blockAccount, getBlocks, legacyBlock, legacyUnblock, unblockCapability 
  * Blocks (spec §4.1): the v2 block response is not wrapped in the envelope (spec §2.7 defines
  * it as the 200 body); the earlier generation answers `{is_blocked}` in the envelope.
  */
-export function blockRoutes(): Router {
-  const router = Router();
+export function blockRoutes(router: Router): Router {
   router.post('/v2/block', async (req, res) => {
     res.json(await blockAccount(req.em, principalOf(req), req.body));
   });

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { AppError } from '../errors.js';
 import { principalOf } from '../http/auth.js';
 import { autocommit } from '../db/sql.js';
@@ -6,8 +6,7 @@ import { success } from '../http/envelope.js';
 import { findCommand } from './command.service.js';
 
 /** `GET /v2/commands/{command_id}`: where a 202 points; the command's state and, once done, its result. */
-export function commandRoutes(): Router {
-  const router = Router();
+export function commandRoutes(router: Router): Router {
   router.get('/v2/commands/:command_id', async (req, res) => {
     const command = await findCommand(autocommit(req.em), principalOf(req).integratorId, req.params.command_id);
     if (!command) throw AppError.notFound('COMMAND_GET_ERROR', 'Command not found.');

@@ -1,5 +1,5 @@
 import { principalOf } from '../http/auth.js';
-import { Router } from 'express';
+import type { Router } from 'express';
 import { success } from '../http/envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { sendCommand } from '../http/command-response.js';
@@ -7,8 +7,7 @@ import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
 import type { EscrowTransition } from './escrow.rules.js';
 
 /** Invoicing API: escrows (spec §4.2). Requests arrive validated. */
-export function escrowRoutes(bus: CommandBus, syncWaitMs: number): Router {
-  const router = Router();
+export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number): Router {
   router.post('/v2/escrow', async (req, res) => {
     res.status(201).json(success(await createEscrow(req.em, principalOf(req), req.body)));
   });

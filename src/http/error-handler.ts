@@ -1,5 +1,5 @@
 /**
- * The one place errors become responses: AppError kinds and body-parser errors map to a
+ * The one place errors become responses: AppError kinds, body-parser errors and malformed paths map to a
  * status and the spec's envelope (or RFC 6749 §5.2 on /token). Anything else is a 500 that carries the request id and nothing internal.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
@@ -51,6 +51,10 @@ export function toAppError(err: unknown): AppError | undefined {
   }
   if (e?.type === 'request.aborted' || e?.type === 'stream.not.readable') {
     return AppError.invalid({ body: ['INVALID_VALUE'] }, 'The body could not be read.');
+  }
+  // Express's router, on a path segment that is not valid percent-encoding.
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    return AppError.invalid({ path: ['INVALID_VALUE'] }, 'The path is not valid percent-encoding.');
   }
   return undefined;
 }

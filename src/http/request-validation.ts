@@ -2,9 +2,12 @@
  * Request validation compiled from the OpenAPI documents (the only schema source): for each
  * operation, its security requirement (bearer token + scopes), path, query and header
  * parameters, and body (media type and schema) are checked before any route runs. Ajv
- * compiles every schema once at boot; Express's own router finds the operation.
+ * compiles every schema once at boot. The operation is found by one middleware that tries only
+ * the templates of the request's method (path-to-regexp, as Express's router matches them):
+ * an Express route per operation cost every request a walk over all of them.
  */
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { match, type MatchFunction } from 'path-to-regexp';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
@@ -103,9 +106,10 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-function check(op: CompiledOperation, req: Request): void {
+function check(op: CompiledOperation, params: Record<string, string>, req: Request): void {
   for (const p of op.pathParams) {
-    if (!p.validate(req.params[p.name])) {
+    const value = decodeParam(params[p.name]);
+    if (value === undefined || !p.validate(value)) {
       const missing = NOT_FOUND[p.name];
       // An id that cannot be one is unknown (404); any other path value is bad input naming the parameter.
       if (missing) throw AppError.notFound(missing.code, missing.message);
@@ -139,13 +143,28 @@ function check(op: CompiledOperation, req: Request): void {
   if (Object.keys(fields).length) throw AppError.invalid(fields);
 }
 
+/** A path parameter percent-decoded, as Express's router decodes it; undefined when malformed. */
+function decodeParam(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+interface Route {
+  match: MatchFunction<Record<string, string>>;
+  op: CompiledOperation;
+}
+
 /**
- * A router that, for every documented operation, authenticates the caller (when the operation
- * declares `svc_auth`) and validates the request; it then passes the request on to the routes.
+ * Middleware that, for every documented operation, authenticates the caller (when the
+ * operation declares `svc_auth`) and validates the request; it then passes the request on to
+ * the routes. A request no operation matches goes on unchecked (to a 404 or 405).
  */
-export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCheck): Router {
+export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCheck) {
   const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: false }), { mode: 'full' });
-  const router = Router();
+  const byMethod = new Map<string, Route[]>();
   // Literal paths first, so `/v1/user-info/search` is not taken for `/v1/user-info/{account_id}`.
   const templates = Object.keys(doc.paths).sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')));
   for (const template of templates) {
@@ -153,17 +172,30 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
     for (const method of httpMethods) {
       const operation = doc.paths[template][method];
       if (!operation) continue;
-      const op = compile(ajv, operation);
-      router[method as 'get'](expressPath, (req: Request & { validated?: boolean }, _res: Response, next: NextFunction) => {
-        if (req.validated) return next();
-        req.validated = true;
-        const run = async () => {
-          if (op.scopes) await authenticate(req, op.scopes, op.userAuth);
-          check(op, req);
-        };
-        run().then(() => next(), next);
-      });
+      const routes = byMethod.get(method.toUpperCase()) ?? [];
+      // Matched as Express's router matches (case-insensitive, a trailing slash allowed);
+      // parameters are decoded by `check`, which answers a malformed one.
+      routes.push({ match: match(expressPath, { decode: false, end: true, trailing: true, sensitive: false }), op: compile(ajv, operation) });
+      byMethod.set(method.toUpperCase(), routes);
     }
   }
-  return router;
+  const find = (method: string, path: string): { op: CompiledOperation; params: Record<string, string> } | undefined => {
+    // HEAD is answered by the GET route, as Express answers it.
+    const routes = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined) ?? [];
+    for (const route of routes) {
+      const found = route.match(path);
+      if (found) return { op: route.op, params: found.params };
+    }
+    return undefined;
+  };
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const found = find(req.method, req.path);
+    if (!found) return next();
+    const { op, params } = found;
+    const run = async () => {
+      if (op.scopes) await authenticate(req, op.scopes, op.userAuth);
+      check(op, params, req);
+    };
+    run().then(() => next(), next);
+  };
 }

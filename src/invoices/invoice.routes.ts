@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
@@ -6,8 +6,7 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { createInvoice, getInvoice, payInvoice } from './invoice.service.js';
 
 /** Invoicing API: invoices (spec §4.2, DESIGN §4 Invoices). Requests arrive validated. */
-export function invoiceRoutes(bus: CommandBus, syncWaitMs: number): Router {
-  const router = Router();
+export function invoiceRoutes(router: Router, bus: CommandBus, syncWaitMs: number): Router {
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
   });

@@ -1,11 +1,10 @@
 import { principalOf } from '../http/auth.js';
-import { Router } from 'express';
+import type { Router } from 'express';
 import { success } from '../http/envelope.js';
 import { addCard, listPaymentMethods } from './payment-method.service.js';
 
 /** Payments API (spec §4.4): list payment methods, add a sandbox card. Requests arrive validated. */
-export function paymentMethodRoutes(): Router {
-  const router = Router();
+export function paymentMethodRoutes(router: Router): Router {
   router.get('/v1/:account_id/payment_methods', async (req, res) => {
     res.json(success(await listPaymentMethods(req.em, principalOf(req), req.params.account_id)));
   });

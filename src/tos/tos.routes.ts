@@ -1,11 +1,10 @@
 import { principalOf } from '../http/auth.js';
-import { Router } from 'express';
+import type { Router } from 'express';
 import { success } from '../http/envelope.js';
 import { getCurrentTos, getTosStatus, signTos, unsignTos } from './tos.service.js';
 
 /** ToS endpoints (spec §4.1). Unsign exists only in staging. */
-export function tosRoutes(opts: { allowUnsign: boolean }): Router {
-  const router = Router();
+export function tosRoutes(router: Router, opts: { allowUnsign: boolean }): Router {
   router.get('/v1/tos', async (req, res) => {
     res.json(await getCurrentTos(req.em));
   });

@@ -1,11 +1,10 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
 import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listEndpoints, rotateSecret } from './webhook.service.js';
 
 /** Webhook endpoints (DESIGN §4 Webhooks). Requests arrive validated. */
-export function webhookRoutes(allowPrivateTargets: boolean): Router {
-  const router = Router();
+export function webhookRoutes(router: Router, allowPrivateTargets: boolean): Router {
   router.post('/v2/webhooks', async (req, res) => {
     res.status(201).json(success(await createEndpoint(req.em, principalOf(req), req.body, allowPrivateTargets)));
   });

@@ -49,6 +49,26 @@ describe('errors always come in the envelope', () => {
     assert.equal(res.headers.get('allow'), 'POST');
   });
 
+  it('an id in the path that is not valid percent-encoding → 404 like an unknown id, not a 500', async () => {
+    const res = await call('GET', '/v1/user-info/%E0%A4%A', { token: client.token });
+    assert.equal(res.status, 404);
+    assert.deepEqual(res.body.codes, ['ACCOUNT_GET_ERROR']);
+  });
+
+  it('any other path that is not valid percent-encoding → 400 naming the path', async () => {
+    const res = await call('GET', '/openapi/%E0%A4%A.yaml');
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.payload.errors, { path: ['INVALID_VALUE'] });
+  });
+
+  it('a documented operation is validated whatever the case of its path and with a trailing slash (as its route matches it)', async () => {
+    for (const path of ['/V2/ESCROW', '/v2/escrow/']) {
+      const res = await call('POST', path, { token: client.token, body: { surprise: 1 } });
+      assert.equal(res.status, 400, path);
+      assert.deepEqual(res.body.payload.errors.surprise, ['UNKNOWN_FIELD'], path);
+    }
+  });
+
   it('a server error → 500 with the request id and nothing internal, and is logged without SQL', async () => {
     const closed = await openOrm(h().databaseUrl, 1);
     await closed.close(true);
