@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { benchChild, benchServices, cpuPerUnit, cpuSample, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
+import { analyze, benchChild, benchServices, cpuPerUnit, cpuSample, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
 
 const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -181,6 +181,10 @@ async function main(): Promise<void> {
     };
     // Warm-up, not timed (JIT, every pooled connection preparing its statements), as the baseline gets.
     await lifecycles(WARMUP, false);
+    // Statistics, as autovacuum keeps them in any deployment: this machine's PostgreSQL runs
+    // without it, and plans made while the tables were empty (seq scans) would otherwise stay.
+    await analyze(line.databaseUrl);
+    await lifecycles(WARMUP / 4, false);
     const processes = { Holdfast: server.pid, 'Holdfast workers': split?.child.pid, 'load generator': process.pid };
     const cpuBefore = await cpuSample(processes);
     const started = performance.now();

@@ -29,6 +29,22 @@ export async function freshBenchDatabase(databaseName: string): Promise<void> {
 }
 
 /**
+ * ANALYZE on a bench database, standing in for autovacuum (this machine's PostgreSQL runs
+ * without it): a deployment's tables have statistics, and a plan PostgreSQL made while they
+ * were empty (a seq scan) is made again once they do.
+ */
+export async function analyze(databaseUrl: string): Promise<void> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('analyze');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Starts `script --serve ...args` as a child process and resolves with the first JSON line it
  * prints (its address, credentials or result). `flags` go to node before the script.
  */
