@@ -5,7 +5,7 @@
  */
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from '../runtime/logger.js';
+import { accessLogger, type Logger } from '../runtime/logger.js';
 import { newId } from '../ids.js';
 import { httpDuration } from '../runtime/metrics.js';
 
@@ -17,6 +17,7 @@ interface Lazy {
 }
 
 export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
+  const access = accessLogger(logger);
   // Getters on the app's request prototype: defining properties per request costs more.
   Object.defineProperty(app.request, 'log', {
     configurable: true,
@@ -39,7 +40,7 @@ export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
       // The path only: query strings may carry credentials (/token accepts them there).
       const path = req.originalUrl.split('?', 1)[0];
       const ms = performance.now() - started;
-      logger.info({ req_id: req.id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      access.info({ req_id: req.id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       // The route template (`/v2/escrow/:escrow_id/pay`), never the raw path: ids would explode the label set.
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
       httpDuration.observe({ method: req.method, route: typeof route === 'string' ? route : 'unmatched', status: String(res.statusCode) }, ms / 1000);
