@@ -2,12 +2,14 @@
  * Escrow benchmark (`npm run bench:escrow`): N full lifecycles (create → pay → commit) over
  * HTTP with concurrency C against Holdfast as `npm start` runs it (web and workers in one
  * process, a child of this one), and a baseline measured in the same run on the same
- * PostgreSQL and Redis: a bare BullMQ job that does one INSERT in a transaction. Prints
- * lifecycles/s, p50/p99 per call and the ratio; then runs `ledger verify`. Exits 1 when a
+ * PostgreSQL and Redis: a bare BullMQ job that does one INSERT in a transaction. The two
+ * alternate in rounds (baseline jobs, then lifecycles, BENCH_ROUNDS times), so a machine whose
+ * speed drifts during the run weighs on both alike. Prints lifecycles/s, p50/p99 per call and
+ * the ratio of the totals (and of each round); then runs `ledger verify`. Exits 1 when a
  * target is missed (≥ 10% of the baseline's jobs/s, p99 of pay < 150 ms, no failed request,
  * a clean ledger).
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -16,15 +18,22 @@ import { analyze, benchChild, benchServices, cpuPerUnit, cpuSample, freshBenchDa
 const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
 /**
- * Timed for about as long as the lifecycles are (~5 s): a short baseline (4 000 jobs, ~1.3 s)
- * read 10–20% low on this machine, which flattered the ratio.
+ * Timed for about as long as the lifecycles are (~5 s), after a warm-up of its own: a short or
+ * cold baseline (4 000 jobs, ~1.3 s, after 600) read 10–20% low on this machine, which
+ * flattered the ratio.
  */
 const BASELINE_JOBS = Number(process.env.BENCH_BASELINE_JOBS ?? 15000);
+const BASELINE_WARMUP = Number(process.env.BENCH_BASELINE_WARMUP ?? 5000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 600);
+/** Rounds the baseline's jobs and the lifecycles are split into, alternating. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
-/** Child: a bare BullMQ worker whose job inserts one row in a transaction; prints jobs/s. */
+/**
+ * Child: a bare BullMQ worker whose job inserts one row in a transaction. After its warm-up it
+ * prints `{"ready":true}`; then each line `run <n>` on stdin runs n jobs and prints their jobs/s.
+ */
 async function runBaseline(): Promise<void> {
   const { Queue, Worker, QueueEvents } = await import('bullmq');
   const pg = (await import('pg')).default;
@@ -40,7 +49,7 @@ async function runBaseline(): Promise<void> {
   const events = new QueueEvents(name, { connection: createRedis(s.redisUrl, 'worker'), prefix: PREFIX });
   await events.waitUntilReady();
   let done = 0;
-  let target = WARMUP;
+  let target = BASELINE_WARMUP;
   let reached: () => void = () => {};
   events.on('completed', () => { if (++done === target) reached(); });
   const untilDone = (count: number) => new Promise<void>((resolve) => { target = count; reached = resolve; });
@@ -60,21 +69,46 @@ async function runBaseline(): Promise<void> {
     }
   };
   // Warm-up, not timed, as the lifecycles get.
-  const warm = untilDone(WARMUP);
-  await add(0, WARMUP);
+  const warm = untilDone(BASELINE_WARMUP);
+  await add(0, BASELINE_WARMUP);
   await warm;
-  const finished = untilDone(WARMUP + BASELINE_JOBS);
-  const started = performance.now();
-  await add(WARMUP, BASELINE_JOBS);
-  await finished;
-  const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(JSON.stringify({ jobsPerSecond: BASELINE_JOBS / seconds }) + '\n');
+  let added = BASELINE_WARMUP;
+  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
+  const { createInterface } = await import('node:readline');
+  for await (const command of createInterface({ input: process.stdin })) {
+    const count = Number(/^run (\d+)$/.exec(command.trim())?.[1] ?? 0);
+    if (!count) break;
+    const finished = untilDone(added + count);
+    const started = performance.now();
+    await add(added, count);
+    await finished;
+    added += count;
+    process.stdout.write(JSON.stringify({ jobsPerSecond: count / ((performance.now() - started) / 1000) }) + '\n');
+  }
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
   await events.close();
   await pool.end();
   process.exit(0);
+}
+
+/** The next JSON line a bench child prints after this call. */
+function nextLine(c: ChildProcess): Promise<any> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const onData = (chunk: Buffer) => {
+      buffer += chunk;
+      const line = buffer.split('\n').find((l) => l.startsWith('{') && l.endsWith('}'));
+      if (!line) return;
+      c.stdout!.off('data', onData);
+      c.off('exit', onExit);
+      resolve(JSON.parse(line));
+    };
+    const onExit = (code: number | null) => reject(new Error(`bench child exited with ${code}`));
+    c.stdout!.on('data', onData);
+    c.once('exit', onExit);
+  });
 }
 
 /** Child: workers only (as ROLE=worker), for BENCH_TOPOLOGY=split. */
@@ -116,9 +150,6 @@ function child(mode: string) {
 async function main(): Promise<void> {
   await freshBenchDatabase(BENCH_DB);
   const baseline = await child('baseline');
-  const { jobsPerSecond } = baseline.line;
-  baseline.child.kill();
-
   const { child: server, line } = await child('holdfast');
   const split = process.env.BENCH_TOPOLOGY === 'split' ? await child('workers') : undefined;
   const base = `http://127.0.0.1:${line.port}`;
@@ -186,18 +217,39 @@ async function main(): Promise<void> {
     await analyze(line.databaseUrl);
     await lifecycles(WARMUP / 4, false);
     const processes = { Holdfast: server.pid, 'Holdfast workers': split?.child.pid, 'load generator': process.pid };
-    const cpuBefore = await cpuSample(processes);
-    const started = performance.now();
-    await lifecycles(N, true);
-    const seconds = (performance.now() - started) / 1000;
+    // Rounds: the baseline's share of jobs, then the lifecycles' share, each timed on its own.
+    let jobSeconds = 0;
+    let seconds = 0;
+    const cpuUsed = new Map<string, number>();
+    const perRound: number[] = [];
+    const baselineRounds: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const jobs = Math.round(BASELINE_JOBS / ROUNDS);
+      const answer = nextLine(baseline.child);
+      baseline.child.stdin!.write(`run ${jobs}\n`);
+      const { jobsPerSecond: roundJobsPerSecond } = await answer;
+      baselineRounds.push(roundJobsPerSecond);
+      jobSeconds += jobs / roundJobsPerSecond;
+      const count = Math.round(N / ROUNDS);
+      const before = await cpuSample(processes);
+      const started = performance.now();
+      await lifecycles(count, true);
+      const roundSeconds = (performance.now() - started) / 1000;
+      for (const [name, ms] of cpuPerUnit(before, await cpuSample(processes), 1)) cpuUsed.set(name, (cpuUsed.get(name) ?? 0) + ms);
+      seconds += roundSeconds;
+      perRound.push(count / roundSeconds / roundJobsPerSecond);
+    }
+    baseline.child.stdin!.end();
+    const lifecyclesRun = Math.round(N / ROUNDS) * ROUNDS;
+    const jobsPerSecond = (Math.round(BASELINE_JOBS / ROUNDS) * ROUNDS) / jobSeconds;
     const order = ['Holdfast', 'Holdfast workers', 'PostgreSQL', 'Redis', 'load generator'];
-    const cpu = cpuPerUnit(cpuBefore, await cpuSample(processes), N).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
-    const rate = N / seconds;
+    const cpu = [...cpuUsed].map(([name, ms]) => [name, ms / lifecyclesRun] as [string, number]).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+    const rate = lifecyclesRun / seconds;
     const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: line.databaseUrl }, encoding: 'utf8' });
     const ratio = rate / jobsPerSecond;
-    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} lifecycles after ${WARMUP} untimed, concurrency ${C}; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`);
-    console.log(`baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s`);
-    console.log(`escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline)\n`);
+    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${lifecyclesRun} lifecycles after ${WARMUP} untimed, concurrency ${C}, in ${ROUNDS} rounds alternating with the baseline's; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`);
+    console.log(`baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s (rounds ${baselineRounds.map((r) => r.toFixed(0)).join(', ')})`);
+    console.log(`escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline; rounds ${perRound.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')})\n`);
     console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     for (const kind of ['create', 'pay', 'commit'] as const) {
       console.log(`${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`);
@@ -213,6 +265,7 @@ async function main(): Promise<void> {
   } finally {
     server.kill('SIGINT');
     split?.child.kill('SIGINT');
+    baseline.child.kill();
   }
 }
 

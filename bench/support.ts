@@ -50,7 +50,7 @@ export async function analyze(databaseUrl: string): Promise<void> {
  */
 export function benchChild(script: string, args: string[], flags: string[] = []): Promise<{ child: ChildProcess; line: any }> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [...flags, '--import', 'tsx', script, '--serve', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const c = spawn(process.execPath, [...flags, '--import', 'tsx', script, '--serve', ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
     let buffer = '';
     c.stdout!.on('data', (chunk) => {
       buffer += chunk;
