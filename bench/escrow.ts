@@ -13,7 +13,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { analyze, benchChild, benchServices, cpuPerUnit, cpuSample, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
+import { analyze, benchChild, benchServices, cpuPerUnit, cpuSample, freshBenchDatabase, freshBenchQueues, percentile, runBenchWorkers } from './support.js';
 
 const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -149,6 +149,7 @@ function child(mode: string) {
 
 async function main(): Promise<void> {
   await freshBenchDatabase(BENCH_DB);
+  await freshBenchQueues(BENCH_DB, PREFIX);
   const baseline = await child('baseline');
   const { child: server, line } = await child('holdfast');
   const split = process.env.BENCH_TOPOLOGY === 'split' ? await child('workers') : undefined;

@@ -29,6 +29,27 @@ export async function freshBenchDatabase(databaseName: string): Promise<void> {
 }
 
 /**
+ * Empties the benchmark's queues (jobs, finished jobs, event streams of earlier runs), so each
+ * run also starts from the same Redis state.
+ */
+export async function freshBenchQueues(databaseName: string, prefix: string): Promise<void> {
+  const { Queue } = await import('bullmq');
+  const { createRedis } = await import('../src/queues/connection.js');
+  const { QueueName } = await import('../src/queues/names.js');
+  const s = await benchServices(databaseName);
+  const connection = createRedis(s.redisUrl, 'producer');
+  try {
+    for (const name of Object.values(QueueName)) {
+      const queue = new Queue(name, { connection, prefix });
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  } finally {
+    await connection.quit().catch(() => connection.disconnect());
+  }
+}
+
+/**
  * ANALYZE on a bench database, standing in for autovacuum (this machine's PostgreSQL runs
  * without it): a deployment's tables have statistics, and a plan PostgreSQL made while they
  * were empty (a seq scan) is made again once they do.

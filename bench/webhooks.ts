@@ -10,7 +10,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { benchChild, benchServices, freshBenchDatabase, percentile, runBenchWorkers } from './support.js';
+import { benchChild, benchServices, freshBenchDatabase, freshBenchQueues, percentile, runBenchWorkers } from './support.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 5000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -48,6 +48,7 @@ function child(args: string[]) {
 
 async function main(): Promise<void> {
   await freshBenchDatabase(BENCH_DB);
+  await freshBenchQueues(BENCH_DB, PREFIX);
   // The receiver: answers 204 at once and notes when each event arrived (and how often).
   const arrivals = new Map<string, number>();
   let duplicates = 0;
