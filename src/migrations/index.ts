@@ -7,6 +7,7 @@ import { Migration20261126030000DeferredBalances } from './Migration202611260300
 import { Migration20261126040000Blocks } from './Migration20261126040000Blocks.js';
 import { Migration20261126050000Webhooks } from './Migration20261126050000Webhooks.js';
 import { Migration20261126060000BalancesPerStatement } from './Migration20261126060000BalancesPerStatement.js';
+import { Migration20261126070000PostingsBalancedPerStatement } from './Migration20261126070000PostingsBalancedPerStatement.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126040000Blocks', class: Migration20261126040000Blocks },
   { name: 'Migration20261126050000Webhooks', class: Migration20261126050000Webhooks },
   { name: 'Migration20261126060000BalancesPerStatement', class: Migration20261126060000BalancesPerStatement },
+  { name: 'Migration20261126070000PostingsBalancedPerStatement', class: Migration20261126070000PostingsBalancedPerStatement },
 ];

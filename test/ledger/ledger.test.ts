@@ -108,13 +108,38 @@ describe('ledger', () => {
     assert.equal(b.get(holding), 500);
   });
 
-  it('the database itself refuses an unbalanced posting at commit, even past the service', async () => {
+  it('the database itself refuses an unbalanced posting, even past the service', async () => {
     const em = h().orm.em.fork();
     await assert.rejects(em.transactional(async (tx) => {
       await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_raw1', ?, ?, 'raw')`, [integratorId, unique('raw-')]);
       await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_raw1', ?, 'USD', 5)`, [wallet]);
     }), /does not balance/);
     const [row] = await h().orm.em.fork().execute(`select 1 from ledger_posting where id = 'pst_raw1'`);
+    assert.equal(row, undefined);
+  });
+
+  it('the database refuses a posting whose entries balance only across statements: each statement must balance its own', async () => {
+    const reference = unique('split-');
+    await assert.rejects(h().orm.em.fork().transactional(async (tx) => {
+      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_split', ?, ?, 'raw')`, [integratorId, reference]);
+      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_split', ?, 'USD', 5)`, [wallet]);
+      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_split', ?, 'USD', -5)`, [clearing]);
+    }), /ledger posting pst_split does not balance in USD/);
+    const [row] = await h().orm.em.fork().execute(`select 1 from ledger_posting where reference = ?`, [reference]);
+    assert.equal(row, undefined);
+  });
+
+  it('one unbalanced posting refuses the whole statement: no posting, entry or balance of it is written', async () => {
+    const before = await balances(h().orm.em.fork(), [wallet, clearing]);
+    const good = unique('good-');
+    await assert.rejects(h().orm.em.fork().transactional(async (tx) => {
+      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_good', ?, ?, 'raw'), ('pst_bad1', ?, ?, 'raw')`,
+        [integratorId, good, integratorId, unique('bad-')]);
+      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_good', ?, 'USD', 7), ('pst_good', ?, 'USD', -7), ('pst_bad1', ?, 'USD', 3)`,
+        [wallet, clearing, wallet]);
+    }), /ledger posting pst_bad1 does not balance in USD/);
+    assert.deepEqual(await balances(h().orm.em.fork(), [wallet, clearing]), before);
+    const [row] = await h().orm.em.fork().execute(`select 1 from ledger_posting where reference = ?`, [good]);
     assert.equal(row, undefined);
   });
 
