@@ -6,7 +6,7 @@ import {
 } from './account.service.js';
 
 /** Accounts API (spec §4.1): registration, lookups, update. Requests arrive validated. */
-export function accountRoutes(router: Router): Router {
+export function accountRoutes(router: Router): void {
   router.post('/register', async (req, res) => {
     res.json(success(await registerAccount(req.em, principalOf(req), req.body)));
   });
@@ -22,5 +22,4 @@ export function accountRoutes(router: Router): Router {
   router.get('/v1/:account_id/user-info', async (req, res) => {
     res.json(success(await getLegacyProfile(req.em, principalOf(req), req.params.account_id)));
   });
-  return router;
 }

@@ -32,7 +32,7 @@ function param(req: Request, name: string): string | undefined {
  * `POST /token` (RFC 6749 §4.4 client credentials, §6 refresh token): form, JSON or query
  * parameters, or HTTP Basic. `POST /authorize/user` (spec §4.3): user sessions.
  */
-export function authRoutes(router: Router, signer: TokenSigner, webUrl: string): Router {
+export function authRoutes(router: Router, signer: TokenSigner, webUrl: string): void {
   router.post('/token', async (req, res) => {
     const basic = basicCredentials(req);
     if (basic && (param(req, 'client_id') || param(req, 'client_secret'))) {
@@ -52,5 +52,4 @@ export function authRoutes(router: Router, signer: TokenSigner, webUrl: string):
   router.post('/authorize/user', async (req, res) => {
     res.set('Cache-Control', 'no-store').json(success(await authorizeUser(req.em, signer, principalOf(req), req.body, webUrl)));
   });
-  return router;
 }

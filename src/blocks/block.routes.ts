@@ -8,7 +8,7 @@ import { blockAccount, getBlocks, legacyBlock, legacyUnblock, unblockCapability 
  * Blocks (spec §4.1): the v2 block response is not wrapped in the envelope (spec §2.7 defines
  * it as the 200 body); the earlier generation answers `{is_blocked}` in the envelope.
  */
-export function blockRoutes(router: Router): Router {
+export function blockRoutes(router: Router): void {
   router.post('/v2/block', async (req, res) => {
     res.json(await blockAccount(req.em, principalOf(req), req.body));
   });
@@ -24,5 +24,4 @@ export function blockRoutes(router: Router): Router {
   router.post('/v1/:account_id/user-info/unblock', async (req, res) => {
     res.json(success(await legacyUnblock(req.em, principalOf(req), req.params.account_id)));
   });
-  return router;
 }

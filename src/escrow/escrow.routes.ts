@@ -7,7 +7,7 @@ import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
 import type { EscrowTransition } from './escrow.rules.js';
 
 /** Invoicing API: escrows (spec §4.2). Requests arrive validated. */
-export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number): Router {
+export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number): void {
   router.post('/v2/escrow', async (req, res) => {
     res.status(201).json(success(await createEscrow(req.em, principalOf(req), req.body)));
   });
@@ -19,5 +19,4 @@ export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number
       await sendCommand(req, res, syncWaitMs, (opts) => transitionEscrow(req.em, bus, principalOf(req), String(req.params.escrow_id), transition, opts));
     });
   }
-  return router;
 }

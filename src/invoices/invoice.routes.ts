@@ -6,7 +6,7 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { createInvoice, getInvoice, payInvoice } from './invoice.service.js';
 
 /** Invoicing API: invoices (spec §4.2, DESIGN §4 Invoices). Requests arrive validated. */
-export function invoiceRoutes(router: Router, bus: CommandBus, syncWaitMs: number): Router {
+export function invoiceRoutes(router: Router, bus: CommandBus, syncWaitMs: number): void {
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
   });
@@ -16,5 +16,4 @@ export function invoiceRoutes(router: Router, bus: CommandBus, syncWaitMs: numbe
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
     await sendCommand(req, res, syncWaitMs, (opts) => payInvoice(req.em, bus, principalOf(req), String(req.params.invoice_id), opts));
   });
-  return router;
 }

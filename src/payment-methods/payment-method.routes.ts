@@ -4,12 +4,11 @@ import { success } from '../http/envelope.js';
 import { addCard, listPaymentMethods } from './payment-method.service.js';
 
 /** Payments API (spec §4.4): list payment methods, add a sandbox card. Requests arrive validated. */
-export function paymentMethodRoutes(router: Router): Router {
+export function paymentMethodRoutes(router: Router): void {
   router.get('/v1/:account_id/payment_methods', async (req, res) => {
     res.json(success(await listPaymentMethods(req.em, principalOf(req), req.params.account_id)));
   });
   router.post('/v1/:account_id/payment_methods', async (req, res) => {
     res.status(201).json(success(await addCard(req.em, principalOf(req), req.params.account_id, req.body)));
   });
-  return router;
 }

@@ -5,9 +5,8 @@ import { sendCommand } from '../http/command-response.js';
 import { purchaseTokens } from './tokens.service.js';
 
 /** Token purchase (DESIGN §4 Virtual tokens). Requests arrive validated. */
-export function tokenRoutes(router: Router, bus: CommandBus, syncWaitMs: number): Router {
+export function tokenRoutes(router: Router, bus: CommandBus, syncWaitMs: number): void {
   router.post('/v2/token/purchase', async (req, res) => {
     await sendCommand(req, res, syncWaitMs, (opts) => purchaseTokens(req.em, bus, principalOf(req), req.body, opts));
   });
-  return router;
 }

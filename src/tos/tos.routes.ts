@@ -4,7 +4,7 @@ import { success } from '../http/envelope.js';
 import { getCurrentTos, getTosStatus, signTos, unsignTos } from './tos.service.js';
 
 /** ToS endpoints (spec §4.1). Unsign exists only in staging. */
-export function tosRoutes(router: Router, opts: { allowUnsign: boolean }): Router {
+export function tosRoutes(router: Router, opts: { allowUnsign: boolean }): void {
   router.get('/v1/tos', async (req, res) => {
     res.json(await getCurrentTos(req.em));
   });
@@ -19,5 +19,4 @@ export function tosRoutes(router: Router, opts: { allowUnsign: boolean }): Route
       res.json(success(await unsignTos(req.em, principalOf(req), req.params.account_id)));
     });
   }
-  return router;
 }

@@ -4,7 +4,7 @@ import { success } from '../http/envelope.js';
 import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listEndpoints, rotateSecret } from './webhook.service.js';
 
 /** Webhook endpoints (DESIGN §4 Webhooks). Requests arrive validated. */
-export function webhookRoutes(router: Router, allowPrivateTargets: boolean): Router {
+export function webhookRoutes(router: Router, allowPrivateTargets: boolean): void {
   router.post('/v2/webhooks', async (req, res) => {
     res.status(201).json(success(await createEndpoint(req.em, principalOf(req), req.body, allowPrivateTargets)));
   });
@@ -23,5 +23,4 @@ export function webhookRoutes(router: Router, allowPrivateTargets: boolean): Rou
   router.post('/v2/webhooks/:webhook_id/enable', async (req, res) => {
     res.json(success(await enableEndpoint(req.em, principalOf(req), req.params.webhook_id)));
   });
-  return router;
 }
