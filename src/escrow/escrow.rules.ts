@@ -29,11 +29,11 @@ export function runnableFrom(transition: EscrowTransition): EscrowStatus[] {
 /** The state a transition that runs successfully leads to. */
 export const TRANSITION_TARGET: Record<EscrowTransition, EscrowStatus> = { pay: 'ESCROWED', commit: 'COMMITTED', cancel: 'CANCELLED' };
 
-/** The escrow of spec §2.9; `integrator` is left out of the create response, as the spec shows it. */
 /** The escrow fields its view needs (an entity or a row mapped by the worker). */
 export type EscrowRecord = Pick<IEscrow, 'id' | 'integratorId' | 'accountId' | 'status' | 'currency' | 'totalAmount' | 'escrowInvoiceId'
   | 'commitInvoiceId' | 'cancelInvoiceId' | 'metadata' | 'createdAt' | 'updatedAt'>;
 
+/** The escrow of spec §2.9; `integrator` is left out of the create response, as the spec shows it. */
 export function escrowView(escrow: EscrowRecord, integrator?: string) {
   return {
     id: escrow.id,
@@ -48,7 +48,6 @@ export function escrowView(escrow: EscrowRecord, integrator?: string) {
     updated: escrow.updatedAt.toISOString(),
   };
 }
-
 
 /** An escrow row (snake_case columns) as an EscrowRecord. */
 export function escrowFromRow(r: Record<string, any>): EscrowRecord {

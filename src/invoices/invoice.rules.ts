@@ -9,7 +9,6 @@ import type { IInvoice } from './invoice.entity.js';
 
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 
-
 export interface RecipientInput {
   amount: number;
   currency: string;
@@ -89,18 +88,15 @@ export function planMoney(lineItems: LineItemInput[], paymentMethods: PaymentMet
   return { ok: true, plan: { currency: currency!, total, charges } };
 }
 
-
-
 /** Decimal places of a currency's minor unit: ISO 4217 for fiat; tokens are whole. */
 const DECIMALS: Record<string, number> = { USD: 2, EUR: 2, GBP: 2, CAD: 2, AUD: 2, JPY: 0, KRW: 0 };
 
-/** `USD 1.55`, `VCD 100`. */
+/** `USD 1.55`, `VCD 100`: an amount (never negative: invoices carry none) in its currency's units. */
 export function displayAmount(amount: number, currency: string): string {
   const decimals = DECIMALS[currency] ?? 0;
   if (decimals === 0) return `${currency} ${amount}`;
-  const negative = amount < 0;
-  const digits = String(Math.abs(amount)).padStart(decimals + 1, '0');
-  return `${currency} ${negative ? '-' : ''}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+  const digits = String(amount).padStart(decimals + 1, '0');
+  return `${currency} ${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
 
 /** Largest metadata object accepted, serialised (DESIGN §4). */
@@ -110,12 +106,12 @@ export function metadataTooLarge(metadata: unknown): boolean {
   return metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES;
 }
 
-/** The invoice shape of DESIGN §4. */
 /** The invoice fields its view needs (an entity or a row mapped by the worker). */
 export type InvoiceRecord = Pick<IInvoice, 'id' | 'integratorId' | 'accountId' | 'escrowId' | 'invoiceType' | 'state' | 'referenceType'
   | 'referenceId' | 'description' | 'metadata' | 'currency' | 'totalAmount' | 'failureReason' | 'paymentMethods' | 'lineItems' | 'createdAt'
   | 'updatedAt'>;
 
+/** The invoice shape of DESIGN §4. */
 export function invoiceView(invoice: InvoiceRecord) {
   return {
     invoice_id: invoice.id,
