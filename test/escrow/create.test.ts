@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
+import { systemAccount } from '../../src/ledger/ledger.service.js';
 import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 interface Party { account_id: string; usd_pm: string; usd_wallet: string; card_pm?: string }
@@ -141,6 +142,17 @@ describe('POST /v2/escrow', () => {
         line_items: [{ amount: 10, currency: 'VCD', transaction_type: 'user_to_integrator' }],
       } });
       assert.deepEqual(res.body.payload.errors, { 'payment_methods.0.payment_method_id': ['INCOMPATIBLE_CURRENCY'] });
+    });
+
+    it('refuses the integrator\'s own wallet as a destination (destinations are sellers\' wallets)', async () => {
+      const [{ id: integratorId }] = await h().orm.em.fork().execute<Array<{ id: string }>>('select id from integrator where name = ?', [client.integrator]);
+      const publisherWallet = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
+      const res = await call('POST', '/v2/escrow', { token: client.token, body: body({ line_items: [line(100, { recipients: [{ amount: 10, currency: 'USD', destination_wallet_id: publisherWallet }] })] }) });
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual(res.body.payload.errors, { 'line_items.0.recipients.0.destination_wallet_id': ['NOT_FOUND'] });
+      // The same wallet is a valid source: the line's amount lands there.
+      const ok = await call('POST', '/v2/escrow', { token: client.token, body: body({ line_items: [line(100, { recipients: [{ amount: 10, currency: 'USD', source_wallet_id: publisherWallet, destination_wallet_id: seller.usd_wallet }] })] }) });
+      assert.equal(ok.status, 201, ok.text);
     });
 
     it('refuses a destination wallet of another integrator as unknown', async () => {
