@@ -9,7 +9,7 @@ import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { TokenSigner } from './auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from './db/orm.js';
 import { buildApp } from './http/app.js';
-import { createRedis } from './queues/connection.js';
+import { createRedis, reportOutages } from './queues/connection.js';
 import { CommandBus } from './queues/command-bus.js';
 import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
@@ -43,7 +43,8 @@ async function runWeb(config: Config): Promise<void> {
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
   const signer = await TokenSigner.load(orm.em.fork());
   const redis = createRedis(services.redisUrl, 'producer');
-  const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis);
+  reportOutages(redis, logger, 'web');
+  const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis, logger);
   const app = await buildApp({ config, orm, redis, signer, logger, bus });
   let server: Server;
   try {

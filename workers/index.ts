@@ -7,7 +7,7 @@ import { Queue, Worker, type Processor } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { openOrm } from '../src/db/orm.js';
-import { createRedis } from '../src/queues/connection.js';
+import { createRedis, isConnectionFailure, queueErrors, reportOutages } from '../src/queues/connection.js';
 import { MaintenanceJob, QueueName } from '../src/queues/names.js';
 import { createLogger, type Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
@@ -63,9 +63,10 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus): 
 
 /** Starts every queue's worker and the maintenance schedule. */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
-  const bus = new CommandBus(deps.redisUrl, deps.queuePrefix);
+  const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
-  const webhookBus = new WebhookBus(connection, deps.queuePrefix);
+  reportOutages(connection, deps.logger, 'workers');
+  const webhookBus = new WebhookBus(connection, deps.queuePrefix, deps.logger);
   const table = processors(deps, bus, webhookBus);
   const missing = Object.values(QueueName).filter((q) => typeof table[q] !== 'function');
   if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
@@ -76,11 +77,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     const concurrency = name === QueueName.Webhooks ? 64 : 16;
     const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency, lockDuration: lock, stalledInterval: lock });
     worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
-    worker.on('error', (err) => deps.logger.error({ queue: name, err: describeError(err) }, 'worker error'));
+    worker.on('error', queueErrors(deps.logger, name));
     return worker;
   });
 
   const maintenance = new Queue(QueueName.Maintenance, { connection, prefix: deps.queuePrefix });
+  maintenance.on('error', queueErrors(deps.logger, QueueName.Maintenance));
   const sweepEvery = deps.sweepEveryMs ?? 10_000;
   const schedule: Array<[MaintenanceJob, number]> = [
     [MaintenanceJob.PurgeIdempotencyKeys, 3_600_000], [MaintenanceJob.PurgeWebhookHistory, 3_600_000],
@@ -91,7 +93,10 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   await ensureSchedules();
   // The schedules live in Redis: put them back if Redis lost them (a flush, a failover).
   const keeper = setInterval(() => {
-    ensureSchedules().catch((err) => deps.logger.warn({ err: describeError(err) }, 'could not renew the maintenance schedules'));
+    ensureSchedules().catch((err) => {
+      // Redis being down is already in the log (reportOutages); the next tick tries again.
+      if (!isConnectionFailure(err)) deps.logger.warn({ err: describeError(err) }, 'could not renew the maintenance schedules');
+    });
   }, sweepEvery);
   const relay = await startOutboxRelay(deps.orm, deps.databaseUrl, webhookBus, deps.logger);
 

@@ -31,6 +31,7 @@ import { requestContext } from './request-context.js';
 import { requestValidation } from './request-validation.js';
 import { Queue } from 'bullmq';
 import { QueueName } from '../queues/names.js';
+import { queueErrors } from '../queues/connection.js';
 import { registerScrapeGauges } from '../runtime/metrics.js';
 import { outboxLagSeconds } from '../webhooks/relay.service.js';
 import { webhookRoutes } from '../webhooks/webhook.routes.js';
@@ -62,7 +63,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.set('query parser', 'simple');
   app.use(requestContext(app, deps.orm, deps.logger));
   app.use(healthRoutes(deps.orm, deps.redis));
-  const queues = Object.values(QueueName).map((name) => new Queue(name, { connection: deps.redis, prefix: deps.config.queuePrefix ?? '{holdfast}' }));
+  const queues = Object.values(QueueName).map((name) => {
+    const queue = new Queue(name, { connection: deps.redis, prefix: deps.config.queuePrefix ?? '{holdfast}' });
+    queue.on('error', queueErrors(deps.logger, name));
+    return queue;
+  });
   registerScrapeGauges(queues, () => outboxLagSeconds(deps.orm.em.fork()));
   app.use(operationsRoutes({ queues, appEnv: deps.config.appEnv, adminUser: deps.config.adminUser ?? 'admin', adminPassword: deps.config.adminPassword }));
   app.use('/openapi', documentRoutes());

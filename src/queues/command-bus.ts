@@ -10,7 +10,8 @@ import { EventEmitter } from 'node:events';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { batched } from '../db/batch.js';
-import { createRedis } from './connection.js';
+import { createRedis, queueErrors } from './connection.js';
+import type { Logger } from '../runtime/logger.js';
 import { QueueName, type CommandJob } from './names.js';
 import type { CommandResult } from '../commands/command.service.js';
 
@@ -51,10 +52,12 @@ export class CommandBus {
   private readonly ownsConnection: boolean;
   private readonly connection: Redis;
 
-  constructor(private readonly redisUrl: string, private readonly prefix: string, connection?: Redis) {
+  /** `logger` hears the queue's errors other than Redis being unreachable (see `queueErrors`). */
+  constructor(private readonly redisUrl: string, private readonly prefix: string, connection?: Redis, logger?: Logger) {
     this.ownsConnection = !connection;
     this.connection = connection ?? createRedis(redisUrl, 'producer');
     this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix });
+    this.queue.on('error', queueErrors(logger, QueueName.Commands));
     this.channel = `${prefix}:${QueueName.Commands}:finished`;
   }
 

@@ -4,7 +4,10 @@
  * so an HTTP request does not hang long on a Redis outage. Redis must run with
  * `maxmemory-policy noeviction`: an evicted queue key is a lost job.
  */
+import { isNotConnectionError } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { describeError } from '../runtime/describe-error.js';
+import type { Logger } from '../runtime/logger.js';
 
 export type RedisRole = 'worker' | 'producer';
 
@@ -16,4 +19,52 @@ export function createRedis(url: string, role: RedisRole, extra: RedisOptions = 
     lazyConnect: false,
     ...extra,
   });
+}
+
+/** While Redis stays down, how often the log says so again. */
+const OUTAGE_REMINDER_MS = 60_000;
+
+/**
+ * Says in the log when a Redis connection is lost and when it is back: one warning at the first
+ * failure, a reminder a minute while it lasts, one line when the connection is ready again.
+ * ioredis reports every failed reconnect (several a second at first); the queues and workers on
+ * the connection see the same failures and leave them to this (`queueErrors`).
+ */
+export function reportOutages(redis: Redis, logger: Logger, connection: string): void {
+  let downSince: number | undefined;
+  let said = 0;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (downSince === undefined) {
+      downSince = said = now;
+      logger.warn({ redis: connection, err: describeError(err) }, 'redis unavailable; reconnecting');
+    } else if (now - said >= OUTAGE_REMINDER_MS) {
+      said = now;
+      logger.warn({ redis: connection, down_s: Math.round((now - downSince) / 1000), err: describeError(err) }, 'redis still unavailable; reconnecting');
+    }
+  });
+  redis.on('ready', () => {
+    if (downSince === undefined) return;
+    logger.info({ redis: connection, down_s: Math.round((Date.now() - downSince) / 1000) }, 'redis available again');
+    downSince = undefined;
+  });
+}
+
+/** Network error codes a lost or unreachable Redis shows up as. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** Whether an error only says that Redis cannot be reached (BullMQ's own test, plus the other network codes). */
+export function isConnectionFailure(err: Error & { code?: unknown }): boolean {
+  return !isNotConnectionError(err) || NETWORK_CODES.has(String(err.code)) || err.name === 'MaxRetriesPerRequestError';
+}
+
+/**
+ * The `error` listener for a BullMQ queue or worker. They re-emit their connection's failures
+ * and, with no listener, BullMQ prints each one, stack and all, to stderr: connection failures
+ * are left to `reportOutages`, anything else is logged (without its stack).
+ */
+export function queueErrors(logger: Logger | undefined, queue: string): (err: Error) => void {
+  return (err) => {
+    if (!isConnectionFailure(err)) logger?.error({ queue, err: describeError(err) }, 'queue error');
+  };
 }

@@ -8,6 +8,8 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueName, type WebhookJob } from './names.js';
+import { queueErrors } from './connection.js';
+import type { Logger } from '../runtime/logger.js';
 
 export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
   // A crash mid-attempt (stalled job) runs it again; the row keeps the delivery's own count.
@@ -25,8 +27,10 @@ export function deliveryJobId(eventId: string, endpointId: string): string {
 export class WebhookBus {
   readonly queue: Queue<WebhookJob>;
 
-  constructor(connection: Redis, prefix: string) {
+  /** `logger` hears the queue's errors other than Redis being unreachable (see `queueErrors`). */
+  constructor(connection: Redis, prefix: string, logger?: Logger) {
     this.queue = new Queue<WebhookJob>(QueueName.Webhooks, { connection, prefix });
+    this.queue.on('error', queueErrors(logger, QueueName.Webhooks));
   }
 
   /** Enqueues deliveries; false when Redis cannot take them now (the sweeper will). */

@@ -1,9 +1,11 @@
 /**
  * The process logger: pino JSON lines. Credentials never reach it: authorization headers,
- * secrets and tokens are redacted wherever they appear in a logged object (access lines, whose
+ * secrets and tokens are redacted wherever they appear in a logged object, and errors are logged
+ * without their stacks (access lines, whose
  * fields are fixed and hold none, go through a logger that skips that work).
  */
 import { pino, type Logger } from 'pino';
+import { describeError } from './describe-error.js';
 
 export type { Logger };
 
@@ -28,6 +30,9 @@ export function createLogger(level: string, name: string, destination: number | 
     name,
     level,
     base: { pid: process.pid },
+    // An error is logged as `describeError` says (type, code, message; never a stack), and an
+    // already described one as it is: pino's own serializer would call it an `Object`.
+    serializers: { err: (err: unknown) => (err instanceof Error ? describeError(err) : err) },
     redact: {
       paths: [
         'req.headers.authorization', 'req.headers.cookie', '*.client_secret', '*.secret', '*.access_token',

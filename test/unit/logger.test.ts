@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { accessLogger, createLogger } from '../../src/runtime/logger.js';
+import { describeError } from '../../src/runtime/describe-error.js';
 
 describe('the process logger', () => {
   it('redacts credentials, and writes access lines to the same stream through a logger without redaction', async () => {
@@ -22,6 +23,19 @@ describe('the process logger', () => {
       lines.filter((l) => l.msg === 'request').map(({ name, req_id, path: p, status }) => ({ name, req_id, path: p, status })),
       [{ name: 'holdfast-test', req_id: 'req_1', path: '/v1/user-info/acct_1', status: 200 }],
     );
+  });
+
+  it('logs an error as its type, code and message, never its stack, and keeps an already described one as it is', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'hf-log-')), 'out.log');
+    const logger = createLogger('info', 'holdfast-test', file);
+    logger.error({ err: Object.assign(new TypeError('boom'), { code: 'E_BOOM' }) }, 'raw error');
+    logger.warn({ err: describeError(new RangeError('described')) }, 'described error');
+    await new Promise<void>((resolve, reject) => logger.flush((err) => (err ? reject(err) : resolve())));
+    const text = readFileSync(file, 'utf8');
+    assert.doesNotMatch(text, /stack|logger\.test\.ts/);
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.find((l) => l.msg === 'raw error')?.err, { type: 'TypeError', code: 'E_BOOM', message: 'boom' });
+    assert.deepEqual(lines.find((l) => l.msg === 'described error')?.err, { type: 'RangeError', message: 'described' });
   });
 
   it('gives a logger made elsewhere itself as its access logger', () => {
