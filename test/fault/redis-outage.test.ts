@@ -82,6 +82,11 @@ describe('fault: Redis goes away under a running Holdfast and comes back', funct
       // The command row is written; its job cannot be: 202, and the sweeper enqueues it later.
       const accepted = await call('POST', `/v2/escrow/${escrowId}/pay`, { baseUrl, token, headers: { prefer: 'respond-async' } });
       assert.equal(accepted.status, 202, accepted.text);
+      // What needs only PostgreSQL still answers.
+      const meanwhile = await call('GET', `/v2/escrow/${escrowId}`, { baseUrl, token });
+      assert.equal(meanwhile.status, 200, meanwhile.text);
+      assert.equal(meanwhile.body.payload.status, 'OPEN');
+      assert.equal((await call('GET', '/readyz', { baseUrl })).status, 503);
       await new Promise((r) => setTimeout(r, 2500));
 
       redis = await startRedis(redisPort);
@@ -112,6 +117,9 @@ describe('fault: Redis goes away under a running Holdfast and comes back', funct
       const down = lines.filter((l) => l.msg === 'redis unavailable; reconnecting' && l.redis === connection);
       assert.equal(down.length, 1, `one outage line for the ${connection} connection:\n${stdout}`);
     }
-    assert.deepEqual(lines.filter((l) => l.msg === 'queue error' || l.msg === 'worker error'), [], 'the queues leave the outage to the connections');
+    // A job running when Redis lost everything may report its key missing; that is worth a line.
+    // Failures to reach Redis are not: the connections' lines say it once.
+    const unreachable = lines.filter((l) => (l.msg === 'queue error' || l.msg === 'worker error') && /ECONNREFUSED|Connection is closed|ECONNRESET/.test(JSON.stringify(l.err)));
+    assert.deepEqual(unreachable, [], 'the queues leave the outage to the connections');
   });
 });
