@@ -9,7 +9,7 @@ import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { TokenSigner } from './auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from './db/orm.js';
 import { buildApp } from './http/app.js';
-import { createRedis, reportOutages } from './queues/connection.js';
+import { closeRedis, createRedis, reportOutages } from './queues/connection.js';
 import { CommandBus } from './queues/command-bus.js';
 import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
@@ -97,7 +97,7 @@ async function runWeb(config: Config): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers?.close();
     await bus.close();
-    await redis.quit().catch(() => redis.disconnect());
+    await closeRedis(redis);
     await orm.close();
     services.stop();
     process.exit(0);

@@ -7,7 +7,7 @@ import { Queue, Worker, type Processor } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { openOrm } from '../src/db/orm.js';
-import { createRedis, isConnectionFailure, queueErrors, reportOutages } from '../src/queues/connection.js';
+import { closeRedis, createRedis, isConnectionFailure, queueErrors, reportOutages } from '../src/queues/connection.js';
 import { MaintenanceJob, QueueName } from '../src/queues/names.js';
 import { createLogger, type Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
@@ -107,11 +107,17 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     async close() {
       clearInterval(keeper);
       await relay.close();
-      await Promise.all(workers.map((w) => w.close()));
+      // A graceful close waits for the running jobs and for Redis, and with Redis unreachable it
+      // would wait for ever (BullMQ's fetch loop waits for its connection to come back). Then the
+      // running jobs are not waited for — one cut short runs again later (stalled) and finds its
+      // work done — and the connections are dropped.
+      const reachable = connection.status === 'ready';
+      if (!reachable) connection.disconnect();
+      await Promise.all(workers.map((w) => w.close(!reachable)));
       await maintenance.close();
       await webhookBus.close();
       await bus.close();
-      await connection.quit().catch(() => connection.disconnect());
+      await closeRedis(connection);
     },
   };
 }

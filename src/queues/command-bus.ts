@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { batched } from '../db/batch.js';
-import { createRedis, queueErrors } from './connection.js';
+import { closeRedis, createRedis, queueErrors } from './connection.js';
 import type { Logger } from '../runtime/logger.js';
 import { QueueName, type CommandJob } from './names.js';
 import type { CommandResult } from '../commands/command.service.js';
@@ -155,8 +155,8 @@ export class CommandBus {
   }
 
   async close(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    if (this.subscriber) await closeRedis(this.subscriber);
     await this.queue.close();
-    if (this.ownsConnection) await this.connection.quit().catch(() => this.connection.disconnect());
+    if (this.ownsConnection) await closeRedis(this.connection);
   }
 }

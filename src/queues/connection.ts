@@ -21,6 +21,16 @@ export function createRedis(url: string, role: RedisRole, extra: RedisOptions = 
   });
 }
 
+/**
+ * Closes a connection: politely (QUIT, after what it has sent) when Redis answers, at once when
+ * it does not — QUIT would wait for Redis to come back, for ever on a connection that retries
+ * without end.
+ */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
+}
+
 /** While Redis stays down, how often the log says so again. */
 const OUTAGE_REMINDER_MS = 60_000;
 

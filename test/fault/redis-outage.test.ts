@@ -45,7 +45,7 @@ async function startRedis(port: number): Promise<ChildProcess> {
 describe('fault: Redis goes away under a running Holdfast and comes back', function () {
   this.timeout(120_000);
 
-  it('says so once in the log (no stack traces on stderr), answers 202 meanwhile, and finishes the command when Redis is back', async () => {
+  it('says so once in the log (no stack traces on stderr), answers 202 meanwhile, finishes the command when Redis is back, and stops without waiting for it', async () => {
     const redisPort = await freePort();
     const httpPort = await freePort();
     let redis = await startRedis(redisPort);
@@ -104,6 +104,13 @@ describe('fault: Redis goes away under a running Holdfast and comes back', funct
       const postings = await h().orm.em.fork().execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
       assert.equal(postings.length, 1, 'charged exactly once');
       assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+
+      // Stopped while Redis is away again: it does not wait for Redis to come back.
+      redis.kill('SIGKILL');
+      await until('the connections to notice', async () => (logLines().filter((l) => l.msg === 'redis unavailable; reconnecting').length >= 4 ? true : undefined));
+      holdfast.kill('SIGTERM');
+      const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
+      assert.equal(code, 0, 'a SIGTERM during an outage ends the process (exit 0) within 10 s');
     } finally {
       holdfast.kill('SIGTERM');
       const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 15_000))]);
@@ -115,7 +122,7 @@ describe('fault: Redis goes away under a running Holdfast and comes back', funct
     const lines = logLines();
     for (const connection of ['web', 'workers']) {
       const down = lines.filter((l) => l.msg === 'redis unavailable; reconnecting' && l.redis === connection);
-      assert.equal(down.length, 1, `one outage line for the ${connection} connection:\n${stdout}`);
+      assert.equal(down.length, 2, `one outage line per outage (two) for the ${connection} connection:\n${stdout}`);
     }
     // A job running when Redis lost everything may report its key missing; that is worth a line.
     // Failures to reach Redis are not: the connections' lines say it once.
