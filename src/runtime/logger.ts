@@ -1,8 +1,8 @@
 /**
  * The process logger: pino JSON lines. Credentials never reach it: authorization headers,
- * secrets and tokens are redacted wherever they appear in a logged object, and errors are logged
- * without their stacks (access lines, whose
- * fields are fixed and hold none, go through a logger that skips that work).
+ * secrets and tokens are redacted wherever they appear in a logged object (access lines, whose
+ * fields are fixed and hold none, go through a logger that skips that work). Errors are logged
+ * without their stacks.
  */
 import { pino, type Logger } from 'pino';
 import { describeError } from './describe-error.js';
