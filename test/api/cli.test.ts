@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { call, h, register, unique } from '../support/harness.js';
-
-function holdfast(args: string[]) {
-  return spawnSync(process.execPath, ['bin/holdfast.js', ...args], {
-    env: { ...process.env, DATABASE_URL: h().databaseUrl },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-}
+import { call, h, holdfastCli, register, unique } from '../support/harness.js';
 
 describe('holdfast CLI', function () {
   this.timeout(120_000);
 
   it('client create --json prints credentials that obtain a token with those scopes', async () => {
     const integrator = unique('cli-');
-    const res = holdfast(['client', 'create', '--integrator', integrator, '--scopes', 'search_accounts,read_accounts', '--tos-signing', '--json']);
+    const res = await holdfastCli(['client', 'create', '--integrator', integrator, '--scopes', 'search_accounts,read_accounts', '--tos-signing', '--json']);
     assert.equal(res.status, 0, res.stderr);
     const created = JSON.parse(res.stdout);
     assert.deepEqual(Object.keys(created).sort(), ['client_id', 'client_secret', 'integrator', 'scopes']);
@@ -33,17 +24,17 @@ describe('holdfast CLI', function () {
     assert.equal(row.tos_signing, true);
   });
 
-  it('client create --scopes all grants every scope', () => {
-    const res = holdfast(['client', 'create', '--integrator', unique('cli-'), '--scopes', 'all', '--json']);
+  it('client create --scopes all grants every scope', async () => {
+    const res = await holdfastCli(['client', 'create', '--integrator', unique('cli-'), '--scopes', 'all', '--json']);
     assert.equal(JSON.parse(res.stdout).scopes.length, 16);
   });
 
   it('integrator create with a token currency gives its accounts token wallets', async () => {
     const name = unique('cli-tok-');
-    const res = holdfast(['integrator', 'create', name, '--token-currency', 'GEM', '--tokens-per-usd', '250', '--json']);
+    const res = await holdfastCli(['integrator', 'create', name, '--token-currency', 'GEM', '--tokens-per-usd', '250', '--json']);
     assert.equal(res.status, 0, res.stderr);
     assert.equal(JSON.parse(res.stdout).token_currency, 'GEM');
-    const client = JSON.parse(holdfast(['client', 'create', '--integrator', name, '--json']).stdout);
+    const client = JSON.parse((await holdfastCli(['client', 'create', '--integrator', name, '--json'])).stdout);
     const token = await call('POST', '/token', { body: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret } });
     const account = await register({ clientId: client.client_id, clientSecret: client.client_secret, integrator: name, token: token.body.access_token });
     const wallets = await h().orm.em.fork().getConnection().execute<Array<{ processing_currency: string }>>(`select processing_currency from payment_method where account_id = ? and processing_currency = 'GEM'`, [account.account_id]);
@@ -60,25 +51,25 @@ describe('holdfast CLI', function () {
     ['a missing ToS file', ['tos', 'publish', '--file', '/nonexistent/tos.txt'], /cannot read/],
   ];
   for (const [what, args, message] of failures) {
-    it(`fails with one clear line and a non-zero exit for ${what}`, () => {
-      const res = holdfast(args);
+    it(`fails with one clear line and a non-zero exit for ${what}`, async () => {
+      const res = await holdfastCli(args);
       assert.notEqual(res.status, 0);
       assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
       assert.match(res.stderr, message);
     });
   }
 
-  it('a taken integrator name fails with one line', () => {
+  it('a taken integrator name fails with one line', async () => {
     const name = unique('dup-');
-    holdfast(['integrator', 'create', name]);
-    const res = holdfast(['integrator', 'create', name]);
+    await holdfastCli(['integrator', 'create', name]);
+    const res = await holdfastCli(['integrator', 'create', name]);
     assert.notEqual(res.status, 0);
     assert.match(res.stderr, /already exists/);
   });
 
-  it('every subcommand has --help', () => {
+  it('every subcommand has --help', async () => {
     for (const cmd of [['client', 'create'], ['integrator', 'create'], ['migrate'], ['tos', 'publish'], []]) {
-      const res = holdfast([...cmd, '--help']);
+      const res = await holdfastCli([...cmd, '--help']);
       assert.equal(res.status, 0);
       assert.match(res.stdout, /holdfast/);
     }
@@ -89,15 +80,15 @@ describe('holdfast CLI', function () {
     const file = path.join(dir, 'tos.md');
     const text = `Terms ${unique('t')}`;
     writeFileSync(file, text);
-    const res = holdfast(['tos', 'publish', '--file', file, '--json']);
+    const res = await holdfastCli(['tos', 'publish', '--file', file, '--json']);
     assert.equal(res.status, 0, res.stderr);
     const current = await call('GET', '/v1/tos');
     assert.equal(current.body.content, text);
     assert.equal(current.body.tos_version, JSON.parse(res.stdout).tos_version);
   });
 
-  it('migrate reports the database up to date', () => {
-    const res = holdfast(['migrate']);
+  it('migrate reports the database up to date', async () => {
+    const res = await holdfastCli(['migrate']);
     assert.equal(res.status, 0, res.stderr);
     assert.match(res.stdout, /up to date/);
   });

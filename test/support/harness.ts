@@ -3,6 +3,7 @@
  * recreated each run) and its own Redis key prefix, against real PostgreSQL and Redis found
  * (or started) exactly as `npm start` does.
  */
+import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -184,6 +185,26 @@ let sequence = 0;
 export function unique(prefix = 'x'): string {
   sequence += 1;
   return `${prefix}${Date.now().toString(36)}${sequence}`;
+}
+
+/**
+ * Runs the `holdfast` command on the suite's database, without blocking this process: its event
+ * loop also serves the suite's app, and a loop blocked for seconds (spawnSync under load) had the
+ * server close a kept-alive socket just as the next request reused it (ECONNRESET).
+ */
+export function holdfastCli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/holdfast.js', ...args], { env: { ...process.env, DATABASE_URL: h().databaseUrl, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 /** Calls the API and checks the response against the OpenAPI documents. */

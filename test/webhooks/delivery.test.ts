@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import { call, h, newClient, register, type TestClient } from '../support/harness.js';
+import { call, h, holdfastCli, newClient, register, type TestClient } from '../support/harness.js';
 import { freePort, startReceiver, type Received, type Receiver } from '../support/receiver.js';
 
 /**
@@ -156,9 +155,7 @@ describe('webhook delivery', function () {
     assert.equal(r.received.length, 4, 'no attempt after the last');
 
     r.respond = () => 204;
-    const replay = spawnSync(process.execPath, ['bin/holdfast.js', 'webhooks', 'replay', '--event', eventId, '--json'], {
-      env: { ...process.env, DATABASE_URL: h().databaseUrl, REDIS_URL: h().redisUrl, QUEUE_PREFIX: '{holdfast-test}' }, encoding: 'utf8',
-    });
+    const replay = await holdfastCli(['webhooks', 'replay', '--event', eventId, '--json'], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: '{holdfast-test}' });
     assert.equal(replay.status, 0, replay.stderr);
     assert.deepEqual(JSON.parse(replay.stdout), { replayed: 1 });
     await r.until((got) => got.length >= 5);
@@ -190,9 +187,7 @@ describe('webhook delivery', function () {
     r.respond = () => 200;
     const enabled = await call('POST', `/v2/webhooks/${endpoint.id}/enable`, { token: client.token });
     assert.equal(enabled.body.payload.status, 'enabled');
-    const replay = spawnSync(process.execPath, ['bin/holdfast.js', 'webhooks', 'replay', '--endpoint', endpoint.id, '--since', since], {
-      env: { ...process.env, DATABASE_URL: h().databaseUrl, REDIS_URL: h().redisUrl, QUEUE_PREFIX: '{holdfast-test}' }, encoding: 'utf8',
-    });
+    const replay = await holdfastCli(['webhooks', 'replay', '--endpoint', endpoint.id, '--since', since], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: '{holdfast-test}' });
     assert.equal(replay.status, 0, replay.stderr);
     assert.match(replay.stdout, /re-sending 2 deliveries/);
     await r.until((got) => got.filter((x) => x.headers['webhook-signature']).length >= 3);
