@@ -19,6 +19,10 @@ const BATCH = 500;
  * same statement (under load, one relay per many transactions instead of one each).
  */
 const COALESCE_MS = 10;
+/** After the listening connection is lost (a PostgreSQL restart, a failover), how often it is tried again; the poll covers the gap. */
+export const LISTEN_RETRY_MS = 5000;
+/** The listening connection's `application_name` (how it shows in `pg_stat_activity`). */
+export const LISTENER_NAME = 'holdfast-outbox-listener';
 
 export interface OutboxRelay {
   /** Relays until the outbox is empty (also what each notification and poll runs). */
@@ -60,23 +64,56 @@ export async function startOutboxRelay(orm: MikroORM, databaseUrl: string | unde
     return running;
   };
 
-  const listener = databaseUrl ? new pg.Client({ connectionString: databaseUrl }) : null;
-  if (listener) {
-    listener.on('error', (err) => logger.warn({ err: describeError(err) }, 'outbox listener lost; polling'));
-    let soon: NodeJS.Timeout | null = null;
-    listener.on('notification', () => {
-      soon ??= setTimeout(() => {
-        soon = null;
-        void drain();
-      }, COALESCE_MS);
-    });
+  let soon: NodeJS.Timeout | null = null;
+  const notified = () => {
+    soon ??= setTimeout(() => {
+      soon = null;
+      void drain();
+    }, COALESCE_MS);
+  };
+  // The listening connection: when it is lost the relay polls, and a new one is tried every
+  // LISTEN_RETRY_MS until one listens again. The loss and the return are logged, once each.
+  let listener: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let lostSince: number | null = null;
+  const listen = async (): Promise<void> => {
+    if (!databaseUrl || closed) return;
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: LISTENER_NAME });
+    let gone = false;
+    const lost = (err?: unknown) => {
+      if (gone) return;
+      gone = true;
+      if (listener === client) listener = null;
+      void client.end().catch(() => undefined);
+      if (closed) return;
+      if (lostSince === null) {
+        lostSince = Date.now();
+        logger.warn({ err: err === undefined ? undefined : describeError(err) }, 'outbox listener lost; polling until it is back');
+      }
+      retry ??= setTimeout(() => {
+        retry = null;
+        void listen();
+      }, LISTEN_RETRY_MS);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', notified);
     try {
-      await listener.connect();
-      await listener.query('listen holdfast_outbox');
+      await client.connect();
+      await client.query('listen holdfast_outbox');
     } catch (err) {
-      logger.warn({ err: describeError(err) }, 'outbox listener unavailable; polling');
+      lost(err);
+      return;
     }
-  }
+    if (gone || closed) return;
+    listener = client;
+    if (lostSince !== null) {
+      logger.info({ down_s: Math.round((Date.now() - lostSince) / 1000) }, 'outbox listener back');
+      lostSince = null;
+      void drain();
+    }
+  };
+  await listen();
   const timer = setInterval(() => void drain(), POLL_MS);
   void drain();
 
@@ -85,6 +122,7 @@ export async function startOutboxRelay(orm: MikroORM, databaseUrl: string | unde
     async close() {
       closed = true;
       clearInterval(timer);
+      if (retry) clearTimeout(retry);
       await running;
       await listener?.end().catch(() => undefined);
     },
