@@ -110,9 +110,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       // A graceful close waits for the running jobs and for Redis, and with Redis unreachable it
       // would wait for ever (BullMQ's fetch loop waits for its connection to come back). Then the
       // running jobs are not waited for — one cut short runs again later (stalled) and finds its
-      // work done — and the connections are dropped.
+      // work done — and the connections are dropped (closeRedis).
       const reachable = connection.status === 'ready';
-      if (!reachable) connection.disconnect();
       await Promise.all(workers.map((w) => w.close(!reachable)));
       await maintenance.close();
       await webhookBus.close();

@@ -105,7 +105,8 @@ export async function startOutboxRelay(orm: MikroORM, databaseUrl: string | unde
       lost(err);
       return;
     }
-    if (gone || closed) return;
+    if (closed) lost(); // closed while connecting: this connection ends too
+    if (gone) return;
     listener = client;
     if (lostSince !== null) {
       logger.info({ down_s: Math.round((Date.now() - lostSince) / 1000) }, 'outbox listener back');
@@ -123,6 +124,7 @@ export async function startOutboxRelay(orm: MikroORM, databaseUrl: string | unde
       closed = true;
       clearInterval(timer);
       if (retry) clearTimeout(retry);
+      if (soon) clearTimeout(soon);
       await running;
       await listener?.end().catch(() => undefined);
     },
