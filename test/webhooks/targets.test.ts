@@ -72,9 +72,11 @@ describe('webhook targets (SSRF guard)', () => {
       const account = await register(client);
       const db = h().orm.em.fork();
       const [{ integrator_id: integratorId }] = await db.execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
-      const [event] = await db.execute<Array<{ id: string }>>(`select id from outbox where message->>'account_id' = ?`, [account.account_id]);
+      const [event] = await db.execute<Array<{ id: string }>>(`select id from outbox where message->>'account_id' = ? and event_name = 'register-account-completed'`, [account.account_id]);
       // An endpoint registered while private targets were allowed, delivered by a production worker.
-      await db.execute(`insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values ('whe_ssrf', ?, ?, '{register-account-completed}', 'whsec_AAAA', 'enabled')`,
+      // It subscribes to nothing, so the suite's own relay and delivery workers never touch its rows
+      // while this attempt runs (they did once: a deadlock with a delivery the relay had made for it).
+      await db.execute(`insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values ('whe_ssrf', ?, ?, '{}', 'whsec_AAAA', 'enabled')`,
         [integratorId, `http://${loopbackAlias()}:${r.port}/hooks`]);
       await db.execute(`insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id) values ('whd_ssrf', ?, 'whe_ssrf', ?, 'pending', 'x')`, [event.id, integratorId]);
       const outcome = await deliveryAttempts(db, { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 })('whd_ssrf');
