@@ -56,16 +56,33 @@ export async function authorizeUser(
   return inTransaction(em, async (db) => {
     const [account] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ? for share', [input.account_id, principal.integratorId]);
     if (!account) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
-    if (await loginBlocked(db, input.account_id)) throw blockedError(input.account_id);
-    const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId: input.account_id };
-    if (input.return_token) return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf') }) };
-    const nonce = randomBytes(32).toString('base64url');
-    await db.execute(
-      `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, expires_at)
-       values (?, ?, ?, ?, now() + (? * interval '1 second'))`,
-      [sha256(nonce), session.accountId, session.integratorId, session.clientId, SESSION_NONCE_TTL_SECONDS]);
-    return { redirect: `${webUrl.replace(/\/+$/, '')}/ui/appauth/${nonce}` };
+    const session = await openUserSession(db, signer, principal, input.account_id, Boolean(input.return_token));
+    return 'token' in session ? session : { redirect: sessionRedirect(webUrl, session.nonce) };
   });
+}
+
+/** The hosted pages' address that spends a session nonce. */
+export function sessionRedirect(webUrl: string, nonce: string): string {
+  return `${webUrl.replace(/\/+$/, '')}/ui/appauth/${nonce}`;
+}
+
+/**
+ * Opens a session for an account of the caller's integrator, in the caller's transaction: a
+ * user password token, or a single-use redirect nonce (24 h). 403 (spec §7) for a login-blocked
+ * account, which then gets neither.
+ */
+export async function openUserSession(
+  db: Executor, signer: TokenSigner, principal: Principal, accountId: string, returnToken: boolean,
+): Promise<{ token: UserToken } | { nonce: string }> {
+  if (await loginBlocked(db, accountId)) throw blockedError(accountId);
+  const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId };
+  if (returnToken) return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf') }) };
+  const nonce = randomBytes(32).toString('base64url');
+  await db.execute(
+    `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, expires_at)
+     values (?, ?, ?, ?, now() + (? * interval '1 second'))`,
+    [sha256(nonce), session.accountId, session.integratorId, session.clientId, SESSION_NONCE_TTL_SECONDS]);
+  return { nonce };
 }
 
 /**

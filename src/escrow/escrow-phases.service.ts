@@ -135,11 +135,9 @@ function phaseInvoice(escrow: EscrowRecord, from: InvoiceRecord, type: string, c
 }
 
 /** The HTTP answer for an escrow in a state that refuses a transition. */
-export function stateConflict(escrow: EscrowRecord, transition: EscrowTransition, integrator: string): CommandResult {
-  return {
-    status: 409,
-    body: failure([`The escrow is ${escrow.status}; ${transition} is not allowed.`], ['ESCROW_STATE_ERROR'], escrowView(escrow, integrator)),
-  };
+export function stateConflict(escrow: EscrowRecord, transition: EscrowTransition, integrator: string, why?: string): CommandResult {
+  const message = why ? `The escrow cannot ${transition}: ${why}.` : `The escrow is ${escrow.status}; ${transition} is not allowed.`;
+  return { status: 409, body: failure([message], ['ESCROW_STATE_ERROR'], escrowView(escrow, integrator)) };
 }
 
 /**
@@ -155,6 +153,10 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
   const decision = transitionDecision(read.status, transition);
   if (decision === 'already') return { commandId: command.id, result: { status: 200, body: success(escrowView(read, integrator)) } };
   if (decision === 'conflict') return { commandId: command.id, result: stateConflict(read, transition, integrator) };
+  // An authorized escrow whose buyer has not named its payment methods (the invoice's pay does): nothing to charge yet.
+  if (transition === 'pay' && escrowInvoice.paymentMethods.length === 0) {
+    return { commandId: command.id, result: stateConflict(read, transition, integrator, 'its buyer has not chosen the payment methods yet') };
+  }
 
   const escrow = { ...read, updatedAt: command.now };
   const { integratorId, currency, totalAmount } = escrow;

@@ -29,22 +29,22 @@ const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`
 const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
   ['id', 'text'], ['integrator_id', 'text'], ['account_id', 'text'], ['escrow_id', 'text'], ['invoice_type', 'text'], ['reference_type', 'text'],
   ['reference_id', 'text'], ['description', 'text'], ['metadata', 'jsonb'], ['currency', 'text'], ['total_amount', 'bigint'],
-  ['payment_methods', 'jsonb'], ['line_items', 'jsonb'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+  ['payment_methods', 'jsonb'], ['line_items', 'jsonb'], ['invoice_mechanism', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
 ];
 
 /**
  * Writes OPEN escrows with their escrow invoices (which point at each other) in one statement.
  * An escrow's row is its invoice's: same buyer, currency, total, references and times.
  */
-async function insertEscrows(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
+export async function insertEscrows(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
   const names = NEW_ESCROW_COLUMNS.map(([name]) => name).join(', ');
   await db.execute(
     `with v as (select ${names} from jsonb_to_recordset(?::jsonb) as v (${NEW_ESCROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})),
      invoices as (
        insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
-                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
+                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, invoice_mechanism, created_at, updated_at)
        select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
-              metadata, currency, total_amount, null, payment_methods, line_items, created_at, updated_at from v)
+              metadata, currency, total_amount, null, payment_methods, line_items, invoice_mechanism, created_at, updated_at from v)
      insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
                          description, metadata, created_at, updated_at)
      select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
@@ -52,7 +52,7 @@ async function insertEscrows(db: Executor, invoices: Array<ReturnType<typeof pur
     [JSON.stringify(invoices.map((i) => ({
       id: i.id, integrator_id: i.integratorId, account_id: i.accountId, escrow_id: i.escrowId, invoice_type: i.invoiceType, reference_type: i.referenceType,
       reference_id: i.referenceId, description: i.description, metadata: i.metadata, currency: i.currency, total_amount: i.totalAmount,
-      payment_methods: i.paymentMethods, line_items: i.lineItems, created_at: i.createdAt, updated_at: i.updatedAt,
+      payment_methods: i.paymentMethods, line_items: i.lineItems, invoice_mechanism: i.invoiceMechanism, created_at: i.createdAt, updated_at: i.updatedAt,
     })))]);
 }
 

@@ -89,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   tosRoutes(api, { allowUnsign });
   paymentMethodRoutes(api);
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
-  invoiceRoutes(api, deps.bus, deps.config.syncWaitMs);
+  invoiceRoutes(api, { bus: deps.bus, signer: deps.signer, syncWaitMs: deps.config.syncWaitMs, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs);
   app.use(api);
   app.use(notFoundHandler(doc));

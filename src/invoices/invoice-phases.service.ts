@@ -14,7 +14,7 @@ import type { TokenPurchaseMetadata } from '../tokens/tokens.service.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
 import { invoiceView, type InvoiceRecord } from './invoice.rules.js';
-import { invoicePayDecision, invoiceStateConflict } from './invoice.service.js';
+import { invoicePayDecision, invoiceStateConflict, noChargesYet } from './invoice.service.js';
 import { paymentFailure, prepareCharges, settle } from './settlement.service.js';
 
 async function loadInvoice(db: Executor, invoiceId: string): Promise<InvoiceRecord | null> {
@@ -61,6 +61,8 @@ export async function runInvoiceCommand(em: EntityManager, commandId: string): P
       const decision = invoicePayDecision(invoice);
       if (decision === 'already') result = { status: 200, body: success(invoiceView(invoice)) };
       else if (decision === 'conflict') result = invoiceStateConflict(invoice);
+      // An authorized invoice whose buyer has not named its payment methods: nothing to charge yet.
+      else if (invoice.paymentMethods.length === 0) result = noChargesYet(invoice);
       else {
         const sources = await prepareCharges(db, em, invoice.integratorId, invoice.currency, invoice.paymentMethods, true);
         const reason = paymentFailure(sources);

@@ -2,6 +2,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export type InvoiceState = 'OPEN' | 'PROCESSING' | 'SUCCESS' | 'FAILED' | 'CANCELED';
 
+/** How an authorized invoice reaches its buyer (spec §4.2 `invoice_mechanism`). */
+export type InvoiceMechanism = 'widget' | 'api';
+
 export interface StoredRecipient {
   amount: number;
   currency: string;
@@ -49,6 +52,8 @@ export const Invoice = defineEntity({
     failureReason: p.string().length(100).nullable(),
     paymentMethods: p.json<StoredCharge[]>(),
     lineItems: p.json<StoredLineItem[]>(),
+    /** Set on an authorized invoice (`widget` or `api`): its buyer chooses the payment methods when paying. */
+    invoiceMechanism: p.enum(['widget', 'api'] as InvoiceMechanism[]).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

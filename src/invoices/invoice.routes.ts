@@ -1,12 +1,15 @@
 import type { Router } from 'express';
+import type { TokenSigner } from '../auth/auth.service.js';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { createInvoice, getInvoice, payInvoice } from './invoice.service.js';
+import { authorizeInvoice } from './invoice-authorization.service.js';
+import { payInvoice } from './invoice-pay.service.js';
+import { createInvoice, getInvoice } from './invoice.service.js';
 
-/** Invoicing API: invoices (spec §4.2, DESIGN §4 Invoices). Requests arrive validated. */
-export function invoiceRoutes(router: Router, bus: CommandBus, syncWaitMs: number): void {
+/** Invoicing API: invoices and their authorization (spec §4.2, DESIGN §4 Invoices). Requests arrive validated. */
+export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: TokenSigner; syncWaitMs: number; webUrl: string }): void {
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
   });
@@ -14,6 +17,11 @@ export function invoiceRoutes(router: Router, bus: CommandBus, syncWaitMs: numbe
     res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
   });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
-    await sendCommand(req, res, syncWaitMs, (opts) => payInvoice(req.em, bus, principalOf(req), String(req.params.invoice_id), opts));
+    await sendCommand(req, res, deps.syncWaitMs,
+      (opts) => payInvoice(req.em, deps.bus, principalOf(req), String(req.params.invoice_id), req.body?.payment_methods, opts));
+  });
+  // The answer carries a password token or a session nonce: never cached.
+  router.post('/v2/authorize/invoice', async (req, res) => {
+    res.set('Cache-Control', 'no-store').json(success(await authorizeInvoice(req.em, deps.signer, principalOf(req), req.body, deps.webUrl)));
   });
 }

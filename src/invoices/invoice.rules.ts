@@ -47,9 +47,11 @@ export interface MoneyPlan {
 
 /**
  * Checks the money rules of an escrow request and resolves what each payment method pays.
- * Returns the plan, or the field errors (fields named like `line_items.0.amount`).
+ * Returns the plan, or the field errors (fields named like `line_items.0.amount`). With
+ * `chargesLater` (an authorized invoice, whose buyer names them when paying) no payment
+ * methods is allowed, and the plan has no charges.
  */
-export function planMoney(lineItems: LineItemInput[], paymentMethods: PaymentMethodInput[]):
+export function planMoney(lineItems: LineItemInput[], paymentMethods: PaymentMethodInput[], opts: { chargesLater?: boolean } = {}):
   { ok: true; plan: MoneyPlan } | { ok: false; fields: FieldErrors } {
   const fields = fieldErrors();
   if (lineItems.length === 0) addFieldError(fields, 'line_items', 'REQUIRED');
@@ -75,7 +77,8 @@ export function planMoney(lineItems: LineItemInput[], paymentMethods: PaymentMet
   const zeros = paymentMethods.filter((pm) => pm.amount === 0).length;
   const fixed = paymentMethods.reduce((sum, pm) => sum + pm.amount, 0);
   if (paymentMethods.length === 0) {
-    addFieldError(fields, 'payment_methods', 'REQUIRED');
+    // An authorized invoice's buyer names them when paying.
+    if (!opts.chargesLater) addFieldError(fields, 'payment_methods', 'REQUIRED');
   } else if (paymentMethods.length === 1) {
     // One method pays everything: its amount is 0 (the remainder) or the total itself.
     if (paymentMethods[0].amount !== 0 && paymentMethods[0].amount !== total) addFieldError(fields, 'payment_methods.0.amount', 'MUST_COVER_TOTAL');

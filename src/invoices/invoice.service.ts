@@ -1,25 +1,31 @@
 /**
- * Invoice use cases: checking a purchase (shared with escrow), standard invoices (create, pay
- * as a command) and reading any invoice.
+ * Invoice use cases: checking a purchase (shared with escrow and invoice authorization),
+ * creating standard invoices, what a pay decides, and reading any invoice (paying one:
+ * invoice-pay.service).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, addFieldError, fieldErrors } from '../errors.js';
+import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { runCommand, type CommandResult } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.service.js';
 import { autocommit } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
 import { blockedError, transactionBlockedSql } from '../blocks/block.service.js';
-import type { CommandBus } from '../queues/command-bus.js';
-import { success } from '../http/envelope.js';
-import { Invoice, type StoredLineItem } from './invoice.entity.js';
+import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import { invoiceView, metadataTooLarge, planMoney, type InvoiceRecord, type LineItemInput, type MoneyPlan, type PaymentMethodInput } from './invoice.rules.js';
 
-/** One invoice of the caller's integrator (GET /v2/invoice/{id}), or a 404. */
-export async function getInvoice(em: EntityManager, principal: Principal, invoiceId: string) {
+export const invoiceNotFound = () => AppError.notFound('INVOICE_GET_ERROR', 'Invoice not found.');
+
+/** An invoice the caller may see: its integrator's — for a user password token, its own account's only. */
+export async function findInvoice(em: EntityManager, principal: Principal, invoiceId: string) {
   const invoice = await em.findOne(Invoice, { id: invoiceId, integratorId: principal.integratorId });
-  if (!invoice) throw AppError.notFound('INVOICE_GET_ERROR', 'Invoice not found.');
-  return invoiceView(invoice);
+  if (!invoice || (principal.accountId !== undefined && invoice.accountId !== principal.accountId)) throw invoiceNotFound();
+  return invoice;
+}
+
+/** One invoice the caller may see (GET /v2/invoice/{id}), or a 404. */
+export async function getInvoice(em: EntityManager, principal: Principal, invoiceId: string) {
+  return invoiceView(await findInvoice(em, principal, invoiceId));
 }
 
 /** A purchase request: the body of POST /v2/escrow and POST /v2/invoice. */
@@ -33,7 +39,7 @@ export interface PurchaseInput {
   line_items: LineItemInput[];
 }
 
-interface PurchaseFacts {
+export interface PurchaseFacts {
   /** Null when the caller has no such account. */
   buyer: { blocked: boolean } | null;
   methods: Array<{ id: string; provider: string; processing_currency: string }>;
@@ -54,7 +60,7 @@ interface FactsQuery {
  * owners and whether a block stops them selling). The purchases of a turn of the event loop
  * are read in one statement.
  */
-const purchaseFacts = batchedPerPool(async (em: EntityManager, queries: FactsQuery[]): Promise<PurchaseFacts[]> => {
+export const purchaseFacts = batchedPerPool(async (em: EntityManager, queries: FactsQuery[]): Promise<PurchaseFacts[]> => {
   const rows = await autocommit(em).execute<Array<PurchaseFacts & { n: number }>>(
     `select q.n,
             (select json_build_object('blocked', ${transactionBlockedSql('a.id')}) from account a where a.id = q.account_id and a.integrator_id = q.integrator_id) as buyer,
@@ -81,6 +87,15 @@ function factsQuery(principal: Principal, input: PurchaseInput): FactsQuery {
   };
 }
 
+/** Adds an error for each named payment method that is not the buyer's (`NOT_FOUND`) or cannot pay in `currency`. */
+export function methodErrors(fields: FieldErrors, named: PaymentMethodInput[], buyers: PurchaseFacts['methods'], currency: string): void {
+  named.forEach((pm, i) => {
+    const method = buyers.find((m) => m.id === pm.payment_method_id);
+    if (!method) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'NOT_FOUND');
+    else if (method.processing_currency !== currency) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
+  });
+}
+
 /** Checks the request against the caller's data; throws 400 naming every bad field. */
 async function checkReferences(em: EntityManager, principal: Principal, input: PurchaseInput, currency: string, facts: PurchaseFacts): Promise<void> {
   const fields = fieldErrors();
@@ -91,11 +106,7 @@ async function checkReferences(em: EntityManager, principal: Principal, input: P
     if (metadataTooLarge(l.metadata)) addFieldError(fields, `line_items.${i}.metadata`, 'TOO_LARGE');
   });
 
-  input.payment_methods.forEach((pm, i) => {
-    const method = facts.methods.find((m) => m.id === pm.payment_method_id);
-    if (!method) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'NOT_FOUND');
-    else if (method.processing_currency !== currency) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
-  });
+  methodErrors(fields, input.payment_methods, facts.methods, currency);
 
   const known = facts.wallets;
   input.line_items.forEach((l, i) => (l.recipients ?? []).forEach((r, j) => {
@@ -124,11 +135,13 @@ export interface PreparedPurchase {
 }
 
 /** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
-export async function preparePurchase(em: EntityManager, principal: Principal, input: PurchaseInput): Promise<PreparedPurchase> {
+export async function preparePurchase(
+  em: EntityManager, principal: Principal, input: PurchaseInput, opts: { chargesLater?: boolean } = {},
+): Promise<PreparedPurchase> {
   const facts = await purchaseFacts(em, factsQuery(principal, input));
   if (!facts.buyer) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
   if (facts.buyer.blocked) throw blockedError(input.account_id);
-  const planned = planMoney(input.line_items, input.payment_methods);
+  const planned = planMoney(input.line_items, input.payment_methods, opts);
   if (!planned.ok) throw AppError.invalid(planned.fields);
   const { plan } = planned;
   await checkReferences(em, principal, input, plan.currency, facts);
@@ -168,6 +181,7 @@ export function purchaseInvoice(principal: Principal, input: PurchaseInput, prep
     failureReason: null,
     paymentMethods: prepared.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount, currency: prepared.plan.currency })),
     lineItems: prepared.lineItems,
+    invoiceMechanism: null as InvoiceMechanism | null,
     createdAt: now,
     updatedAt: now,
   };
@@ -181,29 +195,18 @@ export async function createInvoice(em: EntityManager, principal: Principal, inp
   return invoiceView(invoice);
 }
 
-/** Whether a standard invoice's pay runs, already happened, or cannot happen. */
+/** Whether a standard invoice's pay runs, already happened, or cannot happen (an escrow's invoice is paid through its escrow). */
 export function invoicePayDecision(invoice: InvoiceRecord): 'run' | 'already' | 'conflict' {
   if (invoice.escrowId !== null || !(invoice.invoiceType.startsWith('user_purchase') || invoice.invoiceType === 'token_purchase')) return 'conflict';
   return invoice.state === 'OPEN' ? 'run' : invoice.state === 'SUCCESS' ? 'already' : 'conflict';
 }
 
-export function invoiceStateConflict(invoice: InvoiceRecord): CommandResult {
-  const why = invoice.escrowId !== null ? 'an escrow invoice is paid through its escrow' : `the invoice is ${invoice.state}`;
+export function invoiceStateConflict(invoice: InvoiceRecord, why?: string): CommandResult {
+  why ??= invoice.escrowId !== null ? 'an escrow invoice is paid through its escrow' : `the invoice is ${invoice.state}`;
   return { status: 409, body: { status: 'Failure', message: [`Cannot pay: ${why}.`], codes: ['INVOICE_STATE_ERROR'], payload: invoiceView(invoice) } };
 }
 
-/** Pays a standard invoice as a command (POST /v2/invoice/{id}/pay), like escrow pay. */
-export async function payInvoice(
-  em: EntityManager, bus: CommandBus, principal: Principal, invoiceId: string, opts: { respondAsync: boolean; syncWaitMs: number },
-): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const invoice = await em.findOne(Invoice, { id: invoiceId, integratorId: principal.integratorId });
-  if (!invoice) throw AppError.notFound('INVOICE_GET_ERROR', 'Invoice not found.');
-  const decision = invoicePayDecision(invoice);
-  if (decision === 'already') return { status: 200, body: success(invoiceView(invoice)) };
-  if (decision === 'conflict') return invoiceStateConflict(invoice);
-  return runCommand(em, bus, { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoiceId }, {
-    ...opts,
-    location: `/v2/invoice/${invoiceId}`,
-    current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
-  });
+/** The answer to paying an authorized invoice whose buyer has not named its payment methods. */
+export function noChargesYet(invoice: InvoiceRecord): CommandResult {
+  return invoiceStateConflict(invoice, 'the buyer has not chosen the payment methods yet');
 }

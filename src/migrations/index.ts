@@ -8,6 +8,7 @@ import { Migration20261126040000Blocks } from './Migration20261126040000Blocks.j
 import { Migration20261126050000Webhooks } from './Migration20261126050000Webhooks.js';
 import { Migration20261126060000BalancesPerStatement } from './Migration20261126060000BalancesPerStatement.js';
 import { Migration20261126070000PostingsBalancedPerStatement } from './Migration20261126070000PostingsBalancedPerStatement.js';
+import { Migration20261126080000InvoiceAuthorization } from './Migration20261126080000InvoiceAuthorization.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126050000Webhooks', class: Migration20261126050000Webhooks },
   { name: 'Migration20261126060000BalancesPerStatement', class: Migration20261126060000BalancesPerStatement },
   { name: 'Migration20261126070000PostingsBalancedPerStatement', class: Migration20261126070000PostingsBalancedPerStatement },
+  { name: 'Migration20261126080000InvoiceAuthorization', class: Migration20261126080000InvoiceAuthorization },
 ];

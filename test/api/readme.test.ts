@@ -64,6 +64,13 @@ describe('README walk-through', () => {
     assert.match(run.stdout, /ledger ok/);
   });
 
+  it('the authorized-invoice checkout walk-through works as pasted (authorize, the buyer pays with its password token, commit)', async function () {
+    this.timeout(60_000);
+    const run = await runBlock('Checkout with an authorized invoice', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n'), ['OPEN', 'SUCCESS', 'ESCROWED', 'COMMITTED', '401']);
+  });
+
   it('the blocks, merge and sessions walk-through works as pasted', async function () {
     this.timeout(60_000);
     const run = await runBlock('Blocks, merge and user sessions', await demoClientFile());

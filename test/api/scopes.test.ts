@@ -10,7 +10,7 @@ describe('scope matrix: every operation demands its scope', () => {
   it('covers every operation that names a scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
-      'addPaymentMethod', 'authorizeUser', 'blockAccount', 'blockAccountLegacy', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice',
+      'addPaymentMethod', 'authorizeInvoice', 'authorizeUser', 'blockAccount', 'blockAccountLegacy', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice',
       'createWebhook', 'deleteWebhook', 'enableWebhook', 'getAccountBlocks', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus',
       'getWebhook', 'listPaymentMethods', 'listWebhooks', 'mergeAccounts', 'payEscrow', 'payInvoice', 'purchaseTokens', 'registerAccount',
       'rotateWebhookSecret', 'searchAccountByUsername', 'signTos', 'unblockAccount', 'unblockAccountLegacy', 'unsignTos', 'updateAccount',
@@ -68,14 +68,14 @@ describe('tenant matrix: another integrator\'s resources are not found', () => {
   let fixture: Fixture;
   before(async () => {
     owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice|command|webhook)_id\}/.test(op.template)
-      || ['searchAccountByUsername', 'createEscrow', 'createInvoice', 'blockAccount', 'mergeAccounts', 'authorizeUser'].includes(op.operationId)));
+      || ['searchAccountByUsername', 'createEscrow', 'createInvoice', 'blockAccount', 'mergeAccounts', 'authorizeUser', 'authorizeInvoice'].includes(op.operationId)));
     a = await newClient();
     b = await newClient();
     fixture = await fixtureFor(a);
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command or webhook endpoint', () => {
-    assert.equal(owned.length, 29);
+    assert.equal(owned.length, 30);
   });
 
   it('answers the resource\'s 404 to the other integrator, exactly as for a missing one, and success to the owner', async () => {

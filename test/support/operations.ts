@@ -95,6 +95,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, body: webhookBody(), status: 201 };
     case 'authorizeUser':
       return { path, body: { account_id: f.account_id }, status: 200 };
+    case 'authorizeInvoice':
+      return { path, body: { account_id: f.account_id, invoice_mechanism: 'api', line_items: escrowBody(f.account_id, f.wallet_pm).line_items }, status: 200 };
     case 'registerAccount': {
       const name = unique('s');
       return { path, body: { username: name, email: { address: `${name}@example.com` } }, status: 200 };

@@ -1,0 +1,103 @@
+/**
+ * `POST /v2/invoice/{invoice_id}/pay`, the web side: a standard invoice's pay is a command like
+ * escrow pay. An authorized invoice (`POST /v2/authorize/invoice`) first takes its payment
+ * methods from the pay that names them — the integrator's, or its buyer's with the password
+ * token — and an authorized escrow invoice is paid by its escrow's pay command.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, fieldErrors } from '../errors.js';
+import type { Principal } from '../auth/auth.service.js';
+import { runCommand, type CommandResult } from '../commands/command.service.js';
+import { autocommit } from '../db/sql.js';
+import { transitionEscrow } from '../escrow/escrow.service.js';
+import { success } from '../http/envelope.js';
+import type { CommandBus } from '../queues/command-bus.js';
+import { Invoice, type IInvoice } from './invoice.entity.js';
+import { invoiceView, planMoney, type PaymentMethodInput } from './invoice.rules.js';
+import { findInvoice, invoiceNotFound, invoicePayDecision, invoiceStateConflict, methodErrors, purchaseFacts } from './invoice.service.js';
+
+type PayAnswer = CommandResult & { headers?: Record<string, string> };
+
+interface PayOptions {
+  respondAsync: boolean;
+  syncWaitMs: number;
+}
+
+/** The charges a pay names, as the money plan resolves them (the remainder made explicit); null when they break a rule. */
+function resolvedCharges(invoice: IInvoice, named: PaymentMethodInput[]) {
+  const planned = planMoney(invoice.lineItems, named);
+  return planned.ok ? planned.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount })) : null;
+}
+
+/**
+ * Stores the payment methods an authorized invoice's pay names: checked like an escrow's (400
+ * naming the field), then set once with a compare-and-set, so of two pays naming different
+ * methods one wins and the other gets 409. Naming the stored methods again (a retry) is fine;
+ * an invoice no longer OPEN is left as it is (its pay answers as a repeated one does).
+ */
+async function chooseCharges(
+  em: EntityManager, principal: Principal, invoice: IInvoice, named: PaymentMethodInput[] | undefined,
+): Promise<{ invoice: IInvoice } | { answer: PayAnswer }> {
+  if (invoice.state !== 'OPEN') return { invoice };
+  if (invoice.paymentMethods.length === 0) {
+    if (!named) throw AppError.invalid({ payment_methods: ['REQUIRED'] }, 'An authorized invoice is paid with the payment methods its buyer chooses.');
+    const planned = planMoney(invoice.lineItems, named);
+    if (!planned.ok) throw AppError.invalid(planned.fields);
+    const facts = await purchaseFacts(em, {
+      account_id: invoice.accountId, integrator_id: principal.integratorId, currency: invoice.currency,
+      methods: named.map((m) => m.payment_method_id), wallets: [],
+    });
+    const fields = fieldErrors();
+    methodErrors(fields, named, facts.methods, invoice.currency);
+    if (Object.keys(fields).length) throw AppError.invalid(fields);
+    const charges = planned.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount, currency: invoice.currency }));
+    await autocommit(em).execute(
+      `update invoice set payment_methods = ?::jsonb, updated_at = now() where id = ? and state = 'OPEN' and payment_methods = '[]'::jsonb`,
+      [JSON.stringify(charges), invoice.id]);
+    invoice = await em.fork().findOneOrFail(Invoice, { id: invoice.id });
+    if (invoice.state !== 'OPEN') return { invoice };
+  }
+  const asked = named ? resolvedCharges(invoice, named) : invoice.paymentMethods;
+  const chosen = invoice.paymentMethods;
+  const same = asked !== null && asked.length === chosen.length
+    && asked.every((c, i) => c.payment_method_id === chosen[i].payment_method_id && c.amount === chosen[i].amount);
+  return same ? { invoice } : { answer: invoiceStateConflict(invoice, 'its payment methods were already chosen') };
+}
+
+/** An authorized escrow invoice's pay: its escrow's pay command, answered with the invoice as that left it. */
+async function payThroughEscrow(em: EntityManager, bus: CommandBus, principal: Principal, invoice: IInvoice, opts: PayOptions): Promise<PayAnswer> {
+  const answer = await transitionEscrow(em, bus, principal, invoice.escrowId!, 'pay', opts);
+  const now = await em.fork().findOneOrFail(Invoice, { id: invoice.id });
+  if (answer.status === 200) return { status: 200, body: success(invoiceView(now)), headers: answer.headers };
+  if (answer.status === 202) return { status: 202, body: success(invoiceView(now)), headers: { ...answer.headers, Location: `/v2/invoice/${invoice.id}` } };
+  if (answer.status === 409) return { ...invoiceStateConflict(now, `the invoice is ${now.state}`), headers: answer.headers };
+  return answer;
+}
+
+/**
+ * Pays an invoice (POST /v2/invoice/{id}/pay): 200 with it SUCCESS or FAILED, a repeated pay
+ * answered with the invoice as it is, a conflicting one 409 `INVOICE_STATE_ERROR`. A password
+ * token pays only the invoices authorized for its own account.
+ */
+export async function payInvoice(
+  em: EntityManager, bus: CommandBus, principal: Principal, invoiceId: string, named: PaymentMethodInput[] | undefined, opts: PayOptions,
+): Promise<PayAnswer> {
+  let invoice = await findInvoice(em, principal, invoiceId);
+  if (principal.accountId !== undefined && invoice.invoiceMechanism === null) throw invoiceNotFound();
+  if (invoice.invoiceMechanism !== null) {
+    const chosen = await chooseCharges(em, principal, invoice, named);
+    if ('answer' in chosen) return chosen.answer;
+    invoice = chosen.invoice;
+    if (invoice.escrowId !== null) return payThroughEscrow(em, bus, principal, invoice, opts);
+  } else if (named) {
+    throw AppError.invalid({ payment_methods: ['NOT_ALLOWED'] }, 'This invoice was created with its payment methods.');
+  }
+  const decision = invoicePayDecision(invoice);
+  if (decision === 'already') return { status: 200, body: success(invoiceView(invoice)) };
+  if (decision === 'conflict') return invoiceStateConflict(invoice);
+  return runCommand(em, bus, { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoiceId }, {
+    ...opts,
+    location: `/v2/invoice/${invoiceId}`,
+    current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
+  });
+}
