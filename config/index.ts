@@ -34,6 +34,8 @@ export interface Config {
   webhookDisableAfterMs: number;
   adminUser: string;
   adminPassword: string | undefined;
+  /** Hosts a hosted flow's `postOAuthURLOverride` may send the user back to (`example.com`, `*.example.com`). */
+  allowedRedirectPatterns: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDisableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 3_600_000, 1_000, 365 * 24 * 3_600_000),
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
+    allowedRedirectPatterns: (env.ALLOWED_REDIRECT_PATTERNS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };
 }

@@ -45,7 +45,8 @@ async function runWeb(config: Config): Promise<void> {
   const redis = createRedis(services.redisUrl, 'producer');
   reportOutages(redis, logger, 'web');
   const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis, logger);
-  const app = await buildApp({ config, orm, redis, signer, logger, bus });
+  const demo = config.appEnv === 'staging' && config.role === 'all' ? await ensureDemoClient(orm.em.fork()) : undefined;
+  const app = await buildApp({ config, orm, redis, signer, logger, bus, demoClientId: demo?.client_id });
   let server: Server;
   try {
     server = await listen(app, config.port);
@@ -78,9 +79,9 @@ async function runWeb(config: Config): Promise<void> {
     `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private instance)' : ''}`,
     `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private instance, .data/)' : ''}`,
   ];
-  if (config.appEnv === 'staging' && config.role === 'all') {
-    const demo = await ensureDemoClient(orm.em.fork());
+  if (demo) {
     lines.push(
+      `  Demo shop      ${base}/ui/demo (the hosted checkout and payment selection in the widget)`,
       `  Demo client    integrator "${demo.integrator}", every scope, can-unblock, GEM tokens at 100 per USD (saved in .data/demo-client.json)`,
       `    CLIENT_ID=${demo.client_id}`,
       `    CLIENT_SECRET=${demo.client_secret}`,

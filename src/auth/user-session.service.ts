@@ -86,6 +86,20 @@ export async function openUserSession(
 }
 
 /**
+ * Opens the hosted pages' session from a redirect nonce (spent here, once): a user access token
+ * for its account, as short-lived as any, with no refresh token — or null when the nonce is
+ * unknown, spent, expired, or its account is login-blocked.
+ */
+export async function openHostedSession(em: EntityManager, signer: TokenSigner, nonce: string): Promise<{ accountId: string; accessToken: string } | null> {
+  const session = await consumeSessionNonce(em, nonce);
+  if (!session) return null;
+  const accessToken = await signer.sign(
+    { clientId: session.clientId, integratorId: session.integratorId, scopes: [], isOperator: false, canUnblock: false, accountId: session.accountId },
+    USER_TOKEN_TTL_SECONDS);
+  return { accountId: session.accountId, accessToken };
+}
+
+/**
  * Spends a redirect nonce (the hosted pages do, once): the session's account, or null when the
  * nonce is unknown, spent, expired, or its account is now login-blocked.
  */

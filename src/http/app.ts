@@ -36,16 +36,19 @@ import { registerScrapeGauges } from '../runtime/metrics.js';
 import { outboxLagSeconds } from '../webhooks/relay.service.js';
 import { webhookRoutes } from '../webhooks/webhook.routes.js';
 import { operationsRoutes } from './operations-routes.js';
+import { webRoutes } from '../web/web.routes.js';
 import './types.js';
 
 export interface AppDeps {
   config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'>
-    & Partial<Pick<Config, 'queuePrefix' | 'adminUser' | 'adminPassword' | 'webhookAllowPrivateTargets'>>;
+    & Partial<Pick<Config, 'queuePrefix' | 'adminUser' | 'adminPassword' | 'webhookAllowPrivateTargets' | 'allowedRedirectPatterns'>>;
   bus: CommandBus;
   orm: MikroORM;
   redis: Redis;
   signer: TokenSigner;
   logger: Logger;
+  /** The staging demo client: serves the demo shop at /ui/demo. */
+  demoClientId?: string;
 }
 
 const BODY_LIMIT = '1mb';
@@ -72,6 +75,10 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(operationsRoutes({ queues, appEnv: deps.config.appEnv, adminUser: deps.config.adminUser ?? 'admin', adminPassword: deps.config.adminPassword }));
   app.use('/openapi', documentRoutes());
   app.use('/docs', referencePage());
+  app.use(webRoutes({
+    signer: deps.signer, allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
+    demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
+  }));
   app.use('/token', useOAuthErrors);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));

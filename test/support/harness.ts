@@ -84,7 +84,8 @@ export async function startHarness(): Promise<Harness> {
     webhooks: TEST_WEBHOOK_POLICY,
   });
   const app = await buildApp({
-    config: { appEnv: 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: 10_000, queuePrefix: TEST_QUEUE_PREFIX }, orm, redis, signer, logger, bus,
+    config: { appEnv: 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: 10_000, queuePrefix: TEST_QUEUE_PREFIX, allowedRedirectPatterns: ['127.0.0.1'] },
+    orm, redis, signer, logger, bus,
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -97,6 +98,7 @@ export async function startHarness(): Promise<Harness> {
 /** Another app on the harness database with other settings or connections; close it after. */
 export async function startExtraApp(opts: {
   appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number; bus?: CommandBus; adminPassword?: string;
+  demoClientId?: string;
 } = {}) {
   const base = h();
   const app = await buildApp({
@@ -109,6 +111,7 @@ export async function startExtraApp(opts: {
     redis: opts.redis ?? base.redis,
     signer: base.signer,
     logger: opts.logger ?? createLogger('silent', 'holdfast-test'),
+    demoClientId: opts.demoClientId,
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

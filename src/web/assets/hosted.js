@@ -1,0 +1,297 @@
+/*
+ * Holdfast hosted pages: checkout and payment selection (spec §4.5), answering the embedding
+ * page with the messages of spec §6.2. Plain browser JavaScript, no build step. The session is
+ * the user token that /ui/appauth/<nonce> left in the URL fragment; it is kept in this tab's
+ * sessionStorage only. Everything shown is set as text, never parsed as HTML.
+ */
+(() => {
+  'use strict';
+  const root = document.getElementById('hf-root');
+  const query = new URLSearchParams(location.search);
+  const flow = location.pathname.endsWith('/payment-selection') ? 'payment-selection' : 'checkout';
+  const EVENT = flow === 'checkout' ? 'svc.checkout.complete' : 'svc.payment-selection.complete';
+  const parse = (raw) => { try { return raw ? JSON.parse(raw) : {}; } catch { return {}; } };
+  const config = parse(query.get('config'));
+  const theme = parse(query.get('theme'));
+  const COLOR = /^(#[0-9a-f]{3,8}|(rgb|rgba|hsl|hsla)\(\s*[\d.%\s,/]+\)|[a-z]{3,20})$/i;
+  if (COLOR.test(theme.backgroundColor || '')) document.documentElement.style.setProperty('--hf-bg', theme.backgroundColor);
+  if (COLOR.test(theme.primaryColor || '')) document.documentElement.style.setProperty('--hf-primary', theme.primaryColor);
+
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get('token')) {
+    sessionStorage.setItem('hf-session', JSON.stringify({ token: fragment.get('token'), account: fragment.get('account') }));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  const session = parse(sessionStorage.getItem('hf-session'));
+
+  const PAGE_ERRORS = {
+    link_expired: 'This link has expired or was already used. Go back to the app and start again.',
+    invalid_flow: 'This checkout link is not valid.',
+    invalid_config: 'This checkout link is not valid.',
+    redirect_not_allowed: 'This checkout link returns to an address that is not allowed.',
+  };
+  const FAILURES = {
+    card_declined: 'The card was declined.',
+    insufficient_funds: 'There is not enough money to pay this.',
+    account_blocked: 'This account cannot make purchases.',
+  };
+  const DECIMALS = { USD: 2, EUR: 2, GBP: 2, CAD: 2, AUD: 2, JPY: 0, KRW: 0 };
+
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === 'class') node.className = value;
+      else if (key === 'text') node.textContent = value;
+      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? '' : value);
+    }
+    for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(child);
+    return node;
+  }
+  const show = (...nodes) => root.replaceChildren(...nodes);
+  const money = (minor, currency) => {
+    const d = DECIMALS[currency] ?? 0;
+    return `${currency} ${(Number(minor) / 10 ** d).toFixed(d)}`;
+  };
+
+  let finished = false;
+  /** Tells the embedding page (the widget's iframe parent, or the opener) how the flow ended. */
+  function notify(fields) {
+    if (finished) return;
+    finished = true;
+    const message = { event: EVENT, source: 'svc', ...fields };
+    const target = window.parent !== window ? window.parent : window.opener;
+    if (target) {
+      target.postMessage(message, query.get('origin') || '*');
+    } else if (config.postOAuthURLOverride) {
+      const back = new URL(config.postOAuthURLOverride);
+      for (const key of ['event', 'state', 'trigger']) if (message[key]) back.searchParams.set(key, message[key]);
+      if (message.paymentMethods) back.searchParams.set('paymentMethods', JSON.stringify(message.paymentMethods));
+      location.assign(back.toString());
+      return;
+    }
+    show(el('p', { class: 'hf-muted', text: 'You can close this window now.' }));
+  }
+
+  class ApiError extends Error {
+    constructor(status, body) {
+      super(body && Array.isArray(body.message) && body.message.length ? body.message.join(' ')
+        : typeof (body && body.payload) === 'string' ? body.payload : `The request failed (HTTP ${status}).`);
+      this.status = status;
+      this.body = body;
+    }
+  }
+
+  async function api(method, path, body, headers) {
+    const res = await fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${session.token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...(headers || {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+    if (!res.ok) throw new ApiError(res.status, data);
+    return { status: res.status, data };
+  }
+
+  /** The full-screen error of spec §6.2: its close button ends the flow. */
+  function fatal(message) {
+    show(el('section', { class: 'hf-screen-error', role: 'alert' },
+      el('h1', { text: 'Something went wrong' }),
+      el('p', { class: 'hf-error', text: message }),
+      el('div', { class: 'hf-actions' },
+        el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'close', text: 'Close',
+          onclick: () => notify(flow === 'checkout' ? { state: 'error', trigger: 'close-button' } : { state: 'cancel', trigger: 'close-button' }) }))));
+  }
+
+  function cancelButton() {
+    return el('button', { type: 'button', 'data-hf': 'cancel', text: 'Cancel', onclick: () => notify({ state: 'cancel' }) });
+  }
+
+  /** The add-card form; `added(id)` runs with the new payment method's id. */
+  function cardForm(added) {
+    const problem = el('p', { class: 'hf-error', role: 'alert' });
+    const field = (name, label, extra) => el('label', extra, label, el('input', { type: 'text', name, autocomplete: 'off', inputmode: name === 'full_name' ? undefined : 'numeric' }));
+    const form = el('form', { class: 'hf-card', novalidate: true },
+      field('number', 'Card number', { class: 'hf-wide' }),
+      field('exp_month', 'Month (MM)'), field('exp_year', 'Year (YYYY)'), field('cvc', 'CVC'),
+      field('full_name', 'Name on card (optional)', { class: 'hf-wide' }),
+      el('div', { class: 'hf-actions hf-wide' }, el('button', { type: 'submit', 'data-hf': 'save-card', text: 'Save card' })),
+      problem);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const v = (name) => form.elements.namedItem(name).value.trim();
+      const body = { type: 'card', card: { number: v('number').replace(/\s+/g, ''), exp_month: Number(v('exp_month')), exp_year: Number(v('exp_year')), cvc: v('cvc') } };
+      if (v('full_name')) body.full_name = v('full_name');
+      problem.textContent = '';
+      try {
+        const { data } = await api('POST', `/v1/${session.account}/payment_methods`, body);
+        added(data.payload.id);
+      } catch (err) {
+        const errors = err.body && err.body.payload && err.body.payload.errors;
+        problem.textContent = errors ? `Check ${Object.keys(errors).map((f) => f.replace(/^card\./, '').replace('_', ' ')).join(', ')}.` : err.message;
+      }
+    });
+    return form;
+  }
+
+  /** Radio entries for payment methods; wallets show their balance, and those short of `need` are disabled. */
+  function methodList(name, methods, selected, need) {
+    return el('div', { class: 'hf-methods', role: 'radiogroup' }, ...methods.map((m) => {
+      const wallet = m.provider === 'wallet';
+      const short = wallet && need !== undefined && Number(m.wallet_balance) < need;
+      return el('label', { class: 'hf-method' },
+        el('input', { type: 'radio', name, value: m.id, checked: m.id === selected, disabled: short, 'data-hf-method': m.id }),
+        el('span', { text: wallet ? `${m.display_string} — ${money(m.wallet_balance, m.processing_currency)}` : m.display_string }));
+    }));
+  }
+
+  async function paymentMethods(currency) {
+    const { data } = await api('GET', `/v1/${session.account}/payment_methods`);
+    return data.payload.filter((m) => m.pm_state === 'active' && (!currency || m.processing_currency === currency));
+  }
+
+  async function acceptTos() {
+    const { data } = await api('GET', `/user-info/${session.account}/tos/svc`);
+    if (data.signed_tos) return;
+    const tos = await fetch('/v1/tos').then((r) => r.json());
+    await new Promise((resolve, reject) => {
+      show(el('section', {},
+        el('h1', { text: 'Terms of service' }),
+        el('p', { class: 'hf-muted', text: 'Please read and accept the terms to continue.' }),
+        el('div', { class: 'hf-tos', tabindex: '0', text: tos.content }),
+        el('div', { class: 'hf-actions' },
+          el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'accept-tos', text: 'Accept and continue',
+            onclick: () => api('POST', `/user-info/${session.account}/tos/svc`).then(resolve, reject) }),
+          cancelButton())));
+    });
+  }
+
+  function successScreen(invoice) {
+    show(el('section', {},
+      el('h1', { text: 'Payment complete' }),
+      el('p', { text: `${invoice.summary.display_amount} paid.` }),
+      el('div', { class: 'hf-actions' },
+        el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'done', text: 'Done', onclick: () => notify({ state: 'complete', trigger: 'done-button' }) }))));
+  }
+
+  async function awaitInvoice(invoiceId) {
+    for (;;) {
+      const { data } = await api('GET', `/v2/invoice/${invoiceId}`);
+      if (data.payload.state !== 'OPEN' && data.payload.state !== 'PROCESSING') return data.payload;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
+  async function checkout() {
+    const invoiceId = query.get('authorized_invoice_id');
+    await acceptTos();
+    let { data: { payload: invoice } } = await api('GET', `/v2/invoice/${invoiceId}`);
+    if (invoice.state === 'SUCCESS') return successScreen(invoice);
+    if (invoice.state !== 'OPEN') return fatal(`This purchase cannot be paid: it is ${invoice.state.toLowerCase()}.`);
+    const { currency, total_amount: total } = invoice.summary;
+    let methods = (await paymentMethods(currency)).filter((m) => !(config.hideUserWallets && m.provider === 'wallet'));
+    let selected = (methods.find((m) => m.provider !== 'wallet' || Number(m.wallet_balance) >= total) || {}).id;
+
+    const render = () => {
+      const problem = el('p', { class: 'hf-error', role: 'alert' });
+      const list = methodList('hf-method', methods, selected, total);
+      const form = cardForm(async (id) => {
+        methods = (await paymentMethods(currency)).filter((m) => !(config.hideUserWallets && m.provider === 'wallet'));
+        selected = id;
+        render();
+      });
+      form.hidden = methods.length > 0;
+      const pay = el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'pay',
+        text: (config.selectButton && config.selectButton.label) || `Pay ${invoice.summary.display_amount}` });
+      pay.addEventListener('click', async () => {
+        const chosen = list.querySelector('input:checked');
+        if (!chosen) { problem.textContent = 'Choose how to pay.'; return; }
+        pay.disabled = true;
+        try {
+          const { status, data } = await api('POST', `/v2/invoice/${invoiceId}/pay`,
+            { payment_methods: [{ payment_method_id: chosen.value, amount: 0 }] }, { 'idempotency-key': `checkout-${invoiceId}-${chosen.value}` });
+          invoice = status === 202 ? await awaitInvoice(invoiceId) : data.payload;
+          if (invoice.state === 'SUCCESS') return successScreen(invoice);
+          fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
+        } catch (err) {
+          if (err.status === 400) { problem.textContent = err.message; pay.disabled = false; return; }
+          fatal(err.message);
+        }
+      });
+      const lines = Object.values(invoice.line_items).map((l) => el('li', {},
+        el('span', { text: [l.description, config.hideSKUs ? '' : l.product_sku].filter(Boolean).join(' · ') || 'Item', 'data-hf': 'line' }),
+        el('span', { text: l.display_amount })));
+      show(el('section', {},
+        el('h1', { text: invoice.description || 'Checkout' }),
+        config.showInvoiceReferenceInfo && (invoice.reference_type || invoice.reference_id)
+          ? el('p', { class: 'hf-muted', 'data-hf': 'reference', text: `${invoice.reference_type} ${invoice.reference_id}`.trim() }) : null,
+        el('ul', { class: 'hf-lines' }, ...lines),
+        el('div', { class: 'hf-total' }, el('span', { text: 'Total' }), el('span', { 'data-hf': 'total', text: invoice.summary.display_amount })),
+        el('h2', { text: 'Pay with' }),
+        methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to pay.' }),
+        el('button', { type: 'button', 'data-hf': 'add-card', text: 'Add a card', hidden: !form.hidden, onclick: (e) => { form.hidden = false; e.target.hidden = true; } }),
+        form,
+        problem,
+        el('div', { class: 'hf-actions' }, pay, cancelButton())));
+    };
+    render();
+  }
+
+  async function paymentSelection() {
+    const details = config.transactionDetails;
+    let methods = await paymentMethods(details && details.currency);
+    let selected = methods.length ? methods[0].id : undefined;
+    let second;
+
+    const render = () => {
+      const problem = el('p', { class: 'hf-error', role: 'alert' });
+      const list = methodList('hf-method', methods, selected);
+      const current = methods.find((m) => m.id === selected);
+      const rest = details && current && current.provider === 'wallet' && Number(current.wallet_balance) < details.transaction_amount
+        ? methods.filter((m) => m.provider !== 'wallet') : [];
+      const remainder = rest.length ? details.transaction_amount - Number(current.wallet_balance) : 0;
+      list.addEventListener('change', (e) => { selected = e.target.value; render(); });
+      const form = cardForm(async (id) => {
+        methods = await paymentMethods(details && details.currency);
+        if (rest.length) second = id; else selected = id;
+        render();
+      });
+      form.hidden = methods.length > 0;
+      const secondList = rest.length ? methodList('hf-second', rest, second) : null;
+      if (secondList) secondList.addEventListener('change', (e) => { second = e.target.value; });
+      const confirm = el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'select',
+        text: (config.selectButton && config.selectButton.label) || 'Use this payment method' });
+      confirm.addEventListener('click', () => {
+        if (!selected) { problem.textContent = 'Choose a payment method.'; return; }
+        if (rest.length) {
+          // The wallet's whole balance first, the remainder (amount 0) on the second method.
+          if (!second) { problem.textContent = 'Choose how to pay the rest.'; return; }
+          const balance = Number(current.wallet_balance);
+          return notify({ state: 'complete', paymentMethods: balance > 0
+            ? [{ payment_method_id: selected, amount: balance }, { payment_method_id: second, amount: 0 }]
+            : [{ payment_method_id: second, amount: 0 }] });
+        }
+        notify({ state: 'complete', paymentMethods: [{ payment_method_id: selected, amount: 0 }] });
+      });
+      show(el('section', {},
+        el('h1', { text: 'Choose how to pay' }),
+        details ? el('p', { class: 'hf-muted', text: `Amount: ${money(details.transaction_amount, details.currency)}` }) : null,
+        methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to continue.' }),
+        secondList ? el('h2', { text: `Pay the remaining ${money(remainder, details.currency)} with` }) : null,
+        secondList,
+        el('button', { type: 'button', 'data-hf': 'add-card', text: 'Add a card', hidden: !form.hidden, onclick: (e) => { form.hidden = false; e.target.hidden = true; } }),
+        form,
+        problem,
+        el('div', { class: 'hf-actions' }, confirm, cancelButton())));
+    };
+    render();
+  }
+
+  const pageError = document.querySelector('meta[name="hf-error"]');
+  if (pageError) fatal(PAGE_ERRORS[pageError.content] || PAGE_ERRORS.invalid_flow);
+  else if (!session.token) fatal(PAGE_ERRORS.link_expired);
+  else (flow === 'checkout' ? checkout() : paymentSelection()).catch((err) => fatal(err.message));
+})();

@@ -1,0 +1,56 @@
+/*
+ * Holdfast widget (spec §4.5): embeds a hosted flow in the integrator's page.
+ *
+ *   <script src="https://HOLDFAST/widget.js"></script>
+ *   HoldfastWidget.execute({ rootId, flow, flowConfig, redirect, onComplete, onError, theme })
+ *
+ * `redirect` is the link of the authorization call (`POST /v2/authorize/invoice` with the widget
+ * mechanism for checkout, `POST /authorize/user` for payment selection). The flow's end arrives as
+ * a message of spec §6.2: `onComplete` gets the `complete` and `cancel` ones, `onError` the
+ * `error` one; the frame is removed either way. Only messages from that frame and that origin
+ * count. `execute` returns `{ close() }`.
+ */
+(function () {
+  'use strict';
+  var FLOWS = ['checkout', 'payment-selection'];
+
+  function execute(options) {
+    var opts = options || {};
+    var root = document.getElementById(opts.rootId);
+    if (!root) throw new Error('HoldfastWidget.execute: no element with id "' + opts.rootId + '"');
+    if (!opts.redirect) throw new Error('HoldfastWidget.execute: redirect is required (the link the authorization call answered)');
+    var flow = opts.flow || 'checkout';
+    if (FLOWS.indexOf(flow) < 0) throw new Error('HoldfastWidget.execute: flow must be checkout or payment-selection');
+    var url = new URL(opts.redirect, document.baseURI);
+    url.searchParams.set('flow', flow);
+    if (opts.flowConfig) url.searchParams.set('config', JSON.stringify(opts.flowConfig));
+    if (opts.theme) url.searchParams.set('theme', JSON.stringify(opts.theme));
+    if (window.location.origin && window.location.origin !== 'null') url.searchParams.set('origin', window.location.origin);
+
+    var frame = document.createElement('iframe');
+    frame.src = url.toString();
+    frame.title = flow === 'checkout' ? 'Checkout' : 'Choose a payment method';
+    frame.setAttribute('allow', 'payment');
+    frame.style.width = '100%';
+    frame.style.minHeight = '620px';
+    frame.style.border = '0';
+    root.replaceChildren(frame);
+
+    function close() {
+      window.removeEventListener('message', onMessage);
+      if (frame.parentNode) frame.parentNode.removeChild(frame);
+    }
+    function onMessage(event) {
+      if (event.source !== frame.contentWindow || event.origin !== url.origin) return;
+      var data = event.data;
+      if (!data || data.source !== 'svc' || typeof data.event !== 'string') return;
+      close();
+      if (data.state === 'error') { if (typeof opts.onError === 'function') opts.onError(data); }
+      else if (typeof opts.onComplete === 'function') opts.onComplete(data);
+    }
+    window.addEventListener('message', onMessage);
+    return { close: close };
+  }
+
+  window.HoldfastWidget = { execute: execute };
+})();

@@ -1,0 +1,113 @@
+/**
+ * The hosted pages and the widget script (spec §4.5, DESIGN §1 "hosted web UI + widget.js").
+ * `/ui/appauth/<nonce>` spends a session nonce and sends the browser on to its flow
+ * (`/ui/checkout`, `/ui/payment-selection`) with a short-lived user token in the URL fragment,
+ * which never reaches a server or a Referer. The pages are one static shell and script that
+ * call the public API with that token; `/widget.js` embeds them in an integrator's page and
+ * turns their messages into the `onComplete` / `onError` callbacks of spec §6.2.
+ */
+import { readFileSync } from 'node:fs';
+import express, { type Response, type Router } from 'express';
+import type { TokenSigner } from '../auth/auth.service.js';
+import { openHostedSession } from '../auth/user-session.service.js';
+import { demoCheckout, demoSession } from './demo.service.js';
+import { flowOptions } from './web.rules.js';
+
+const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+
+const ASSETS: Record<string, { type: string; body: string }> = {
+  'hosted.js': { type: 'text/javascript; charset=utf-8', body: asset('hosted.js') },
+  'hosted.css': { type: 'text/css; charset=utf-8', body: asset('hosted.css') },
+  'demo.js': { type: 'text/javascript; charset=utf-8', body: asset('demo.js') },
+};
+const WIDGET = asset('widget.js');
+const SHELL = asset('hosted.html');
+const DEMO = asset('demo.html');
+
+/** Why a hosted page shows its full-screen error, as the page names it to the user. */
+type PageError = 'link_expired' | 'invalid_flow' | 'invalid_config' | 'redirect_not_allowed';
+
+/**
+ * The pages run only their own script and styles, talk only to this origin, and may be framed
+ * by any integrator's page (the widget); nothing they show is cached.
+ */
+function pageHeaders(res: Response, frames = false): void {
+  res.set({
+    'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+      + `base-uri 'none'; form-action 'none'; frame-ancestors *${frames ? "; frame-src 'self'" : ''}`,
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  });
+}
+
+function sendShell(res: Response, status: number, error?: PageError): void {
+  pageHeaders(res);
+  const meta = error ? `<meta name="hf-error" content="${error}">` : '';
+  res.status(status).type('html').send(SHELL.replace('<!--hf-error-->', meta));
+}
+
+/** Where a page's messages may go: an http(s) origin, or none (then `*`, as the messages carry no secret). */
+function validOrigin(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return true;
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === raw;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The hosted pages; with `demo` (staging, `npm start`) also the demo shop at `/ui/demo`, whose
+ * server side acts with the demo client.
+ */
+export function webRoutes(deps: { signer: TokenSigner; allowedRedirectPatterns: string[]; demo?: { clientId: string; webUrl: string } }): Router {
+  const router = express.Router();
+  const demo = deps.demo;
+  if (demo) {
+    router.get('/ui/demo', (_req, res) => {
+      // The demo shop frames the hosted pages, as an integrator's page would.
+      pageHeaders(res, true);
+      res.type('html').send(DEMO);
+    });
+    // The demo page is served here, whatever PUBLIC_URL says: its links stay on this origin.
+    const local = (link: { redirect: string }) => {
+      const url = new URL(link.redirect);
+      return { redirect: `${url.pathname}${url.search}` };
+    };
+    router.post('/ui/demo/checkout', async (req, res) => {
+      res.set('Cache-Control', 'no-store').json(local(await demoCheckout(req.em, deps.signer, demo.clientId, demo.webUrl)));
+    });
+    router.post('/ui/demo/session', async (req, res) => {
+      res.set('Cache-Control', 'no-store').json(local(await demoSession(req.em, deps.signer, demo.clientId, demo.webUrl)));
+    });
+  }
+  router.get('/ui/appauth/:nonce', async (req, res) => {
+    const query = req.query as Record<string, string | undefined>;
+    const checked = flowOptions(query, deps.allowedRedirectPatterns);
+    if (!checked.ok) return sendShell(res, 400, checked.problem);
+    if (!validOrigin(query.origin)) return sendShell(res, 400, 'invalid_config');
+    // Checked before the nonce is spent: a link with a bad option still works once fixed.
+    const nonce = String(req.params.nonce);
+    const session = /^[A-Za-z0-9_-]{20,100}$/.test(nonce) ? await openHostedSession(req.em, deps.signer, nonce) : null;
+    if (!session) return sendShell(res, 404, 'link_expired');
+    const forward = new URLSearchParams();
+    for (const key of ['authorized_invoice_id', 'config', 'theme', 'origin']) if (query[key]) forward.set(key, query[key]!);
+    const fragment = new URLSearchParams({ token: session.accessToken, account: session.accountId });
+    pageHeaders(res);
+    res.redirect(303, `/ui/${checked.options.flow}?${forward}#${fragment}`);
+  });
+  router.get(['/ui/checkout', '/ui/payment-selection'], (_req, res) => sendShell(res, 200));
+  router.get('/ui/assets/:file', (req, res, next) => {
+    const found = ASSETS[String(req.params.file)];
+    if (!found) return next();
+    res.set({ 'Content-Type': found.type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300' }).send(found.body);
+  });
+  // Loaded by integrators' pages from their own origins.
+  router.get('/widget.js', (_req, res) => {
+    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300',
+      'Cross-Origin-Resource-Policy': 'cross-origin' }).send(WIDGET);
+  });
+  return router;
+}

@@ -1,0 +1,93 @@
+/**
+ * What a hosted flow may be asked (spec §4.5), checked before a session nonce is spent: the
+ * flow, its `flowConfig`, the `theme`, and where callbacks may go. Pure: no I/O.
+ */
+
+export type Flow = 'checkout' | 'payment-selection';
+
+export interface FlowOptions {
+  flow: Flow;
+  authorizedInvoiceId?: string;
+  config: Record<string, unknown>;
+  theme: { backgroundColor?: string; primaryColor?: string };
+  /** Where a top-level page (no parent window) sends the user back with the callback's fields. */
+  postOAuthURLOverride?: string;
+}
+
+export type FlowProblem = 'invalid_flow' | 'invalid_config' | 'redirect_not_allowed';
+
+const CHECKOUT_KEYS: Record<string, 'boolean' | 'object' | 'string'> = {
+  hideUserWallets: 'boolean', hideSKUs: 'boolean', showInvoiceReferenceInfo: 'boolean', selectButton: 'object', postOAuthURLOverride: 'string',
+};
+const SELECTION_KEYS: Record<string, 'boolean' | 'object' | 'string'> = { transactionDetails: 'object', selectButton: 'object', postOAuthURLOverride: 'string' };
+
+/** A CSS colour we pass on as it is: hex, rgb()/rgba()/hsl()/hsla() of numbers, or a colour keyword. */
+export function isColor(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 40
+    && /^(#[0-9a-f]{3,8}|(rgb|rgba|hsl|hsla)\(\s*[\d.%\s,/]+\)|[a-z]{3,20})$/i.test(value);
+}
+
+/**
+ * Whether `url` may receive the user back: https (http only for localhost), and a host that one
+ * of the operator's patterns allows (`example.com`, or `*.example.com` for its subdomains).
+ */
+export function redirectAllowed(url: string, patterns: string[]): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const local = parsed.hostname === 'localhost' || parsed.hostname === '127.0.0.1';
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && local)) return false;
+  if (parsed.username || parsed.password) return false;
+  const host = parsed.hostname.toLowerCase();
+  return patterns.some((p) => {
+    const pattern = p.trim().toLowerCase();
+    if (pattern.startsWith('*.')) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1;
+    return pattern !== '' && host === pattern;
+  });
+}
+
+function parseJson(raw: string | undefined): Record<string, unknown> | null | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length > 4096) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The flow a hosted link asks for, from its query (`flow`, `authorized_invoice_id`, `config`,
+ * `theme` — the last two JSON, as the widget sends them). Checkout needs an authorized invoice;
+ * unknown config keys, wrong types, colours that are not colours and a `postOAuthURLOverride`
+ * off the allowed list are refused.
+ */
+export function flowOptions(query: Record<string, string | undefined>, redirectPatterns: string[]): { ok: true; options: FlowOptions } | { ok: false; problem: FlowProblem } {
+  const invoiceId = query.authorized_invoice_id || undefined;
+  const flow = (query.flow || (invoiceId ? 'checkout' : 'payment-selection')) as Flow;
+  if (flow !== 'checkout' && flow !== 'payment-selection') return { ok: false, problem: 'invalid_flow' };
+  if (flow === 'checkout' && (!invoiceId || !/^[A-Za-z0-9_-]{1,36}$/.test(invoiceId))) return { ok: false, problem: 'invalid_flow' };
+  const config = parseJson(query.config) ?? (query.config ? null : {});
+  const theme = parseJson(query.theme) ?? (query.theme ? null : {});
+  if (config === null || theme === null) return { ok: false, problem: 'invalid_config' };
+  const keys = flow === 'checkout' ? CHECKOUT_KEYS : SELECTION_KEYS;
+  for (const [key, value] of Object.entries(config)) {
+    const type = keys[key];
+    if (!type || typeof value !== type || value === null) return { ok: false, problem: 'invalid_config' };
+  }
+  const label = (config.selectButton as { label?: unknown } | undefined)?.label;
+  if (config.selectButton && (typeof label !== 'string' || label.length > 60)) return { ok: false, problem: 'invalid_config' };
+  const details = config.transactionDetails as { transaction_amount?: unknown; currency?: unknown } | undefined;
+  if (details && !(Number.isSafeInteger(details.transaction_amount) && (details.transaction_amount as number) > 0
+    && typeof details.currency === 'string' && /^[A-Z]{3}$/.test(details.currency))) return { ok: false, problem: 'invalid_config' };
+  for (const [key, value] of Object.entries(theme)) {
+    if ((key !== 'backgroundColor' && key !== 'primaryColor') || !isColor(value)) return { ok: false, problem: 'invalid_config' };
+  }
+  const override = config.postOAuthURLOverride as string | undefined;
+  if (override !== undefined && !redirectAllowed(override, redirectPatterns)) return { ok: false, problem: 'redirect_not_allowed' };
+  return { ok: true, options: { flow, authorizedInvoiceId: invoiceId, config, theme: theme as FlowOptions['theme'], postOAuthURLOverride: override } };
+}

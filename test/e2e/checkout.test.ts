@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { call, h, newClient, register, startExtraApp, type TestClient } from '../support/harness.js';
+import { launchChromium, startShop } from '../support/browser.js';
+import { balance, fund, party, type Party } from '../support/money.js';
+
+/** The redirect the API answered, on the server under test (the harness's PUBLIC_URL is not where it listens). */
+const onTestServer = (redirect: string) => {
+  const url = new URL(redirect);
+  return `${h().baseUrl}${url.pathname}${url.search}`;
+};
+
+describe('hosted checkout and payment selection in Chromium, through the widget', function () {
+  this.timeout(60_000);
+  let browser: Browser;
+  let shop: Awaited<ReturnType<typeof startShop>>;
+  let client: TestClient;
+  let seller: Party;
+  before(async () => {
+    browser = await launchChromium();
+    shop = await startShop(h().baseUrl);
+    client = await newClient();
+    seller = await party(client);
+  });
+  after(async () => {
+    await browser?.close();
+    await shop?.close();
+  });
+
+  const authorizeWidget = async (buyer: string, extra: Record<string, unknown> = {}) => {
+    const res = await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
+      account_id: buyer, invoice_mechanism: 'widget', reference_type: 'order', reference_id: 'ord-42', description: 'Winter cape',
+      line_items: [{ amount: 1250, currency: 'USD', transaction_type: 'user_to_user', product_sku: 'cape-1', description: 'Cape',
+        recipients: [{ amount: 1000, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }] }],
+      ...extra,
+    } });
+    assert.equal(res.status, 200, res.text);
+    return res.body.payload as { redirect: string; authorized_invoice_id: string; nonce_auth_id: string };
+  };
+
+  /** Opens the shop page running the widget; returns the page and the widget's frame once it shows `selector`. */
+  const openShop = async (params: Record<string, unknown>, selector: string): Promise<{ page: Page; frame: Frame }> => {
+    const page = await browser.newPage();
+    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    await page.goto(`${shop.url}/shop?${query}`);
+    const handle = await page.waitForSelector('iframe');
+    const frame = (await handle.contentFrame())!;
+    await frame.waitForSelector(selector);
+    return { page, frame };
+  };
+  const events = async (page: Page) => {
+    await page.waitForFunction(() => (window as any).events.length > 0);
+    return page.evaluate(() => (window as any).events);
+  };
+  const addCard = async (frame: Frame, number: string) => {
+    // With no payment method to show, the form is open already.
+    if (await frame.isVisible('[data-hf=add-card]')) await frame.click('[data-hf=add-card]');
+    await frame.fill('input[name=number]', number);
+    await frame.fill('input[name=exp_month]', '12');
+    await frame.fill('input[name=exp_year]', '2099');
+    await frame.fill('input[name=cvc]', '123');
+    await frame.click('[data-hf=save-card]');
+  };
+
+  it('takes a new user through the ToS, a new card and the payment; the shop gets complete / done-button and the seller is paid', async () => {
+    const buyer = await register(client);
+    const auth = await authorizeWidget(buyer.account_id);
+    const before = await balance(seller.wallets['USD:fiat'].wallet);
+    const { page, frame } = await openShop({
+      redirect: onTestServer(auth.redirect), flow: 'checkout', theme: { primaryColor: '#0a7d32' },
+      config: { hideSKUs: true, showInvoiceReferenceInfo: true, selectButton: { label: 'Buy now' } },
+    }, '[data-hf=accept-tos]');
+    assert.equal(new URL(frame.url()).hash, '', 'the session token leaves the address bar at once');
+    await frame.click('[data-hf=accept-tos]');
+    await frame.waitForSelector('[data-hf=pay]');
+    assert.equal(await frame.textContent('[data-hf=total]'), 'USD 12.50');
+    assert.equal(await frame.textContent('[data-hf=line]'), 'Cape', 'hideSKUs hides the SKU');
+    assert.equal(await frame.textContent('[data-hf=reference]'), 'order ord-42');
+    assert.equal(await frame.textContent('[data-hf=pay]'), 'Buy now');
+    assert.equal(await frame.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--hf-primary').trim()), '#0a7d32');
+    assert.equal(await frame.isDisabled(`[data-hf-method]`), true, 'the empty USD wallet cannot pay');
+    await addCard(frame, '4242 4242 4242 4242');
+    await frame.waitForSelector('[data-hf-method]:checked:not([disabled])');
+    await frame.click('[data-hf=pay]');
+    await frame.click('[data-hf=done]');
+    assert.deepEqual(await events(page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }]]);
+    assert.equal(await page.$('iframe'), null, 'the widget removes its frame');
+    const invoice = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
+    assert.equal(invoice.body.payload.state, 'SUCCESS');
+    assert.equal(await balance(seller.wallets['USD:fiat'].wallet) - before, 1000);
+    assert.deepEqual((await call('GET', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token })).body, { signed_tos: true });
+    await page.close();
+  });
+
+  it('shows a declined card as a full-screen error; its close button ends the flow with error / close-button', async () => {
+    const buyer = await party(client);
+    await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
+    const auth = await authorizeWidget(buyer.account_id, { is_escrow: true });
+    const { page, frame } = await openShop({ redirect: onTestServer(auth.redirect), config: { hideUserWallets: true } }, '[data-hf=pay]');
+    assert.equal(await frame.$(`[data-hf-method="${buyer.wallets['USD:fiat'].pm}"]`), null, 'hideUserWallets hides the wallet');
+    await addCard(frame, '4000000000000002');
+    await frame.waitForSelector('[data-hf-method]:checked');
+    await frame.click('[data-hf=pay]');
+    await frame.waitForSelector('[data-hf=close]');
+    assert.match(await frame.textContent('[role=alert]') ?? '', /declined/);
+    await frame.click('[data-hf=close]');
+    assert.deepEqual(await events(page), [['error', { event: 'svc.checkout.complete', source: 'svc', state: 'error', trigger: 'close-button' }]]);
+    const invoice = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
+    assert.deepEqual([invoice.body.payload.state, invoice.body.payload.failure_reason], ['FAILED', 'card_declined']);
+    await page.close();
+  });
+
+  it('lets the user cancel (complete callback, state cancel) and never opens a spent link again', async () => {
+    const buyer = await party(client);
+    await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
+    const auth = await authorizeWidget(buyer.account_id);
+    const first = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=cancel]');
+    // A message that does not come from the widget's frame is not the flow's end.
+    await first.page.evaluate(() => window.postMessage({ event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }, '*'));
+    await first.frame.click('[data-hf=cancel]');
+    assert.deepEqual(await events(first.page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'cancel' }]]);
+    const again = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=close]');
+    assert.match(await again.frame.textContent('[role=alert]') ?? '', /expired or was already used/);
+    await again.frame.click('[data-hf=close]');
+    assert.equal((await events(again.page))[0][1].state, 'error');
+    const invoice = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
+    assert.equal(invoice.body.payload.state, 'OPEN', 'nothing was paid');
+    await first.page.close();
+    await again.page.close();
+  });
+
+  it('lets the user choose the wallet\'s balance and a card for the rest; the choice pays an escrow as it is', async () => {
+    const buyer = await party(client, true);
+    await fund(buyer, 'USD:fiat', 300);
+    const session = await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id } });
+    const { page, frame } = await openShop({
+      redirect: onTestServer(session.body.payload.redirect), flow: 'payment-selection',
+      config: { transactionDetails: { transaction_amount: 1000, currency: 'USD' } },
+    }, '[data-hf=select]');
+    await frame.check(`[data-hf-method="${buyer.wallets['USD:fiat'].pm}"]`);
+    await frame.check(`input[name=hf-second][value="${buyer.card}"]`);
+    await frame.click('[data-hf=select]');
+    const [[kind, message]] = await events(page);
+    assert.equal(kind, 'complete');
+    assert.deepEqual(message, { event: 'svc.payment-selection.complete', source: 'svc', state: 'complete',
+      paymentMethods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 300 }, { payment_method_id: buyer.card, amount: 0 }] });
+    const escrow = await call('POST', '/v2/escrow', { token: client.token, body: {
+      account_id: buyer.account_id, payment_methods: message.paymentMethods,
+      line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_integrator' }],
+    } });
+    assert.equal(escrow.status, 201, escrow.text);
+    const paid = await call('POST', `/v2/escrow/${escrow.body.payload.id}/pay`, { token: client.token });
+    assert.equal(paid.body.payload.status, 'ESCROWED');
+    assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 0);
+    await page.close();
+  });
+
+  it('sends a top-level flow back to an allowed postOAuthURLOverride, and refuses one off the list before spending the link', async () => {
+    const buyer = await party(client);
+    await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
+    const auth = await authorizeWidget(buyer.account_id);
+    const page = await browser.newPage();
+    const link = (override: string) => `${onTestServer(auth.redirect)}&config=${encodeURIComponent(JSON.stringify({ postOAuthURLOverride: override }))}`;
+    const refused = await page.goto(link('https://evil.example.net/back'));
+    assert.equal(refused?.status(), 400);
+    assert.match(await page.textContent('[role=alert]') ?? '', /not allowed/);
+    const opened = await page.goto(link(`${shop.url}/back`));
+    assert.equal(opened?.status(), 200, 'the refused link did not spend the nonce');
+    assert.ok(opened?.headers()['content-security-policy']?.includes("script-src 'self'"));
+    await page.click('[data-hf=cancel]');
+    await page.waitForURL(/\/back\?/);
+    const back = new URL(page.url());
+    assert.deepEqual([back.origin, back.searchParams.get('event'), back.searchParams.get('state')], [shop.url, 'svc.checkout.complete', 'cancel']);
+    await page.close();
+  });
+
+  it('runs the staging demo shop: a new buyer, the hosted checkout in the widget, the callback on the page', async () => {
+    const { createClient } = await import('../../src/auth/auth.service.js');
+    const { ALL_SCOPES } = await import('../../src/auth/auth.rules.js');
+    const demo = await createClient(h().orm.em.fork(), { integrator: `demo-${Date.now()}`, scopes: [...ALL_SCOPES], tosSigning: true });
+    const app = await startExtraApp({ demoClientId: demo.client_id });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${app.baseUrl}/ui/demo`);
+      await page.click('#demo-checkout');
+      const frame = (await (await page.waitForSelector('iframe')).contentFrame())!;
+      await frame.click('[data-hf=accept-tos]');
+      await addCard(frame, '4242424242424242');
+      await frame.waitForSelector('[data-hf-method]:checked:not([disabled])');
+      assert.equal(await frame.textContent('[data-hf=total]'), 'USD 4.99');
+      await frame.click('[data-hf=pay]');
+      await frame.click('[data-hf=done]');
+      await page.waitForFunction(() => document.getElementById('demo-log')!.textContent!.includes('onComplete'));
+      assert.match(await page.textContent('#demo-log') ?? '', /"state":"complete","trigger":"done-button"/);
+      const production = await startExtraApp({ appEnv: 'production' });
+      assert.equal((await fetch(`${production.baseUrl}/ui/demo`)).status, 404, 'no demo shop outside staging');
+      await production.close();
+    } finally {
+      await page.close();
+      await app.close();
+    }
+  });
+});

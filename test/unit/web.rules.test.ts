@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { flowOptions, isColor, redirectAllowed } from '../../src/web/web.rules.js';
+
+describe('hosted flow rules', () => {
+  const json = (v: unknown) => JSON.stringify(v);
+
+  it('picks the flow: checkout needs an authorized invoice, payment selection is the default without one', () => {
+    assert.equal((flowOptions({ authorized_invoice_id: 'inv_1' }, []) as any).options.flow, 'checkout');
+    assert.equal((flowOptions({}, []) as any).options.flow, 'payment-selection');
+    assert.deepEqual(flowOptions({ flow: 'checkout' }, []), { ok: false, problem: 'invalid_flow' });
+    assert.deepEqual(flowOptions({ flow: 'history' }, []), { ok: false, problem: 'invalid_flow' });
+    assert.deepEqual(flowOptions({ flow: 'checkout', authorized_invoice_id: 'inv_<x>' }, []), { ok: false, problem: 'invalid_flow' });
+  });
+
+  it('takes each flow\'s own flowConfig keys with their types, and nothing else', () => {
+    const checkout = (config: unknown) => flowOptions({ authorized_invoice_id: 'inv_1', config: json(config) }, []).ok;
+    assert.equal(checkout({ hideUserWallets: true, hideSKUs: false, showInvoiceReferenceInfo: true, selectButton: { label: 'Buy' } }), true);
+    assert.equal(checkout({ hideSKUs: 'yes' }), false);
+    assert.equal(checkout({ transactionDetails: { transaction_amount: 5, currency: 'USD' } }), false, 'a payment-selection key');
+    assert.equal(checkout({ selectButton: { label: 'x'.repeat(61) } }), false);
+    assert.equal(checkout([1]), false);
+    assert.equal(flowOptions({ authorized_invoice_id: 'inv_1', config: '{not json' }, []).ok, false);
+    const selection = (config: unknown) => flowOptions({ config: json(config) }, []).ok;
+    assert.equal(selection({ transactionDetails: { transaction_amount: 1000, currency: 'USD' } }), true);
+    assert.equal(selection({ transactionDetails: { transaction_amount: 0, currency: 'USD' } }), false);
+    assert.equal(selection({ transactionDetails: { transaction_amount: 1.5, currency: 'USD' } }), false);
+    assert.equal(selection({ transactionDetails: { transaction_amount: 100, currency: 'usd' } }), false);
+    assert.equal(selection({ hideSKUs: true }), false, 'a checkout key');
+  });
+
+  it('takes theme colours that are colours only', () => {
+    for (const good of ['#fff', '#0a7d32', 'rgb(10, 20, 30)', 'hsla(120, 50%, 50%, 0.5)', 'teal']) assert.equal(isColor(good), true, good);
+    for (const bad of ['red; background:url(x)', 'url(https://x)', 'expression(alert(1))', '#12', '', 7]) assert.equal(isColor(bad), false, String(bad));
+    assert.equal(flowOptions({ theme: json({ primaryColor: '#fff', backgroundColor: 'white' }) }, []).ok, true);
+    assert.equal(flowOptions({ theme: json({ primaryColor: 'red;}' }) }, []).ok, false);
+    assert.equal(flowOptions({ theme: json({ fontFamily: 'serif' }) }, []).ok, false);
+  });
+
+  it('sends a user back only to a host on the operator\'s list, over https (http for localhost only)', () => {
+    const patterns = ['app.example.com', '*.games.example', '127.0.0.1'];
+    assert.equal(redirectAllowed('https://app.example.com/back', patterns), true);
+    assert.equal(redirectAllowed('https://eu.games.example/x', patterns), true);
+    assert.equal(redirectAllowed('https://games.example/x', patterns), false, '*. means a subdomain');
+    assert.equal(redirectAllowed('https://evilgames.example/x', patterns), false);
+    assert.equal(redirectAllowed('http://app.example.com/back', patterns), false, 'plain http');
+    assert.equal(redirectAllowed('http://127.0.0.1:8080/back', patterns), true);
+    assert.equal(redirectAllowed('https://user:pw@app.example.com/', patterns), false);
+    assert.equal(redirectAllowed('javascript:alert(1)', patterns), false);
+    assert.equal(redirectAllowed('https://app.example.com/', []), false, 'nothing is allowed by default');
+    assert.deepEqual(flowOptions({ config: json({ postOAuthURLOverride: 'https://other.example.org/' }) }, patterns), { ok: false, problem: 'redirect_not_allowed' });
+  });
+});
