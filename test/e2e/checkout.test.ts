@@ -81,6 +81,7 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     assert.equal(await frame.isDisabled(`[data-hf-method]`), true, 'the empty USD wallet cannot pay');
     await addCard(frame, '4242 4242 4242 4242');
     await frame.waitForSelector('[data-hf-method]:checked:not([disabled])');
+    assert.equal(await frame.isVisible('input[name=number]'), false, 'the card form closes once the card is saved');
     await frame.click('[data-hf=pay]');
     await frame.click('[data-hf=done]');
     assert.deepEqual(await events(page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }]]);
