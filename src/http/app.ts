@@ -21,6 +21,7 @@ import { blockRoutes } from '../blocks/block.routes.js';
 import { mergeRoutes } from '../merge/merge.routes.js';
 import { commandRoutes } from '../commands/command.routes.js';
 import { bearerAuthentication } from './auth.js';
+import { userTokenCors } from './cors.js';
 import { documentRoutes, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     signer: deps.signer, allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
     demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
   }));
+  app.use(userTokenCors(doc));
   app.use('/token', useOAuthErrors);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));

@@ -78,7 +78,7 @@ interface CompiledOperation {
   body: { required: boolean; media: Array<{ type: string; validate: ValidateFunction }> } | undefined;
 }
 
-function compile(ajv: Ajv2020, op: Record<string, any>): CompiledOperation {
+function compile(ajv: Ajv2020, queryAjv: Ajv2020, op: Record<string, any>): CompiledOperation {
   const params = (op.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema: object }>;
   const query = params.filter((p) => p.in === 'query');
   const security = op.security as Array<Record<string, string[]>> | undefined;
@@ -88,7 +88,7 @@ function compile(ajv: Ajv2020, op: Record<string, any>): CompiledOperation {
     scopes: requirement?.svc_auth,
     userAuth: security?.some((s) => s.user_auth) ?? false,
     pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, validate: ajv.compile(p.schema) })),
-    query: ajv.compile({
+    query: queryAjv.compile({
       type: 'object',
       additionalProperties: false,
       required: query.filter((p) => p.required).map((p) => p.name),
@@ -117,7 +117,8 @@ function check(op: CompiledOperation, params: Record<string, string>, req: Reque
     }
   }
   const fields = fieldErrors();
-  if (!op.query(req.query)) toFieldErrors(op.query.errors ?? [], 'query', fields);
+  // On a copy: coercing `?limit=5` to a number is for the check only.
+  if (!op.query({ ...req.query })) toFieldErrors(op.query.errors ?? [], 'query', fields);
   for (const h of op.headers) {
     const value = req.headers[h.name.toLowerCase()];
     if (value === undefined) {
@@ -164,6 +165,8 @@ interface Route {
  */
 export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCheck) {
   const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: false }), { mode: 'full' });
+  // A query string carries only text: `limit=5` is the integer 5 (and `limit=5x` is not).
+  const queryAjv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: true }), { mode: 'full' });
   const byMethod = new Map<string, Route[]>();
   // Literal paths first, so `/v1/user-info/search` is not taken for `/v1/user-info/{account_id}`.
   const templates = Object.keys(doc.paths).sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')));
@@ -175,7 +178,7 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
       const routes = byMethod.get(method.toUpperCase()) ?? [];
       // Matched as Express's router matches (case-insensitive, a trailing slash allowed);
       // parameters are decoded by `check`, which answers a malformed one.
-      routes.push({ match: match(expressPath, { decode: false, end: true, trailing: true, sensitive: false }), op: compile(ajv, operation) });
+      routes.push({ match: match(expressPath, { decode: false, end: true, trailing: true, sensitive: false }), op: compile(ajv, queryAjv, operation) });
       byMethod.set(method.toUpperCase(), routes);
     }
   }

@@ -6,12 +6,16 @@ import { success } from '../http/envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { authorizeInvoice } from './invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
-import { createInvoice, getInvoice } from './invoice.service.js';
+import { createInvoice, getInvoice, listInvoices } from './invoice.service.js';
 
 /** Invoicing API: invoices and their authorization (spec §4.2, DESIGN §4 Invoices). Requests arrive validated. */
 export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: TokenSigner; syncWaitMs: number; webUrl: string }): void {
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
+  });
+  router.get('/v1/:account_id/invoices', async (req, res) => {
+    const { limit, starting_after: startingAfter } = req.query as { limit?: string; starting_after?: string };
+    res.json(success(await listInvoices(req.em, principalOf(req), String(req.params.account_id), { limit: limit ? Number(limit) : 20, startingAfter })));
   });
   router.get('/v2/invoice/:invoice_id', async (req, res) => {
     res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));

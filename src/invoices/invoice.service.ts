@@ -210,3 +210,15 @@ export function invoiceStateConflict(invoice: InvoiceRecord, why?: string): Comm
 export function noChargesYet(invoice: InvoiceRecord): CommandResult {
   return invoiceStateConflict(invoice, 'the buyer has not chosen the payment methods yet');
 }
+
+/**
+ * An account's invoices, newest first (ids sort by creation time), `limit` at a time after the
+ * cursor `startingAfter` (GET /v1/{account_id}/invoices). 404 for an account the caller cannot see.
+ */
+export async function listInvoices(em: EntityManager, principal: Principal, accountId: string, page: { limit: number; startingAfter?: string }) {
+  const [account] = await autocommit(em).execute<unknown[]>('select 1 from account where id = ? and integrator_id = ?', [accountId, principal.integratorId]);
+  if (!account) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+  const rows = await em.find(Invoice, { accountId, integratorId: principal.integratorId, ...(page.startingAfter ? { id: { $lt: page.startingAfter } } : {}) },
+    { orderBy: { id: 'desc' }, limit: page.limit + 1 });
+  return { invoices: rows.slice(0, page.limit).map(invoiceView), has_more: rows.length > page.limit };
+}

@@ -9,6 +9,7 @@ import { Migration20261126050000Webhooks } from './Migration20261126050000Webhoo
 import { Migration20261126060000BalancesPerStatement } from './Migration20261126060000BalancesPerStatement.js';
 import { Migration20261126070000PostingsBalancedPerStatement } from './Migration20261126070000PostingsBalancedPerStatement.js';
 import { Migration20261126080000InvoiceAuthorization } from './Migration20261126080000InvoiceAuthorization.js';
+import { Migration20261126090000InvoiceHistory } from './Migration20261126090000InvoiceHistory.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126060000BalancesPerStatement', class: Migration20261126060000BalancesPerStatement },
   { name: 'Migration20261126070000PostingsBalancedPerStatement', class: Migration20261126070000PostingsBalancedPerStatement },
   { name: 'Migration20261126080000InvoiceAuthorization', class: Migration20261126080000InvoiceAuthorization },
+  { name: 'Migration20261126090000InvoiceHistory', class: Migration20261126090000InvoiceHistory },
 ];

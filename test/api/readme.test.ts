@@ -71,6 +71,13 @@ describe('README walk-through', () => {
     assert.deepEqual(run.stdout.trim().split('\n'), ['OPEN', 'SUCCESS', 'ESCROWED', 'COMMITTED', '401']);
   });
 
+  it('the client SDK walk-through works as pasted (checkout, history, receipt, payment methods)', async function () {
+    this.timeout(60_000);
+    const run = await runBlock('Client SDK', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n'), ['SUCCESS USD 2.50', '1', 'user_purchase', 'true']);
+  });
+
   it('the blocks, merge and sessions walk-through works as pasted', async function () {
     this.timeout(60_000);
     const run = await runBlock('Blocks, merge and user sessions', await demoClientFile());

@@ -53,7 +53,8 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     return page.evaluate(() => (window as any).events);
   };
   const addCard = async (frame: Frame, number: string) => {
-    // With no payment method to show, the form is open already.
+    // Once the screen is up: with no payment method to show, the form is open already.
+    await frame.waitForSelector('[data-hf=pay], [data-hf=select]');
     if (await frame.isVisible('[data-hf=add-card]')) await frame.click('[data-hf=add-card]');
     await frame.fill('input[name=number]', number);
     await frame.fill('input[name=exp_month]', '12');
@@ -200,5 +201,28 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
       await page.close();
       await app.close();
     }
+  });
+
+  it('runs the SDK\'s checkout with a password token (api mechanism): the hosted checkout in the app\'s page, completed(invoiceId, invoice)', async () => {
+    const buyer = await party(client, true);
+    await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
+    const auth = (await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
+      account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
+    } })).body.payload;
+    const page = await browser.newPage();
+    await page.goto(`${shop.url}/sdk-checkout?${new URLSearchParams({ invoice: auth.authorized_invoice_id, token: auth.password_token.access_token })}`);
+    const frame = (await (await page.waitForSelector('iframe')).contentFrame())!;
+    await frame.check(`[data-hf-method="${buyer.card}"]`);
+    await frame.click('[data-hf=pay]');
+    await frame.click('[data-hf=done]');
+    assert.deepEqual(await events(page), [['completed', auth.authorized_invoice_id, 'SUCCESS']]);
+    const cancelled = (await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
+      account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
+    } })).body.payload;
+    await page.goto(`${shop.url}/sdk-checkout?${new URLSearchParams({ invoice: cancelled.authorized_invoice_id, token: cancelled.password_token.access_token })}`);
+    const again = (await (await page.waitForSelector('iframe')).contentFrame())!;
+    await again.click('[data-hf=cancel]');
+    assert.deepEqual(await events(page), [['canceled']]);
+    await page.close();
   });
 });

@@ -1,0 +1,1155 @@
+// Generated from openapi/invoicing.yaml by `npm run sdk:types` (openapi-typescript). Do not edit.
+
+export interface paths {
+    "/v2/escrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an escrow (OPEN) */
+        post: operations["createEscrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/escrow/{escrow_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The escrow as it stands */
+        get: operations["getEscrow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/escrow/{escrow_id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an escrow
+         * @description Charges every payment method of the escrow invoice, all or nothing, and holds the funds. Success: `ESCROWED`. A failed charge is not an HTTP error: the escrow is `ESCROW-FAILED` and its escrow invoice says why in `failure_reason` (`card_declined`, `insufficient_funds`, or `account_blocked` when the buyer was blocked after creating the escrow); nothing stays charged. Commit and cancel of an `ESCROWED` escrow stay possible whatever blocks its buyer or sellers get, so money is never stuck. Pay again on a paid escrow answers it as it is; on `ESCROW-FAILED`, 409.
+         *
+         *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
+         *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202
+         *     with the escrow as it stands, `Location` (the escrow to poll) and `X-Command-Id`; the
+         *     outcome also arrives as an `escrow-transaction-update` webhook. Concurrent and repeated
+         *     requests move money once.
+         */
+        post: operations["payEscrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/escrow/{escrow_id}/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Commit an escrow
+         * @description Only from `ESCROWED`: each line's amount goes to its source wallet (the integrator's default wallet when blank) and each recipient's share on to its destination wallet (for a token currency, the seller's convertible wallet); the rest of a line stays with the integrator. `commit_invoice_id` is set. Commit again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR`.
+         *
+         *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
+         *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202
+         *     with the escrow as it stands, `Location` (the escrow to poll) and `X-Command-Id`; the
+         *     outcome also arrives as an `escrow-transaction-update` webhook. Concurrent and repeated
+         *     requests move money once.
+         */
+        post: operations["commitEscrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/escrow/{escrow_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an escrow
+         * @description Only from `ESCROWED`: every charged payment method is refunded in full (the buyer sees both the charge and the refund); nothing goes to the sellers. `cancel_invoice_id` is set. Cancel again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR`.
+         *
+         *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
+         *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202
+         *     with the escrow as it stands, `Location` (the escrow to poll) and `X-Command-Id`; the
+         *     outcome also arrives as an `escrow-transaction-update` webhook. Concurrent and repeated
+         *     requests move money once.
+         */
+        post: operations["cancelEscrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a standard (non-escrow) invoice (OPEN)
+         * @description The same body and money rules as `POST /v2/escrow`. Paying it (`POST
+         *     /v2/invoice/{invoice_id}/pay`) charges the payment methods and settles the line items
+         *     straight away: each share to its destination wallet, the rest to the integrator.
+         */
+        post: operations["createInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/invoice/{invoice_id}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a standard or an authorized invoice
+         * @description Charges every payment method, all or nothing, and settles the line items. Answers 200
+         *     with the invoice `SUCCESS`, or `FAILED` with `failure_reason` (not an HTTP error; nothing
+         *     charged). Paying a paid invoice answers it as it is; a failed invoice, or an escrow's
+         *     invoice (paid through its escrow), answers 409 `INVOICE_STATE_ERROR`. Runs as a command
+         *     exactly like escrow pay (`SYNC_WAIT_MS`, `Prefer: respond-async` → 202 with `Location`).
+         *     Emits `invoice-completed`.
+         *
+         *     **Authorized invoices** (`POST /v2/authorize/invoice`) are paid here by their buyer, with
+         *     the `password_token` (or by the integrator with a client token). The body names the
+         *     payment methods the buyer chose, under the rules of `POST /v2/escrow` (400 naming the
+         *     field; without them, `payment_methods: REQUIRED`). The first pay that names them fixes
+         *     them: a retry naming the same ones (or none) runs on, one naming others answers 409
+         *     `INVOICE_STATE_ERROR`. An authorized escrow invoice is paid by its escrow's pay: the
+         *     escrow becomes `ESCROWED` (or `ESCROW-FAILED`), the answer is the invoice, and the
+         *     integrator commits or cancels the escrow as any other. A password token reaches only the
+         *     invoices authorized for its own account (404 for any other). A standard invoice's
+         *     payment methods were fixed at creation: naming them here → 400 `payment_methods:
+         *     NOT_ALLOWED`.
+         */
+        post: operations["payInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/token/purchase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy virtual tokens
+         * @description Charges a USD payment method (card, POBO or USD wallet) of an account of the integrator
+         *     and credits standard tokens to `destination_account_id` (default: the payment method's
+         *     account). `amount` is in `currency`: the integrator's token currency (tokens wanted) or
+         *     USD (cents to spend), converted at the integrator's tokens-per-USD rate; the conversion
+         *     must be exact (`amount: NOT_EXACT`). The USD goes to the integrator's default wallet;
+         *     the tokens come from its token issuance account. Answers 201 with the `token_purchase`
+         *     invoice, `SUCCESS` or `FAILED` with `failure_reason` (nothing charged). Runs as a command
+         *     (`SYNC_WAIT_MS`, `Prefer: respond-async` → 202). Emits `invoice-completed`.
+         */
+        post: operations["purchaseTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/authorize/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize an invoice for its buyer to pay (hosted checkout or SDK)
+         * @description Spec §4.2. The integrator's server makes an invoice — with `is_escrow`, an escrow (OPEN)
+         *     and its escrow invoice — whose buyer then chooses how to pay: in the hosted checkout
+         *     (`invoice_mechanism: widget`) or in the integrator's app through the SDK (`api`). The
+         *     buyer pays it with `POST /v2/invoice/{authorized_invoice_id}/pay`, naming the payment
+         *     methods; an escrow is then committed or cancelled by the integrator as any other.
+         *
+         *     Every money rule of `POST /v2/escrow` is checked now except the payment methods' (400
+         *     naming the field). A purchase in the integrator's token currency that the buyer's token
+         *     wallets (standard and convertible together) cannot cover is refused: 400 `account_id:
+         *     INSUFFICIENT_BALANCE`. A buyer blocked from transactions or from logging in gets 403;
+         *     a refusal leaves nothing behind.
+         *
+         *     200, `Cache-Control: no-store`. With `widget` the payload holds `nonce_auth_id` (the
+         *     single-use session nonce, valid 24 h), `authorized_invoice_id` and `redirect`:
+         *     `{web_url}/ui/appauth/<nonce>?authorized_invoice_id=<id>`, the hosted flow. With `api` it
+         *     holds `authorized_invoice_id` and `password_token`, a user password token for the buyer
+         *     (as `POST /authorize/user` with `return_token` gives: hand it to the SDK, never the
+         *     client credentials). With `is_escrow`, `escrow_id` names the escrow too.
+         */
+        post: operations["authorizeInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{account_id}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's invoices, newest first (transaction history)
+         * @description Every invoice of the account: its purchases' and escrows' invoices, their commit and
+         *     cancel invoices, and token purchases — newest first, `limit` at a time (default 20, at
+         *     most 100). `has_more` says whether older ones follow; pass the last one's `invoice_id`
+         *     as `starting_after` to get them. The account's own user password token may list them
+         *     (the SDK's transaction history); another account's answers 404.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/invoice/{invoice_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An invoice (escrow, commit or cancel phase)
+         * @description A user password token reads the invoices of its own account only (404 for any other).
+         */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Minor units (cents for USD). */
+        Amount: number;
+        Currency: string;
+        Text100: string;
+        Description: string;
+        /** @description Any JSON object, at most 8 KiB serialised (`TOO_LARGE`). */
+        Metadata: {
+            [key: string]: unknown;
+        };
+        Recipient: {
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /** @description Blank or absent means the integrator's default wallet. */
+            source_wallet_id?: string;
+            /** @description A seller's wallet in the purchase's currency (`provider_data.wallet_id` of one of its `wallet` payment methods). An unknown wallet, another integrator's, or one of the integrator's own wallets → 400 `NOT_FOUND`. In a token currency the share lands in the seller's convertible wallet. */
+            destination_wallet_id: components["schemas"]["Id"];
+        };
+        LineItem: {
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /** @enum {string} */
+            transaction_type: "user_to_user" | "user_to_integrator";
+            product_sku?: components["schemas"]["Text100"];
+            description?: components["schemas"]["Description"];
+            reference_type?: components["schemas"]["Text100"];
+            reference_id?: components["schemas"]["Text100"];
+            metadata?: components["schemas"]["Metadata"];
+            recipients?: components["schemas"]["Recipient"][];
+        };
+        PaymentMethodShare: {
+            payment_method_id: components["schemas"]["Id"];
+            /** @description Minor units; 0 takes the remainder. */
+            amount: number;
+        };
+        CreateEscrowRequest: {
+            account_id: components["schemas"]["Id"];
+            reference_type?: components["schemas"]["Text100"];
+            reference_id?: components["schemas"]["Text100"];
+            description?: components["schemas"]["Description"];
+            metadata?: components["schemas"]["Metadata"];
+            payment_methods: components["schemas"]["PaymentMethodShare"][];
+            line_items: components["schemas"]["LineItem"][];
+        };
+        Escrow: {
+            id: components["schemas"]["Id"];
+            account_id: components["schemas"]["Id"];
+            escrow_invoice_id: components["schemas"]["Id"];
+            /** @description Empty until committed. */
+            commit_invoice_id: string;
+            /** @description Empty until cancelled. */
+            cancel_invoice_id: string;
+            /** @enum {string} */
+            status: "OPEN" | "ESCROWED" | "ESCROW-FAILED" | "COMMITTED" | "CANCELLED";
+            /** @description Name of the integrator; absent in the create response. */
+            integrator?: string;
+            metadata: Record<string, never>;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
+        };
+        InvoiceEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Success";
+            payload?: components["schemas"]["Invoice"];
+        };
+        EscrowEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Success";
+            payload?: components["schemas"]["Escrow"] & unknown;
+        };
+        Money: {
+            total_amount: number;
+            currency: components["schemas"]["Currency"];
+            /** @description Like `USD 1.55`. */
+            display_amount: string;
+        };
+        Invoice: {
+            invoice_id: components["schemas"]["Id"];
+            account_id: components["schemas"]["Id"];
+            /** @enum {string} */
+            invoice_type: "user_purchase" | "user_purchase_escrow" | "user_purchase_commit_escrow" | "user_purchase_refund_escrow" | "token_purchase" | "user_purchase_virtual" | "user_purchase_escrow_virtual" | "user_purchase_commit_escrow_virtual" | "user_purchase_refund_escrow_virtual";
+            reference_type: string;
+            reference_id: string;
+            /** @enum {string} */
+            state: "OPEN" | "PROCESSING" | "SUCCESS" | "FAILED" | "CANCELED";
+            description: string;
+            metadata: Record<string, never>;
+            summary: components["schemas"]["Money"];
+            /** @description Why a payment failed (`card_declined`, `insufficient_funds`, `account_blocked`…); empty otherwise. */
+            failure_reason: string;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
+            payment_methods: {
+                [key: string]: {
+                    payment_method_id: string;
+                    authorized_amount: number;
+                    currency: string;
+                    display_amount: string;
+                    subitems: unknown[];
+                };
+            };
+            line_items: {
+                [key: string]: {
+                    line_item_id: string;
+                    product_sku: string;
+                    amount: number;
+                    currency: string;
+                    display_amount: string;
+                    reference_type: string;
+                    reference_id: string;
+                    /** @enum {string} */
+                    transaction_type: "user_to_user" | "user_to_integrator";
+                    description: string;
+                    metadata: Record<string, never>;
+                    subitems: Record<string, never>[];
+                };
+            };
+            subitems: unknown[];
+        };
+        Id: string;
+        /** @description The response envelope of spec §2.1. */
+        Envelope: {
+            /** @enum {string} */
+            status: "Success" | "Failure";
+            message: string[];
+            codes: string[];
+            payload: unknown;
+        };
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        Timestamp: string;
+        InputErrorEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Failure";
+            codes?: unknown;
+            payload: {
+                /**
+                 * @description Field name → error codes. Body fields are named as sent (nested ones with
+                 *     dots: `email.address`); query parameters and headers by their names; `path`
+                 *     when the path is not valid percent-encoding (an id in the path that is not
+                 *     answers 404 like an unknown id).
+                 *     Codes: `REQUIRED`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `INVALID_TYPE`,
+                 *     `TOO_LONG`, `TOO_SHORT`, `INVALID_FORMAT`, `NOT_ALLOWED`, `MALFORMED_JSON`.
+                 */
+                errors: {
+                    [key: string]: string[];
+                };
+            };
+        };
+        FailureEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Failure";
+        };
+        AccountBlockedEnvelope: components["schemas"]["FailureEnvelope"] & {
+            message?: unknown;
+            codes?: unknown;
+            payload: string;
+        };
+        IdempotencyKeyInUseEnvelope: components["schemas"]["FailureEnvelope"] & {
+            codes?: unknown;
+        };
+        UserToken: {
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            refresh_token: string;
+            expiry: components["schemas"]["Timestamp"];
+        };
+    };
+    responses: {
+        /** @description No such escrow for the caller's integrator (`ESCROW_GET_ERROR`). */
+        EscrowNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /** @description No such invoice for the caller's integrator (`INVOICE_GET_ERROR`). */
+        InvoiceNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /** @description Invalid input. `payload.errors` names every offending field. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InputErrorEnvelope"];
+            };
+        };
+        /**
+         * @description Missing, malformed, expired or wrongly signed token, or a token without the scope this
+         *     operation needs. `WWW-Authenticate` says which (RFC 6750).
+         */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /**
+         * @description The account (the buyer, a seller whose wallet a recipient names, or the account a session
+         *     is asked for) is blocked (spec §7): `message` and `codes` are empty and `payload` is a
+         *     sentence naming the account id. Nothing was created.
+         */
+        AccountBlocked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountBlockedEnvelope"];
+            };
+        };
+        /**
+         * @description No such account for the caller's integrator. An account of another integrator, or a
+         *     path value that cannot be an id, answers exactly the same.
+         */
+        AccountNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still running; retry later (`Retry-After`). */
+        IdempotencyKeyInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IdempotencyKeyInUseEnvelope"];
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description The body is not in a media type this operation accepts (JSON). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used before with a different request. */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                };
+            };
+        };
+        /**
+         * @description Service unavailable or server error. The envelope carries the request id
+         *     (`payload.request_id`, also in the `X-Request-Id` header) and nothing internal.
+         */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    payload?: {
+                        request_id: string;
+                    };
+                };
+            };
+        };
+    };
+    parameters: {
+        /**
+         * @description Makes a retry safe. The same key with the same request returns the first response again
+         *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+         *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+         *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+         *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+         */
+        IdempotencyKey: string;
+        /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+        AccountIdPath: components["schemas"]["Id"];
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    createEscrow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEscrowRequest"];
+            };
+        };
+        responses: {
+            /** @description The new escrow, `OPEN`, with its escrow invoice (no `integrator`, as the spec shows the create response). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: components["schemas"]["Escrow"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getEscrow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                escrow_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The escrow. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: components["schemas"]["Escrow"] & unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["EscrowNotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payEscrow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` to get 202 at once. */
+                Prefer?: string;
+            };
+            path: {
+                escrow_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The escrow, ESCROWED or ESCROW-FAILED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscrowEnvelope"];
+                };
+            };
+            /** @description Accepted; the escrow as it stands. `Location` is the escrow to poll. */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscrowEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["EscrowNotFound"];
+            /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    commitEscrow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` to get 202 at once. */
+                Prefer?: string;
+            };
+            path: {
+                escrow_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The escrow, COMMITTED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscrowEnvelope"];
+                };
+            };
+            /** @description Accepted; the escrow as it stands. `Location` is the escrow to poll. */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscrowEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["EscrowNotFound"];
+            /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    cancelEscrow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` to get 202 at once. */
+                Prefer?: string;
+            };
+            path: {
+                escrow_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The escrow, CANCELLED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscrowEnvelope"];
+                };
+            };
+            /** @description Accepted; the escrow as it stands. `Location` is the escrow to poll. */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EscrowEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["EscrowNotFound"];
+            /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    createInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEscrowRequest"];
+            };
+        };
+        responses: {
+            /** @description The new invoice, `OPEN` (`invoice_type` `user_purchase`, or `user_purchase_virtual` for a token currency). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    payInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                Prefer?: string;
+            };
+            path: {
+                invoice_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    payment_methods?: components["schemas"]["PaymentMethodShare"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The invoice, SUCCESS or FAILED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceEnvelope"];
+                };
+            };
+            /** @description Accepted; the invoice as it stands. */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["InvoiceNotFound"];
+            /** @description `INVOICE_STATE_ERROR` (payload = the invoice), or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    purchaseTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payment_method_id: components["schemas"]["Id"];
+                    amount: components["schemas"]["Amount"];
+                    currency: components["schemas"]["Currency"];
+                    destination_account_id?: components["schemas"]["Id"];
+                };
+            };
+        };
+        responses: {
+            /** @description The token purchase invoice, SUCCESS or FAILED. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceEnvelope"];
+                };
+            };
+            /** @description Accepted; the invoice as it stands. */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    authorizeInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id: components["schemas"]["Id"];
+                    /** @default false */
+                    is_escrow?: boolean;
+                    /** @enum {string} */
+                    invoice_mechanism: "widget" | "api";
+                    reference_type?: components["schemas"]["Text100"];
+                    reference_id?: components["schemas"]["Text100"];
+                    description?: components["schemas"]["Description"];
+                    metadata?: components["schemas"]["Metadata"];
+                    line_items: components["schemas"]["LineItem"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The authorized invoice and how its buyer reaches it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: {
+                            nonce_auth_id: string;
+                            authorized_invoice_id: components["schemas"]["Id"];
+                            /** Format: uri */
+                            redirect: string;
+                            escrow_id?: components["schemas"]["Id"];
+                        } | {
+                            authorized_invoice_id: components["schemas"]["Id"];
+                            password_token: components["schemas"]["UserToken"];
+                            escrow_id?: components["schemas"]["Id"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: components["schemas"]["Id"];
+            };
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invoices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: {
+                            invoices: components["schemas"]["Invoice"][];
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invoice_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: components["schemas"]["Invoice"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["InvoiceNotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+}

@@ -1,0 +1,334 @@
+// Generated from openapi/payments.yaml by `npm run sdk:types` (openapi-typescript). Do not edit.
+
+export interface paths {
+    "/v1/{account_id}/payment_methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an account's payment methods
+         * @description Oldest first. A seller's wallet for a transaction is the entry with `provider` `wallet` and the transaction's `processing_currency`; its `provider_data.wallet_id` is the `destination_wallet_id` of a recipient.
+         */
+        get: operations["listPaymentMethods"];
+        put?: never;
+        /** Add a sandbox card */
+        post: operations["addPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        AddCardRequest: {
+            /** @enum {string} */
+            type: "card";
+            card: {
+                /** @description Digits only. */
+                number: string;
+                exp_month: number;
+                /** @description Four digits. */
+                exp_year: number;
+                cvc: string;
+            };
+            full_name?: string;
+        };
+        PaymentMethod: {
+            id: components["schemas"]["Id"];
+            /** @description Same as `id`. */
+            payment_method_id: components["schemas"]["Id"];
+            account_id: components["schemas"]["Id"];
+            /** @enum {string} */
+            method_class: "wallet" | "pobo" | "card";
+            display_string: string;
+            /**
+             * @description `wallet` marks a wallet; the others are purchase-only methods.
+             * @enum {string}
+             */
+            provider: "wallet" | "pobo" | "card";
+            psp_reference: string;
+            psp_hash_code: string;
+            processing_currency: string;
+            /** @enum {string} */
+            pm_state: "active";
+            /** @description Name of the integrator. */
+            integrator: string;
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
+            /** @description Wallets only; minor units. */
+            wallet_balance?: string;
+            provider_data: {
+                wallet_id?: string;
+                wallet_balance?: string;
+                /** @enum {string} */
+                wallet_type?: "fiat" | "standard" | "convertible";
+                brand?: string;
+                last4?: string;
+                exp_month?: number;
+                exp_year?: number;
+                platform?: string;
+                user_id?: string;
+            };
+        };
+        Id: string;
+        /** @description The response envelope of spec §2.1. */
+        Envelope: {
+            /** @enum {string} */
+            status: "Success" | "Failure";
+            message: string[];
+            codes: string[];
+            payload: unknown;
+        };
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        Timestamp: string;
+        FailureEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Failure";
+        };
+        AccountBlockedEnvelope: components["schemas"]["FailureEnvelope"] & {
+            message?: unknown;
+            codes?: unknown;
+            payload: string;
+        };
+        InputErrorEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Failure";
+            codes?: unknown;
+            payload: {
+                /**
+                 * @description Field name → error codes. Body fields are named as sent (nested ones with
+                 *     dots: `email.address`); query parameters and headers by their names; `path`
+                 *     when the path is not valid percent-encoding (an id in the path that is not
+                 *     answers 404 like an unknown id).
+                 *     Codes: `REQUIRED`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `INVALID_TYPE`,
+                 *     `TOO_LONG`, `TOO_SHORT`, `INVALID_FORMAT`, `NOT_ALLOWED`, `MALFORMED_JSON`.
+                 */
+                errors: {
+                    [key: string]: string[];
+                };
+            };
+        };
+        IdempotencyKeyInUseEnvelope: components["schemas"]["FailureEnvelope"] & {
+            codes?: unknown;
+        };
+    };
+    responses: {
+        /**
+         * @description Missing, malformed, expired or wrongly signed token, or a token without the scope this
+         *     operation needs. `WWW-Authenticate` says which (RFC 6750).
+         */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /**
+         * @description The account (the buyer, a seller whose wallet a recipient names, or the account a session
+         *     is asked for) is blocked (spec §7): `message` and `codes` are empty and `payload` is a
+         *     sentence naming the account id. Nothing was created.
+         */
+        AccountBlocked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountBlockedEnvelope"];
+            };
+        };
+        /**
+         * @description No such account for the caller's integrator. An account of another integrator, or a
+         *     path value that cannot be an id, answers exactly the same.
+         */
+        AccountNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /**
+         * @description Service unavailable or server error. The envelope carries the request id
+         *     (`payload.request_id`, also in the `X-Request-Id` header) and nothing internal.
+         */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    payload?: {
+                        request_id: string;
+                    };
+                };
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still running; retry later (`Retry-After`). */
+        IdempotencyKeyInUse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IdempotencyKeyInUseEnvelope"];
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description The body is not in a media type this operation accepts (JSON). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used before with a different request. */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                };
+            };
+        };
+    };
+    parameters: {
+        /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+        AccountIdPath: components["schemas"]["Id"];
+        /**
+         * @description Makes a retry safe. The same key with the same request returns the first response again
+         *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+         *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+         *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+         *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+         */
+        IdempotencyKey: string;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listPaymentMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment methods. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: components["schemas"]["PaymentMethod"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    addPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddCardRequest"];
+            };
+        };
+        responses: {
+            /** @description The new payment method. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: components["schemas"]["PaymentMethod"];
+                    };
+                };
+            };
+            /**
+             * @description Invalid input, naming the field. Besides the schema's codes: `card.number`
+             *     `INVALID_VALUE` (fails the Luhn check) or `NOT_A_TEST_CARD`; `card.exp_year`
+             *     `EXPIRED` (the expiry month is over).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InputErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+}
