@@ -2,6 +2,7 @@ import type { Request, Router } from 'express';
 import { AppError } from '../errors.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
+import { keepForReplay } from '../http/idempotency.js';
 import { issueClientToken, type TokenSigner } from './auth.service.js';
 import { authorizeUser, refreshUserToken } from './user-session.service.js';
 
@@ -49,7 +50,10 @@ export function authRoutes(router: Router, signer: TokenSigner, webUrl: string):
     else throw new AppError('invalid_input', `grant_type "${grantType}" is not supported.`, { codes: ['unsupported_grant_type'] });
     res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(token);
   });
+  // The answer carries a token or a nonce: never kept for a replay, which opens a new session instead.
   router.post('/authorize/user', async (req, res) => {
-    res.set('Cache-Control', 'no-store').json(success(await authorizeUser(req.em, signer, principalOf(req), req.body, webUrl)));
+    const answer = await authorizeUser(req.em, signer, principalOf(req), req.body, webUrl);
+    keepForReplay(res, {});
+    res.set('Cache-Control', 'no-store').json(success(answer));
   });
 }

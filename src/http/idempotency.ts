@@ -2,7 +2,9 @@
  * Idempotency-Key (DESIGN §4) for every POST, PUT and DELETE of an authenticated client.
  * The key row is claimed with one INSERT … ON CONFLICT, so of two concurrent requests with
  * the same key exactly one runs; the response is stored before it is sent, so a retry that
- * arrives right after the first response always finds it. 5xx responses are forgotten.
+ * arrives right after the first response always finds it. 5xx responses are forgotten. An
+ * answer that carries a secret is never stored: its route keeps only what a retry needs
+ * (`keepForReplay`), and a replay runs the route again on that.
  */
 import { principalOf } from '../http/auth.js';
 import { createHash } from 'node:crypto';
@@ -31,6 +33,17 @@ interface KeyRow {
   state: 'running' | 'done';
   response_status: number | null;
   response_body: unknown;
+  reissue: boolean;
+}
+
+/**
+ * For a route whose answer carries a secret (a token, a nonce): keep `kept` for an
+ * Idempotency-Key replay instead of the answer. A replay then runs the route again with
+ * `req.idempotentReplay` set to it (the route answers from it with fresh secrets, making
+ * nothing twice).
+ */
+export function keepForReplay(res: Response, kept: unknown): void {
+  res.locals.idempotentKept = kept;
 }
 
 export function idempotency() {
@@ -49,7 +62,7 @@ export function idempotency() {
     );
     if (claimed.length === 0) {
       const [row] = await em.execute<KeyRow[]>(
-        'select request_hash, state, response_status, response_body from idempotency_key where client_id = ? and key = ?',
+        'select request_hash, state, response_status, response_body, reissue from idempotency_key where client_id = ? and key = ?',
         [clientId, key],
       );
       if (!row) {
@@ -67,6 +80,10 @@ export function idempotency() {
         });
       }
       res.set('Idempotent-Replayed', 'true');
+      if (row.reissue) {
+        req.idempotentReplay = row.response_body;
+        return next();
+      }
       res.status(row.response_status ?? 200).json(row.response_body);
       return;
     }
@@ -75,11 +92,12 @@ export function idempotency() {
     const send = res.json.bind(res);
     res.json = (body: unknown) => {
       const status = res.statusCode;
+      const reissue = status < 400 && res.locals.idempotentKept !== undefined;
       const store = status >= 500
         ? em.execute('delete from idempotency_key where client_id = ? and key = ?', [clientId, key])
         : em.execute(
-            `update idempotency_key set state = 'done', response_status = ?, response_body = ?::jsonb where client_id = ? and key = ?`,
-            [status, JSON.stringify(body ?? null), clientId, key],
+            `update idempotency_key set state = 'done', response_status = ?, response_body = ?::jsonb, reissue = ? where client_id = ? and key = ?`,
+            [status, JSON.stringify((reissue ? res.locals.idempotentKept : body) ?? null), reissue, clientId, key],
           );
       store.then(
         () => send(body),

@@ -14,6 +14,11 @@ declare global {
       em: EntityManager;
       /** Set by the bearer-token check of operations that declare `svc_auth`. */
       principal?: Principal;
+      /**
+       * An Idempotency-Key replay of an answer that carried a secret: what the first run kept
+       * (see `keepForReplay`). The route answers again from it, with fresh secrets.
+       */
+      idempotentReplay?: unknown;
     }
   }
 }

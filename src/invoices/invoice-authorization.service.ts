@@ -67,10 +67,32 @@ export async function authorizeInvoice(
   return inTransaction(em, async (db) => {
     if (escrowId) await insertEscrows(db, [invoice]);
     else await insertInvoice(db, invoice);
-    const escrow = escrowId ? { escrow_id: escrowId } : {};
-    const session = await openUserSession(db, signer, principal, input.account_id, input.invoice_mechanism === 'api');
-    if ('token' in session) return { authorized_invoice_id: invoice.id, password_token: session.token, ...escrow };
-    const redirect = `${sessionRedirect(webUrl, session.nonce)}?authorized_invoice_id=${encodeURIComponent(invoice.id)}`;
-    return { nonce_auth_id: session.nonce, authorized_invoice_id: invoice.id, redirect, ...escrow };
+    return withSession(db, signer, principal, input, { authorized_invoice_id: invoice.id, ...(escrowId ? { escrow_id: escrowId } : {}) }, webUrl);
   });
+}
+
+/** What an authorization keeps for an Idempotency-Key replay: its ids, never its secrets. */
+export interface AuthorizedIds {
+  authorized_invoice_id: string;
+  escrow_id?: string;
+}
+
+/** The answer for an authorized invoice: a new session for its buyer, in the caller's transaction. */
+async function withSession(
+  db: Executor, signer: TokenSigner, principal: Principal, input: AuthorizeInvoiceInput, ids: AuthorizedIds, webUrl: string,
+): Promise<AuthorizedInvoice> {
+  const session = await openUserSession(db, signer, principal, input.account_id, input.invoice_mechanism === 'api');
+  if ('token' in session) return { ...ids, password_token: session.token };
+  const redirect = `${sessionRedirect(webUrl, session.nonce)}?authorized_invoice_id=${encodeURIComponent(ids.authorized_invoice_id)}`;
+  return { nonce_auth_id: session.nonce, redirect, ...ids };
+}
+
+/**
+ * An Idempotency-Key replay of an authorization: the same invoice (nothing is made twice), with
+ * a fresh password token or nonce — the first ones were never stored.
+ */
+export async function reopenAuthorization(
+  em: EntityManager, signer: TokenSigner, principal: Principal, input: AuthorizeInvoiceInput, kept: AuthorizedIds, webUrl: string,
+): Promise<AuthorizedInvoice> {
+  return inTransaction(em, (db) => withSession(db, signer, principal, input, kept, webUrl));
 }

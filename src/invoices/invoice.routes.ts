@@ -4,7 +4,8 @@ import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../http/envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { authorizeInvoice } from './invoice-authorization.service.js';
+import { keepForReplay } from '../http/idempotency.js';
+import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from './invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
 import { createInvoice, getInvoice, listInvoices } from './invoice.service.js';
 
@@ -24,8 +25,13 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
     await sendCommand(req, res, deps.syncWaitMs,
       (opts) => payInvoice(req.em, deps.bus, principalOf(req), String(req.params.invoice_id), req.body?.payment_methods, opts));
   });
-  // The answer carries a password token or a session nonce: never cached.
+  // The answer carries a password token or a session nonce: never cached, never kept for a replay.
   router.post('/v2/authorize/invoice', async (req, res) => {
-    res.set('Cache-Control', 'no-store').json(success(await authorizeInvoice(req.em, deps.signer, principalOf(req), req.body, deps.webUrl)));
+    const principal = principalOf(req);
+    const answer = req.idempotentReplay
+      ? await reopenAuthorization(req.em, deps.signer, principal, req.body, req.idempotentReplay as AuthorizedIds, deps.webUrl)
+      : await authorizeInvoice(req.em, deps.signer, principal, req.body, deps.webUrl);
+    keepForReplay(res, { authorized_invoice_id: answer.authorized_invoice_id, ...(answer.escrow_id ? { escrow_id: answer.escrow_id } : {}) });
+    res.set('Cache-Control', 'no-store').json(success(answer));
   });
 }

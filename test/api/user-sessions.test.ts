@@ -131,6 +131,20 @@ describe('user sessions', () => {
     assert.equal((await call('GET', `/v1/${account.account_id}/payment_methods`, { token: (await session(account.account_id)).access_token })).status, 200);
   });
 
+  it('never keeps a session\'s token for an Idempotency-Key replay: a retry opens a new session', async () => {
+    const account = await register(client);
+    const body = { account_id: account.account_id, return_token: true };
+    const key = `session-${account.account_id}`;
+    const first = await call('POST', '/authorize/user', { token: client.token, body, headers: { 'idempotency-key': key } });
+    const again = await call('POST', '/authorize/user', { token: client.token, body, headers: { 'idempotency-key': key } });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.notEqual(again.body.payload.token.refresh_token, first.body.payload.token.refresh_token);
+    const [stored] = await h().orm.em.fork().execute<Array<{ body: string }>>('select response_body::text as body from idempotency_key where key = ?', [key]);
+    assert.ok(!stored.body.includes(first.body.payload.token.refresh_token) && !stored.body.includes(first.body.payload.token.access_token), stored.body);
+    assert.equal((await refresh(again.body.payload.token.refresh_token)).status, 200, 'the replay\'s refresh token works');
+  });
+
   it('answers 404 for an account of another integrator', async () => {
     const theirs = await register(await newClient());
     const res = await call('POST', '/authorize/user', { token: client.token, body: { account_id: theirs.account_id, return_token: true } });

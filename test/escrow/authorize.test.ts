@@ -218,6 +218,36 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
       account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(100)] } })).status, 401);
   });
 
+  it('replays an Idempotency-Key retry with the same invoice and a fresh token, and never keeps a token or nonce at rest', async () => {
+    for (const mechanism of ['api', 'widget']) {
+      const key = unique('auth-');
+      const body = { account_id: buyer.account_id, invoice_mechanism: mechanism, is_escrow: true, line_items: [line(400)] };
+      const first = await call('POST', '/v2/authorize/invoice', { token: client.token, body, headers: { 'idempotency-key': key } });
+      const again = await call('POST', '/v2/authorize/invoice', { token: client.token, body, headers: { 'idempotency-key': key } });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual([again.body.payload.authorized_invoice_id, again.body.payload.escrow_id],
+        [first.body.payload.authorized_invoice_id, first.body.payload.escrow_id], 'the same invoice and escrow: nothing made twice');
+      const [stored] = await h().orm.em.fork().execute<Array<{ body: string }>>('select response_body::text as body from idempotency_key where key = ?', [key]);
+      assert.deepEqual(JSON.parse(stored.body), { authorized_invoice_id: first.body.payload.authorized_invoice_id, escrow_id: first.body.payload.escrow_id });
+      if (mechanism === 'api') {
+        assert.notEqual(again.body.payload.password_token.refresh_token, first.body.payload.password_token.refresh_token);
+        const seen = await call('GET', `/v2/invoice/${first.body.payload.authorized_invoice_id}`, { token: again.body.payload.password_token.access_token });
+        assert.equal(seen.status, 200, 'the replay\'s token works');
+      } else {
+        assert.notEqual(again.body.payload.nonce_auth_id, first.body.payload.nonce_auth_id);
+        assert.equal((await consumeSessionNonce(h().orm.em.fork(), again.body.payload.nonce_auth_id))?.accountId, buyer.account_id);
+      }
+    }
+    assert.equal(await count('invoice', buyer.account_id) > 0, true);
+    const different = await call('POST', '/v2/authorize/invoice', { token: client.token, headers: { 'idempotency-key': 'reuse-check' },
+      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(100)] } });
+    assert.equal(different.status, 200);
+    const reused = await call('POST', '/v2/authorize/invoice', { token: client.token, headers: { 'idempotency-key': 'reuse-check' },
+      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(101)] } });
+    assert.equal(reused.status, 422, 'another request under the same key is still refused');
+  });
+
   it('gives the widget mechanism a single-use session nonce and the redirect into the hosted flow', async () => {
     const res = await authorize({ invoice_mechanism: 'widget', is_escrow: true });
     assert.equal(res.status, 200, res.text);

@@ -594,6 +594,8 @@ export interface components {
          *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
          *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
          *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+         *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+         *     its replay answers the same resources with a fresh token or nonce.
          */
         IdempotencyKey: string;
         /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
@@ -615,6 +617,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -690,6 +694,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description `respond-async` to get 202 at once. */
@@ -747,6 +753,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description `respond-async` to get 202 at once. */
@@ -804,6 +812,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description `respond-async` to get 202 at once. */
@@ -861,6 +871,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -903,6 +915,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 Prefer?: string;
@@ -969,6 +983,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 Prefer?: string;
@@ -1028,6 +1044,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };

@@ -230,6 +230,8 @@ export interface components {
          *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
          *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
          *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+         *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+         *     its replay answers the same resources with a fresh token or nonce.
          */
         IdempotencyKey: string;
     };
@@ -280,6 +282,8 @@ export interface operations {
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
