@@ -25,11 +25,15 @@ describe('logs', () => {
       assert.equal(token.status, 200);
       await call('GET', '/v1/user-info/acct_x', { baseUrl: app.baseUrl, token: token.body.access_token });
       await call('GET', '/v1/user-info/acct_x', { baseUrl: broken.baseUrl, token: token.body.access_token });
+      // A hosted-session link refused before its nonce is spent: the nonce still works, so it is never logged.
+      const nonce = 'n'.repeat(43);
+      assert.equal((await fetch(`${app.baseUrl}/ui/appauth/${nonce}?flow=nope`)).status, 400);
       const text = mem.text();
       const lines = text.trim().split('\n').map((l) => JSON.parse(l));
       assert.ok(lines.some((l) => l.req_id === 'log-test-1' && l.path === '/token' && l.status === 200));
       assert.ok(lines.some((l) => l.msg === 'request failed' && l.err?.type), 'the 500 is logged');
-      for (const secret of [creds.client_secret, token.body.access_token]) assert.equal(text.includes(secret), false);
+      for (const secret of [creds.client_secret, token.body.access_token, nonce]) assert.equal(text.includes(secret), false);
+      assert.ok(lines.some((l) => l.path === '/ui/appauth/[redacted]' && l.status === 400));
       assert.doesNotMatch(text, /select |insert into|\bat \w+ \(|node_modules/i);
     } finally {
       await app.close();
