@@ -36,6 +36,10 @@ export interface Config {
   adminPassword: string | undefined;
   /** Hosts a hosted flow's `postOAuthURLOverride` may send the user back to (`example.com`, `*.example.com`). */
   allowedRedirectPatterns: string[];
+  /** Requests a user password token's account may make per minute (429 past it). */
+  userRateLimitPerMinute: number;
+  /** Cards that may be added to one account per hour (429 past it: card testing). */
+  cardAddsPerHour: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -117,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
     allowedRedirectPatterns: (env.ALLOWED_REDIRECT_PATTERNS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+    userRateLimitPerMinute: integer(env, 'USER_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
+    cardAddsPerHour: integer(env, 'CARD_ADDS_PER_HOUR', 20, 1, 1_000_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };
 }

@@ -14,6 +14,7 @@ export type ErrorKind =
   | 'idempotency_key_reused'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'rate_limited'
   | 'declined';
 
 /** Field name → error codes, as in `payload.errors` of a 400 (spec §7). */

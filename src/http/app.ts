@@ -26,6 +26,7 @@ import { documentRoutes, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { idempotency } from './idempotency.js';
+import { rateLimits } from './rate-limit.js';
 import { notFoundHandler } from './not-found.js';
 import { loadMergedDocument } from './openapi.js';
 import { requestContext } from './request-context.js';
@@ -42,7 +43,8 @@ import './types.js';
 
 export interface AppDeps {
   config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'>
-    & Partial<Pick<Config, 'queuePrefix' | 'adminUser' | 'adminPassword' | 'webhookAllowPrivateTargets' | 'allowedRedirectPatterns'>>;
+    & Partial<Pick<Config, 'queuePrefix' | 'adminUser' | 'adminPassword' | 'webhookAllowPrivateTargets' | 'allowedRedirectPatterns'
+      | 'userRateLimitPerMinute' | 'cardAddsPerHour'>>;
   bus: CommandBus;
   orm: MikroORM;
   redis: Redis;
@@ -85,6 +87,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
   app.use(requestValidation(doc, bearerAuthentication(deps.signer, (req, accountId) => userSessionActive(req.em, accountId))));
+  app.use(rateLimits(deps.redis, deps.config.queuePrefix ?? '{holdfast}', {
+    userRequestsPerMinute: deps.config.userRateLimitPerMinute ?? 300, cardAddsPerHour: deps.config.cardAddsPerHour ?? 20,
+  }));
   app.use(idempotency());
   // Every module adds its routes to one router: a router per module cost each request a walk
   // through every module before its own.

@@ -19,6 +19,7 @@ const STATUS: Record<ErrorKind, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  rate_limited: 429,
 };
 
 const OAUTH_ERRORS = new Set([

@@ -167,6 +167,23 @@ export interface components {
             };
         };
         /**
+         * @description A rate limit was reached (`RATE_LIMITED`): requests with a user password token per account
+         *     and minute (`USER_RATE_LIMIT_PER_MINUTE`, 300 by default), or cards added to one account per
+         *     hour (`CARD_ADDS_PER_HOUR`, 20). `Retry-After` says in how many seconds to try again.
+         */
+        TooManyRequests: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /**
          * @description Service unavailable or server error. The envelope carries the request id
          *     (`payload.request_id`, also in the `X-Request-Id` header) and nothing internal.
          */
@@ -269,6 +286,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AccountBlocked"];
             404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -332,6 +350,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };
