@@ -15,8 +15,9 @@
  * - `getPaymentMethods`: `success(methods)` or `failure(code, messages)`, with the SDK's token
  *   unless another is given.
  *
- * An `error`'s code is the HTTP status of the call that failed, and 402 for a payment that was
- * refused (a declined card, not enough funds: the invoice is FAILED); `messages` are the API's
+ * An `error`'s code is the HTTP status of the call that failed, 402 for a payment that was
+ * refused (a declined card, not enough funds: the invoice is FAILED), 202 for one still being
+ * processed after two minutes, 0 when Holdfast could not be reached; `messages` are the API's
  * messages (for a refused payment, its `failure_reason`). Nothing throws: every outcome is a callback.
  */
 import type { components as AuthTypes } from './types/auth.js';
@@ -139,9 +140,11 @@ export class HoldfastSdk {
     }
   }
 
+  /** Reports an invoice's outcome; one still being paid (a 202) is followed for up to two minutes, each look an `update`. */
   private async finish(invoiceId: string, token: PasswordToken, invoice: Invoice, callbacks: CheckoutCallbacks): Promise<void> {
-    while (invoice.state === 'OPEN' || invoice.state === 'PROCESSING') {
+    for (let looks = 0; invoice.state === 'OPEN' || invoice.state === 'PROCESSING'; looks++) {
       callbacks.update?.(invoice);
+      if (looks === 240) return callbacks.error(202, ['The payment is still being processed; it completes on its own (see the receipt).']);
       await delay(500);
       invoice = (await this.call<Invoice>('GET', `/v2/invoice/${encodeURIComponent(invoiceId)}`, token)).payload;
     }

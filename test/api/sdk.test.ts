@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { HoldfastSdk, type Invoice, type UserToken } from '../../src/sdk/holdfast-sdk.js';
 import { SDK_DOCUMENTS, generatedTypes, typesFile } from '../../src/sdk/types/generate.js';
-import { call, h, newClient, register, type TestClient } from '../support/harness.js';
+import { call, h, newClient, register, startExtraApp, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
 /** Every callback an SDK flow made, in order. */
@@ -48,6 +48,22 @@ describe('client SDK (spec §4.6) against a running Holdfast', () => {
     await sdk.checkout(input, r.checkout);
     assert.equal(r.calls[1][0], 'completed');
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 0, 'paid once');
+  });
+
+  it('follows a payment the API accepted for later (202): update(invoice), then completed', async () => {
+    const app = await startExtraApp({ syncWaitMs: 0 });
+    try {
+      const auth = await authorize(300);
+      const r = recorder();
+      await new HoldfastSdk({ baseUrl: app.baseUrl }).checkout({ authorizedInvoiceId: auth.authorized_invoice_id, passwordToken: auth.password_token,
+        paymentMethods: [{ payment_method_id: buyer.card!, amount: 0 }] }, r.checkout);
+      assert.equal(r.calls[0][0], 'update', JSON.stringify(r.calls));
+      assert.equal((r.calls[0][1] as Invoice).state, 'OPEN');
+      const last = r.calls[r.calls.length - 1];
+      assert.deepEqual([last[0], last[1], (last[2] as Invoice).state], ['completed', auth.authorized_invoice_id, 'SUCCESS']);
+    } finally {
+      await app.close();
+    }
   });
 
   it('reports a refused payment as error(402, [failure_reason]) and an API refusal with its status and messages', async () => {

@@ -177,12 +177,14 @@
         el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'done', text: 'Done', onclick: () => notify({ state: 'complete', trigger: 'done-button' }) }))));
   }
 
+  /** A payment accepted for later (202): its invoice once settled, looked at every second for up to two minutes. */
   async function awaitInvoice(invoiceId) {
-    for (;;) {
+    for (let i = 0; i < 120; i++) {
       const { data } = await api('GET', `/v2/invoice/${invoiceId}`);
       if (data.payload.state !== 'OPEN' && data.payload.state !== 'PROCESSING') return data.payload;
       await new Promise((r) => setTimeout(r, 1000));
     }
+    throw new Error('The payment is still being processed. It will complete on its own; check back later.');
   }
 
   async function checkout() {
