@@ -1,7 +1,8 @@
 /**
  * The hosted pages and the widget script (spec §4.5, DESIGN §1 "hosted web UI + widget.js").
  * `/ui/appauth/<nonce>` spends a session nonce and sends the browser on to its flow
- * (`/ui/checkout`, `/ui/payment-selection`) with a short-lived user token in the URL fragment,
+ * (`/ui/checkout`, `/ui/payment-selection`, `/ui/transaction-history`, `/ui/receipt`) with a
+ * short-lived user token in the URL fragment,
  * which never reaches a server or a Referer. The pages are one static shell and script that
  * call the public API with that token; `/widget.js` embeds them in an integrator's page and
  * turns their messages into the `onComplete` / `onError` callbacks of spec §6.2.
@@ -11,7 +12,7 @@ import express, { type Response, type Router } from 'express';
 import type { TokenSigner } from '../auth/auth.service.js';
 import { openHostedSession } from '../auth/user-session.service.js';
 import { demoCheckout, demoSession } from './demo.service.js';
-import { flowOptions } from './web.rules.js';
+import { FLOWS, flowOptions } from './web.rules.js';
 
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
@@ -93,12 +94,12 @@ export function webRoutes(deps: { signer: TokenSigner; allowedRedirectPatterns: 
     const session = /^[A-Za-z0-9_-]{20,100}$/.test(nonce) ? await openHostedSession(req.em, deps.signer, nonce) : null;
     if (!session) return sendShell(res, 404, 'link_expired');
     const forward = new URLSearchParams();
-    for (const key of ['authorized_invoice_id', 'config', 'theme', 'origin']) if (query[key]) forward.set(key, query[key]!);
+    for (const key of ['authorized_invoice_id', 'invoice_id', 'config', 'theme', 'origin']) if (query[key]) forward.set(key, query[key]!);
     const fragment = new URLSearchParams({ token: session.accessToken, account: session.accountId });
     pageHeaders(res);
     res.redirect(303, `/ui/${checked.options.flow}?${forward}#${fragment}`);
   });
-  router.get(['/ui/checkout', '/ui/payment-selection'], (_req, res) => sendShell(res, 200));
+  router.get(FLOWS.map((flow) => `/ui/${flow}`), (_req, res) => sendShell(res, 200));
   router.get('/ui/assets/:file', (req, res, next) => {
     const found = ASSETS[String(req.params.file)];
     if (!found) return next();

@@ -1,13 +1,19 @@
 /**
  * What a hosted flow may be asked (spec §4.5), checked before a session nonce is spent: the
- * flow, its `flowConfig`, the `theme`, and where callbacks may go. Pure: no I/O.
+ * flow, its `flowConfig`, the `theme`, and where callbacks may go. Pure: no I/O. Besides the
+ * widget flows of the spec, the hosted pages show the user's transaction history and a receipt
+ * (DESIGN §1).
  */
 
-export type Flow = 'checkout' | 'payment-selection';
+export type Flow = 'checkout' | 'payment-selection' | 'transaction-history' | 'receipt';
+
+export const FLOWS: readonly Flow[] = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
 
 export interface FlowOptions {
   flow: Flow;
   authorizedInvoiceId?: string;
+  /** The receipt's invoice. */
+  invoiceId?: string;
   config: Record<string, unknown>;
   theme: { backgroundColor?: string; primaryColor?: string };
   /** Where a top-level page (no parent window) sends the user back with the callback's fields. */
@@ -20,6 +26,11 @@ const CHECKOUT_KEYS: Record<string, 'boolean' | 'object' | 'string'> = {
   hideUserWallets: 'boolean', hideSKUs: 'boolean', showInvoiceReferenceInfo: 'boolean', selectButton: 'object', postOAuthURLOverride: 'string',
 };
 const SELECTION_KEYS: Record<string, 'boolean' | 'object' | 'string'> = { transactionDetails: 'object', selectButton: 'object', postOAuthURLOverride: 'string' };
+const VIEW_KEYS: Record<string, 'boolean' | 'object' | 'string'> = { hideSKUs: 'boolean', postOAuthURLOverride: 'string' };
+const KEYS: Record<Flow, Record<string, 'boolean' | 'object' | 'string'>> = {
+  checkout: CHECKOUT_KEYS, 'payment-selection': SELECTION_KEYS, 'transaction-history': VIEW_KEYS, receipt: VIEW_KEYS,
+};
+const ID = /^[A-Za-z0-9_-]{1,36}$/;
 
 /** A CSS colour we pass on as it is: hex, rgb()/rgba()/hsl()/hsla() of numbers, or a colour keyword. */
 export function isColor(value: unknown): value is string {
@@ -67,14 +78,15 @@ function parseJson(raw: string | undefined): Record<string, unknown> | null | un
  * off the allowed list are refused.
  */
 export function flowOptions(query: Record<string, string | undefined>, redirectPatterns: string[]): { ok: true; options: FlowOptions } | { ok: false; problem: FlowProblem } {
-  const invoiceId = query.authorized_invoice_id || undefined;
-  const flow = (query.flow || (invoiceId ? 'checkout' : 'payment-selection')) as Flow;
-  if (flow !== 'checkout' && flow !== 'payment-selection') return { ok: false, problem: 'invalid_flow' };
-  if (flow === 'checkout' && (!invoiceId || !/^[A-Za-z0-9_-]{1,36}$/.test(invoiceId))) return { ok: false, problem: 'invalid_flow' };
+  const authorized = query.authorized_invoice_id || undefined;
+  const flow = (query.flow || (authorized ? 'checkout' : 'payment-selection')) as Flow;
+  if (!FLOWS.includes(flow)) return { ok: false, problem: 'invalid_flow' };
+  if (flow === 'checkout' && (!authorized || !ID.test(authorized))) return { ok: false, problem: 'invalid_flow' };
+  if (flow === 'receipt' && (!query.invoice_id || !ID.test(query.invoice_id))) return { ok: false, problem: 'invalid_flow' };
   const config = parseJson(query.config) ?? (query.config ? null : {});
   const theme = parseJson(query.theme) ?? (query.theme ? null : {});
   if (config === null || theme === null) return { ok: false, problem: 'invalid_config' };
-  const keys = flow === 'checkout' ? CHECKOUT_KEYS : SELECTION_KEYS;
+  const keys = KEYS[flow];
   for (const [key, value] of Object.entries(config)) {
     const type = keys[key];
     if (!type || typeof value !== type || value === null) return { ok: false, problem: 'invalid_config' };
@@ -89,5 +101,8 @@ export function flowOptions(query: Record<string, string | undefined>, redirectP
   }
   const override = config.postOAuthURLOverride as string | undefined;
   if (override !== undefined && !redirectAllowed(override, redirectPatterns)) return { ok: false, problem: 'redirect_not_allowed' };
-  return { ok: true, options: { flow, authorizedInvoiceId: invoiceId, config, theme: theme as FlowOptions['theme'], postOAuthURLOverride: override } };
+  return {
+    ok: true,
+    options: { flow, authorizedInvoiceId: authorized, invoiceId: query.invoice_id || undefined, config, theme: theme as FlowOptions['theme'], postOAuthURLOverride: override },
+  };
 }

@@ -225,4 +225,40 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     assert.deepEqual(await events(page), [['canceled']]);
     await page.close();
   });
+
+  it('shows the user\'s transaction history, newest first, each with its receipt; and a receipt on its own', async () => {
+    const buyer = await party(client, true);
+    const purchase = async (card: string, amount: number) => {
+      const made = await call('POST', '/v2/invoice', { token: client.token, body: { account_id: buyer.account_id, description: `Order ${amount}`,
+        payment_methods: [{ payment_method_id: card, amount: 0 }], line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'sku-1' }] } });
+      await call('POST', `/v2/invoice/${made.body.payload.invoice_id}/pay`, { token: client.token });
+      return made.body.payload.invoice_id as string;
+    };
+    const paid = await purchase(buyer.card!, 450);
+    const failed = await purchase(buyer.declined!, 990);
+    const link = async () => onTestServer((await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id } })).body.payload.redirect);
+
+    const { page, frame } = await openShop({ redirect: await link(), flow: 'transaction-history' }, '[data-hf=history]');
+    assert.deepEqual(await frame.$$eval('[data-hf-invoice]', (rows) => rows.map((r) => r.getAttribute('data-hf-invoice'))), [failed, paid]);
+    assert.match(await frame.textContent('[data-hf=history]') ?? '', /USD 9\.90 · Failed[\s\S]*USD 4\.50 · Paid/);
+    await frame.click(`[data-hf-invoice="${paid}"]`);
+    assert.equal(await frame.textContent('[data-hf=total]'), 'USD 4.50');
+    await frame.click('[data-hf=back]');
+    await frame.click('[data-hf=done]');
+    assert.deepEqual(await events(page), [['complete', { event: 'svc.transaction-history.complete', source: 'svc', state: 'complete' }]]);
+
+    const alone = await openShop({ redirect: await link(), flow: 'receipt', invoice_id: paid }, '[data-hf=receipt]');
+    assert.equal(await alone.frame.textContent('[data-hf=total]'), 'USD 4.50');
+    assert.match(await alone.frame.textContent('[data-hf=receipt]') ?? '', /Visa •••• 4242USD 4\.50/, 'names the card charged');
+    await alone.frame.click('[data-hf=done]');
+    assert.deepEqual(await events(alone.page), [['complete', { event: 'svc.receipt.complete', source: 'svc', state: 'complete' }]]);
+
+    const stranger = await register(client);
+    const theirs = onTestServer((await call('POST', '/authorize/user', { token: client.token, body: { account_id: stranger.account_id } })).body.payload.redirect);
+    const refused = await openShop({ redirect: theirs, flow: 'receipt', invoice_id: paid }, '[data-hf=close]');
+    assert.match(await refused.frame.textContent('[role=alert]') ?? '', /Invoice not found/);
+    await refused.frame.click('[data-hf=close]');
+    assert.deepEqual(await events(refused.page), [['error', { event: 'svc.receipt.complete', source: 'svc', state: 'error', trigger: 'close-button' }]]);
+    for (const p of [page, alone.page, refused.page]) await p.close();
+  });
 });

@@ -41,6 +41,7 @@ export async function startShop(holdfast: string): Promise<{ url: string; close:
   const json = (name) => q.get(name) ? JSON.parse(q.get(name)) : undefined;
   HoldfastWidget.execute({
     rootId: 'pay', flow: q.get('flow') || undefined, redirect: q.get('redirect'), flowConfig: json('config'), theme: json('theme'),
+    invoiceId: q.get('invoice_id') || undefined,
     onComplete: (e) => window.events.push(['complete', e]), onError: (e) => window.events.push(['error', e]),
   });
 </script></body></html>`;

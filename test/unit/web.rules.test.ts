@@ -9,6 +9,10 @@ describe('hosted flow rules', () => {
     assert.equal((flowOptions({}, []) as any).options.flow, 'payment-selection');
     assert.deepEqual(flowOptions({ flow: 'checkout' }, []), { ok: false, problem: 'invalid_flow' });
     assert.deepEqual(flowOptions({ flow: 'history' }, []), { ok: false, problem: 'invalid_flow' });
+    assert.equal((flowOptions({ flow: 'transaction-history' }, []) as any).options.flow, 'transaction-history');
+    assert.equal((flowOptions({ flow: 'receipt', invoice_id: 'inv_1' }, []) as any).options.invoiceId, 'inv_1');
+    assert.deepEqual(flowOptions({ flow: 'receipt' }, []), { ok: false, problem: 'invalid_flow' }, 'a receipt names its invoice');
+    assert.equal(flowOptions({ flow: 'receipt', invoice_id: 'inv_1', config: JSON.stringify({ hideUserWallets: true }) }, []).ok, false);
     assert.deepEqual(flowOptions({ flow: 'checkout', authorized_invoice_id: 'inv_<x>' }, []), { ok: false, problem: 'invalid_flow' });
   });
 

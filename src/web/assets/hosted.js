@@ -1,6 +1,6 @@
 /*
- * Holdfast hosted pages: checkout and payment selection (spec §4.5), answering the embedding
- * page with the messages of spec §6.2. Plain browser JavaScript, no build step. The session is
+ * Holdfast hosted pages: checkout and payment selection (spec §4.5), the user's transaction
+ * history and a receipt, answering the embedding page with the messages of spec §6.2. Plain browser JavaScript, no build step. The session is
  * the user token that /ui/appauth/<nonce> left in the URL fragment; it is kept in this tab's
  * sessionStorage only. Everything shown is set as text, never parsed as HTML.
  */
@@ -8,8 +8,9 @@
   'use strict';
   const root = document.getElementById('hf-root');
   const query = new URLSearchParams(location.search);
-  const flow = location.pathname.endsWith('/payment-selection') ? 'payment-selection' : 'checkout';
-  const EVENT = flow === 'checkout' ? 'svc.checkout.complete' : 'svc.payment-selection.complete';
+  const FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
+  const flow = FLOWS.find((f) => location.pathname.replace(/\/+$/, '').endsWith(`/${f}`)) || 'checkout';
+  const EVENT = `svc.${flow}.complete`;
   const parse = (raw) => { try { return raw ? JSON.parse(raw) : {}; } catch { return {}; } };
   const config = parse(query.get('config'));
   const theme = parse(query.get('theme'));
@@ -103,7 +104,7 @@
       el('p', { class: 'hf-error', text: message }),
       el('div', { class: 'hf-actions' },
         el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'close', text: 'Close',
-          onclick: () => notify(flow === 'checkout' ? { state: 'error', trigger: 'close-button' } : { state: 'cancel', trigger: 'close-button' }) }))));
+          onclick: () => notify(flow === 'payment-selection' ? { state: 'cancel', trigger: 'close-button' } : { state: 'error', trigger: 'close-button' }) }))));
   }
 
   function cancelButton() {
@@ -292,8 +293,67 @@
     render();
   }
 
+  const when = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const STATES = { OPEN: 'Open', PROCESSING: 'Processing', SUCCESS: 'Paid', FAILED: 'Failed', CANCELED: 'Canceled' };
+  const KINDS = {
+    user_purchase: 'Purchase', user_purchase_escrow: 'Purchase', user_purchase_commit_escrow: 'Purchase completed',
+    user_purchase_refund_escrow: 'Refund', token_purchase: 'Token purchase',
+  };
+  const doneButton = () => el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'done', text: 'Done', onclick: () => notify({ state: 'complete' }) });
+
+  /** The user's payment methods' names by id (a receipt names what was charged); empty when they cannot be read. */
+  const methodNames = () => paymentMethods().then((list) => new Map(list.map((m) => [m.id, m.display_string])), () => new Map());
+
+  /** One invoice as a receipt, naming methods from `names`; `back` (from the history) returns to the list. */
+  function receiptView(invoice, names, back) {
+    const lines = Object.values(invoice.line_items).map((l) => el('li', {},
+      el('span', { text: [l.description, config.hideSKUs ? '' : l.product_sku].filter(Boolean).join(' · ') || 'Item' }),
+      el('span', { text: l.display_amount })));
+    const charges = Object.values(invoice.payment_methods).map((m) => el('li', {},
+      el('span', { text: names.get(m.payment_method_id) || m.payment_method_id }), el('span', { text: m.display_amount })));
+    show(el('section', { 'data-hf': 'receipt' },
+      el('h1', { text: invoice.description || KINDS[invoice.invoice_type.replace(/_virtual$/, '')] || 'Receipt' }),
+      el('p', { class: 'hf-muted', text: `${when(invoice.created)} · ${STATES[invoice.state] || invoice.state}${invoice.failure_reason ? ` (${invoice.failure_reason})` : ''}` }),
+      invoice.reference_id ? el('p', { class: 'hf-muted', text: `${invoice.reference_type} ${invoice.reference_id}`.trim() }) : null,
+      el('ul', { class: 'hf-lines' }, ...lines),
+      el('div', { class: 'hf-total' }, el('span', { text: 'Total' }), el('span', { 'data-hf': 'total', text: invoice.summary.display_amount })),
+      charges.length ? el('h2', { text: 'Charged' }) : null,
+      charges.length ? el('ul', { class: 'hf-lines' }, ...charges) : null,
+      el('p', { class: 'hf-muted', text: `Receipt ${invoice.invoice_id}` }),
+      el('div', { class: 'hf-actions' }, back ? el('button', { type: 'button', 'data-hf': 'back', text: 'Back', onclick: back }) : null, doneButton())));
+  }
+
+  async function receipt() {
+    const [{ data }, names] = await Promise.all([api('GET', `/v2/invoice/${encodeURIComponent(query.get('invoice_id'))}`), methodNames()]);
+    receiptView(data.payload, names);
+  }
+
+  async function transactionHistory() {
+    const invoices = [];
+    let more = false;
+    const load = async () => {
+      const after = invoices.length ? `&starting_after=${invoices[invoices.length - 1].invoice_id}` : '';
+      const { data } = await api('GET', `/v1/${session.account}/invoices?limit=20${after}`);
+      invoices.push(...data.payload.invoices);
+      more = data.payload.has_more;
+    };
+    const render = () => show(el('section', {},
+      el('h1', { text: 'Your transactions' }),
+      invoices.length ? el('ul', { class: 'hf-lines', 'data-hf': 'history' }, ...invoices.map((i) => el('li', {},
+        el('button', { type: 'button', class: 'hf-link', 'data-hf-invoice': i.invoice_id, onclick: () => receiptView(i, names, render),
+          text: `${when(i.created)} · ${i.description || KINDS[i.invoice_type.replace(/_virtual$/, '')] || i.invoice_type}` }),
+        el('span', { text: `${i.summary.display_amount} · ${STATES[i.state] || i.state}` }))))
+        : el('p', { class: 'hf-muted', text: 'No transactions yet.' }),
+      el('div', { class: 'hf-actions' },
+        more ? el('button', { type: 'button', 'data-hf': 'more', text: 'Show more', onclick: () => load().then(render, (err) => fatal(err.message)) }) : null,
+        doneButton())));
+    const [names] = await Promise.all([methodNames(), load()]);
+    render();
+  }
+
+  const RUN = { checkout: () => checkout(), 'payment-selection': () => paymentSelection(), 'transaction-history': () => transactionHistory(), receipt: () => receipt() };
   const pageError = document.querySelector('meta[name="hf-error"]');
   if (pageError) fatal(PAGE_ERRORS[pageError.content] || PAGE_ERRORS.invalid_flow);
   else if (!session.token) fatal(PAGE_ERRORS.link_expired);
-  else (flow === 'checkout' ? checkout() : paymentSelection()).catch((err) => fatal(err.message));
+  else RUN[flow]().catch((err) => fatal(err.message));
 })();

@@ -4,6 +4,9 @@
  *   <script src="https://HOLDFAST/widget.js"></script>
  *   HoldfastWidget.execute({ rootId, flow, flowConfig, redirect, onComplete, onError, theme })
  *
+ * `flow`: `checkout`, `payment-selection`, or Holdfast's `transaction-history` and `receipt`
+ * (with `invoiceId`).
+ *
  * `redirect` is the link of the authorization call (`POST /v2/authorize/invoice` with the widget
  * mechanism for checkout, `POST /authorize/user` for payment selection). The flow's end arrives as
  * a message of spec §6.2: `onComplete` gets the `complete` and `cancel` ones, `onError` the
@@ -12,7 +15,8 @@
  */
 (function () {
   'use strict';
-  var FLOWS = ['checkout', 'payment-selection'];
+  // The spec's two flows, and the hosted history and receipt pages (a session link, as for payment selection).
+  var FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
 
   function execute(options) {
     var opts = options || {};
@@ -20,16 +24,17 @@
     if (!root) throw new Error('HoldfastWidget.execute: no element with id "' + opts.rootId + '"');
     if (!opts.redirect) throw new Error('HoldfastWidget.execute: redirect is required (the link the authorization call answered)');
     var flow = opts.flow || 'checkout';
-    if (FLOWS.indexOf(flow) < 0) throw new Error('HoldfastWidget.execute: flow must be checkout or payment-selection');
+    if (FLOWS.indexOf(flow) < 0) throw new Error('HoldfastWidget.execute: flow must be one of ' + FLOWS.join(', '));
     var url = new URL(opts.redirect, document.baseURI);
     url.searchParams.set('flow', flow);
     if (opts.flowConfig) url.searchParams.set('config', JSON.stringify(opts.flowConfig));
     if (opts.theme) url.searchParams.set('theme', JSON.stringify(opts.theme));
+    if (opts.invoiceId) url.searchParams.set('invoice_id', opts.invoiceId);
     if (window.location.origin && window.location.origin !== 'null') url.searchParams.set('origin', window.location.origin);
 
     var frame = document.createElement('iframe');
     frame.src = url.toString();
-    frame.title = flow === 'checkout' ? 'Checkout' : 'Choose a payment method';
+    frame.title = { checkout: 'Checkout', 'payment-selection': 'Choose a payment method', 'transaction-history': 'Your transactions', receipt: 'Receipt' }[flow];
     frame.setAttribute('allow', 'payment');
     frame.style.width = '100%';
     frame.style.minHeight = '620px';
