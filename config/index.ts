@@ -36,6 +36,8 @@ export interface Config {
   adminPassword: string | undefined;
   /** Hosts a hosted flow's `postOAuthURLOverride` may send the user back to (`example.com`, `*.example.com`). */
   allowedRedirectPatterns: string[];
+  /** Who may frame the hosted pages: CSP `frame-ancestors` sources (`*` by default: any integrator's page). */
+  frameAncestors: string;
   /** Requests a user password token's account may make per minute (429 past it). */
   userRateLimitPerMinute: number;
   /** Cards that may be added to one account per hour (429 past it: card testing). */
@@ -96,6 +98,18 @@ function failpoints(env: Env, appEnv: AppEnv): string[] {
   return list;
 }
 
+/** `FRAME_ANCESTORS`: space-separated CSP sources (`https://shop.example`, `https://*.example.com`, `'self'`), or `*`. */
+function frameAncestors(env: Env): string {
+  const raw = (env.FRAME_ANCESTORS ?? '').trim();
+  if (raw === '') return '*';
+  for (const source of raw.split(/\s+/)) {
+    if (!/^(\*|'self'|'none'|https?:\/\/(\*\.)?[a-z0-9.-]+(:\d{1,5})?)$/i.test(source)) {
+      throw new ConfigError(`FRAME_ANCESTORS must list origins such as https://shop.example (got "${source}")`);
+    }
+  }
+  return raw.split(/\s+/).join(' ');
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging');
@@ -121,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
     allowedRedirectPatterns: (env.ALLOWED_REDIRECT_PATTERNS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+    frameAncestors: frameAncestors(env),
     userRateLimitPerMinute: integer(env, 'USER_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     cardAddsPerHour: integer(env, 'CARD_ADDS_PER_HOUR', 20, 1, 1_000_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

@@ -44,7 +44,7 @@ import './types.js';
 export interface AppDeps {
   config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'>
     & Partial<Pick<Config, 'queuePrefix' | 'adminUser' | 'adminPassword' | 'webhookAllowPrivateTargets' | 'allowedRedirectPatterns'
-      | 'userRateLimitPerMinute' | 'cardAddsPerHour'>>;
+      | 'userRateLimitPerMinute' | 'cardAddsPerHour' | 'frameAncestors'>>;
   bus: CommandBus;
   orm: MikroORM;
   redis: Redis;
@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use('/openapi', documentRoutes());
   app.use('/docs', referencePage());
   app.use(webRoutes({
-    signer: deps.signer, allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
+    signer: deps.signer, allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [], frameAncestors: deps.config.frameAncestors,
     demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
   }));
   app.use(userTokenCors(doc));

@@ -30,20 +30,21 @@ type PageError = 'link_expired' | 'invalid_flow' | 'invalid_config' | 'redirect_
 
 /**
  * The pages run only their own script and styles, talk only to this origin, and may be framed
- * by any integrator's page (the widget); nothing they show is cached.
+ * by the pages `FRAME_ANCESTORS` allows (any, by default: the widget runs on integrators' pages);
+ * nothing they show is cached.
  */
-function pageHeaders(res: Response, frames = false): void {
+function pageHeaders(res: Response, ancestors: string, frames = false): void {
   res.set({
     'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-      + `base-uri 'none'; form-action 'none'; frame-ancestors *${frames ? "; frame-src 'self'" : ''}`,
+      + `base-uri 'none'; form-action 'none'; frame-ancestors ${ancestors}${frames ? "; frame-src 'self'" : ''}`,
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'no-store',
   });
 }
 
-function sendShell(res: Response, status: number, error?: PageError): void {
-  pageHeaders(res);
+function sendShell(res: Response, ancestors: string, status: number, error?: PageError): void {
+  pageHeaders(res, ancestors);
   const meta = error ? `<meta name="hf-error" content="${error}">` : '';
   res.status(status).type('html').send(SHELL.replace('<!--hf-error-->', meta));
 }
@@ -63,13 +64,17 @@ function validOrigin(raw: string | undefined): boolean {
  * The hosted pages; with `demo` (staging, `npm start`) also the demo shop at `/ui/demo`, whose
  * server side acts with the demo client.
  */
-export function webRoutes(deps: { signer: TokenSigner; allowedRedirectPatterns: string[]; demo?: { clientId: string; webUrl: string } }): Router {
+export function webRoutes(deps: {
+  signer: TokenSigner; allowedRedirectPatterns: string[]; frameAncestors?: string; demo?: { clientId: string; webUrl: string };
+}): Router {
   const router = express.Router();
+  const ancestors = deps.frameAncestors ?? '*';
+  const shell = (res: Response, status: number, error?: PageError) => sendShell(res, ancestors, status, error);
   const demo = deps.demo;
   if (demo) {
     router.get('/ui/demo', (_req, res) => {
       // The demo shop frames the hosted pages, as an integrator's page would.
-      pageHeaders(res, true);
+      pageHeaders(res, ancestors, true);
       res.type('html').send(DEMO);
     });
     // The demo page is served here, whatever PUBLIC_URL says: its links stay on this origin.
@@ -87,19 +92,21 @@ export function webRoutes(deps: { signer: TokenSigner; allowedRedirectPatterns: 
   router.get('/ui/appauth/:nonce', async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
     const checked = flowOptions(query, deps.allowedRedirectPatterns);
-    if (!checked.ok) return sendShell(res, 400, checked.problem);
-    if (!validOrigin(query.origin)) return sendShell(res, 400, 'invalid_config');
+    if (!checked.ok) return shell(res, 400, checked.problem);
+    if (!validOrigin(query.origin)) return shell(res, 400, 'invalid_config');
+    // Link checkers and previews look with HEAD: that must not spend the link.
+    if (req.method === 'HEAD') return shell(res, 200);
     // Checked before the nonce is spent: a link with a bad option still works once fixed.
     const nonce = String(req.params.nonce);
     const session = /^[A-Za-z0-9_-]{20,100}$/.test(nonce) ? await openHostedSession(req.em, deps.signer, nonce) : null;
-    if (!session) return sendShell(res, 404, 'link_expired');
+    if (!session) return shell(res, 404, 'link_expired');
     const forward = new URLSearchParams();
     for (const key of ['authorized_invoice_id', 'invoice_id', 'config', 'theme', 'origin']) if (query[key]) forward.set(key, query[key]!);
     const fragment = new URLSearchParams({ token: session.accessToken, account: session.accountId });
-    pageHeaders(res);
+    pageHeaders(res, ancestors);
     res.redirect(303, `/ui/${checked.options.flow}?${forward}#${fragment}`);
   });
-  router.get(FLOWS.map((flow) => `/ui/${flow}`), (_req, res) => sendShell(res, 200));
+  router.get(FLOWS.map((flow) => `/ui/${flow}`), (_req, res) => shell(res, 200));
   router.get('/ui/assets/:file', (req, res, next) => {
     const found = ASSETS[String(req.params.file)];
     if (!found) return next();

@@ -116,6 +116,7 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     const buyer = await party(client);
     await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
     const auth = await authorizeWidget(buyer.account_id);
+    assert.equal((await fetch(onTestServer(auth.redirect), { method: 'HEAD' })).status, 200, 'a link preview\'s HEAD does not spend the link');
     const first = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=cancel]');
     // A message that does not come from the widget's frame is not the flow's end.
     await first.page.evaluate(() => window.postMessage({ event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }, '*'));
@@ -194,7 +195,9 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
       await frame.click('[data-hf=done]');
       await page.waitForFunction(() => document.getElementById('demo-log')!.textContent!.includes('onComplete'));
       assert.match(await page.textContent('#demo-log') ?? '', /"state":"complete","trigger":"done-button"/);
-      const production = await startExtraApp({ appEnv: 'production' });
+      const production = await startExtraApp({ appEnv: 'production', frameAncestors: 'https://shop.example' });
+      const csp = (await fetch(`${production.baseUrl}/ui/checkout`)).headers.get('content-security-policy') ?? '';
+      assert.match(csp, /frame-ancestors https:\/\/shop\.example(;|$)/, 'FRAME_ANCESTORS decides who may frame the pages');
       assert.equal((await fetch(`${production.baseUrl}/ui/demo`)).status, 404, 'no demo shop outside staging');
       await production.close();
     } finally {

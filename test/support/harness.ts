@@ -98,14 +98,14 @@ export async function startHarness(): Promise<Harness> {
 /** Another app on the harness database with other settings or connections; close it after. */
 export async function startExtraApp(opts: {
   appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number; bus?: CommandBus; adminPassword?: string;
-  demoClientId?: string; userRateLimitPerMinute?: number; cardAddsPerHour?: number;
+  demoClientId?: string; userRateLimitPerMinute?: number; cardAddsPerHour?: number; frameAncestors?: string;
 } = {}) {
   const base = h();
   const app = await buildApp({
     config: {
       appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: opts.syncWaitMs ?? 10_000,
       queuePrefix: TEST_QUEUE_PREFIX, adminUser: 'ops', adminPassword: opts.adminPassword,
-      userRateLimitPerMinute: opts.userRateLimitPerMinute, cardAddsPerHour: opts.cardAddsPerHour,
+      userRateLimitPerMinute: opts.userRateLimitPerMinute, cardAddsPerHour: opts.cardAddsPerHour, frameAncestors: opts.frameAncestors,
     },
     bus: opts.bus ?? base.bus,
     orm: opts.orm ?? base.orm,

@@ -32,4 +32,13 @@ describe('config', () => {
     assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
     assert.match(res.stderr, /^holdfast: PORT must be/);
   });
+
+  it('reads FRAME_ANCESTORS as CSP origins (any page by default) and refuses anything else', () => {
+    assert.equal(loadConfig({}).frameAncestors, '*');
+    assert.equal(loadConfig({ FRAME_ANCESTORS: " https://shop.example   https://*.games.example:8443 'self' " }).frameAncestors,
+      "https://shop.example https://*.games.example:8443 'self'");
+    for (const bad of ['shop.example', "https://x.example; script-src 'unsafe-inline'", 'javascript:alert(1)']) {
+      assert.throws(() => loadConfig({ FRAME_ANCESTORS: bad }), /FRAME_ANCESTORS/, bad);
+    }
+  });
 });
