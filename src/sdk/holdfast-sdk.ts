@@ -179,13 +179,17 @@ export class HoldfastSdk {
     frame.src = `${this.baseUrl}/ui/checkout?${query}#${fragment}`;
     frame.title = 'Checkout';
     frame.style.width = '100%';
-    frame.style.minHeight = '620px';
+    frame.style.height = '620px';
     frame.style.border = '0';
     input.container!.appendChild(frame);
     const origin = new URL(this.baseUrl, location.href).origin;
     const message = await new Promise<{ state?: string }>((resolve) => {
       const listen = (event: MessageEvent) => {
         if (event.source !== frame.contentWindow || event.origin !== origin || event.data?.source !== 'svc') return;
+        if (event.data.event === 'svc.resize') {
+          if (typeof event.data.height === 'number') frame.style.height = `${Math.min(Math.max(event.data.height, 200), 4000)}px`;
+          return;
+        }
         window.removeEventListener('message', listen);
         resolve(event.data);
       };

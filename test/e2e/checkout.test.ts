@@ -83,6 +83,17 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await addCard(frame, '4242 4242 4242 4242');
     await frame.waitForSelector('[data-hf-method]:checked:not([disabled])');
     assert.equal(await frame.isVisible('input[name=number]'), false, 'the card form closes once the card is saved');
+    // The frame takes the page's height (svc.resize), so nothing scrolls inside it.
+    const heights = () => Promise.all([
+      page.evaluate(() => document.querySelector('iframe')!.getBoundingClientRect().height),
+      frame.evaluate(() => document.documentElement.scrollHeight),
+    ]);
+    let [outer, inner] = await heights();
+    for (let i = 0; i < 100 && Math.abs(outer - inner) > 1; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      [outer, inner] = await heights();
+    }
+    assert.ok(Math.abs(outer - inner) <= 1 && outer !== 620, `frame ${outer} px, page ${inner} px`);
     await frame.click('[data-hf=pay]');
     await frame.click('[data-hf=done]');
     assert.deepEqual(await events(page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }]]);

@@ -51,6 +51,16 @@
     return node;
   }
   const show = (...nodes) => root.replaceChildren(...nodes);
+  // A framed page tells its frame how tall it is, so the widget shows it whole (no inner scrollbar).
+  if (window.parent !== window && typeof ResizeObserver === 'function') {
+    let last = 0;
+    new ResizeObserver(() => {
+      const height = Math.ceil(document.documentElement.scrollHeight);
+      if (height === last) return;
+      last = height;
+      window.parent.postMessage({ event: 'svc.resize', source: 'svc', height }, query.get('origin') || '*');
+    }).observe(document.body);
+  }
   const money = (minor, currency) => {
     const d = DECIMALS[currency] ?? 0;
     return `${currency} ${(Number(minor) / 10 ** d).toFixed(d)}`;

@@ -11,7 +11,8 @@
  * mechanism for checkout, `POST /authorize/user` for payment selection). The flow's end arrives as
  * a message of spec §6.2: `onComplete` gets the `complete` and `cancel` ones, `onError` the
  * `error` one; the frame is removed either way. Only messages from that frame and that origin
- * count. `execute` returns `{ close() }`.
+ * count; its `svc.resize` messages set the frame's height to the page's. `execute` returns
+ * `{ close() }`.
  */
 (function () {
   'use strict';
@@ -37,7 +38,7 @@
     frame.title = { checkout: 'Checkout', 'payment-selection': 'Choose a payment method', 'transaction-history': 'Your transactions', receipt: 'Receipt' }[flow];
     frame.setAttribute('allow', 'payment');
     frame.style.width = '100%';
-    frame.style.minHeight = '620px';
+    frame.style.height = '620px';
     frame.style.border = '0';
     root.replaceChildren(frame);
 
@@ -49,6 +50,11 @@
       if (event.source !== frame.contentWindow || event.origin !== url.origin) return;
       var data = event.data;
       if (!data || data.source !== 'svc' || typeof data.event !== 'string') return;
+      // The page's height as it changes: the frame follows it (within sane bounds).
+      if (data.event === 'svc.resize') {
+        if (typeof data.height === 'number' && isFinite(data.height)) frame.style.height = Math.min(Math.max(data.height, 200), 4000) + 'px';
+        return;
+      }
       close();
       if (data.state === 'error') { if (typeof opts.onError === 'function') opts.onError(data); }
       else if (typeof opts.onComplete === 'function') opts.onComplete(data);
