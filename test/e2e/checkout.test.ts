@@ -275,4 +275,19 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     assert.deepEqual(await events(refused.page), [['error', { event: 'svc.receipt.complete', source: 'svc', state: 'error', trigger: 'close-button' }]]);
     for (const p of [page, alone.page, refused.page]) await p.close();
   });
+
+  it('follows a payment still being processed when the checkout is opened again, instead of asking to pay twice', async () => {
+    const buyer = await party(client, true);
+    await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
+    const auth = await authorizeWidget(buyer.account_id);
+    // The state a pay leaves while its command waits: methods chosen, invoice still OPEN.
+    await h().orm.em.fork().execute('update invoice set payment_methods = ?::jsonb where id = ?',
+      [JSON.stringify([{ payment_method_id: buyer.card, amount: 1250, currency: 'USD' }]), auth.authorized_invoice_id]);
+    const { page, frame } = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=processing]');
+    const paid = await call('POST', `/v2/invoice/${auth.authorized_invoice_id}/pay`, { token: client.token });
+    assert.equal(paid.body.payload.state, 'SUCCESS', paid.text);
+    await frame.click('[data-hf=done]');
+    assert.deepEqual(await events(page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }]]);
+    await page.close();
+  });
 });

@@ -204,6 +204,13 @@
     let { data: { payload: invoice } } = await api('GET', `/v2/invoice/${invoiceId}`);
     if (invoice.state === 'SUCCESS') return successScreen(invoice);
     if (invoice.state !== 'OPEN') return fatal(`This purchase cannot be paid: it is ${invoice.state.toLowerCase()}.`);
+    // Paid already with chosen methods, still being processed (this page was reloaded): follow it.
+    if (Object.keys(invoice.payment_methods).length) {
+      show(el('p', { class: 'hf-muted', 'data-hf': 'processing', text: 'Your payment is being processed…' }));
+      invoice = await awaitInvoice(invoiceId);
+      if (invoice.state === 'SUCCESS') return successScreen(invoice);
+      return fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
+    }
     const { currency, total_amount: total } = invoice.summary;
     let methods = (await paymentMethods(currency)).filter((m) => !(config.hideUserWallets && m.provider === 'wallet'));
     let selected = (methods.find((m) => m.provider !== 'wallet' || Number(m.wallet_balance) >= total) || {}).id;
