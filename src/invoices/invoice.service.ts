@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
+import { requireAccount } from '../accounts/account.service.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import type { CommandResult } from '../commands/command.service.js';
 import { autocommit } from '../db/sql.js';
@@ -216,8 +217,7 @@ export function noChargesYet(invoice: InvoiceRecord): CommandResult {
  * cursor `startingAfter` (GET /v1/{account_id}/invoices). 404 for an account the caller cannot see.
  */
 export async function listInvoices(em: EntityManager, principal: Principal, accountId: string, page: { limit: number; startingAfter?: string }) {
-  const [account] = await autocommit(em).execute<unknown[]>('select 1 from account where id = ? and integrator_id = ?', [accountId, principal.integratorId]);
-  if (!account) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+  await requireAccount(em, principal, accountId);
   const rows = await em.find(Invoice, { accountId, integratorId: principal.integratorId, ...(page.startingAfter ? { id: { $lt: page.startingAfter } } : {}) },
     { orderBy: { id: 'desc' }, limit: page.limit + 1 });
   return { invoices: rows.slice(0, page.limit).map(invoiceView), has_more: rows.length > page.limit };
