@@ -276,16 +276,19 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     for (const p of [page, alone.page, refused.page]) await p.close();
   });
 
-  it('follows a payment still being processed when the checkout is opened again, instead of asking to pay twice', async () => {
+  it('finishes a payment whose methods were chosen but which never ran when the checkout is opened again, and charges once', async () => {
     const buyer = await party(client, true);
     await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
+    await fund(buyer, 'USD:fiat', 2000);
     const auth = await authorizeWidget(buyer.account_id);
-    // The state a pay leaves while its command waits: methods chosen, invoice still OPEN.
+    // The state an earlier pay leaves when it is cut short after choosing: methods chosen, invoice OPEN, no command.
     await h().orm.em.fork().execute('update invoice set payment_methods = ?::jsonb where id = ?',
-      [JSON.stringify([{ payment_method_id: buyer.card, amount: 1250, currency: 'USD' }]), auth.authorized_invoice_id]);
-    const { page, frame } = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=processing]');
-    const paid = await call('POST', `/v2/invoice/${auth.authorized_invoice_id}/pay`, { token: client.token });
-    assert.equal(paid.body.payload.state, 'SUCCESS', paid.text);
+      [JSON.stringify([{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 1250, currency: 'USD' }]), auth.authorized_invoice_id]);
+    const { page, frame } = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=done]');
+    assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 750, 'the chosen wallet paid, once');
+    const again = await call('POST', `/v2/invoice/${auth.authorized_invoice_id}/pay`, { token: client.token });
+    assert.equal(again.body.payload.state, 'SUCCESS', again.text);
+    assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 750);
     await frame.click('[data-hf=done]');
     assert.deepEqual(await events(page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }]]);
     await page.close();

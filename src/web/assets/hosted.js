@@ -204,10 +204,12 @@
     let { data: { payload: invoice } } = await api('GET', `/v2/invoice/${invoiceId}`);
     if (invoice.state === 'SUCCESS') return successScreen(invoice);
     if (invoice.state !== 'OPEN') return fatal(`This purchase cannot be paid: it is ${invoice.state.toLowerCase()}.`);
-    // Paid already with chosen methods, still being processed (this page was reloaded): follow it.
+    // Methods chosen by an earlier pay that has not finished (this page was reloaded, or that
+    // pay was cut short): pay again with them — it joins the one running, or runs it — never twice.
     if (Object.keys(invoice.payment_methods).length) {
       show(el('p', { class: 'hf-muted', 'data-hf': 'processing', text: 'Your payment is being processed…' }));
-      invoice = await awaitInvoice(invoiceId);
+      const { status, data } = await api('POST', `/v2/invoice/${invoiceId}/pay`, undefined, { 'idempotency-key': `checkout-${invoiceId}-resume` });
+      invoice = status === 202 ? await awaitInvoice(invoiceId) : data.payload;
       if (invoice.state === 'SUCCESS') return successScreen(invoice);
       return fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
     }
