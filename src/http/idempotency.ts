@@ -49,7 +49,11 @@ export function keepForReplay(res: Response, kept: unknown): void {
 export function idempotency() {
   const handle = async (req: Request, res: Response, next: NextFunction, key: string): Promise<void> => {
     const em = req.em;
-    const clientId = principalOf(req).clientId;
+    // Keys belong to the caller: the client, or — for a user password token — the one account
+    // it acts for (ids of both kinds never collide). A user must never be handed a response
+    // stored for the integrator's server, or for another user, under a key it guessed.
+    const principal = principalOf(req);
+    const clientId = principal.accountId ?? principal.clientId;
     const hash = requestHash(req);
     // Claim the key, or take over one older than the retention window.
     const claimed = await em.execute<Array<{ key: string }>>(

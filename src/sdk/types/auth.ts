@@ -261,7 +261,8 @@ export interface components {
          * @description Makes a retry safe. The same key with the same request returns the first response again
          *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
          *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-         *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+         *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+         *     password token) and kept for 24 hours.
          *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
          *     An answer that carries a secret (a user password token, a session nonce) is never stored:
          *     its replay answers the same resources with a fresh token or nonce.
@@ -366,7 +367,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.

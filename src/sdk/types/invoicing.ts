@@ -609,7 +609,8 @@ export interface components {
          * @description Makes a retry safe. The same key with the same request returns the first response again
          *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
          *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-         *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+         *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+         *     password token) and kept for 24 hours.
          *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
          *     An answer that carries a secret (a user password token, a session nonce) is never stored:
          *     its replay answers the same resources with a fresh token or nonce.
@@ -632,7 +633,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -709,7 +711,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -768,7 +771,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -827,7 +831,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -886,7 +891,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -930,7 +936,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -999,7 +1006,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1060,7 +1068,8 @@ export interface operations {
                  * @description Makes a retry safe. The same key with the same request returns the first response again
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
-                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client and kept for 24 hours.
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
