@@ -25,7 +25,7 @@ const ESCROW_COLUMNS = `id, integrator_id, account_id, status, currency, total_a
 /** The same columns of an escrow aliased `x`. */
 const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ');
 
-/** The columns of a new escrow and its escrow invoice, as `insertEscrows` reads them from JSON. */
+/** The columns of a new escrow and its escrow invoice, as `insertPurchases` reads them from JSON. */
 const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
   ['id', 'text'], ['integrator_id', 'text'], ['account_id', 'text'], ['escrow_id', 'text'], ['invoice_type', 'text'], ['reference_type', 'text'],
   ['reference_id', 'text'], ['description', 'text'], ['metadata', 'jsonb'], ['currency', 'text'], ['total_amount', 'bigint'],
@@ -33,10 +33,11 @@ const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
 ];
 
 /**
- * Writes OPEN escrows with their escrow invoices (which point at each other) in one statement.
- * An escrow's row is its invoice's: same buyer, currency, total, references and times.
+ * Writes OPEN purchase invoices in one statement: an escrow invoice with its escrow (they point
+ * at each other; an escrow's row is its invoice's: same buyer, currency, total, references and
+ * times), an invoice without an escrow alone.
  */
-export async function insertEscrows(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
+export async function insertPurchases(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
   const names = NEW_ESCROW_COLUMNS.map(([name]) => name).join(', ');
   await db.execute(
     `with v as (select ${names} from jsonb_to_recordset(?::jsonb) as v (${NEW_ESCROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})),
@@ -48,7 +49,7 @@ export async function insertEscrows(db: Executor, invoices: Array<ReturnType<typ
      insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
                          description, metadata, created_at, updated_at)
      select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
-            description, metadata, created_at, updated_at from v`,
+            description, metadata, created_at, updated_at from v where escrow_id is not null`,
     [JSON.stringify(invoices.map((i) => ({
       id: i.id, integrator_id: i.integratorId, account_id: i.accountId, escrow_id: i.escrowId, invoice_type: i.invoiceType, reference_type: i.referenceType,
       reference_id: i.referenceId, description: i.description, metadata: i.metadata, currency: i.currency, total_amount: i.totalAmount,
@@ -63,11 +64,11 @@ export async function insertEscrows(db: Executor, invoices: Array<ReturnType<typ
 const insertEscrow = batchedPerPool(async (em: EntityManager, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<Array<Error | null>> => {
   const db = autocommit(em);
   try {
-    await insertEscrows(db, invoices);
+    await insertPurchases(db, invoices);
     return invoices.map(() => null);
   } catch (err) {
     if (invoices.length === 1) return [err as Error];
-    return Promise.all(invoices.map((one) => insertEscrows(db, [one]).then(() => null, (e: unknown) => e as Error)));
+    return Promise.all(invoices.map((one) => insertPurchases(db, [one]).then(() => null, (e: unknown) => e as Error)));
   }
 });
 

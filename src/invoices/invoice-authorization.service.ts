@@ -10,8 +10,9 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal, TokenSigner } from '../auth/auth.service.js';
 import { openUserSession, sessionRedirect, type UserToken } from '../auth/user-session.service.js';
-import { autocommit, inTransaction, type Executor } from '../db/sql.js';
-import { insertEscrows } from '../escrow/escrow.service.js';
+import { inTransaction, type Executor } from '../db/sql.js';
+import { spendableBalance } from '../payment-methods/payment-method.service.js';
+import { insertPurchases } from '../escrow/escrow.service.js';
 import type { InvoiceMechanism } from './invoice.entity.js';
 import { preparePurchase, purchaseInvoice, type PurchaseInput } from './invoice.service.js';
 
@@ -25,26 +26,6 @@ export type AuthorizedInvoice =
   | { nonce_auth_id: string; authorized_invoice_id: string; redirect: string; escrow_id?: string }
   | { authorized_invoice_id: string; password_token: UserToken; escrow_id?: string };
 
-/** What the buyer can spend in a token currency: its standard and convertible token wallets together. */
-async function spendableTokens(db: Executor, accountId: string, currency: string): Promise<number> {
-  const [row] = await db.execute<Array<{ spendable: string }>>(
-    `select coalesce(sum(la.balance), 0)::text as spendable
-       from payment_method pm join ledger_account la on la.payment_method_id = pm.id
-      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.pm_state = 'active'`, [accountId, currency]);
-  return Number(row.spendable);
-}
-
-/** Writes a standard invoice row (an escrow's goes with its escrow: `insertEscrows`). */
-async function insertInvoice(db: Executor, invoice: ReturnType<typeof purchaseInvoice> & { invoiceMechanism: InvoiceMechanism }): Promise<void> {
-  await db.execute(
-    `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
-                          metadata, currency, total_amount, failure_reason, payment_methods, line_items, invoice_mechanism, created_at, updated_at)
-     values (?, ?, ?, null, ?, 'OPEN', ?, ?, ?, ?::jsonb, ?, ?, null, '[]'::jsonb, ?::jsonb, ?, ?, ?)`,
-    [invoice.id, invoice.integratorId, invoice.accountId, invoice.invoiceType, invoice.referenceType, invoice.referenceId, invoice.description,
-      JSON.stringify(invoice.metadata), invoice.currency, invoice.totalAmount, JSON.stringify(invoice.lineItems), invoice.invoiceMechanism,
-      invoice.createdAt, invoice.updatedAt]);
-}
-
 /**
  * Authorizes an invoice for its buyer (spec §4.2). Every money rule of `POST /v2/escrow` but
  * the payment methods' is checked now (400 naming the field); a token-currency purchase the
@@ -56,7 +37,7 @@ export async function authorizeInvoice(
 ): Promise<AuthorizedInvoice> {
   const purchase: PurchaseInput = { ...input, payment_methods: [] };
   const prepared = await preparePurchase(em, principal, purchase, { chargesLater: true });
-  if (prepared.virtual && await spendableTokens(autocommit(em), input.account_id, prepared.plan.currency) < prepared.plan.total) {
+  if (prepared.virtual && await spendableBalance(em, input.account_id, prepared.plan.currency) < prepared.plan.total) {
     throw AppError.invalid({ account_id: ['INSUFFICIENT_BALANCE'] }, `The buyer's ${prepared.plan.currency} wallets cannot cover the invoice.`);
   }
   const escrowId = input.is_escrow ? newId('esc') : null;
@@ -65,8 +46,7 @@ export async function authorizeInvoice(
     invoiceMechanism: input.invoice_mechanism,
   };
   return inTransaction(em, async (db) => {
-    if (escrowId) await insertEscrows(db, [invoice]);
-    else await insertInvoice(db, invoice);
+    await insertPurchases(db, [invoice]);
     return withSession(db, signer, principal, input, { authorized_invoice_id: invoice.id, ...(escrowId ? { escrow_id: escrowId } : {}) }, webUrl);
   });
 }

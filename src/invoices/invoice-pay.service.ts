@@ -23,25 +23,21 @@ interface PayOptions {
   syncWaitMs: number;
 }
 
-/** The charges a pay names, as the money plan resolves them (the remainder made explicit); null when they break a rule. */
-function resolvedCharges(invoice: IInvoice, named: PaymentMethodInput[]) {
-  const planned = planMoney(invoice.lineItems, named);
-  return planned.ok ? planned.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount })) : null;
-}
-
 /**
  * Stores the payment methods an authorized invoice's pay names: checked like an escrow's (400
  * naming the field), then set once with a compare-and-set, so of two pays naming different
- * methods one wins and the other gets 409. Naming the stored methods again (a retry) is fine;
- * an invoice no longer OPEN is left as it is (its pay answers as a repeated one does).
+ * methods one wins and the other gets 409. Naming the stored methods again (a retry), or none,
+ * is fine; an invoice no longer OPEN is left as it is (its pay answers as a repeated one does).
  */
 async function chooseCharges(
   em: EntityManager, principal: Principal, invoice: IInvoice, named: PaymentMethodInput[] | undefined,
 ): Promise<{ invoice: IInvoice } | { answer: PayAnswer }> {
   if (invoice.state !== 'OPEN') return { invoice };
+  const planned = named && planMoney(invoice.lineItems, named);
+  // What this pay asks for, with the remainder made explicit (as stored); null when it breaks a rule.
+  const asked = planned?.ok ? planned.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount })) : null;
   if (invoice.paymentMethods.length === 0) {
-    if (!named) throw AppError.invalid({ payment_methods: ['REQUIRED'] }, 'An authorized invoice is paid with the payment methods its buyer chooses.');
-    const planned = planMoney(invoice.lineItems, named);
+    if (!named || !planned) throw AppError.invalid({ payment_methods: ['REQUIRED'] }, 'An authorized invoice is paid with the payment methods its buyer chooses.');
     if (!planned.ok) throw AppError.invalid(planned.fields);
     const facts = await purchaseFacts(em, {
       account_id: invoice.accountId, integrator_id: principal.integratorId, currency: invoice.currency,
@@ -50,17 +46,15 @@ async function chooseCharges(
     const fields = fieldErrors();
     methodErrors(fields, named, facts.methods, invoice.currency);
     if (Object.keys(fields).length) throw AppError.invalid(fields);
-    const charges = planned.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount, currency: invoice.currency }));
     await autocommit(em).execute(
       `update invoice set payment_methods = ?::jsonb, updated_at = now() where id = ? and state = 'OPEN' and payment_methods = '[]'::jsonb`,
-      [JSON.stringify(charges), invoice.id]);
+      [JSON.stringify(asked!.map((c) => ({ ...c, currency: invoice.currency }))), invoice.id]);
     invoice = await em.fork().findOneOrFail(Invoice, { id: invoice.id });
     if (invoice.state !== 'OPEN') return { invoice };
   }
-  const asked = named ? resolvedCharges(invoice, named) : invoice.paymentMethods;
   const chosen = invoice.paymentMethods;
-  const same = asked !== null && asked.length === chosen.length
-    && asked.every((c, i) => c.payment_method_id === chosen[i].payment_method_id && c.amount === chosen[i].amount);
+  const same = !named || (asked !== null && asked.length === chosen.length
+    && asked.every((c, i) => c.payment_method_id === chosen[i].payment_method_id && c.amount === chosen[i].amount));
   return same ? { invoice } : { answer: invoiceStateConflict(invoice, 'its payment methods were already chosen') };
 }
 

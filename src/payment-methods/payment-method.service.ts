@@ -143,6 +143,15 @@ function methodView(row: MethodRow) {
   };
 }
 
+/** What an account can spend in a currency: the balances of all its wallets in it (standard and convertible, for tokens). */
+export async function spendableBalance(em: EntityManager, accountId: string, currency: string): Promise<number> {
+  const [row] = await em.execute<Array<{ spendable: string }>>(
+    `select coalesce(sum(la.balance), 0)::text as spendable
+       from payment_method pm join ledger_account la on la.payment_method_id = pm.id
+      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.pm_state = 'active'`, [accountId, currency]);
+  return Number(row.spendable);
+}
+
 /** The account's payment methods, oldest first, wallets with their ledger balances. */
 export async function listPaymentMethods(em: EntityManager, principal: Principal, accountId: string) {
   await requireAccount(em, principal, accountId);

@@ -60,8 +60,20 @@ export function redirectAllowed(url: string, patterns: string[]): boolean {
   });
 }
 
-function parseJson(raw: string | undefined): Record<string, unknown> | null | undefined {
-  if (raw === undefined || raw === '') return undefined;
+/** Where a page's messages may go: an http(s) origin, or none given (then `*`: the messages carry no secret). */
+export function isOrigin(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return true;
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === raw;
+  } catch {
+    return false;
+  }
+}
+
+/** A JSON object from the query (`{}` when absent), or null when it is not one. */
+function parseJson(raw: string | undefined): Record<string, unknown> | null {
+  if (raw === undefined || raw === '') return {};
   if (raw.length > 4096) return null;
   try {
     const value: unknown = JSON.parse(raw);
@@ -73,7 +85,8 @@ function parseJson(raw: string | undefined): Record<string, unknown> | null | un
 
 /**
  * The flow a hosted link asks for, from its query (`flow`, `authorized_invoice_id`, `config`,
- * `theme` — the last two JSON, as the widget sends them). Checkout needs an authorized invoice;
+ * `theme` — the last two JSON, as the widget sends them — and `origin`, where the page's
+ * messages go). Checkout needs an authorized invoice;
  * unknown config keys, wrong types, colours that are not colours and a `postOAuthURLOverride`
  * off the allowed list are refused.
  */
@@ -83,9 +96,9 @@ export function flowOptions(query: Record<string, string | undefined>, redirectP
   if (!FLOWS.includes(flow)) return { ok: false, problem: 'invalid_flow' };
   if (flow === 'checkout' && (!authorized || !ID.test(authorized))) return { ok: false, problem: 'invalid_flow' };
   if (flow === 'receipt' && (!query.invoice_id || !ID.test(query.invoice_id))) return { ok: false, problem: 'invalid_flow' };
-  const config = parseJson(query.config) ?? (query.config ? null : {});
-  const theme = parseJson(query.theme) ?? (query.theme ? null : {});
-  if (config === null || theme === null) return { ok: false, problem: 'invalid_config' };
+  const config = parseJson(query.config);
+  const theme = parseJson(query.theme);
+  if (config === null || theme === null || !isOrigin(query.origin)) return { ok: false, problem: 'invalid_config' };
   const keys = KEYS[flow];
   for (const [key, value] of Object.entries(config)) {
     const type = keys[key];

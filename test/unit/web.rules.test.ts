@@ -32,6 +32,14 @@ describe('hosted flow rules', () => {
     assert.equal(selection({ hideSKUs: true }), false, 'a checkout key');
   });
 
+  it('sends the page\'s messages only to an http(s) origin, when one is given', () => {
+    assert.equal(flowOptions({ origin: 'https://shop.example' }, []).ok, true);
+    assert.equal(flowOptions({ origin: 'http://127.0.0.1:8080' }, []).ok, true);
+    for (const bad of ['https://shop.example/path', 'javascript:alert(1)', 'null', 'shop.example']) {
+      assert.deepEqual(flowOptions({ origin: bad }, []), { ok: false, problem: 'invalid_config' }, bad);
+    }
+  });
+
   it('takes theme colours that are colours only', () => {
     for (const good of ['#fff', '#0a7d32', 'rgb(10, 20, 30)', 'hsla(120, 50%, 50%, 0.5)', 'teal']) assert.equal(isColor(good), true, good);
     for (const bad of ['red; background:url(x)', 'url(https://x)', 'expression(alert(1))', '#12', '', 7]) assert.equal(isColor(bad), false, String(bad));
