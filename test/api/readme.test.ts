@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
@@ -13,7 +14,9 @@ async function runBlock(title: string, demoFile: string): Promise<{ status: numb
   const block = new RegExp(`## ${title}[\\s\\S]*?\`\`\`sh\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
   assert.ok(block, `the README has a "${title}" block`);
   assert.match(block, /^BASE=http:\/\/localhost:3000$/m);
-  const script = block.replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`).replaceAll('./.data/demo-client.json', demoFile);
+  // The webhook receiver's port (4817) becomes a free one: another suite may run at the same time.
+  const script = block.replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`).replaceAll('./.data/demo-client.json', demoFile)
+    .replaceAll('4817', String(await freePort()));
   // Asynchronously: the server under test runs in this process.
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { env: { ...process.env, DATABASE_URL: h().databaseUrl } });
@@ -22,6 +25,15 @@ async function runBlock(title: string, demoFile: string): Promise<{ status: numb
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
     child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    }).on('error', reject);
   });
 }
 

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { verifyLedger } from '../../src/ledger/ledger.service.js';
-import { addCard, call, h, newClient, register, unique } from '../support/harness.js';
+import { addCard, call, h, newClient, register, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -52,7 +52,7 @@ describe('fault: Redis goes away under a running Holdfast and comes back', funct
     const holdfast = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: {
         ...process.env, APP_ENV: 'production', ROLE: 'all', PORT: String(httpPort), LOG_LEVEL: 'info',
-        DATABASE_URL: h().databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: `{holdfast-test}-${unique('outage')}`,
+        DATABASE_URL: h().databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-${unique('outage')}`,
         COMMAND_SWEEP_AFTER_MS: '1000', COMMAND_SWEEP_EVERY_MS: '500',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { startWorkers } from '../../workers/index.js';
-import { dropDatabase, h, TEST_QUEUE_PREFIX, unique, withDatabase } from '../support/harness.js';
+import { dropDatabase, h, scratchDatabase, TEST_QUEUE_PREFIX, unique, withDatabase } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 /**
@@ -13,7 +13,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
  */
 describe('fault: webhook deliveries survive crashes and a Redis flush', function () {
   this.timeout(90_000);
-  const name = 'holdfast_test_hooks';
+  const name = scratchDatabase('hooks');
   const url = () => withDatabase(h().databaseUrl, name);
   let orm: MikroORM;
   let receiver: Receiver;

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { balances, isOverdraft, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
-import { dropDatabase, h, newClient, register, unique, withDatabase } from '../support/harness.js';
+import { dropDatabase, h, newClient, register, scratchDatabase, unique, withDatabase } from '../support/harness.js';
 
 async function walletOf(accountId: string, currency = 'USD'): Promise<string> {
   const [row] = await h().orm.em.fork().execute<Array<{ id: string }>>(
@@ -206,7 +206,7 @@ describe('ledger', () => {
 });
 
 describe('holdfast ledger verify on a breached ledger', () => {
-  const name = 'holdfast_test_breach';
+  const name = scratchDatabase('breach');
   const url = () => withDatabase(h().databaseUrl, name);
   before(() => dropDatabase(name));
   after(() => dropDatabase(name));

@@ -1,9 +1,16 @@
 /**
- * The test harness: one Holdfast web app per run, on its own database (`holdfast_test`,
- * recreated each run) and its own Redis key prefix, against real PostgreSQL and Redis found
- * (or started) exactly as `npm start` does.
+ * The test harness: one Holdfast web app per run, on a database and a Redis key prefix of the
+ * run's own, against real PostgreSQL and Redis found (or started) exactly as `npm start` does.
+ *
+ * - `TEST_DATABASE_URL` names the database to use (created when missing, emptied at the start
+ *   only when no other session is connected to it); by default each run makes
+ *   `holdfast_test_<time>_<random>` and drops it at the end, so two runs on one PostgreSQL never
+ *   share or drop each other's database.
+ * - `TEST_QUEUE_PREFIX` names the Redis key prefix (default `{holdfast-test-<same suffix>}`); the
+ *   run deletes its keys at the end.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -21,8 +28,17 @@ import { checkResponse } from './contract.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 
-export const TEST_DATABASE = 'holdfast_test';
-export const TEST_QUEUE_PREFIX = '{holdfast-test}';
+/** This run's suffix: base-36 start time (stale databases of crashed runs are recognised by it) and a random part. */
+const RUN = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+const NAMED_URL = process.env.TEST_DATABASE_URL || undefined;
+export const TEST_DATABASE = NAMED_URL ? decodeURIComponent(new URL(NAMED_URL).pathname.slice(1)) : `holdfast_test_${RUN}`;
+export const TEST_QUEUE_PREFIX = process.env.TEST_QUEUE_PREFIX || `{holdfast-test-${RUN}}`;
+/** Databases this run's own tests make beside the main one: named after it, so runs never share them. */
+export function scratchDatabase(purpose: string): string {
+  return `${TEST_DATABASE}_${purpose}`.slice(0, 63);
+}
+/** A crashed run's database is dropped by a later run once it is this old and nobody uses it. */
+const STALE_AFTER_MS = 6 * 3_600_000;
 /** Webhook retries in milliseconds, not minutes: four attempts, 40 ms apart and doubling. */
 export const TEST_WEBHOOK_POLICY = { allowPrivateTargets: true, maxAttempts: 4, retryBaseMs: 40, disableAfterMs: 5 * 24 * 3_600_000 };
 
@@ -48,16 +64,38 @@ export function h(): Harness {
   return state.holdfastHarness;
 }
 
-async function recreateDatabase(databaseUrl: string): Promise<void> {
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+async function withAdmin<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: withDatabase(databaseUrl, 'postgres') });
   await client.connect();
   try {
-    await client.query(`drop database if exists "${TEST_DATABASE}" with (force)`);
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A database for this run: a default one is new (and, while at it, databases of crashed
+ * default runs older than STALE_AFTER_MS with nobody connected are dropped); a named one is
+ * emptied, unless another session is connected to it — then the run stops rather than pull it
+ * from under someone else.
+ */
+async function prepareDatabase(databaseUrl: string): Promise<void> {
+  await withAdmin(databaseUrl, async (admin) => {
+    if (NAMED_URL) {
+      const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [TEST_DATABASE]);
+      if (rows[0].n > 0) throw new Error(`TEST_DATABASE_URL names ${TEST_DATABASE}, which another session is using: choose another database`);
+      await admin.query(`drop database if exists "${TEST_DATABASE}"`);
+      return;
+    }
+    const { rows } = await admin.query<{ datname: string }>(
+      `select datname from pg_database d where datname ~ '^holdfast_test_[0-9a-z]+_[0-9a-f]{6}$'
+          and not exists (select 1 from pg_stat_activity a where a.datname = d.datname)`);
+    for (const { datname } of rows) {
+      const started = parseInt(datname.split('_')[2], 36);
+      if (Date.now() - started > STALE_AFTER_MS) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
+    }
+  });
   await ensureDatabase(databaseUrl);
 }
 
@@ -65,17 +103,16 @@ async function recreateDatabase(databaseUrl: string): Promise<void> {
 export async function startHarness(): Promise<Harness> {
   const config = loadConfig();
   const services = await resolveServices({
-    databaseUrl: config.databaseUrl ? withDatabase(config.databaseUrl, TEST_DATABASE) : undefined,
+    databaseUrl: NAMED_URL ?? (config.databaseUrl ? withDatabase(config.databaseUrl, TEST_DATABASE) : undefined),
     redisUrl: config.redisUrl,
     databaseName: TEST_DATABASE,
     allowPrivate: true,
   });
-  await recreateDatabase(services.databaseUrl);
+  await prepareDatabase(services.databaseUrl);
   const orm = await openOrm(services.databaseUrl);
   await migrate(orm);
   const redis = createRedis(services.redisUrl, 'producer');
-  const stale = await redis.keys(`${TEST_QUEUE_PREFIX}*`);
-  if (stale.length) await redis.del(...stale);
+  await deleteKeys(redis, TEST_QUEUE_PREFIX);
   const signer = await TokenSigner.load(orm.em.fork());
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'holdfast-test');
   const bus = new CommandBus(services.redisUrl, TEST_QUEUE_PREFIX, redis);
@@ -134,10 +171,23 @@ export async function stopHarness(): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await workers.close();
   await bus.close();
+  await deleteKeys(redis, TEST_QUEUE_PREFIX).catch(() => undefined);
   await redis.quit().catch(() => redis.disconnect());
   await orm.close();
+  if (!NAMED_URL) await withAdmin(services.databaseUrl, (admin) => admin.query(`drop database if exists "${TEST_DATABASE}" with (force)`)).catch(() => undefined);
   services.stop();
   state.holdfastHarness = undefined;
+}
+
+/** Deletes every key under a prefix (the run's queues and counters), a page at a time. */
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
 }
 
 /** Drops a scratch database of a test (forcing out its connections). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { call, h, holdfastCli, newClient, register, type TestClient } from '../support/harness.js';
+import { call, h, holdfastCli, newClient, register, TEST_QUEUE_PREFIX, type TestClient } from '../support/harness.js';
 import { freePort, startReceiver, type Received, type Receiver } from '../support/receiver.js';
 
 /**
@@ -155,7 +155,7 @@ describe('webhook delivery', function () {
     assert.equal(r.received.length, 4, 'no attempt after the last');
 
     r.respond = () => 204;
-    const replay = await holdfastCli(['webhooks', 'replay', '--event', eventId, '--json'], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: '{holdfast-test}' });
+    const replay = await holdfastCli(['webhooks', 'replay', '--event', eventId, '--json'], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: TEST_QUEUE_PREFIX });
     assert.equal(replay.status, 0, replay.stderr);
     assert.deepEqual(JSON.parse(replay.stdout), { replayed: 1 });
     await r.until((got) => got.length >= 5);
@@ -187,7 +187,7 @@ describe('webhook delivery', function () {
     r.respond = () => 200;
     const enabled = await call('POST', `/v2/webhooks/${endpoint.id}/enable`, { token: client.token });
     assert.equal(enabled.body.payload.status, 'enabled');
-    const replay = await holdfastCli(['webhooks', 'replay', '--endpoint', endpoint.id, '--since', since], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: '{holdfast-test}' });
+    const replay = await holdfastCli(['webhooks', 'replay', '--endpoint', endpoint.id, '--since', since], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: TEST_QUEUE_PREFIX });
     assert.equal(replay.status, 0, replay.stderr);
     assert.match(replay.stdout, /re-sending 2 deliveries/);
     await r.until((got) => got.filter((x) => x.headers['webhook-signature']).length >= 3);

@@ -5,9 +5,9 @@ import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { createRedis } from '../../src/queues/connection.js';
 import { WebhookBus } from '../../src/queues/webhook-bus.js';
 import { LISTEN_RETRY_MS, LISTENER_NAME, startOutboxRelay } from '../../workers/outbox-relay.js';
-import { dropDatabase, h, TEST_QUEUE_PREFIX, unique, withDatabase } from '../support/harness.js';
+import { dropDatabase, h, scratchDatabase, TEST_QUEUE_PREFIX, unique, withDatabase } from '../support/harness.js';
 
-const DATABASE = 'holdfast_test_relay';
+const DATABASE = scratchDatabase('relay');
 
 describe('outbox relay listener', function () {
   this.timeout(60_000);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { migrations } from '../../src/migrations/index.js';
-import { dropDatabase, h, withDatabase } from '../support/harness.js';
+import { dropDatabase, h, scratchDatabase, withDatabase } from '../support/harness.js';
 
 describe('migrations', () => {
-  const name = 'holdfast_test_migrate';
+  const name = scratchDatabase('migrate');
   const url = () => withDatabase(h().databaseUrl, name);
 
   before(() => dropDatabase(name));
