@@ -8,14 +8,24 @@ import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
 import { createClient, createIntegrator } from '../../src/auth/auth.service.js';
 import { h, unique } from '../support/harness.js';
 
-/** Runs a README block as pasted, but against the test server and a demo client of its own. */
-async function runBlock(title: string, demoFile: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const readme = readFileSync('README.md', 'utf8');
-  const block = new RegExp(`## ${title}[\\s\\S]*?\`\`\`sh\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
-  assert.ok(block, `the README has a "${title}" block`);
+/** The first `sh` block after the heading `## <title>` of a Markdown file. */
+function shBlock(file: string, title: string): string {
+  const text = readFileSync(file, 'utf8');
+  const block = new RegExp(`^## ${title}\\n[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``, 'm').exec(text)?.[1];
+  assert.ok(block, `${file} has a "${title}" block`);
   assert.match(block, /^BASE=http:\/\/localhost:3000$/m);
+  return block;
+}
+
+/**
+ * Runs a walk-through block as pasted (README.md's, or one of docs/walkthroughs.md), but against
+ * the test server and a demo client of its own; `extend` may append commands to it.
+ */
+async function runBlock(title: string, demoFile: string, opts: { file?: string; extend?: (block: string) => string } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const block = shBlock(opts.file ?? WALKTHROUGHS, title);
+  const pasted = opts.extend ? opts.extend(block) : block;
   // The webhook receiver's port (4817) becomes a free one: another suite may run at the same time.
-  const script = block.replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`).replaceAll('./.data/demo-client.json', demoFile)
+  const script = pasted.replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`).replaceAll('./.data/demo-client.json', demoFile)
     .replaceAll('4817', String(await freePort()));
   // Asynchronously: the server under test runs in this process.
   return new Promise((resolve) => {
@@ -27,6 +37,8 @@ async function runBlock(title: string, demoFile: string): Promise<{ status: numb
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
+
+const WALKTHROUGHS = 'docs/walkthroughs.md';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -54,7 +66,7 @@ describe('README walk-through', () => {
     this.timeout(60_000);
     const demo = await demoClientFile();
     for (const round of [1, 2]) {
-      const run = await runBlock('Walk-through', demo);
+      const run = await runBlock('Walk-through', demo, { file: 'README.md' });
       assert.equal(run.status, 0, run.stderr);
       const outputs = run.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
       assert.equal(outputs.length, 6, `round ${round}: ${run.stdout}`);
@@ -66,6 +78,65 @@ describe('README walk-through', () => {
       assert.deepEqual(status, { signed_tos: true });
       await new Promise((r) => setTimeout(r, 1100)); // the walk-through makes names unique by the second
     }
+  });
+
+  it('its text holds: step 2 sent again replays (same key); another key or none, and step 5 on another account, get the 409 naming the account', async function () {
+    this.timeout(60_000);
+    const out = mkdtempSync(path.join(tmpdir(), 'walk-again-'));
+    const step = (block: string, n: number) => {
+      const text = new RegExp(`^# ${n}\\. .*\\n([\\s\\S]*?)^\\n?# ${n + 1}\\. `, 'm').exec(block)?.[1];
+      assert.ok(text, `the walk-through has a step ${n}`);
+      return text;
+    };
+    /** A pasted command with its status line, headers and body kept in files named after `name`. */
+    const kept = (command: string, name: string) => {
+      assert.match(command, /^curl -s /);
+      return command.replace(/^curl -s /, `curl -s -D "${out}/${name}.headers" -o "${out}/${name}.json" `);
+    };
+    const run = await runBlock('Walk-through', await demoClientFile(), { file: 'README.md', extend: (block) => {
+      // Step 2's curl as pasted, the same values ($N, $USERNAME) still set: with its key, another one, none.
+      const register = /^curl -s -X POST \$BASE\/register[\s\S]*?\| tee \/tmp\/holdfast-register\.json$/m.exec(step(block, 2))?.[0];
+      assert.ok(register, 'step 2 registers with curl');
+      const key = ' -H "Idempotency-Key: reg-$USERNAME"';
+      assert.ok(register.includes(key), 'step 2 sends an Idempotency-Key');
+      const asPasted = register.replace(' | tee /tmp/holdfast-register.json', '');
+      const update = step(block, 5).trim().replace(/; echo$/, '');
+      assert.match(update, /\$ACCOUNT_ID/);
+      return [block,
+        kept(asPasted, 'same-key'),
+        kept(asPasted.replace('Idempotency-Key: reg-', 'Idempotency-Key: other-'), 'other-key'),
+        kept(asPasted.replace(key, ''), 'no-key'),
+        kept(update, 'update-again'),
+        'OTHER=$(curl -s -X POST $BASE/register -H "Authorization: Bearer $TOKEN" -H \'Content-Type: application/json\' ' +
+          '-d "{\\"username\\":\\"other-$N\\",\\"email\\":{\\"address\\":\\"other.$N@example.com\\"}}" | json payload.account_id)',
+        kept(update.replaceAll('$ACCOUNT_ID', '$OTHER'), 'update-other'),
+      ].join('\n');
+    } });
+    assert.equal(run.status, 0, run.stderr);
+    const registered = JSON.parse(run.stdout.trim().split('\n')[0]!);
+    assert.equal(registered.status, 'Success');
+    const answer = (name: string) => {
+      const headers = readFileSync(path.join(out, `${name}.headers`), 'utf8');
+      return { status: Number(/^HTTP\/[\d.]+ (\d{3})/.exec(headers)?.[1]), replayed: /^idempotent-replayed: true\r?$/im.test(headers),
+        body: JSON.parse(readFileSync(path.join(out, `${name}.json`), 'utf8')) };
+    };
+    // The same key: the first answer again, replayed — no second account.
+    const same = answer('same-key');
+    assert.deepEqual([same.status, same.replayed], [200, true]);
+    assert.deepEqual(same.body, registered);
+    // Another key, or none: the duplicate rule, naming the account that holds the username.
+    for (const name of ['other-key', 'no-key']) {
+      const refused = answer(name);
+      assert.deepEqual([refused.status, refused.replayed], [409, false], name);
+      assert.deepEqual(refused.body.payload, { account_id: registered.payload.account_id, field: 'username' }, name);
+    }
+    // Step 5 again changes nothing; the same Steam id on another account is the 409 naming this one.
+    const again = answer('update-again');
+    assert.equal(again.status, 200);
+    assert.equal(again.body.payload.account_id, registered.payload.account_id);
+    const other = answer('update-other');
+    assert.equal(other.status, 409);
+    assert.deepEqual(other.body.payload, { account_id: registered.payload.account_id, field: 'external_platforms.steam' });
   });
 
   it('the escrow walk-through works as pasted (pay, commit; pay, cancel; ledger verify)', async function () {
