@@ -323,7 +323,12 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description `invalid_client`: unknown client or wrong secret. */
+            /**
+             * @description `invalid_client`: unknown client or wrong secret. `WWW-Authenticate: Basic` comes
+             *     with it, except to a request sent with `X-Requested-With: XMLHttpRequest` (a page's
+             *     script, such as the Authorize button of `/docs`), where the browser would open its own
+             *     login prompt.
+             */
             401: {
                 headers: {
                     "WWW-Authenticate"?: string;
