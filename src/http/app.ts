@@ -22,7 +22,7 @@ import { mergeRoutes } from '../merge/merge.routes.js';
 import { commandRoutes } from '../commands/command.routes.js';
 import { bearerAuthentication } from './auth.js';
 import { userTokenCors } from './cors.js';
-import { documentRoutes, referencePage } from './docs.js';
+import { documentRoutes, homePage, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { idempotency } from './idempotency.js';
@@ -78,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(operationsRoutes({ queues, appEnv: deps.config.appEnv, adminUser: deps.config.adminUser ?? 'admin', adminPassword: deps.config.adminPassword }));
   app.use('/openapi', documentRoutes());
   app.use('/docs', referencePage());
+  app.get('/', homePage({ demo: Boolean(deps.demoClientId) }));
   app.use(webRoutes({
     signer: deps.signer, allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [], frameAncestors: deps.config.frameAncestors,
     demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,

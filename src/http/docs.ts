@@ -1,5 +1,6 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
+import { success } from './envelope.js';
 import { apiDocumentNames, servedDocuments } from './openapi.js';
 
 /** The OpenAPI documents as written, mounted at `/openapi` (`/openapi/<name>.yaml`). */
@@ -14,11 +15,68 @@ export function documentRoutes(): Router {
   return router;
 }
 
-/** The interactive API reference, mounted at `/docs`. */
+/**
+ * The interactive API reference, mounted at `/docs`: one page per API document (the explorer's
+ * list, or `/docs?urls.primaryName=<name>`). Each document declares its security schemes, which
+ * gives every page an Authorize button: client credentials against `/token`, or a pasted user
+ * password token where the document's operations accept one.
+ */
 export function referencePage(): Router {
   const router = Router();
   const urls = apiDocumentNames.map((name) => ({ url: `/openapi/${name}.yaml`, name }));
   router.use(swaggerUi.serve);
-  router.get('/', swaggerUi.setup(undefined, { explorer: true, customSiteTitle: 'Holdfast API', swaggerOptions: { urls } }));
+  // Operation ids shown, because descriptions refer to operations by their id.
+  router.get('/', swaggerUi.setup(undefined, {
+    explorer: true, customSiteTitle: 'Holdfast API', swaggerOptions: { urls, displayOperationId: true },
+  }));
   return router;
+}
+
+/** What `GET /` points to: the reference, the health checks and the documents (and the demo shop where it runs). */
+function homeLinks(opts: { demo: boolean }) {
+  return {
+    name: 'holdfast',
+    docs: '/docs',
+    health: '/healthz',
+    ready: '/readyz',
+    openapi: apiDocumentNames.map((name) => ({ name, url: `/openapi/${name}.yaml`, docs: `/docs?urls.primaryName=${name}` })),
+    ...(opts.demo ? { demo: '/ui/demo' } : {}),
+  };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * `GET /`: a newcomer's first request finds the reference and the health URLs instead of a
+ * 404. JSON in the envelope (as `/healthz` answers), or a page of links when the client
+ * prefers HTML (a browser).
+ */
+export function homePage(opts: { demo: boolean }) {
+  const links = homeLinks(opts);
+  const item = (href: string, text: string) => `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></li>`;
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Holdfast</title></head>
+<body>
+<h1>Holdfast</h1>
+<ul>
+${item(links.docs, 'API reference (try the API with a token from your client credentials)')}
+${item(links.health, 'Health: the process runs')}
+${item(links.ready, 'Readiness: PostgreSQL and Redis answer')}
+${links.demo ? item(links.demo, 'Demo shop') : ''}
+</ul>
+<h2>OpenAPI documents</h2>
+<ul>
+${links.openapi.map((d) => item(d.url, `${d.name}.yaml`)).join('\n')}
+</ul>
+</body></html>
+`;
+  return (req: Request, res: Response): void => {
+    res.vary('Accept');
+    if (req.accepts(['json', 'html']) === 'html') {
+      res.set('Content-Security-Policy', "default-src 'none'; base-uri 'none'; form-action 'none'");
+      res.type('html').send(html);
+    } else {
+      res.json(success(links));
+    }
+  };
 }

@@ -63,7 +63,9 @@ export function toAppError(err: unknown): AppError | undefined {
 function sendOAuth(res: Response, status: number, err: AppError | undefined): void {
   const first = err?.details.codes?.[0];
   const error = first && OAUTH_ERRORS.has(first) ? first : status === 401 ? 'invalid_client' : status >= 500 ? 'server_error' : 'invalid_request';
-  if (status === 401) res.set('WWW-Authenticate', 'Basic realm="holdfast"');
+  // A page's script that says so (Swagger UI's Authorize at /docs does) gets no Basic challenge,
+  // on which the browser would open its own login prompt over the page.
+  if (status === 401 && res.req.get('x-requested-with') !== 'XMLHttpRequest') res.set('WWW-Authenticate', 'Basic realm="holdfast"');
   res.set('Cache-Control', 'no-store');
   res.status(status).json({ error, error_description: err?.message ?? 'The server could not issue a token.' });
 }

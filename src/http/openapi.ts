@@ -51,8 +51,10 @@ export async function loadMergedDocument(publicUrl = 'http://localhost:3000'): P
     paths: {},
     components: { securitySchemes: {} },
   };
+  const documents: OpenApiDocument[] = [];
   for (const name of apiDocumentNames) {
     const doc = (await $RefParser.dereference(path.join(openapiDir, `${name}.yaml`))) as unknown as OpenApiDocument;
+    documents.push(doc);
     for (const [route, item] of Object.entries(doc.paths ?? {})) {
       if (merged.paths[route]) throw new Error(`OpenAPI path ${route} is defined in two documents`);
       // Operations without their own `security` inherit the document's.
@@ -64,12 +66,28 @@ export async function loadMergedDocument(publicUrl = 'http://localhost:3000'): P
       merged.paths[route] = item;
     }
   }
-  const common = (await $RefParser.dereference(path.join(openapiDir, 'common.yaml'))) as unknown as OpenApiDocument;
-  const schemes = structuredClone(common.components?.securitySchemes ?? {});
+  merged.components!.securitySchemes = mergedSecuritySchemes(documents, publicUrl);
+  return merged;
+}
+
+/**
+ * Each document declares the security schemes its own operations use, an OAuth scheme with
+ * only its own scopes: the merged document takes each scheme once, with the scopes of all.
+ */
+function mergedSecuritySchemes(documents: OpenApiDocument[], publicUrl: string): Record<string, any> {
+  const schemes: Record<string, any> = {};
+  for (const doc of documents) {
+    for (const [name, scheme] of Object.entries<any>(doc.components?.securitySchemes ?? {})) {
+      const seen = schemes[name];
+      if (!seen) schemes[name] = structuredClone(scheme);
+      else if (seen.flows?.clientCredentials && scheme.flows?.clientCredentials) {
+        Object.assign(seen.flows.clientCredentials.scopes, scheme.flows.clientCredentials.scopes);
+      }
+    }
+  }
   const flow = schemes.svc_auth?.flows?.clientCredentials;
   if (flow) flow.tokenUrl = new URL(flow.tokenUrl, `${publicUrl}/`).toString();
-  merged.components!.securitySchemes = schemes;
-  return merged;
+  return schemes;
 }
 
 export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;

@@ -45,7 +45,7 @@ export interface paths {
         put?: never;
         /**
          * Open a user session
-         * @description Opens a session for one account of the caller's integrator (spec §4.3). Without
+         * @description Opens a session for one account of the caller's integrator. Without
          *     `return_token`, the payload holds `redirect`: `{web_url}/ui/appauth/<nonce>`, a link that
          *     opens a secure session in the hosted pages; the nonce works once and expires after 24 h.
          *     With `return_token: true`, the payload holds `token`: a user password token bound to that
@@ -53,8 +53,8 @@ export interface paths {
          *     `POST /token` with `grant_type=refresh_token`. A user password token is accepted only by
          *     operations that list `user_auth`, and only for its own account.
          *
-         *     A login-blocked account gets 403 (spec §7: empty `message` and `codes`, `payload` names
-         *     the account) and no redirect or token is created.
+         *     A login-blocked account gets 403 (empty `message` and `codes`, `payload` names the
+         *     account) and no redirect or token is created.
          */
         post: operations["authorizeUser"];
         delete?: never;
@@ -108,7 +108,10 @@ export interface components {
          */
         Timestamp: string;
         Id: string;
-        /** @description The response envelope of spec §2.1. */
+        /**
+         * @description The envelope of every response except those an operation calls bare: `status`, the
+         *     human-readable `message` lines, the machine-readable `codes`, and the `payload`.
+         */
         Envelope: {
             /** @enum {string} */
             status: "Success" | "Failure";
@@ -175,7 +178,7 @@ export interface components {
         };
         /**
          * @description The account (the buyer, a seller whose wallet a recipient names, or the account a session
-         *     is asked for) is blocked (spec §7): `message` and `codes` are empty and `payload` is a
+         *     is asked for) is blocked: `message` and `codes` are empty and `payload` is a
          *     sentence naming the account id. Nothing was created.
          */
         AccountBlocked: {
@@ -320,7 +323,12 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description `invalid_client`: unknown client or wrong secret. */
+            /**
+             * @description `invalid_client`: unknown client or wrong secret. `WWW-Authenticate: Basic` comes
+             *     with it, except to a request sent with `X-Requested-With: XMLHttpRequest` (a page's
+             *     script, such as the Authorize button of `/docs`), where the browser would open its own
+             *     login prompt.
+             */
             401: {
                 headers: {
                     "WWW-Authenticate"?: string;

@@ -210,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize an invoice for its buyer to pay (hosted checkout or SDK)
-         * @description Spec §4.2. The integrator's server makes an invoice — with `is_escrow`, an escrow (OPEN)
+         * @description The integrator's server makes an invoice — with `is_escrow`, an escrow (OPEN)
          *     and its escrow invoice — whose buyer then chooses how to pay: in the hosted checkout
          *     (`invoice_mechanism: widget`) or in the integrator's app through the SDK (`api`). The
          *     buyer pays it with `POST /v2/invoice/{authorized_invoice_id}/pay`, naming the payment
@@ -397,13 +397,23 @@ export interface components {
                     transaction_type: "user_to_user" | "user_to_integrator";
                     description: string;
                     metadata: Record<string, never>;
-                    subitems: Record<string, never>[];
+                    subitems: {
+                        amount: number;
+                        currency: string;
+                        display_amount: string;
+                        /** @description Empty for the integrator's default wallet. */
+                        source_wallet_id: string;
+                        destination_wallet_id: string;
+                    }[];
                 };
             };
             subitems: unknown[];
         };
         Id: string;
-        /** @description The response envelope of spec §2.1. */
+        /**
+         * @description The envelope of every response except those an operation calls bare: `status`, the
+         *     human-readable `message` lines, the machine-readable `codes`, and the `payload`.
+         */
         Envelope: {
             /** @enum {string} */
             status: "Success" | "Failure";
@@ -506,7 +516,7 @@ export interface components {
         };
         /**
          * @description The account (the buyer, a seller whose wallet a recipient names, or the account a session
-         *     is asked for) is blocked (spec §7): `message` and `codes` are empty and `payload` is a
+         *     is asked for) is blocked: `message` and `codes` are empty and `payload` is a
          *     sentence naming the account id. Nothing was created.
          */
         AccountBlocked: {
@@ -650,7 +660,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new escrow, `OPEN`, with its escrow invoice (no `integrator`, as the spec shows the create response). */
+            /** @description The new escrow, `OPEN`, with its escrow invoice. Unlike the escrow read by `getEscrow`, it has no `integrator`. */
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -77,7 +77,10 @@ export interface components {
             };
         };
         Id: string;
-        /** @description The response envelope of spec §2.1. */
+        /**
+         * @description The envelope of every response except those an operation calls bare: `status`, the
+         *     human-readable `message` lines, the machine-readable `codes`, and the `payload`.
+         */
         Envelope: {
             /** @enum {string} */
             status: "Success" | "Failure";
@@ -140,7 +143,7 @@ export interface components {
         };
         /**
          * @description The account (the buyer, a seller whose wallet a recipient names, or the account a session
-         *     is asked for) is blocked (spec §7): `message` and `codes` are empty and `payload` is a
+         *     is asked for) is blocked: `message` and `codes` are empty and `payload` is a
          *     sentence naming the account id. Nothing was created.
          */
         AccountBlocked: {
