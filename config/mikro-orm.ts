@@ -7,7 +7,7 @@ import { Account, ExternalPlatformLink } from '../src/accounts/account.entity.js
 import { PaymentMethod } from '../src/payment-methods/payment-method.entity.js';
 import { TosVersion, TosSignature } from '../src/tos/tos.entity.js';
 import { OutboxEvent } from '../src/webhooks/outbox.entity.js';
-import { IdempotencyKey } from '../src/http/idempotency-key.entity.js';
+import { IdempotencyKey } from '../src/idempotency/idempotency-key.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerPosting } from '../src/ledger/ledger.entity.js';
 import { Invoice } from '../src/invoices/invoice.entity.js';
 import { Escrow } from '../src/escrow/escrow.entity.js';

@@ -1,26 +1,32 @@
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { runEscrowCommand } from '../src/escrow/escrow-phases.service.js';
-import { runInvoiceCommand } from '../src/invoices/invoice-phases.service.js';
-import { runMergeCommand } from '../src/merge/merge.service.js';
+import { commandRegistry, isCommandKind, type CommandRegistry, type CommandResult, type CommandRunners } from '../src/commands/command.registry.js';
+import { runCommandWith } from '../src/commands/command.service.js';
+import { escrowCommands } from '../src/escrow/escrow.commands.js';
+import { invoiceCommands } from '../src/invoices/invoice.commands.js';
+import { mergeCommands } from '../src/merge/merge.commands.js';
 import type { CommandJob } from '../src/queues/names.js';
-import type { CommandResult } from '../src/commands/command.service.js';
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 
+/** Each module's command runners, by module; `commandRegistry` checks them at boot. */
+export const COMMAND_RUNNERS: Record<string, CommandRunners> = { escrow: escrowCommands, invoices: invoiceCommands, merge: mergeCommands };
+
 /**
- * Runs a command (escrow pay/commit/cancel, invoice pay, account merge). Its result is stored on
- * the command row, handed to the request waiting for it (`CommandBus.finished`) and returned
- * (the job's return value, as Bull Board shows it).
+ * Runs a command (escrow pay/commit/cancel, invoice pay, account merge) with its kind's runner.
+ * Its result is stored on the command row (by the runner, or from the AppError it threw), handed
+ * to the request waiting for it (`CommandBus.finished`) and returned (the job's return value, as
+ * Bull Board shows it).
  */
-export function commandsProcessor(orm: MikroORM, bus: CommandBus) {
+export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: CommandRegistry = commandRegistry(COMMAND_RUNNERS)) {
   return async (job: Job<CommandJob>): Promise<CommandResult | null> => {
-    const em = orm.em.fork();
+    const { commandId, kind } = job.data;
+    // A job no runner knows cannot succeed by retrying.
+    if (!isCommandKind(kind)) throw new UnrecoverableError(`command ${commandId} has an unknown kind: ${kind}`);
     const started = performance.now();
-    const run = job.data.kind.startsWith('escrow.') ? runEscrowCommand : job.data.kind === 'account.merge' ? runMergeCommand : runInvoiceCommand;
-    const result = await run(em, job.data.commandId);
-    if (result) bus.finished(job.data.commandId, result);
-    commandDuration.observe({ kind: job.data.kind, status: String(result?.status ?? 404) }, (performance.now() - started) / 1000);
+    const result = await runCommandWith(registry[kind], orm.em.fork(), commandId);
+    if (result) bus.finished(commandId, result);
+    commandDuration.observe({ kind, status: String(result?.status ?? 404) }, (performance.now() - started) / 1000);
     return result;
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Worker entry: one BullMQ worker per queue, each with exactly one processor (the process
- * refuses to start otherwise). On SIGTERM/SIGINT the workers stop taking jobs, let the
+ * Worker entry: one BullMQ worker per queue, each with exactly one processor, and one runner
+ * per command kind (the process refuses to start otherwise). On SIGTERM/SIGINT the workers stop taking jobs, let the
  * running ones finish, close their connections, and the process exits 0.
  */
 import { Queue, Worker, type Processor } from 'bullmq';
@@ -14,7 +14,8 @@ import { describeError } from '../src/runtime/describe-error.js';
 import { resolveServices } from '../src/runtime/services.js';
 import { armFailpoints } from '../src/runtime/failpoints.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
-import { commandsProcessor } from './commands.processor.js';
+import { COMMAND_RUNNERS, commandsProcessor } from './commands.processor.js';
+import { commandRegistry, type CommandRegistry, type CommandRunners } from '../src/commands/command.registry.js';
 import { CommandBus } from '../src/queues/command-bus.js';
 import { WebhookBus } from '../src/queues/webhook-bus.js';
 import type { DeliveryPolicy } from '../src/webhooks/delivery.service.js';
@@ -38,6 +39,8 @@ export interface WorkerDeps {
   webhooks?: Partial<DeliveryPolicy>;
   /** When a pending webhook delivery counts as lost (default: commandSweepAfterMs). */
   deliverySweepAfterMs?: number;
+  /** Each module's command runners (default: every module's, COMMAND_RUNNERS). */
+  commandRunners?: Record<string, CommandRunners>;
 }
 
 /** The webhook policy of the config's defaults (staging: private targets allowed). */
@@ -51,9 +54,9 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus): Record<QueueName, Processor> {
+function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, commands: CommandRegistry): Record<QueueName, Processor> {
   return {
-    [QueueName.Commands]: commandsProcessor(deps.orm, bus),
+    [QueueName.Commands]: commandsProcessor(deps.orm, bus, commands),
     [QueueName.Maintenance]: maintenanceProcessor(deps.orm, bus, webhookBus, {
       commandSweepAfterMs: deps.commandSweepAfterMs, deliverySweepAfterMs: deps.deliverySweepAfterMs ?? deps.commandSweepAfterMs,
     }),
@@ -63,11 +66,13 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus): 
 
 /** Starts every queue's worker and the maintenance schedule. */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
+  // Before any connection: a kind without exactly one runner stops the process here.
+  const commands = commandRegistry(deps.commandRunners ?? COMMAND_RUNNERS);
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
   reportOutages(connection, deps.logger, 'workers');
   const webhookBus = new WebhookBus(connection, deps.queuePrefix, deps.logger);
-  const table = processors(deps, bus, webhookBus);
+  const table = processors(deps, bus, webhookBus, commands);
   const missing = Object.values(QueueName).filter((q) => typeof table[q] !== 'function');
   if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
 

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { MaintenanceJob } from '../src/queues/names.js';
-import { purgeExpiredIdempotencyKeys } from '../src/http/idempotency.js';
+import { purgeExpiredIdempotencyKeys } from '../src/idempotency/idempotency.repository.js';
 import { stalledCommands } from '../src/commands/command.service.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';

@@ -1,6 +1,6 @@
 import { principalOf } from '../http/auth.js';
 import type { Router } from 'express';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import {
   findProfileByUsername, getLegacyProfile, getProfile, registerAccount, updateAccount,
 } from './account.service.js';

@@ -14,6 +14,7 @@ import { recordEvent } from '../webhooks/outbox.service.js';
 import { BLOCK_RECORD_SQL } from '../blocks/block.service.js';
 import { blocksByCapability, isBlocked, type BlockRecord } from '../blocks/block.rules.js';
 import { Account, ExternalPlatformLink, type IAccount } from './account.entity.js';
+import { accountNotFound, requireAccount } from './account-access.service.js';
 import {
   DETAIL_FIELDS, DETAIL_PROPERTY, isEmailVerified, pickDetails, platformEntries,
   type Details, type EmailInput, type ExternalPlatforms,
@@ -30,7 +31,6 @@ export interface UpdateInput extends Details {
   external_platforms?: ExternalPlatforms;
 }
 
-const notFound = () => AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
 
 function details(account: IAccount): Details {
   const out: Details = {};
@@ -145,12 +145,6 @@ export async function registerAccount(em: EntityManager, principal: Principal, i
     }));
 }
 
-/** The account with this id in the caller's integrator, or a 404. */
-export async function requireAccount(em: EntityManager, principal: Principal, accountId: string): Promise<IAccount> {
-  const account = await em.findOne(Account, { id: accountId, integrator: principal.integratorId }, { populate: ['integrator'] });
-  if (!account) throw notFound();
-  return account;
-}
 
 interface ProfileRow {
   id: string;
@@ -173,7 +167,7 @@ const PROFILE_COLUMNS = `select a.id, a.username, a.email_address, a.created_at,
   from account a join integrator i on i.id = a.integrator_id`;
 
 function profileView(row: ProfileRow | undefined) {
-  if (!row) throw notFound();
+  if (!row) throw accountNotFound();
   return {
     account_id: row.id,
     username: row.username,

@@ -1,7 +1,7 @@
 import type { Request, Router } from 'express';
 import { AppError } from '../errors.js';
 import { principalOf } from '../http/auth.js';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import { keepForReplay } from '../http/idempotency.js';
 import { issueClientToken, type TokenSigner } from './auth.service.js';
 import { authorizeUser, refreshUserToken } from './user-session.service.js';

@@ -151,11 +151,6 @@ export async function refreshUserToken(
   return outcome.token;
 }
 
-/** Ends every user session of an account (its refresh tokens), in the caller's transaction. */
-export async function revokeUserSessions(db: Executor, accountId: string): Promise<void> {
-  await db.execute('update refresh_token set revoked_at = now() where account_id = ? and revoked_at is null', [accountId]);
-}
-
 /** Whether a user password token's account may still act (no login block), outside any transaction. */
 export async function userSessionActive(em: EntityManager, accountId: string): Promise<boolean> {
   return !(await loginBlocked(autocommit(em), accountId));

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { principalOf } from '../http/auth.js';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import type { Capability } from './block.rules.js';
 import { blockAccount, getBlocks, legacyBlock, legacyUnblock, unblockCapability } from './block.service.js';
 

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { revokeUserSessions } from '../auth/user-session.service.js';
+import { revokeUserSessions } from '../auth/session-revocation.service.js';
 import { autocommit, inTransaction, isoTimestampSql, type Executor } from '../db/sql.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import {

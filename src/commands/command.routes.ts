@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { AppError } from '../errors.js';
 import { principalOf } from '../http/auth.js';
 import { autocommit } from '../db/sql.js';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import { findCommand } from './command.service.js';
 
 /** `GET /v2/commands/{command_id}`: where a 202 points; the command's state and, once done, its result. */

@@ -1,13 +1,13 @@
 /**
- * Command rows (DESIGN §1 Commands): written before their job is enqueued, finished in the
- * same transaction as the work they describe, swept when their job was lost.
+ * Command rows: written before their job is enqueued, finished in the same transaction as the
+ * work they describe (or, for a refusal, by `runCommandWith`), swept when their job was lost.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { autocommit, executor, type Sql } from '../db/sql.js';
-
-export type CommandKind = 'escrow.pay' | 'escrow.commit' | 'escrow.cancel' | 'invoice.pay' | 'account.merge';
+import type { CommandKind, CommandResult, CommandRunner } from './command.registry.js';
 
 /** What a command is asked to do: its kind, its target and, for some kinds, an input (merge: the destination). */
 export interface CommandRequest {
@@ -17,11 +17,6 @@ export interface CommandRequest {
   /** Stored with the command; requests with the same target, kind and `inputKey` share one pending command. */
   input?: Record<string, unknown>;
   inputKey?: string;
-}
-
-export interface CommandResult {
-  status: number;
-  body: unknown;
 }
 
 /**
@@ -60,6 +55,28 @@ export async function completeCommand(target: Sql, commandId: string, result: Co
     [result.status, JSON.stringify(result.body), commandId]);
 }
 
+/**
+ * Runs a command with its runner (the worker's job). A refusal the runner throws (an AppError)
+ * is the command's result: stored, through the one status map, unless the command was done
+ * meanwhile (then the stored result stands). Any other error rejects: the job retries.
+ */
+export async function runCommandWith(runner: CommandRunner, em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  try {
+    return await runner(em, commandId);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return settleCommand(autocommit(em), commandId, errorReply(err));
+  }
+}
+
+/** Stores a pending command's result; a done command keeps its own (returned); null when there is no such command. */
+async function settleCommand(target: Sql, commandId: string, result: CommandResult): Promise<CommandResult | null> {
+  const [stored] = await executor(target).execute<Array<{ id: string }>>(
+    `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ? and state = 'pending' returning id`,
+    [result.status, JSON.stringify(result.body), commandId]);
+  return stored ? result : commandResult(target, commandId);
+}
+
 /** A command's result once done, else null. */
 export async function commandResult(target: Sql, commandId: string): Promise<CommandResult | null> {
   const em = executor(target);
@@ -76,7 +93,7 @@ export async function stalledCommands(em: EntityManager, olderThanMs: number): P
 }
 
 /**
- * Submits a command, enqueues its job and answers as DESIGN §1 says: the command's result when
+ * Submits a command, enqueues its job and answers: the command's result when
  * it finishes within `syncWaitMs`; otherwise — or at once with `respondAsync` — 202 with the
  * resource as it stands (`current()`), `Location` and `X-Command-Id`.
  */

@@ -20,10 +20,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorProfile } from '../auth/auth.service.js';
-import type { CommandKind, CommandResult } from '../commands/command.service.js';
+import type { CommandKind, CommandResult } from '../commands/command.registry.js';
 import { batchedPerPool } from '../db/batch.js';
 import { autocommit, type Executor } from '../db/sql.js';
-import { failure, success } from '../http/envelope.js';
+import { success } from '../envelope.js';
+import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import type { StoredCharge, StoredLineItem } from '../invoices/invoice.entity.js';
 import { invoiceView, type InvoiceRecord } from '../invoices/invoice.rules.js';
@@ -32,7 +33,9 @@ import { isOverdraft, systemAccount, type Posting } from '../ledger/ledger.servi
 import { mergeEntries, postingProblems } from '../ledger/ledger.rules.js';
 import { failpoint } from '../runtime/failpoints.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
-import { escrowFromRow, escrowView, transitionDecision, TRANSITION_TARGET, type EscrowRecord, type EscrowStatus, type EscrowTransition } from './escrow.rules.js';
+import {
+  escrowFromRow, escrowStateConflict, escrowView, transitionDecision, TRANSITION_TARGET, type EscrowRecord, type EscrowStatus, type EscrowTransition,
+} from './escrow.rules.js';
 
 const TRANSITIONS: Partial<Record<CommandKind, EscrowTransition>> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
 
@@ -134,28 +137,23 @@ function phaseInvoice(escrow: EscrowRecord, from: InvoiceRecord, type: string, c
   };
 }
 
-/** The HTTP answer for an escrow in a state that refuses a transition. */
-export function stateConflict(escrow: EscrowRecord, transition: EscrowTransition, integrator: string, why?: string): CommandResult {
-  const message = why ? `The escrow cannot ${transition}: ${why}.` : `The escrow is ${escrow.status}; ${transition} is not allowed.`;
-  return { status: 409, body: failure([message], ['ESCROW_STATE_ERROR'], escrowView(escrow, integrator)) };
-}
-
 /**
  * Decides one command from what was read: its answer, and what its phase writes. `balances`
- * is shared by the batch (money one pay spends is gone for the next).
+ * is shared by the batch (money one pay spends is gone for the next). A refusal is not thrown:
+ * it is a result of the batch's one write, made from its AppError by `errorReply`.
  */
 async function plan(em: EntityManager, command: ReadCommand, balances: Map<string, number>): Promise<Plan> {
   const transition = TRANSITIONS[command.kind];
   if (!transition) throw new Error(`command ${command.id} (${command.kind}) is not an escrow command`);
-  if (!command.loaded) return { commandId: command.id, result: { status: 404, body: failure(['Escrow not found.'], ['ESCROW_GET_ERROR'], null) } };
+  if (!command.loaded) return { commandId: command.id, result: errorReply(AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.')) };
   const { escrow: read, invoice: escrowInvoice, methods } = command.loaded;
   const integrator = (await integratorProfile(em, read.integratorId)).name;
   const decision = transitionDecision(read.status, transition);
   if (decision === 'already') return { commandId: command.id, result: { status: 200, body: success(escrowView(read, integrator)) } };
-  if (decision === 'conflict') return { commandId: command.id, result: stateConflict(read, transition, integrator) };
+  if (decision === 'conflict') return { commandId: command.id, result: errorReply(escrowStateConflict(read, transition, integrator)) };
   // An authorized escrow whose buyer has not named its payment methods (the invoice's pay does): nothing to charge yet.
   if (transition === 'pay' && escrowInvoice.paymentMethods.length === 0) {
-    return { commandId: command.id, result: stateConflict(read, transition, integrator, 'its buyer has not chosen the payment methods yet') };
+    return { commandId: command.id, result: errorReply(escrowStateConflict(read, transition, integrator, 'its buyer has not chosen the payment methods yet')) };
   }
 
   const escrow = { ...read, updatedAt: command.now };

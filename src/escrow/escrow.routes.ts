@@ -1,6 +1,6 @@
 import { principalOf } from '../http/auth.js';
 import type { Router } from 'express';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { sendCommand } from '../http/command-response.js';
 import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';

@@ -1,13 +1,13 @@
-/** Escrow rules (pure): which transitions run in which state, and the escrow's view. */
-import type { IEscrow } from './escrow.entity.js';
+/** Escrow rules (pure): which transitions run in which state, the escrow's view, its refusals. */
+import { AppError } from '../errors.js';
 
 export type EscrowStatus = 'OPEN' | 'ESCROWED' | 'ESCROW-FAILED' | 'COMMITTED' | 'CANCELLED';
 
 export type EscrowTransition = 'pay' | 'commit' | 'cancel';
 
 /**
- * What a transition request does in a state (DESIGN §4 "Repeated transitions"): `run` it,
- * answer with the escrow as it is because it `already` happened, or refuse a `conflict`.
+ * What a transition request does in a state: `run` it, answer with the escrow as it is because
+ * it `already` happened (200), or refuse a `conflict` (409 `ESCROW_STATE_ERROR`).
  */
 export function transitionDecision(status: EscrowStatus, transition: EscrowTransition): 'run' | 'already' | 'conflict' {
   if (status === 'ESCROW-FAILED') return 'conflict';
@@ -29,11 +29,26 @@ export function runnableFrom(transition: EscrowTransition): EscrowStatus[] {
 /** The state a transition that runs successfully leads to. */
 export const TRANSITION_TARGET: Record<EscrowTransition, EscrowStatus> = { pay: 'ESCROWED', commit: 'COMMITTED', cancel: 'CANCELLED' };
 
-/** The escrow fields its view needs (an entity or a row mapped by the worker). */
-export type EscrowRecord = Pick<IEscrow, 'id' | 'integratorId' | 'accountId' | 'status' | 'currency' | 'totalAmount' | 'escrowInvoiceId'
-  | 'commitInvoiceId' | 'cancelInvoiceId' | 'metadata' | 'createdAt' | 'updatedAt'>;
+/**
+ * The escrow fields its view needs (an entity or a row mapped by the worker). Spelled out here
+ * rather than picked from the entity: the entity's status type comes from these rules.
+ */
+export interface EscrowRecord {
+  id: string;
+  integratorId: string;
+  accountId: string;
+  status: EscrowStatus;
+  currency: string;
+  totalAmount: number;
+  escrowInvoiceId: string;
+  commitInvoiceId?: string | null;
+  cancelInvoiceId?: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
-/** The escrow of spec §2.9; `integrator` is left out of the create response, as the spec shows it. */
+/** The escrow as `getEscrow` answers it; `integrator` is left out of the create response, as the spec shows it. */
 export function escrowView(escrow: EscrowRecord, integrator?: string) {
   return {
     id: escrow.id,
@@ -56,4 +71,10 @@ export function escrowFromRow(r: Record<string, any>): EscrowRecord {
     totalAmount: Number(r.total_amount), escrowInvoiceId: r.escrow_invoice_id, commitInvoiceId: r.commit_invoice_id,
     cancelInvoiceId: r.cancel_invoice_id, metadata: r.metadata, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
   };
+}
+
+/** The refusal of a transition the escrow's state does not allow (409 `ESCROW_STATE_ERROR`, the escrow as payload). */
+export function escrowStateConflict(escrow: EscrowRecord, transition: EscrowTransition, integrator: string, why?: string): AppError {
+  const message = why ? `The escrow cannot ${transition}: ${why}.` : `The escrow is ${escrow.status}; ${transition} is not allowed.`;
+  return new AppError('invalid_state', message, { codes: ['ESCROW_STATE_ERROR'], payload: escrowView(escrow, integrator) });
 }

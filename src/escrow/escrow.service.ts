@@ -4,17 +4,17 @@
  * transaction; pay, commit and cancel are commands.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../errors.js';
+import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { escrowFromRow, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
+import { escrowFromRow, escrowStateConflict, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
 import { autocommit, type Executor } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
-import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
-import { stateConflict } from './escrow-phases.service.js';
-import { followCommand, submitCommand, type CommandResult } from '../commands/command.service.js';
+import { insertPurchases, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
+import { followCommand, submitCommand } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 
 const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.');
 
@@ -24,38 +24,6 @@ const ESCROW_COLUMNS = `id, integrator_id, account_id, status, currency, total_a
 
 /** The same columns of an escrow aliased `x`. */
 const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ');
-
-/** The columns of a new escrow and its escrow invoice, as `insertPurchases` reads them from JSON. */
-const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
-  ['id', 'text'], ['integrator_id', 'text'], ['account_id', 'text'], ['escrow_id', 'text'], ['invoice_type', 'text'], ['reference_type', 'text'],
-  ['reference_id', 'text'], ['description', 'text'], ['metadata', 'jsonb'], ['currency', 'text'], ['total_amount', 'bigint'],
-  ['payment_methods', 'jsonb'], ['line_items', 'jsonb'], ['invoice_mechanism', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
-];
-
-/**
- * Writes OPEN purchase invoices in one statement: an escrow invoice with its escrow (they point
- * at each other; an escrow's row is its invoice's: same buyer, currency, total, references and
- * times), an invoice without an escrow alone.
- */
-export async function insertPurchases(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
-  const names = NEW_ESCROW_COLUMNS.map(([name]) => name).join(', ');
-  await db.execute(
-    `with v as (select ${names} from jsonb_to_recordset(?::jsonb) as v (${NEW_ESCROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})),
-     invoices as (
-       insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
-                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, invoice_mechanism, created_at, updated_at)
-       select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
-              metadata, currency, total_amount, null, payment_methods, line_items, invoice_mechanism, created_at, updated_at from v)
-     insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
-                         description, metadata, created_at, updated_at)
-     select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
-            description, metadata, created_at, updated_at from v where escrow_id is not null`,
-    [JSON.stringify(invoices.map((i) => ({
-      id: i.id, integrator_id: i.integratorId, account_id: i.accountId, escrow_id: i.escrowId, invoice_type: i.invoiceType, reference_type: i.referenceType,
-      reference_id: i.referenceId, description: i.description, metadata: i.metadata, currency: i.currency, total_amount: i.totalAmount,
-      payment_methods: i.paymentMethods, line_items: i.lineItems, invoice_mechanism: i.invoiceMechanism, created_at: i.createdAt, updated_at: i.updatedAt,
-    })))]);
-}
 
 /**
  * The escrows created in a turn of the event loop are written by one statement; when it fails,
@@ -157,7 +125,7 @@ const requestTransition = batchedPerPool(async (em: EntityManager, requests: Tra
 }, 256);
 
 /**
- * Pay, commit or cancel (spec §4.2) as a command (DESIGN §1). A transition that already
+ * Pay, commit or cancel (`payEscrow`, `commitEscrow`, `cancelEscrow`) as a command. A transition that already
  * happened or cannot happen is answered at once; otherwise the command row is written, its job
  * enqueued, and the answer is the command's result — or, past `syncWaitMs` or when the caller
  * prefers `respond-async`, 202 with the escrow as it stands and where to look.
@@ -178,7 +146,7 @@ export async function transitionEscrow(
   const integrator = (await integratorProfile(em, principal.integratorId)).name;
   const decision = transitionDecision(escrow.status, transition);
   if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
-  if (decision === 'conflict') return stateConflict(escrow, transition, integrator);
+  if (decision === 'conflict') return errorReply(escrowStateConflict(escrow, transition, integrator));
   const commandId: string = made ?? await submitCommand(db, { integratorId: principal.integratorId, kind, targetId: escrowId });
   return followCommand(em, bus, commandId, kind, {
     ...opts,

@@ -1,6 +1,6 @@
-/** How every command route answers (DESIGN §1 Commands): waits or not, then sends the command's result. */
+/** How every command route answers: waits or not (`Prefer: respond-async`), then sends the command's result. */
 import type { Request, Response } from 'express';
-import type { CommandResult } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
 
 /** RFC 7240: does the caller prefer an asynchronous answer? */
 export function prefersAsync(req: Request): boolean {

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { success } from './envelope.js';
+import { success } from '../envelope.js';
 import { apiDocumentNames, servedDocuments } from './openapi.js';
 
 /** The OpenAPI documents as written, mounted at `/openapi` (`/openapi/<name>.yaml`). */

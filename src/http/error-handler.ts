@@ -1,26 +1,11 @@
 /**
- * The one place errors become responses: AppError kinds, body-parser errors and malformed paths map to a
- * status and the spec's envelope (or RFC 6749 §5.2 on /token). Anything else is a 500 that carries the request id and nothing internal.
+ * Where errors become responses: body-parser errors and malformed paths are made AppErrors, and
+ * every error is answered by `errorReply` (src/errors.ts: the one status map and envelope, which
+ * command results use too), or as RFC 6749 §5.2 says on /token.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { AppError, type ErrorKind } from '../errors.js';
+import { AppError, errorReply, ERROR_STATUS } from '../errors.js';
 import { describeError } from '../runtime/describe-error.js';
-import { failure } from './envelope.js';
-
-const STATUS: Record<ErrorKind, number> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  declined: 402,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  invalid_state: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-};
 
 const OAUTH_ERRORS = new Set([
   'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
@@ -77,7 +62,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   } catch (failure2) {
     req.log?.error({ err: describeError(failure2) }, 'error handler failed');
     if (!res.headersSent) {
-      res.status(500).type('application/json').send(JSON.stringify(failure(['Internal server error.'], ['INTERNAL_ERROR'], { request_id: req.id })));
+      res.status(500).type('application/json').send(JSON.stringify(errorReply(undefined, req.id).body));
     }
   }
 };
@@ -88,17 +73,11 @@ const respond: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   const appError = toAppError(err);
-  const status = appError ? STATUS[appError.kind] : 500;
   if (!appError) {
     req.log?.error({ err: describeError(err) }, 'request failed');
   }
-  if (res.locals.errorFormat === 'oauth') return sendOAuth(res, status, appError);
-  if (!appError) {
-    res.status(500).json(failure(['Internal server error.'], ['INTERNAL_ERROR'], { request_id: req.id }));
-    return;
-  }
-  const { details } = appError;
-  for (const [name, value] of Object.entries(details.headers ?? {})) res.set(name, value);
-  const payload = details.payload !== undefined ? details.payload : details.fields ? { errors: details.fields } : null;
-  res.status(status).json(details.bare ? failure([], [], payload) : failure([appError.message], details.codes ?? [], payload));
+  if (res.locals.errorFormat === 'oauth') return sendOAuth(res, appError ? ERROR_STATUS[appError.kind] : 500, appError);
+  for (const [name, value] of Object.entries(appError?.details.headers ?? {})) res.set(name, value);
+  const reply = errorReply(appError ?? err, req.id);
+  res.status(reply.status).json(reply.body);
 };

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
-import { failure, success } from './envelope.js';
+import { failure, success } from '../envelope.js';
 
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
   return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms))]);

@@ -10,8 +10,8 @@ import { principalOf } from '../http/auth.js';
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
+import { IDEMPOTENCY_KEEP_HOURS as KEEP_HOURS } from '../idempotency/idempotency.repository.js';
 
-const KEEP_HOURS = 24;
 const MUTATING = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
 /** JSON with object keys sorted, so the same request always hashes the same. */
@@ -120,12 +120,4 @@ export function idempotency() {
     if (typeof key !== 'string' || key === '') return next();
     return handle(req, res, next, key);
   };
-}
-
-/** Deletes idempotency keys past the retention window; returns how many. */
-export async function purgeExpiredIdempotencyKeys(em: { execute: (sql: string) => Promise<unknown> }): Promise<number> {
-  const rows = (await em.execute(
-    `delete from idempotency_key where created_at < now() - interval '${KEEP_HOURS} hours' returning key`,
-  )) as unknown[];
-  return rows.length;
 }

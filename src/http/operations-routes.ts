@@ -11,7 +11,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { registry } from '../runtime/metrics.js';
-import { failure } from './envelope.js';
+import { failure } from '../envelope.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
 

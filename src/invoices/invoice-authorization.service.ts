@@ -12,9 +12,8 @@ import type { Principal, TokenSigner } from '../auth/auth.service.js';
 import { openUserSession, sessionRedirect, type UserToken } from '../auth/user-session.service.js';
 import { inTransaction, type Executor } from '../db/sql.js';
 import { spendableBalance } from '../payment-methods/payment-method.service.js';
-import { insertPurchases } from '../escrow/escrow.service.js';
 import type { InvoiceMechanism } from './invoice.entity.js';
-import { preparePurchase, purchaseInvoice, type PurchaseInput } from './invoice.service.js';
+import { insertPurchases, preparePurchase, purchaseInvoice, type PurchaseInput } from './invoice.service.js';
 
 /** The body of POST /v2/authorize/invoice. */
 export interface AuthorizeInvoiceInput extends Omit<PurchaseInput, 'payment_methods'> {

@@ -5,12 +5,12 @@
  * token — and an authorized escrow invoice is paid by its escrow's pay command.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, fieldErrors } from '../errors.js';
+import { AppError, errorReply, fieldErrors } from '../errors.js';
 import type { Principal } from '../auth/auth.service.js';
-import { runCommand, type CommandResult } from '../commands/command.service.js';
+import { runCommand } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
 import { autocommit } from '../db/sql.js';
-import { transitionEscrow } from '../escrow/escrow.service.js';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { Invoice, type IInvoice } from './invoice.entity.js';
 import { invoiceView, planMoney, type PaymentMethodInput } from './invoice.rules.js';
@@ -22,6 +22,12 @@ interface PayOptions {
   respondAsync: boolean;
   syncWaitMs: number;
 }
+
+/**
+ * Runs an escrow's pay command (the escrow module's `transitionEscrow`), passed in by the caller:
+ * the escrow module builds on invoices, so invoices do not import it.
+ */
+export type PayEscrow = (escrowId: string, opts: PayOptions) => Promise<PayAnswer>;
 
 /**
  * Stores the payment methods an authorized invoice's pay names: checked like an escrow's (400
@@ -55,16 +61,16 @@ async function chooseCharges(
   const chosen = invoice.paymentMethods;
   const same = !named || (asked !== null && asked.length === chosen.length
     && asked.every((c, i) => c.payment_method_id === chosen[i].payment_method_id && c.amount === chosen[i].amount));
-  return same ? { invoice } : { answer: invoiceStateConflict(invoice, 'its payment methods were already chosen') };
+  return same ? { invoice } : { answer: errorReply(invoiceStateConflict(invoice, 'its payment methods were already chosen')) };
 }
 
 /** An authorized escrow invoice's pay: its escrow's pay command, answered with the invoice as that left it. */
-async function payThroughEscrow(em: EntityManager, bus: CommandBus, principal: Principal, invoice: IInvoice, opts: PayOptions): Promise<PayAnswer> {
-  const answer = await transitionEscrow(em, bus, principal, invoice.escrowId!, 'pay', opts);
+async function payThroughEscrow(em: EntityManager, payEscrow: PayEscrow, invoice: IInvoice, opts: PayOptions): Promise<PayAnswer> {
+  const answer = await payEscrow(invoice.escrowId!, opts);
   const now = await em.fork().findOneOrFail(Invoice, { id: invoice.id });
   if (answer.status === 200) return { status: 200, body: success(invoiceView(now)), headers: answer.headers };
   if (answer.status === 202) return { status: 202, body: success(invoiceView(now)), headers: { ...answer.headers, Location: `/v2/invoice/${invoice.id}` } };
-  if (answer.status === 409) return { ...invoiceStateConflict(now, `the invoice is ${now.state}`), headers: answer.headers };
+  if (answer.status === 409) return { ...errorReply(invoiceStateConflict(now, `the invoice is ${now.state}`)), headers: answer.headers };
   return answer;
 }
 
@@ -75,6 +81,7 @@ async function payThroughEscrow(em: EntityManager, bus: CommandBus, principal: P
  */
 export async function payInvoice(
   em: EntityManager, bus: CommandBus, principal: Principal, invoiceId: string, named: PaymentMethodInput[] | undefined, opts: PayOptions,
+  payEscrow: PayEscrow,
 ): Promise<PayAnswer> {
   let invoice = await findInvoice(em, principal, invoiceId);
   if (principal.accountId !== undefined && invoice.invoiceMechanism === null) throw invoiceNotFound();
@@ -82,13 +89,13 @@ export async function payInvoice(
     const chosen = await chooseCharges(em, principal, invoice, named);
     if ('answer' in chosen) return chosen.answer;
     invoice = chosen.invoice;
-    if (invoice.escrowId !== null) return payThroughEscrow(em, bus, principal, invoice, opts);
+    if (invoice.escrowId !== null) return payThroughEscrow(em, payEscrow, invoice, opts);
   } else if (named) {
     throw AppError.invalid({ payment_methods: ['NOT_ALLOWED'] }, 'This invoice was created with its payment methods.');
   }
   const decision = invoicePayDecision(invoice);
   if (decision === 'already') return { status: 200, body: success(invoiceView(invoice)) };
-  if (decision === 'conflict') return invoiceStateConflict(invoice);
+  if (decision === 'conflict') return errorReply(invoiceStateConflict(invoice));
   return runCommand(em, bus, { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoiceId }, {
     ...opts,
     location: `/v2/invoice/${invoiceId}`,

@@ -6,15 +6,15 @@
  * Safe to run any number of times (unique posting references).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { completeCommand, lockCommand, type CommandResult } from '../commands/command.service.js';
+import { completeCommand, lockCommand } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
 import { inTransaction, type Executor } from '../db/sql.js';
-import { failure, success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
-import type { TokenPurchaseMetadata } from '../tokens/tokens.service.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
-import { invoiceView, type InvoiceRecord } from './invoice.rules.js';
-import { invoicePayDecision, invoiceStateConflict, noChargesYet } from './invoice.service.js';
+import { invoiceView, type InvoiceRecord, type TokenPurchaseMetadata } from './invoice.rules.js';
+import { invoiceNotFound, invoicePayDecision, invoiceStateConflict, noChargesYet } from './invoice.service.js';
 import { paymentFailure, prepareCharges, settle } from './settlement.service.js';
 
 async function loadInvoice(db: Executor, invoiceId: string): Promise<InvoiceRecord | null> {
@@ -47,48 +47,49 @@ async function issueTokens(db: Executor, em: EntityManager, invoice: InvoiceReco
   };
 }
 
+/**
+ * The `invoice.pay` runner: pays the command's invoice in one transaction. A pay that cannot
+ * run (no such invoice, a state that refuses it) throws its AppError before anything is written.
+ */
 export async function runInvoiceCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return inTransaction(em, async (db) => {
     const command = await lockCommand(db, commandId);
     if (!command) return null;
     if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
     const invoice = await loadInvoice(db, command.target_id);
+    if (!invoice) throw invoiceNotFound();
+    const decision = invoicePayDecision(invoice);
     let result: CommandResult;
     const postings: Posting[] = [];
-    if (!invoice) {
-      result = { status: 404, body: failure(['Invoice not found.'], ['INVOICE_GET_ERROR'], null) };
-    } else {
-      const decision = invoicePayDecision(invoice);
-      if (decision === 'already') result = { status: 200, body: success(invoiceView(invoice)) };
-      else if (decision === 'conflict') result = invoiceStateConflict(invoice);
-      // An authorized invoice whose buyer has not named its payment methods: nothing to charge yet.
-      else if (invoice.paymentMethods.length === 0) result = noChargesYet(invoice);
-      else {
-        const sources = await prepareCharges(db, em, invoice.integratorId, invoice.currency, invoice.paymentMethods, true);
-        const reason = paymentFailure(sources);
-        if (reason) {
-          invoice.state = 'FAILED';
-          invoice.failureReason = reason;
-        } else {
-          invoice.state = 'SUCCESS';
-          if (invoice.invoiceType === 'token_purchase') postings.push(await issueTokens(db, em, invoice));
-          postings.push(...await settle(db, em, {
-            integratorId: invoice.integratorId,
-            currency: invoice.currency,
-            reference: `invoice:${invoice.id}:pay`,
-            description: `invoice ${invoice.id} pay`,
-            from: sources.map((s) => ({ account: s.account, currency: invoice.currency, amount: -s.amount })),
-            lineItems: invoice.lineItems,
-          }));
-        }
-        const [updated] = await db.execute<Array<{ updated_at: Date }>>(
-          `update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ? returning updated_at`,
-          [invoice.state, invoice.failureReason, invoice.id]);
-        invoice.updatedAt = new Date(updated.updated_at);
-        const view = invoiceView(invoice);
-        await insertEvent(db, invoice.integratorId, 'invoice-completed', view);
-        result = { status: 200, body: success(view) };
+    if (decision === 'already') result = { status: 200, body: success(invoiceView(invoice)) };
+    else if (decision === 'conflict') throw invoiceStateConflict(invoice);
+    // An authorized invoice whose buyer has not named its payment methods: nothing to charge yet.
+    else if (invoice.paymentMethods.length === 0) throw noChargesYet(invoice);
+    else {
+      const sources = await prepareCharges(db, em, invoice.integratorId, invoice.currency, invoice.paymentMethods, true);
+      const reason = paymentFailure(sources);
+      if (reason) {
+        invoice.state = 'FAILED';
+        invoice.failureReason = reason;
+      } else {
+        invoice.state = 'SUCCESS';
+        if (invoice.invoiceType === 'token_purchase') postings.push(await issueTokens(db, em, invoice));
+        postings.push(...await settle(db, em, {
+          integratorId: invoice.integratorId,
+          currency: invoice.currency,
+          reference: `invoice:${invoice.id}:pay`,
+          description: `invoice ${invoice.id} pay`,
+          from: sources.map((s) => ({ account: s.account, currency: invoice.currency, amount: -s.amount })),
+          lineItems: invoice.lineItems,
+        }));
       }
+      const [updated] = await db.execute<Array<{ updated_at: Date }>>(
+        `update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ? returning updated_at`,
+        [invoice.state, invoice.failureReason, invoice.id]);
+      invoice.updatedAt = new Date(updated.updated_at);
+      const view = invoiceView(invoice);
+      await insertEvent(db, invoice.integratorId, 'invoice-completed', view);
+      result = { status: 200, body: success(view) };
     }
     await completeCommand(db, commandId, result);
     if (postings.length) await post(db, ...postings);

@@ -2,14 +2,15 @@ import type { Router } from 'express';
 import type { TokenSigner } from '../auth/auth.service.js';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { keepForReplay } from '../http/idempotency.js';
 import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from './invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
 import { createInvoice, getInvoice, listInvoices } from './invoice.service.js';
+import { transitionEscrow } from '../escrow/escrow.service.js';
 
-/** Invoicing API: invoices and their authorization (spec §4.2, DESIGN §4 Invoices). Requests arrive validated. */
+/** Invoicing API: invoices and their authorization (`createInvoice`, `payInvoice`, `authorizeInvoice`…). Requests arrive validated. */
 export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: TokenSigner; syncWaitMs: number; webUrl: string }): void {
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
@@ -22,8 +23,9 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
     res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
   });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
-    await sendCommand(req, res, deps.syncWaitMs,
-      (opts) => payInvoice(req.em, deps.bus, principalOf(req), String(req.params.invoice_id), req.body?.payment_methods, opts));
+    const principal = principalOf(req);
+    await sendCommand(req, res, deps.syncWaitMs, (opts) => payInvoice(req.em, deps.bus, principal, String(req.params.invoice_id), req.body?.payment_methods, opts,
+      (escrowId, escrowOpts) => transitionEscrow(req.em, deps.bus, principal, escrowId, 'pay', escrowOpts)));
   });
   // The answer carries a password token or a session nonce: never cached, never kept for a replay.
   router.post('/v2/authorize/invoice', async (req, res) => {

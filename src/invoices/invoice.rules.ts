@@ -158,3 +158,13 @@ export function invoiceView(invoice: InvoiceRecord) {
     subitems: [],
   };
 }
+
+/**
+ * What a token purchase invoice carries in its metadata: its pay issues these tokens (defined
+ * here, where the pay runs, rather than by the tokens module that makes the invoice).
+ */
+export interface TokenPurchaseMetadata {
+  tokens: number;
+  token_currency: string;
+  destination_account_id: string;
+}

@@ -6,10 +6,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
-import { requireAccount } from '../accounts/account.service.js';
+import { requireAccount } from '../accounts/account-access.service.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import type { CommandResult } from '../commands/command.service.js';
-import { autocommit } from '../db/sql.js';
+import { autocommit, type Executor } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
 import { blockedError, transactionBlockedSql } from '../blocks/block.service.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
@@ -196,19 +195,53 @@ export async function createInvoice(em: EntityManager, principal: Principal, inp
   return invoiceView(invoice);
 }
 
+/** The columns of a new escrow and its escrow invoice, as `insertPurchases` reads them from JSON. */
+const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
+  ['id', 'text'], ['integrator_id', 'text'], ['account_id', 'text'], ['escrow_id', 'text'], ['invoice_type', 'text'], ['reference_type', 'text'],
+  ['reference_id', 'text'], ['description', 'text'], ['metadata', 'jsonb'], ['currency', 'text'], ['total_amount', 'bigint'],
+  ['payment_methods', 'jsonb'], ['line_items', 'jsonb'], ['invoice_mechanism', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+];
+
+/**
+ * Writes OPEN purchase invoices in one statement: an escrow invoice with its escrow (they point
+ * at each other; an escrow's row is its invoice's: same buyer, currency, total, references and
+ * times), an invoice without an escrow alone. Here rather than in the escrow module: invoice
+ * authorization writes escrows too, and the escrow module builds on invoices, not the reverse.
+ */
+export async function insertPurchases(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
+  const names = NEW_ESCROW_COLUMNS.map(([name]) => name).join(', ');
+  await db.execute(
+    `with v as (select ${names} from jsonb_to_recordset(?::jsonb) as v (${NEW_ESCROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})),
+     invoices as (
+       insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, invoice_mechanism, created_at, updated_at)
+       select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
+              metadata, currency, total_amount, null, payment_methods, line_items, invoice_mechanism, created_at, updated_at from v)
+     insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
+                         description, metadata, created_at, updated_at)
+     select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
+            description, metadata, created_at, updated_at from v where escrow_id is not null`,
+    [JSON.stringify(invoices.map((i) => ({
+      id: i.id, integrator_id: i.integratorId, account_id: i.accountId, escrow_id: i.escrowId, invoice_type: i.invoiceType, reference_type: i.referenceType,
+      reference_id: i.referenceId, description: i.description, metadata: i.metadata, currency: i.currency, total_amount: i.totalAmount,
+      payment_methods: i.paymentMethods, line_items: i.lineItems, invoice_mechanism: i.invoiceMechanism, created_at: i.createdAt, updated_at: i.updatedAt,
+    })))]);
+}
+
 /** Whether a standard invoice's pay runs, already happened, or cannot happen (an escrow's invoice is paid through its escrow). */
 export function invoicePayDecision(invoice: InvoiceRecord): 'run' | 'already' | 'conflict' {
   if (invoice.escrowId !== null || !(invoice.invoiceType.startsWith('user_purchase') || invoice.invoiceType === 'token_purchase')) return 'conflict';
   return invoice.state === 'OPEN' ? 'run' : invoice.state === 'SUCCESS' ? 'already' : 'conflict';
 }
 
-export function invoiceStateConflict(invoice: InvoiceRecord, why?: string): CommandResult {
+/** The refusal of a pay the invoice's state does not allow (409 `INVOICE_STATE_ERROR`, the invoice as payload). */
+export function invoiceStateConflict(invoice: InvoiceRecord, why?: string): AppError {
   why ??= invoice.escrowId !== null ? 'an escrow invoice is paid through its escrow' : `the invoice is ${invoice.state}`;
-  return { status: 409, body: { status: 'Failure', message: [`Cannot pay: ${why}.`], codes: ['INVOICE_STATE_ERROR'], payload: invoiceView(invoice) } };
+  return new AppError('invalid_state', `Cannot pay: ${why}.`, { codes: ['INVOICE_STATE_ERROR'], payload: invoiceView(invoice) });
 }
 
-/** The answer to paying an authorized invoice whose buyer has not named its payment methods. */
-export function noChargesYet(invoice: InvoiceRecord): CommandResult {
+/** The refusal of paying an authorized invoice whose buyer has not named its payment methods. */
+export function noChargesYet(invoice: InvoiceRecord): AppError {
   return invoiceStateConflict(invoice, 'the buyer has not chosen the payment methods yet');
 }
 

@@ -1,5 +1,5 @@
 /**
- * Account merge (spec §3.4, §4.1) as a command (DESIGN §1). The request is checked at once
+ * Account merge (`mergeAccounts`) as a command. The request is checked at once
  * (404, 400, and the 409s of merge.rules) and then run by a worker in one transaction that
  * locks both accounts and the source's wallets, checks again, moves every token balance into
  * the destination's matching wallets, blocks the source (`login`, `merge_account`, issuer
@@ -10,9 +10,10 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
 import { applyBlock } from '../blocks/block.service.js';
-import { completeCommand, findCommand, lockCommand, runCommand, type CommandResult } from '../commands/command.service.js';
+import { completeCommand, findCommand, lockCommand, runCommand } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
 import { autocommit, inTransaction, type Executor } from '../db/sql.js';
-import { failure, success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import { post } from '../ledger/ledger.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { MERGE_NAMESPACE, mergeRefusal, mergeTransfers, type MergeFacts, type MergeTransfer, type MergeWallet } from './merge.rules.js';
@@ -55,7 +56,8 @@ async function mergeFacts(db: Executor, integratorId: string, sourceId: string, 
   };
 }
 
-const refused = (message: string): CommandResult => ({ status: 409, body: failure([message], ['ACCOUNT_MERGE_ERROR'], null) });
+/** A merge the rules refuse: 409 `ACCOUNT_MERGE_ERROR`. */
+const refused = (message: string) => new AppError('conflict', message, { codes: ['ACCOUNT_MERGE_ERROR'], payload: null });
 
 /**
  * `POST /v2/merge-accounts`: checks the request, then runs the merge as a command. Answers 200
@@ -72,7 +74,7 @@ export async function requestMerge(
   if (!found.some((r) => r.id === sourceId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Source account not found.');
   if (!found.some((r) => r.id === destinationId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Destination account not found.');
   const refusal = mergeRefusal(await mergeFacts(db, principal.integratorId, sourceId, destinationId, await walletsOf(db, [sourceId], false)));
-  if (refusal) return refused(refusal);
+  if (refusal) throw refused(refusal);
   return runCommand(em, bus, {
     integratorId: principal.integratorId, kind: 'account.merge', targetId: sourceId, input: { destination_account_id: destinationId }, inputKey: destinationId,
   }, {
@@ -82,7 +84,10 @@ export async function requestMerge(
   });
 }
 
-/** The merge a worker runs for a command; safe to run any number of times (a done command returns its result). */
+/**
+ * The `account.merge` runner; safe to run any number of times (a done command returns its
+ * result). A merge that cannot run throws its AppError before anything is written.
+ */
 export async function runMergeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return inTransaction(em, async (db) => {
     const command = await lockCommand(db, commandId);
@@ -98,14 +103,14 @@ export async function runMergeCommand(em: EntityManager, commandId: string): Pro
     // Both accounts in id order (two merges of one pair cannot deadlock), then the wallets.
     const accounts = await db.execute<Array<{ id: string; integrator_id: string }>>(
       'select id, integrator_id from account where id in (?, ?) order by id for update', [sourceId, destinationId]);
-    if (accounts.length !== 2) return finish({ status: 404, body: failure(['Account not found.'], ['ACCOUNT_GET_ERROR'], null) });
+    if (accounts.length !== 2) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
     const integratorId = accounts[0].integrator_id;
     const wallets = await walletsOf(db, [sourceId, destinationId], true);
     const sourceWallets = wallets.filter((w) => w.accountId === sourceId);
     const refusal = mergeRefusal(await mergeFacts(db, integratorId, sourceId, destinationId, sourceWallets));
-    if (refusal) return finish(refused(refusal));
+    if (refusal) throw refused(refusal);
     const planned = mergeTransfers(sourceWallets, wallets.filter((w) => w.accountId === destinationId));
-    if (!planned.ok) return finish(refused(planned.message));
+    if (!planned.ok) throw refused(planned.message);
     await applyBlock(db, em, {
       integratorId, accountId: sourceId, capability: 'login', issuer: 'svc', reason: 'merge_account', note: `Merged into ${destinationId}.`, clientId: null,
     });

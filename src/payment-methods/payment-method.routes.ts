@@ -1,6 +1,6 @@
 import { principalOf } from '../http/auth.js';
 import type { Router } from 'express';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import { addCard, listPaymentMethods } from './payment-method.service.js';
 
 /** Payments API (spec §4.4): list payment methods, add a sandbox card. Requests arrive validated. */

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
-import { requireAccount } from '../accounts/account.service.js';
+import { requireAccount } from '../accounts/account-access.service.js';
 import { walletIdOf } from '../ledger/ledger.rules.js';
 import { cardBrand, checkCard } from './payment-method.rules.js';
 import type { IAccount } from '../accounts/account.entity.js';

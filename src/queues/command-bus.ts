@@ -13,7 +13,7 @@ import { batched } from '../db/batch.js';
 import { closeRedis, createRedis, queueErrors } from './connection.js';
 import type { Logger } from '../runtime/logger.js';
 import { QueueName, type CommandJob } from './names.js';
-import type { CommandResult } from '../commands/command.service.js';
+import type { Reply } from '../envelope.js';
 
 /** Retries with backoff: a job that fails (a crash, a lost connection) runs again. */
 export const COMMAND_JOB_OPTIONS: JobsOptions = {
@@ -89,7 +89,7 @@ export class CommandBus {
    * A worker finished a command (its row is done): wakes the request of this process waiting
    * for it, or else tells the other processes.
    */
-  finished(commandId: string, result: CommandResult): void {
+  finished(commandId: string, result: Reply): void {
     const key = this.key(commandId);
     if (waiting.listenerCount(key) > 0) waiting.emit(key, result);
     else void this.announce({ id: commandId, status: result.status, body: result.body });
@@ -119,14 +119,14 @@ export class CommandBus {
    * finds (every 200 ms, and once more at `timeoutMs`), or null when it still finds nothing then.
    * Call it before enqueuing the job: a result announced before anyone waits is not kept.
    */
-  async waitFor(commandId: string, timeoutMs: number, probe: () => Promise<CommandResult | null>): Promise<CommandResult | null> {
+  async waitFor(commandId: string, timeoutMs: number, probe: () => Promise<Reply | null>): Promise<Reply | null> {
     if (timeoutMs <= 0) return probe();
     this.listen();
     const key = this.key(commandId);
-    return new Promise<CommandResult | null>((resolve) => {
+    return new Promise<Reply | null>((resolve) => {
       let settled = false;
       let checking = false;
-      const finish = (value: CommandResult | null) => {
+      const finish = (value: Reply | null) => {
         if (settled) return;
         settled = true;
         clearInterval(poll);

@@ -1,6 +1,6 @@
 /** Every BullMQ queue Holdfast runs; each has exactly one processor in workers/. */
 export enum QueueName {
-  /** Commands: escrow pay, commit, cancel; invoice pay. */
+  /** Commands: escrow pay, commit, cancel; invoice pay; account merge (each kind's runner: src/commands/command.registry.ts). */
   Commands = 'commands',
   /** Housekeeping on a schedule: stalled commands, expired idempotency keys, lost webhook deliveries. */
   Maintenance = 'maintenance',
@@ -16,7 +16,7 @@ export interface WebhookJob {
 /** The payload of every command job: the command row holds the rest. */
 export interface CommandJob {
   commandId: string;
-  /** The command's kind (`escrow.pay`…), so the processor can dispatch without a query. */
+  /** The command's kind (`escrow.pay`…, a CommandKind), so the processor finds its runner without a query. */
   kind: string;
 }
 

@@ -7,13 +7,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { requireAccount } from '../accounts/account.service.js';
+import { requireAccount } from '../accounts/account-access.service.js';
 import { assertCanTransact } from '../blocks/block.service.js';
 import { autocommit } from '../db/sql.js';
-import { runCommand, type CommandResult } from '../commands/command.service.js';
-import { success } from '../http/envelope.js';
+import { runCommand } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
+import { success } from '../envelope.js';
 import { Invoice } from '../invoices/invoice.entity.js';
-import { invoiceView } from '../invoices/invoice.rules.js';
+import { invoiceView, type TokenPurchaseMetadata } from '../invoices/invoice.rules.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { tokenQuote } from './tokens.rules.js';
 
@@ -22,13 +23,6 @@ export interface TokenPurchaseInput {
   amount: number;
   currency: string;
   destination_account_id?: string;
-}
-
-/** What a token purchase invoice's line item carries, for the issuing step of its payment. */
-export interface TokenPurchaseMetadata {
-  tokens: number;
-  token_currency: string;
-  destination_account_id: string;
 }
 
 /** Buys standard tokens with a USD payment method; answers 201 with the invoice as paid (or FAILED). */

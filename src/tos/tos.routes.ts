@@ -1,6 +1,6 @@
 import { principalOf } from '../http/auth.js';
 import type { Router } from 'express';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import { getCurrentTos, getTosStatus, signTos, unsignTos } from './tos.service.js';
 
 /** ToS endpoints (spec §4.1). Unsign exists only in staging. */

@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { findClient, type Principal } from '../auth/auth.service.js';
-import { requireAccount } from '../accounts/account.service.js';
+import { requireAccount } from '../accounts/account-access.service.js';
 import { TosSignature, TosVersion, type ITosVersion } from './tos.entity.js';
 
 async function currentVersion(em: EntityManager): Promise<ITosVersion> {

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { principalOf } from '../http/auth.js';
-import { success } from '../http/envelope.js';
+import { success } from '../envelope.js';
 import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listEndpoints, rotateSecret } from './webhook.service.js';
 
 /** Webhook endpoints (DESIGN §4 Webhooks). Requests arrive validated. */

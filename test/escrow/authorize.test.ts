@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { consumeSessionNonce } from '../../src/auth/user-session.service.js';
-import { submitCommand } from '../../src/commands/command.service.js';
-import { runInvoiceCommand } from '../../src/invoices/invoice-phases.service.js';
+import { commandResult, runCommandWith, submitCommand } from '../../src/commands/command.service.js';
+import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
 import { verifyLedger } from '../../src/ledger/ledger.service.js';
 import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
@@ -186,7 +186,9 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     const auth = (await authorize({})).body.payload;
     const em = h().orm.em.fork();
     const commandId = await submitCommand(em, { integratorId: buyer.integrator_id, kind: 'invoice.pay', targetId: auth.authorized_invoice_id });
-    const result = await runInvoiceCommand(em, commandId);
+    // As the worker runs it: the runner's refusal is the command's stored result.
+    const result = await runCommandWith(invoiceCommands['invoice.pay']!, em, commandId);
+    assert.deepEqual(await commandResult(em, commandId), result);
     assert.equal(result?.status, 409);
     assert.deepEqual((result?.body as any).codes, ['INVOICE_STATE_ERROR']);
     const seen = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** A remembered mutating request (DESIGN §4 Idempotency-Key), scoped to the calling client. */
+/** A remembered mutating request (the Idempotency-Key header), scoped to the calling client. */
 export const IdempotencyKey = defineEntity({
   name: 'IdempotencyKey',
   tableName: 'idempotency_key',

@@ -1,0 +1,18 @@
+/**
+ * The account of the caller's integrator, or a 404: the check every module makes before it acts
+ * on an account. Apart from account.service (which builds on payment methods), so that the
+ * payment-methods module can check an account without importing account registration.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.js';
+import type { Principal } from '../auth/auth.service.js';
+import { Account, type IAccount } from './account.entity.js';
+
+export const accountNotFound = () => AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+
+/** The caller's account (with its integrator), or 404 `ACCOUNT_GET_ERROR`. */
+export async function requireAccount(em: EntityManager, principal: Principal, accountId: string): Promise<IAccount> {
+  const account = await em.findOne(Account, { id: accountId, integrator: principal.integratorId }, { populate: ['integrator'] });
+  if (!account) throw accountNotFound();
+  return account;
+}
