@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,8 @@ import { call, h, holdfastCli, scratchDatabase, TEST_QUEUE_PREFIX, unique, withD
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = import.meta.resolve('tsx');
+/** The folders the servers ran in, removed after the tests. */
+const folders: string[] = [];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -37,8 +39,10 @@ interface Started {
 
 /** `npm start` with the given environment, in a folder of its own; SIGKILLed after `limitMs`. */
 function startHoldfast(env: Record<string, string>, limitMs = 90_000): Started {
+  const cwd = mkdtempSync(path.join(tmpdir(), 'holdfast-start-'));
+  folders.push(cwd);
   const child = spawn(process.execPath, ['--import', TSX, path.join(ROOT, 'src/server.ts')], {
-    cwd: mkdtempSync(path.join(tmpdir(), 'holdfast-start-')),
+    cwd,
     env: {
       ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.json'), LOG_LEVEL: 'warn',
       QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-${unique('start')}`, ...env,
@@ -114,6 +118,7 @@ function refusingPostgres(): Promise<{ port: number; server: Server }> {
 
 describe('starting Holdfast', function () {
   this.timeout(180_000);
+  after(() => folders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
   describe('a PostgreSQL it cannot use is one line on stderr naming the cause and DATABASE_URL', () => {
     for (const role of ['all', 'web', 'worker']) {
