@@ -1,10 +1,12 @@
 /**
  * Process entry (`npm start`). ROLE=all (default): find or start PostgreSQL and Redis,
  * migrate, serve HTTP and run the workers in one process. ROLE=web: migrate and serve HTTP.
- * ROLE=worker: workers only (workers/index.ts).
+ * ROLE=worker: workers only (workers/index.ts). In staging, ROLE=all and ROLE=web serve the demo
+ * shop. A failure to start is one line on stderr naming the cause and the variable to look at.
  */
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { TokenSigner } from './auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from './db/orm.js';
@@ -15,7 +17,7 @@ import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
 import { DASHBOARD_PATH, dashboardMode } from './http/operations-routes.js';
 import { createLogger } from './runtime/logger.js';
-import { resolveServices, ServiceUnavailableError } from './runtime/services.js';
+import { DatabaseMissingError, postgresServer, resolveServices, ServiceUnavailableError } from './runtime/services.js';
 import { armFailpoints } from './runtime/failpoints.js';
 
 function listen(app: Express, port: number): Promise<Server> {
@@ -27,9 +29,26 @@ function listen(app: Express, port: number): Promise<Server> {
 /** The database URL for people: password hidden, a Unix socket named as such. */
 function describeDatabase(databaseUrl: string): string {
   const url = new URL(databaseUrl);
-  const host = decodeURIComponent(url.hostname);
-  const where = host.startsWith('/') ? `Unix socket ${host} (port ${url.port || 5432})` : `${host}:${url.port || 5432}`;
-  return `${where}, database ${decodeURIComponent(url.pathname.slice(1))}, user ${decodeURIComponent(url.username) || 'postgres'}`;
+  return `${postgresServer(databaseUrl)}, database ${decodeURIComponent(url.pathname.slice(1))}, user ${decodeURIComponent(url.username) || 'postgres'}`;
+}
+
+/** How long boot waits to see Redis answer before printing the banner without it. */
+const REDIS_PROBE_MS = 3_000;
+
+/** Whether the connection becomes ready within `ms` (ioredis keeps retrying either way). */
+function redisAnswers(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', ready);
+      resolve(false);
+    }, ms);
+    const ready = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', ready);
+  });
 }
 
 async function runWeb(config: Config): Promise<void> {
@@ -45,7 +64,9 @@ async function runWeb(config: Config): Promise<void> {
   const redis = createRedis(services.redisUrl, 'producer');
   reportOutages(redis, logger, 'web');
   const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis, logger);
-  const demo = config.appEnv === 'staging' && config.role === 'all' ? await ensureDemoClient(orm.em.fork()) : undefined;
+  // ROLE=web serves it too (its payments run on the ROLE=worker processes): it needs only the
+  // database and the demo client, which every web process finds in .data/ or makes.
+  const demo = config.appEnv === 'staging' ? await ensureDemoClient(orm.em.fork()) : undefined;
   const app = await buildApp({ config, orm, redis, signer, logger, bus, demoClientId: demo?.client_id });
   let server: Server;
   try {
@@ -55,13 +76,24 @@ async function runWeb(config: Config): Promise<void> {
     throw new ServiceUnavailableError(code === 'EADDRINUSE' ? `port ${config.port} is already in use: set PORT to a free port` : `cannot listen on port ${config.port}`);
   }
   armFailpoints(config.failpoints);
-  const workers = config.role === 'all'
-    ? await (await import('../workers/index.js')).startWorkers({
+  const redisUp = await redisAnswers(redis, REDIS_PROBE_MS);
+  const { startWorkers, webhookPolicy } = await import('../workers/index.js');
+  const starting = config.role === 'all'
+    ? startWorkers({
       orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, databaseUrl: services.databaseUrl,
       commandSweepAfterMs: config.commandSweepAfterMs, sweepEveryMs: config.commandSweepEveryMs, lockMs: config.workerLockMs,
-      webhooks: (await import('../workers/index.js')).webhookPolicy(config),
+      webhooks: webhookPolicy(config),
     })
     : undefined;
+  // Starting the workers waits for Redis (their schedules live there): with Redis down the
+  // banner comes first and the workers start when it answers.
+  let workers = redisUp ? await starting : undefined;
+  starting?.then((started) => {
+    workers = started;
+  }, (err: unknown) => {
+    console.error(`holdfast: the workers could not start: ${describeError(err).message ?? describeError(err).type}`);
+    process.exit(1);
+  });
 
   const base = config.publicUrl;
   const dashboardLine = (c: typeof config, url: string) => {
@@ -79,9 +111,15 @@ async function runWeb(config: Config): Promise<void> {
     `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private instance)' : ''}`,
     `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private instance, .data/)' : ''}`,
   ];
+  if (!redisUp) {
+    lines.push(
+      `                 UNREACHABLE (REDIS_URL): commands are accepted (202) and wait in PostgreSQL until Redis answers;`,
+      `                 ${base}/readyz says 503 meanwhile`,
+    );
+  }
   if (demo) {
     lines.push(
-      `  Demo shop      ${base}/ui/demo (the hosted checkout and payment selection in the widget)`,
+      `  Demo shop      ${base}/ui/demo (the hosted checkout and payment selection in the widget${config.role === 'web' ? '; its payments run on the ROLE=worker process' : ''})`,
       `  Demo client    integrator "${demo.integrator}", every scope, can-unblock, GEM tokens at 100 per USD (saved in .data/demo-client.json)`,
       `    CLIENT_ID=${demo.client_id}`,
       `    CLIENT_SECRET=${demo.client_secret}`,
@@ -111,13 +149,22 @@ async function main(): Promise<void> {
   const config = loadConfig();
   if (config.role === 'worker') {
     const { runWorkerProcess } = await import('../workers/index.js');
-    return runWorkerProcess(config);
+    return runWorkerProcess(config).catch((err: unknown) => {
+      if (!(err instanceof DatabaseMissingError)) throw err;
+      throw new ServiceUnavailableError(`${err.message}: ROLE=worker never creates it; start ROLE=web (or run holdfast migrate) first`);
+    });
   }
   return runWeb(config);
 }
 
+/** The one line a failed start prints (connection failures are already worded by describePostgresFailure). */
+function startFailure(err: unknown): string {
+  if (err instanceof ConfigError || err instanceof ServiceUnavailableError) return err.message;
+  const described = describeError(err);
+  return described.message ?? `failed to start (${described.type}${described.code ? ` ${described.code}` : ''})`;
+}
+
 main().catch((err: unknown) => {
-  const known = err instanceof ConfigError || err instanceof ServiceUnavailableError;
-  console.error(`holdfast: ${known ? (err as Error).message : describeError(err).message ?? 'failed to start'}`);
+  console.error(`holdfast: ${startFailure(err)}`);
   process.exit(1);
 });

@@ -1,7 +1,9 @@
 /**
  * The `holdfast` command: operator tasks against the database named by DATABASE_URL (or the
- * PostgreSQL that `npm start` finds). Every subcommand has --help; a failure exits non-zero
- * with one clear line.
+ * PostgreSQL that `npm start` finds). Every command and command group has --help; a failure
+ * exits non-zero with one clear line (2 for a usage mistake). Commands that write create and
+ * migrate the database as `npm start` does; commands that only read or act on existing rows
+ * never do: they need a database that `holdfast migrate` (or `npm start`) has made.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -10,35 +12,56 @@ import { ConfigError, loadConfig } from '../../config/index.js';
 import { AppError } from '../errors.js';
 import { parseScopeOption } from '../auth/auth.rules.js';
 import { createClient, createIntegrator } from '../auth/auth.service.js';
-import { ensureDatabase, migrate, openOrm } from '../db/orm.js';
+import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.js';
 import { describeError } from '../runtime/describe-error.js';
-import { resolveServices, ServiceUnavailableError } from '../runtime/services.js';
+import { DatabaseMissingError, resolveServices, ServiceUnavailableError } from '../runtime/services.js';
 import { publishTos } from '../tos/tos.service.js';
 import { verifyLedger } from '../ledger/ledger.service.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { replayDeliveries } from '../webhooks/relay.service.js';
+import { OutboxEvent } from '../webhooks/outbox.entity.js';
 
 class UsageError extends Error {}
+/** What the command was asked to act on does not exist. */
+class NotFound extends Error {}
 /** `ledger verify` found a breach: the report is printed, the exit code says so. */
 class LedgerBreach extends Error {}
 
 interface Command {
   usage: string;
-  options: ParseArgsConfig['options'];
+  options: NonNullable<ParseArgsConfig['options']>;
   run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<void>;
 }
 
-/** Opens the database (created and migrated as needed) for one command. */
-async function withOrm<T>(work: (orm: MikroORM, applied: string[]) => Promise<T>): Promise<T> {
+/**
+ * Opens the database for one command. `write`: created and migrated as needed, as `npm start`
+ * does. `read` (the command named): it must exist and be migrated already, so a mistyped
+ * DATABASE_URL is one line instead of a new empty database.
+ */
+async function withOrm<T>(access: 'write' | { read: string }, work: (orm: MikroORM, applied: string[]) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const services = await resolveServices({
     databaseUrl: config.databaseUrl, redisUrl: config.redisUrl ?? 'redis://unused', databaseName: 'holdfast', allowPrivate: false,
   });
-  await ensureDatabase(services.databaseUrl);
+  if (access === 'write') {
+    await ensureDatabase(services.databaseUrl);
+  } else {
+    const never = `holdfast ${access.read} never creates or migrates a database: run holdfast migrate first`;
+    try {
+      await ensureDatabase(services.databaseUrl, { create: false });
+    } catch (err) {
+      throw err instanceof DatabaseMissingError ? new DatabaseMissingError(`${err.message}; ${never}`) : err;
+    }
+    const pending = await pendingMigrations(services.databaseUrl);
+    if (pending.length) {
+      const name = decodeURIComponent(new URL(services.databaseUrl).pathname.slice(1));
+      throw new DatabaseMissingError(`database "${name}" (DATABASE_URL) lacks ${pending.length} migration${pending.length === 1 ? '' : 's'}; ${never}`);
+    }
+  }
   const orm = await openOrm(services.databaseUrl, 2);
   try {
-    const applied = await migrate(orm);
+    const applied = access === 'write' ? await migrate(orm) : [];
     return await work(orm, applied);
   } finally {
     await orm.close();
@@ -69,7 +92,7 @@ when missing) and prints its credentials once: the secret is stored only as a ha
       if (!integrator) throw new UsageError('--integrator NAME is required');
       const scopes = parseScopeOption(typeof v.scopes === 'string' ? v.scopes : 'all');
       if (!scopes.ok) throw new UsageError(`unknown scope(s): ${scopes.unknown.join(', ')}`);
-      const created = await withOrm((orm) => createClient(orm.em.fork(), {
+      const created = await withOrm('write', (orm) => createClient(orm.em.fork(), {
         integrator, scopes: scopes.scopes, isOperator: v.operator === true, canUnblock: v['can-unblock'] === true,
         tosSigning: v['tos-signing'] === true,
       }));
@@ -99,7 +122,7 @@ tokens USD 1.00 buys.`,
       if (typeof rate === 'string' && (!/^[1-9]\d{0,8}$/.test(rate))) {
         throw new UsageError('--tokens-per-usd must be a whole number from 1 to 999999999');
       }
-      const integrator = await withOrm((orm) => createIntegrator(orm.em.fork(), {
+      const integrator = await withOrm('write', (orm) => createIntegrator(orm.em.fork(), {
         name, tokenCurrency: currency as string | undefined, tokensPerUsd: rate ? Number(rate) : undefined,
       }));
       const out = { id: integrator.id, name: integrator.name, token_currency: integrator.tokenCurrency, tokens_per_usd: integrator.tokensPerUsd };
@@ -112,7 +135,7 @@ tokens USD 1.00 buys.`,
 Creates the database when missing and applies every pending checked-in migration.`,
     options: {},
     async run() {
-      const applied = await withOrm(async (_orm, names) => names);
+      const applied = await withOrm('write', async (_orm, names) => names);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
     },
   },
@@ -123,10 +146,10 @@ Recomputes every ledger balance from the entries and checks every invariant: eac
 sums to zero per currency, stored balances equal recomputed ones, no wallet is below zero,
 entries are in their account's currency, each integrator's escrow holding equals the total of
 its ESCROWED escrows, and each escrow has exactly the postings its state implies. Exits 1 with
-a report when anything is breached.`,
+a report when anything is breached. Only reads: a missing or unmigrated database is an error.`,
     options: { json: { type: 'boolean' } },
     async run(v) {
-      const report = await withOrm((orm) => verifyLedger(orm.em.fork()));
+      const report = await withOrm({ read: 'ledger verify' }, (orm) => verifyLedger(orm.em.fork()));
       const summary = `${report.checked.accounts} accounts, ${report.checked.postings} postings, ${report.checked.entries} entries`;
       if (v.json === true) process.stdout.write(JSON.stringify(report) + '\n');
       else if (report.ok) process.stdout.write(`ledger ok: ${summary}\n`);
@@ -140,7 +163,8 @@ a report when anything is breached.`,
 Sends webhooks again: every delivery of event ID, or every event of endpoint ID created at or
 after TIME (ISO 8601, e.g. 2026-11-26T00:00:00Z) — dead-lettered and delivered ones alike, and
 those the endpoint never got (it was added later or disabled). Each starts a fresh retry
-schedule. Deliveries still being retried are left as they are. The endpoint must be enabled.`,
+schedule. Deliveries still being retried are left as they are. The endpoint must be enabled.
+An unknown event is an error (exit 1); so is a missing or unmigrated database (never created).`,
     options: { event: { type: 'string' }, endpoint: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
     async run(v) {
       const event = typeof v.event === 'string' ? v.event : undefined;
@@ -152,7 +176,10 @@ schedule. Deliveries still being retried are left as they are. The endpoint must
         if (!since || Number.isNaN(since.getTime())) throw new UsageError('--endpoint needs --since TIME (ISO 8601)');
       }
       const config = loadConfig();
-      const sent = await withOrm(async (orm) => {
+      const sent = await withOrm({ read: 'webhooks replay' }, async (orm) => {
+        if (event && !(await orm.em.fork().count(OutboxEvent, { id: event }))) {
+          throw new NotFound(`no event "${event}" (the id is the "id" field of a webhook's body)`);
+        }
         const deliveries = await replayDeliveries(orm.em.fork(), event ? { eventId: event } : { endpointId: endpoint!, since: since! });
         const { redisUrl } = await resolveServices({ databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: false });
         const redis = createRedis(redisUrl, 'producer');
@@ -183,7 +210,7 @@ until it signs again.`,
       } catch {
         throw new UsageError(`cannot read ${v.file}`);
       }
-      const tos = await withOrm((orm) => publishTos(orm.em.fork(), content));
+      const tos = await withOrm('write', (orm) => publishTos(orm.em.fork(), content));
       print(v.json === true, tos, `published ToS version ${tos.tos_version}`);
     },
   },
@@ -199,23 +226,84 @@ Commands:
   tos publish         publish a new terms-of-service version
   webhooks replay     send webhook deliveries again (an event, or an endpoint since a time)
 
-Run "holdfast <command> --help" for a command's options. The database is DATABASE_URL, or
-the PostgreSQL on 127.0.0.1:5432 (database holdfast).`;
+Run "holdfast <command> --help" for a command's options ("holdfast client --help" for a
+group's). The database is DATABASE_URL, or the PostgreSQL on 127.0.0.1:5432 (database
+holdfast); ledger verify and webhooks replay never create or migrate it.`;
+
+/** The command groups (`holdfast client`, `holdfast ledger`, …) and their commands. */
+const groups: Record<string, string[]> = {};
+for (const name of Object.keys(commands)) {
+  const [group] = name.split(' ');
+  if (group !== name) (groups[group] ??= []).push(name);
+}
+
+const HELP = new Set(['--help', '-h', 'help']);
+
+function groupHelp(group: string): string {
+  return `holdfast ${group} <command>\n\n${groups[group].map((name) => commands[name].usage).join('\n\n')}`;
+}
+
+/** Edit distance between two words (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length];
+}
+
+/** The known word a mistyped one most likely meant: a near spelling or a word it begins. */
+function closest(word: string, known: string[]): string | undefined {
+  const scored = known
+    .map((candidate) => ({ candidate, d: candidate.startsWith(word) || word.startsWith(candidate) ? 0.5 : distance(word, candidate) }))
+    .filter(({ candidate, d }) => d <= Math.max(1, Math.floor(Math.min(word.length, candidate.length) / 3)))
+    .sort((x, y) => x.d - y.d);
+  return scored[0]?.candidate;
+}
+
+function unknownCommand(words: string, known: string[]): UsageError {
+  const guess = closest(words, known);
+  return new UsageError(`unknown command "${words}"${guess ? `; did you mean "${guess}"?` : ''} (see holdfast --help)`);
+}
+
+/** The help text shown instead of running a command; `usage` = shown because the command was incomplete (exit 2). */
+class Help extends Error {
+  constructor(readonly text: string, readonly usage: boolean) {
+    super(text);
+  }
+}
 
 async function main(argv: string[]): Promise<void> {
+  if (argv.length === 0) throw new Help(overview, true);
+  if (HELP.has(argv[0])) {
+    const topic = argv.slice(1).join(' ');
+    if (!topic) throw new Help(overview, false);
+    if (commands[topic]) throw new Help(commands[topic].usage, false);
+    if (groups[topic]) throw new Help(groupHelp(topic), false);
+    throw unknownCommand(topic, [...Object.keys(commands), ...Object.keys(groups)]);
+  }
   const name = [argv.slice(0, 2).join(' '), argv[0]].find((n) => n && commands[n]);
   if (!name) {
-    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-      process.stdout.write(overview + '\n');
-      return;
-    }
-    throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}" (see holdfast --help)`);
+    const group = groups[argv[0]];
+    if (!group) throw unknownCommand(argv[0], [...Object.keys(commands), ...Object.keys(groups)]);
+    if (argv.length === 1) throw new Help(groupHelp(argv[0]), true);
+    if (HELP.has(argv[1])) throw new Help(groupHelp(argv[0]), false);
+    if (argv[1].startsWith('-')) throw new UsageError(`give a command first: ${group.map((n) => `holdfast ${n}`).join(', ')}`);
+    throw unknownCommand(argv.slice(0, 2).join(' '), group);
   }
   const command = commands[name];
   const rest = argv.slice(name.split(' ').length);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(command.usage + '\n');
-    return;
+  if (rest.includes('--help') || rest.includes('-h')) throw new Help(command.usage, false);
+  // parseArgs names an unknown option but suggests nothing: look first, with the known names.
+  const known = Object.keys(command.options);
+  for (const token of parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: false, tokens: true }).tokens ?? []) {
+    if (token.kind !== 'option' || known.includes(token.name)) continue;
+    const guess = closest(token.name, [...known, 'help']);
+    throw new UsageError(`unknown option ${token.rawName}${guess ? `; did you mean --${guess}?` : ''} (see holdfast ${name} --help)`);
   }
   let parsed;
   try {
@@ -232,7 +320,11 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).then(
   () => process.exit(0),
   (err: unknown) => {
-    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof ServiceUnavailableError || err instanceof AppError || err instanceof LedgerBreach;
+    if (err instanceof Help) {
+      (err.usage ? process.stderr : process.stdout).write(err.text + '\n');
+      process.exit(err.usage ? 2 : 0);
+    }
+    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof ServiceUnavailableError || err instanceof AppError || err instanceof LedgerBreach || err instanceof NotFound;
     process.stderr.write(`holdfast: ${known ? (err as Error).message : describeError(err).message ?? 'failed'}\n`);
     process.exit(err instanceof UsageError || err instanceof ConfigError ? 2 : 1);
   },

@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { call, h, holdfastCli, register, unique } from '../support/harness.js';
+import pg from 'pg';
+import { call, dropDatabase, h, holdfastCli, register, scratchDatabase, unique, withDatabase } from '../support/harness.js';
+
+async function databaseExists(name: string): Promise<boolean> {
+  const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
+  await admin.connect();
+  try {
+    return (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+  } finally {
+    await admin.end();
+  }
+}
 
 describe('holdfast CLI', function () {
   this.timeout(120_000);
@@ -44,7 +55,12 @@ describe('holdfast CLI', function () {
   const failures: Array<[string, string[], RegExp]> = [
     ['an unknown scope', ['client', 'create', '--integrator', 'x', '--scopes', 'nope'], /unknown scope\(s\): nope/],
     ['a missing --integrator', ['client', 'create'], /--integrator NAME is required/],
-    ['an unknown option', ['client', 'create', '--integrator', 'x', '--bogus'], /bogus/],
+    ['an unknown option', ['client', 'create', '--integrator', 'x', '--bogus'], /^holdfast: unknown option --bogus \(see holdfast client create --help\)\n$/],
+    ['a misspelt option', ['client', 'create', '--integrator', 'x', '--scope', 'all'], /^holdfast: unknown option --scope; did you mean --scopes\?/],
+    ['a misspelt option of a read-only command', ['ledger', 'verify', '--jsn'], /unknown option --jsn; did you mean --json\?/],
+    ['a misspelt command', ['ledger', 'verfy'], /unknown command "ledger verfy"; did you mean "ledger verify"\?/],
+    ['an option before the command of a group', ['client', '--integrator', 'x'], /give a command first: holdfast client create/],
+    ['replaying an event that does not exist', ['webhooks', 'replay', '--event', 'evt_nonexistent'], /^holdfast: no event "evt_nonexistent"/],
     ['a token currency without a rate', ['integrator', 'create', 'x', '--token-currency', 'GEM'], /go together/],
     ['a malformed token currency', ['integrator', 'create', 'x', '--token-currency', 'gems', '--tokens-per-usd', '1'], /3 capital letters/],
     ['an unknown command', ['frobnicate'], /unknown command/],
@@ -67,11 +83,74 @@ describe('holdfast CLI', function () {
     assert.match(res.stderr, /already exists/);
   });
 
-  it('every subcommand has --help', async () => {
-    for (const cmd of [['client', 'create'], ['integrator', 'create'], ['migrate'], ['tos', 'publish'], []]) {
-      const res = await holdfastCli([...cmd, '--help']);
-      assert.equal(res.status, 0);
-      assert.match(res.stdout, /holdfast/);
+  it('every command and command group has --help (exit 0, on stdout)', async () => {
+    const commands = [['client', 'create'], ['integrator', 'create'], ['ledger', 'verify'], ['migrate'], ['tos', 'publish'], ['webhooks', 'replay']];
+    const all = [...commands, ['client'], ['integrator'], ['ledger'], ['tos'], ['webhooks'], []];
+    const results: Array<Awaited<ReturnType<typeof holdfastCli>>> = [];
+    for (const cmd of all) results.push(await holdfastCli([...cmd, '--help']));
+    for (const [i, cmd] of all.entries()) {
+      const res = results[i];
+      assert.equal(res.status, 0, `${cmd.join(' ')}: ${res.stderr}`);
+      assert.equal(res.stderr, '');
+      assert.match(res.stdout, new RegExp(`^holdfast ${cmd.join(' ')}`));
+    }
+    const group = results[all.findIndex((cmd) => cmd.join(' ') === 'client')];
+    assert.match(group.stdout, /holdfast client create --integrator NAME/);
+    assert.match(group.stdout, /--scopes/);
+  });
+
+  it('bare holdfast, or a group without its command, prints the help on stderr and exits 2', async () => {
+    const bare = await holdfastCli([]);
+    assert.equal(bare.status, 2);
+    assert.equal(bare.stdout, '');
+    assert.match(bare.stderr, /^holdfast <command> \[options\]/);
+    assert.match(bare.stderr, /ledger verify/);
+    const group = await holdfastCli(['webhooks']);
+    assert.equal(group.status, 2);
+    assert.equal((await holdfastCli(['client', 'create', '--scope', 'all'])).status, 2, 'a usage mistake exits 2');
+    assert.match(group.stderr, /^holdfast webhooks <command>\n\nholdfast webhooks replay/);
+  });
+
+  it('read-only commands never create a database: a missing one is one line naming it and DATABASE_URL', async () => {
+    const name = scratchDatabase('cli_missing');
+    for (const args of [['ledger', 'verify'], ['webhooks', 'replay', '--event', 'evt_x']]) {
+      const res = await holdfastCli(args, { DATABASE_URL: withDatabase(h().databaseUrl, name) });
+      assert.equal(res.status, 1, res.stderr);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+      assert.match(res.stderr, new RegExp(`^holdfast: database "${name}" does not exist on .* \\(DATABASE_URL\\); holdfast ${args.slice(0, 2).join(' ')} never creates or migrates a database: run holdfast migrate first\n$`));
+      assert.equal(await databaseExists(name), false, `${args.join(' ')} created the database`);
+    }
+  });
+
+  it('read-only commands never migrate: a database without the migrations is one line, left as it was', async () => {
+    const name = scratchDatabase('cli_unmigrated');
+    const url = withDatabase(h().databaseUrl, name);
+    const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
+    await admin.connect();
+    await admin.query(`create database "${name}"`).finally(() => admin.end());
+    try {
+      const res = await holdfastCli(['ledger', 'verify'], { DATABASE_URL: url });
+      assert.equal(res.status, 1, res.stderr);
+      assert.match(res.stderr, new RegExp(`^holdfast: database "${name}" \\(DATABASE_URL\\) lacks \\d+ migrations; holdfast ledger verify never creates or migrates`));
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      const tables = await db.query(`select table_name from information_schema.tables where table_schema = 'public'`).finally(() => db.end());
+      assert.deepEqual(tables.rows, [], 'no table was made');
+    } finally {
+      await dropDatabase(name);
+    }
+  });
+
+  it('commands that write still create and migrate a missing database', async () => {
+    const name = scratchDatabase('cli_write');
+    try {
+      const res = await holdfastCli(['integrator', 'create', unique('fresh-'), '--json'], { DATABASE_URL: withDatabase(h().databaseUrl, name) });
+      assert.equal(res.status, 0, res.stderr);
+      const verify = await holdfastCli(['ledger', 'verify'], { DATABASE_URL: withDatabase(h().databaseUrl, name) });
+      assert.equal(verify.status, 0, verify.stderr);
+      assert.match(verify.stdout, /^ledger ok/);
+    } finally {
+      await dropDatabase(name);
     }
   });
 
