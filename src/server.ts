@@ -17,7 +17,8 @@ import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
 import { DASHBOARD_PATH, dashboardMode } from './http/operations-routes.js';
 import { createLogger } from './runtime/logger.js';
-import { DatabaseMissingError, postgresServer, resolveServices, ServiceUnavailableError } from './runtime/services.js';
+import { DatabaseMissingError, postgresServer, ServiceUnavailableError } from './db/postgres-failures.js';
+import { resolveServices } from './runtime/services.js';
 import { armFailpoints } from './runtime/failpoints.js';
 
 function listen(app: Express, port: number): Promise<Server> {

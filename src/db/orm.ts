@@ -8,7 +8,7 @@ import { ormOptions } from '../../config/mikro-orm.js';
 import { migrations } from '../migrations/index.js';
 import {
   CONNECT_TIMEOUT_MS, DatabaseMissingError, describePostgresFailure, postgresServer, ServiceUnavailableError,
-} from '../runtime/services.js';
+} from './postgres-failures.js';
 
 export type Orm = MikroORM;
 
