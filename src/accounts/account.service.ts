@@ -5,7 +5,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { isoTimestampSql, preparedRead } from '../db/sql.js';
+import { db, isoTimestampSql } from '../db/sql.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
 import { Integrator } from '../auth/integrator.entity.js';
@@ -189,15 +189,13 @@ function profileView(row: ProfileRow | undefined) {
 /** The profile of spec §2.5, with the account's active blocks and its tags. */
 export async function getProfile(em: EntityManager, principal: Principal, accountId: string) {
   // The hottest read: one indexed query, no entity hydration.
-  const [row] = await preparedRead<ProfileRow>(em, 'account-profile',
-    `${PROFILE_COLUMNS} where a.id = $1 and a.integrator_id = $2`, [accountId, principal.integratorId]);
+  const [row] = await db(em).execute<ProfileRow[]>(`${PROFILE_COLUMNS} where a.id = ? and a.integrator_id = ?`, [accountId, principal.integratorId]);
   return profileView(row);
 }
 
 /** The profile of the account with this username (case-insensitive), or a 404. */
 export async function findProfileByUsername(em: EntityManager, principal: Principal, username: string) {
-  const [row] = await preparedRead<ProfileRow>(em, 'account-profile-by-username',
-    `${PROFILE_COLUMNS} where a.integrator_id = $1 and lower(a.username) = lower($2)`, [principal.integratorId, username]);
+  const [row] = await db(em).execute<ProfileRow[]>(`${PROFILE_COLUMNS} where a.integrator_id = ? and lower(a.username) = lower(?)`, [principal.integratorId, username]);
   return profileView(row);
 }
 
