@@ -11,7 +11,8 @@ import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import type { CommandResult } from '../commands/command.service.js';
 import { autocommit } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
-import { blockedError, transactionBlockedSql } from '../blocks/block.service.js';
+import { blockedError } from '../blocks/block.service.js';
+import { transactionBlockedSql } from '../blocks/block.repository.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import { invoiceView, metadataTooLarge, planMoney, type InvoiceRecord, type LineItemInput, type MoneyPlan, type PaymentMethodInput } from './invoice.rules.js';
 

@@ -1,0 +1,56 @@
+/**
+ * The idempotency_key table. Hand-written SQL: the claim is one INSERT … ON CONFLICT … WHERE
+ * (exactly one of two concurrent requests wins), which MikroORM's upsert cannot state, and every
+ * mutating request runs these statements, so they run prepared on the pool.
+ */
+import type { Db } from '../db/sql.js';
+
+/** A remembered request, as the replay needs it. */
+export interface IdempotencyKeyRecord {
+  requestHash: string;
+  state: 'running' | 'done';
+  responseStatus: number | null;
+  responseBody: unknown;
+  reissue: boolean;
+}
+
+/** Claims the key for this request (or takes over one older than `keepHours`); false when another holds it. */
+export async function claimKey(db: Db, owner: string, key: string, requestHash: string, keepHours: number): Promise<boolean> {
+  const claimed = await db.execute<Array<{ key: string }>>(
+    `insert into idempotency_key (client_id, key, request_hash, state) values (?, ?, ?, 'running')
+     on conflict (client_id, key) do update
+       set request_hash = excluded.request_hash, state = 'running', response_status = null, response_body = null, created_at = now()
+       where idempotency_key.created_at < now() - interval '${Number(keepHours)} hours'
+     returning key`,
+    [owner, key, requestHash],
+  );
+  return claimed.length > 0;
+}
+
+/** The key's record, if it exists. */
+export async function findKey(db: Db, owner: string, key: string): Promise<IdempotencyKeyRecord | undefined> {
+  const [row] = await db.execute<Array<{ request_hash: string; state: 'running' | 'done'; response_status: number | null; response_body: unknown; reissue: boolean }>>(
+    'select request_hash, state, response_status, response_body, reissue from idempotency_key where client_id = ? and key = ?',
+    [owner, key],
+  );
+  return row && { requestHash: row.request_hash, state: row.state, responseStatus: row.response_status, responseBody: row.response_body, reissue: row.reissue };
+}
+
+/** Forgets the key (a 5xx answer is not remembered). */
+export async function forgetKey(db: Db, owner: string, key: string): Promise<void> {
+  await db.execute('delete from idempotency_key where client_id = ? and key = ?', [owner, key]);
+}
+
+/** Stores the answer (or, with `reissue`, what a replay needs to answer again). */
+export async function storeResponse(db: Db, owner: string, key: string, status: number, body: unknown, reissue: boolean): Promise<void> {
+  await db.execute(
+    `update idempotency_key set state = 'done', response_status = ?, response_body = ?::jsonb, reissue = ? where client_id = ? and key = ?`,
+    [status, JSON.stringify(body ?? null), reissue, owner, key],
+  );
+}
+
+/** Deletes keys older than `keepHours`; returns how many. */
+export async function deleteExpiredKeys(db: Db, keepHours: number): Promise<number> {
+  const rows = await db.execute<unknown[]>(`delete from idempotency_key where created_at < now() - interval '${Number(keepHours)} hours' returning key`);
+  return rows.length;
+}
