@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
 import type { BlockRecord } from '../blocks/block.rules.js';
 import { activeBlocksJsonSql, tagsJsonSql } from '../blocks/block.repository.js';
-import { joinIntegratorSql } from '../auth/integrator.repository.js';
+import { joinIntegratorSql } from '../auth/auth.repository.js';
 import { Account, type IAccount } from './account.entity.js';
 
 /** The account with this id in this integrator (with its integrator loaded), if any. */

@@ -31,7 +31,6 @@ const OWNER: Record<string, string> = {
  * (so the list only shrinks).
  */
 const ALLOWED: Record<string, string[]> = {
-  'src/auth/user-session.service.ts': ['account'],
   'src/escrow/escrow-phases.service.ts': ['command', 'invoice', 'ledger_account', 'ledger_entry', 'ledger_posting', 'outbox', 'payment_method'],
   'src/escrow/escrow.service.ts': ['command', 'invoice'],
   'src/invoices/invoice-phases.service.ts': ['ledger_account', 'payment_method'],
@@ -46,7 +45,7 @@ const ALLOWED: Record<string, string[]> = {
 };
 
 /** Modules converted to repositories: inside them only `*.repository.ts` names the module's tables. */
-const REPOSITORY_ONLY: string[] = ['accounts', 'blocks', 'http', 'tos'];
+const REPOSITORY_ONLY: string[] = ['accounts', 'auth', 'blocks', 'http', 'tos'];
 
 function files(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
