@@ -59,3 +59,11 @@ export async function insertClient(
 export function findClientById(em: EntityManager, id: string, withIntegrator = false): Promise<IClient | null> {
   return withIntegrator ? em.findOne(Client, { id }, { populate: ['integrator'] }) : em.findOne(Client, { id });
 }
+
+/** Makes the named integrator with this token currency, or gives it one when it has none (safe when processes race). */
+export async function ensureIntegratorTokens(em: EntityManager, name: string, tokenCurrency: string, tokensPerUsd: number): Promise<void> {
+  await emDb(em).execute(
+    `insert into integrator (id, name, token_currency, tokens_per_usd) values (?, ?, ?, ?)
+     on conflict (name) do update set token_currency = excluded.token_currency, tokens_per_usd = excluded.tokens_per_usd
+       where integrator.token_currency is null`, [newId('int'), name, tokenCurrency, tokensPerUsd]);
+}

@@ -8,7 +8,7 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import type { IIntegrator } from './integrator.entity.js';
 import {
-  ensureIntegratorNamed, ensureSigningKey, findClientById, findIntegratorByName, getIntegrator, insertClient, insertIntegrator,
+  ensureIntegratorNamed, ensureIntegratorTokens, ensureSigningKey, findClientById, findIntegratorByName, getIntegrator, insertClient, insertIntegrator,
 } from './auth.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
 
@@ -134,6 +134,11 @@ export async function createIntegrator(
     throw new AppError('conflict', `An integrator named "${input.name}" already exists.`, { codes: ['INTEGRATOR_EXISTS'] });
   }
   return insertIntegrator(em, { name: input.name, tokenCurrency: input.tokenCurrency ?? null, tokensPerUsd: input.tokensPerUsd ?? null });
+}
+
+/** Makes the named integrator with this token currency, or gives it one when it has none. */
+export function ensureIntegratorTokenCurrency(em: EntityManager, name: string, tokenCurrency: string, tokensPerUsd: number): Promise<void> {
+  return ensureIntegratorTokens(em, name, tokenCurrency, tokensPerUsd);
 }
 
 /** Creates a client of the named integrator (creating a missing integrator with no token currency). */

@@ -86,10 +86,20 @@ export function db(em: EntityManager): Db {
   };
 }
 
-/** A `Db` through an EntityManager: its statements join the EntityManager's transaction, if any. */
+/** An array as PostgreSQL's array text (`{"a","b",NULL}`), for a `?::type[]` parameter. */
+function arrayLiteral(values: readonly unknown[]): string {
+  const item = (v: unknown) => (v === null || v === undefined ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`);
+  return `{${values.map(item).join(',')}}`;
+}
+
+/**
+ * A `Db` through an EntityManager: its statements join the EntityManager's transaction, if any.
+ * Knex would spread an array parameter into a list; it is sent as array text instead, so the
+ * same `?::varchar[]` statements run on either `Db`.
+ */
 export function emDb(em: EntityManager): Db {
   return {
-    execute: (sql, params = []) => em.execute(sql, [...params]) as Promise<any>,
+    execute: (sql, params = []) => em.execute(sql, params.map((p) => (Array.isArray(p) ? arrayLiteral(p) : p))) as Promise<any>,
     transaction: (work) => em.transactional((tx) => work(emDb(tx))),
   };
 }

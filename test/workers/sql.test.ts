@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { db as pooled } from '../../src/db/sql.js';
+import { db as pooled, emDb } from '../../src/db/sql.js';
 import { ensureDemoClient } from '../../src/runtime/demo-client.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,14 @@ describe('Db', () => {
     await db.transaction((tx) => tx.transaction((inner) => inner.execute('insert into sql_test_tx values (?)', [3])));
     assert.deepEqual(await db.execute('select id from sql_test_tx'), [{ id: 3 }]);
     await db.execute('drop table sql_test_tx');
+  });
+
+  it('passes an array parameter as one array on either Db (quotes, backslashes and nulls included)', async () => {
+    const values = ['a', 'with "quote"', 'back\\slash', null, 'comma,brace}'];
+    for (const db of [pooled(h().orm.em.fork()), emDb(h().orm.em.fork())]) {
+      const [row] = await db.execute<Array<{ v: Array<string | null> }>>('select ?::varchar[] as v', [values]);
+      assert.deepEqual(row.v, values);
+    }
   });
 });
 
