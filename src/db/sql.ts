@@ -117,10 +117,13 @@ export function isoTimestampSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-/** @deprecated Pass a `Db` (`emDb(em)` for an EntityManager). */
-export type Sql = Db | EntityManager;
-
-/** @deprecated `emDb(em)`. */
-export function executor(target: Sql): Db {
+/** For code that runs either inside a plain-SQL transaction or a MikroORM one: a `Db` for either. */
+export function asDb(target: Db | EntityManager): Db {
   return 'getConnection' in target ? emDb(target) : target;
 }
+
+/** @deprecated `Db | EntityManager`. */
+export type Sql = Db | EntityManager;
+
+/** @deprecated `asDb`. */
+export const executor = asDb;

@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { escrowFromRow, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
-import { autocommit, type Executor } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
 import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { stateConflict } from './escrow-phases.service.js';
@@ -37,7 +37,7 @@ const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
  * at each other; an escrow's row is its invoice's: same buyer, currency, total, references and
  * times), an invoice without an escrow alone.
  */
-export async function insertPurchases(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
+export async function insertPurchases(db: Db, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
   const names = NEW_ESCROW_COLUMNS.map(([name]) => name).join(', ');
   await db.execute(
     `with v as (select ${names} from jsonb_to_recordset(?::jsonb) as v (${NEW_ESCROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})),
@@ -62,7 +62,7 @@ export async function insertPurchases(db: Executor, invoices: Array<ReturnType<t
  * each is written alone, so one that cannot be written fails alone.
  */
 const insertEscrow = batchedPerPool(async (em: EntityManager, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<Array<Error | null>> => {
-  const db = autocommit(em);
+  const db = pooled(em);
   try {
     await insertPurchases(db, invoices);
     return invoices.map(() => null);
@@ -97,7 +97,7 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
 }
 
 /** The caller's escrow, read outside any transaction, or a 404. */
-async function findEscrow(db: Executor, principal: Principal, escrowId: string) {
+async function findEscrow(db: Db, principal: Principal, escrowId: string) {
   const [row] = await db.execute<Array<Record<string, any>>>(
     `select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?`, [escrowId, principal.integratorId]);
   if (!row) throw escrowNotFound();
@@ -106,7 +106,7 @@ async function findEscrow(db: Executor, principal: Principal, escrowId: string) 
 
 /** The escrow as it stands (GET /v2/escrow/{id}). */
 export async function getEscrow(em: EntityManager, principal: Principal, escrowId: string) {
-  const escrow = await findEscrow(autocommit(em), principal, escrowId);
+  const escrow = await findEscrow(pooled(em), principal, escrowId);
   return escrowView(escrow, (await integratorProfile(em, principal.integratorId)).name);
 }
 
@@ -123,7 +123,7 @@ interface TransitionRequest {
  * transition can run from the escrow's state, the pending command for it (made unless one
  * exists: concurrent requests share it). Undefined row: no such escrow for that integrator.
  */
-async function requestTransitions(db: Executor, requests: TransitionRequest[]): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
+async function requestTransitions(db: Db, requests: TransitionRequest[]): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
   const rows = await db.execute<Array<Record<string, any>>>(
     `with v as (
        select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, integrator_id, command_id, kind, runnable, ord)
@@ -151,7 +151,7 @@ async function requestTransitions(db: Executor, requests: TransitionRequest[]): 
 const requestTransition = batchedPerPool(async (em: EntityManager, requests: TransitionRequest[]) => {
   const key = (r: TransitionRequest) => `${r.escrowId}\u0000${r.integratorId}\u0000${r.kind}`;
   const distinct = [...new Map(requests.map((r) => [key(r), r])).values()];
-  const answers = await requestTransitions(autocommit(em), distinct);
+  const answers = await requestTransitions(pooled(em), distinct);
   const byKey = new Map(distinct.map((r, i) => [key(r), answers[i]]));
   return requests.map((r) => byKey.get(key(r))!);
 }, 256);
@@ -170,7 +170,7 @@ export async function transitionEscrow(
   transition: EscrowTransition,
   opts: { respondAsync: boolean; syncWaitMs: number },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const db = autocommit(em);
+  const db = pooled(em);
   const kind = `escrow.${transition}` as const;
   const { row, commandId: made } = await requestTransition(em, { escrowId, integratorId: principal.integratorId, kind, runnable: runnableFrom(transition) });
   if (!row) throw escrowNotFound();
