@@ -7,8 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { db, emDb } from '../db/sql.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
-import { Integrator } from '../auth/integrator.entity.js';
+import { loadIntegrator, type Principal } from '../auth/auth.service.js';
 import { addPoboMethod, createWallets, updatePoboBilling } from '../payment-methods/payment-method.service.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import { blocksByCapability, isBlocked } from '../blocks/block.rules.js';
@@ -118,7 +117,7 @@ export async function registerAccount(em: EntityManager, principal: Principal, i
   const integratorId = principal.integratorId;
   return withConflictCheck(em, integratorId, input, undefined, () =>
     em.transactional(async (tx) => {
-      const integrator = await tx.findOneOrFail(Integrator, { id: integratorId });
+      const integrator = await loadIntegrator(tx, integratorId);
       const now = new Date();
       const account = tx.create(Account, {
         id: newId('acct'),

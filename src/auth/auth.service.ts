@@ -125,6 +125,11 @@ export async function integratorProfile(em: EntityManager, integratorId: string)
   return profile;
 }
 
+/** The integrator (its entity, for a unit of work that references it); it must exist. */
+export function loadIntegrator(em: EntityManager, integratorId: string): Promise<IIntegrator> {
+  return getIntegrator(em, integratorId);
+}
+
 /** Creates an integrator; a taken name is a conflict. */
 export async function createIntegrator(
   em: EntityManager,

@@ -40,6 +40,22 @@ const ALLOWED: Record<string, string[]> = {
   'src/merge/merge.service.ts': ['account', 'account_block', 'account_tag', 'escrow', 'invoice', 'ledger_account', 'payment_method'],
 };
 
+/** Known debt: files that use another module's entities at run time (MikroORM then names that module's tables). */
+const ALLOWED_ENTITY_USE: Record<string, string[]> = {
+  'src/tokens/tokens.service.ts': ['invoices'],
+};
+
+/** The modules whose entities a source text imports as values (type-only imports name no table). */
+export function entityModulesUsed(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+'\.\.\/([\w-]+)\/[\w.-]+\.entity\.js';/gm)) {
+    if (m[1]) continue;
+    const values = m[2].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type '));
+    if (values.length) found.add(m[3]);
+  }
+  return [...found].sort();
+}
+
 /** Modules converted to repositories: inside them only `*.repository.ts` names the module's tables. */
 const REPOSITORY_ONLY: string[] = ['accounts', 'auth', 'blocks', 'http', 'ledger', 'payment-methods', 'tos', 'webhooks'];
 
@@ -139,6 +155,21 @@ describe('table ownership', () => {
       if (foreign.length) found[file] = foreign;
     }
     assert.deepEqual(found, ALLOWED, 'a file names tables another module owns: use that module\'s repository (or a fragment it exports); when you removed debt, shrink ALLOWED');
+  });
+
+  it('reads value imports of entities, not type-only ones', () => {
+    assert.deepEqual(entityModulesUsed(`import { Invoice } from '../invoices/invoice.entity.js';\nimport type { IAccount } from '../accounts/account.entity.js';\nimport { type IEscrow } from '../escrow/escrow.entity.js';`), ['invoices']);
+  });
+
+  it('finds no file using another module\'s entities beyond the known debt', () => {
+    const found: Record<string, string[]> = {};
+    for (const file of sources) {
+      if (file.endsWith('.entity.ts')) continue;
+      const own = moduleOf(file);
+      const foreign = entityModulesUsed(readFileSync(path.join(ROOT, file), 'utf8')).filter((m) => m !== own);
+      if (foreign.length) found[file] = foreign;
+    }
+    assert.deepEqual(found, ALLOWED_ENTITY_USE, 'use the owning module\'s service instead of its entities');
   });
 
   it('lets only the repositories of converted modules name their tables', () => {
