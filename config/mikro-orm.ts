@@ -3,10 +3,12 @@ import { Migrator } from '@mikro-orm/migrations';
 import { Integrator } from '../src/auth/integrator.entity.js';
 import { Client } from '../src/auth/client.entity.js';
 import { SigningKey } from '../src/auth/signing-key.entity.js';
+import { RefreshToken, UserSessionNonce } from '../src/auth/user-session.entity.js';
 import { Account, ExternalPlatformLink } from '../src/accounts/account.entity.js';
 import { PaymentMethod } from '../src/payment-methods/payment-method.entity.js';
 import { TosVersion, TosSignature } from '../src/tos/tos.entity.js';
 import { OutboxEvent } from '../src/webhooks/outbox.entity.js';
+import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../src/webhooks/webhook.entity.js';
 import { IdempotencyKey } from '../src/idempotency/idempotency-key.entity.js';
 import { LedgerAccount, LedgerEntry, LedgerPosting } from '../src/ledger/ledger.entity.js';
 import { Invoice } from '../src/invoices/invoice.entity.js';
@@ -18,7 +20,8 @@ import { migrations } from '../src/migrations/index.js';
 export const entities = [
   Integrator, Client, SigningKey, Account, ExternalPlatformLink, PaymentMethod,
   TosVersion, TosSignature, OutboxEvent, IdempotencyKey, LedgerAccount, LedgerPosting, LedgerEntry,
-  Invoice, Escrow, Command, AccountBlock, AccountTag,
+  Invoice, Escrow, Command, AccountBlock, AccountTag, UserSessionNonce, RefreshToken,
+  WebhookEndpoint, WebhookDelivery, WebhookAttempt,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

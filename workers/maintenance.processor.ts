@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { MaintenanceJob } from '../src/queues/names.js';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/idempotency.repository.js';
+import { db } from '../src/db/sql.js';
 import { stalledCommands } from '../src/commands/command.service.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';
@@ -18,7 +19,7 @@ export function maintenanceProcessor(
   return async (job: Job): Promise<Record<string, number>> => {
     switch (job.name) {
       case MaintenanceJob.PurgeIdempotencyKeys:
-        return { purged: await purgeExpiredIdempotencyKeys(orm.em.fork()) };
+        return { purged: await purgeExpiredIdempotencyKeys(db(orm.em.fork())) };
       case MaintenanceJob.SweepCommands: {
         const stalled = await stalledCommands(orm.em.fork(), opts.commandSweepAfterMs);
         for (const command of stalled) await bus.requeue(command.id, command.kind);

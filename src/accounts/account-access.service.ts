@@ -6,13 +6,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import type { Principal } from '../auth/auth.service.js';
-import { Account, type IAccount } from './account.entity.js';
+import type { IAccount } from './account.entity.js';
+import { findAccount } from './account.repository.js';
 
 export const accountNotFound = () => AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
 
 /** The caller's account (with its integrator), or 404 `ACCOUNT_GET_ERROR`. */
 export async function requireAccount(em: EntityManager, principal: Principal, accountId: string): Promise<IAccount> {
-  const account = await em.findOne(Account, { id: accountId, integrator: principal.integratorId }, { populate: ['integrator'] });
+  const account = await findAccount(em, principal.integratorId, accountId);
   if (!account) throw accountNotFound();
   return account;
 }

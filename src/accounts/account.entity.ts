@@ -8,6 +8,10 @@ import { Integrator } from '../auth/integrator.entity.js';
 export const Account = defineEntity({
   name: 'Account',
   tableName: 'account',
+  indexes: [
+    { name: 'account_username_unique', expression: 'create unique index account_username_unique on account (integrator_id, lower(username))' },
+    { name: 'account_email_unique', expression: 'create unique index account_email_unique on account (integrator_id, lower(email_address)) where email_address is not null' },
+  ],
   properties: {
     id: p.string().primary().length(36),
     integrator: () => p.manyToOne(Integrator),
@@ -23,8 +27,8 @@ export const Account = defineEntity({
     stateProvince: p.string().length(100).nullable(),
     countryIso: p.string().length(2).nullable(),
     zipPostalCode: p.string().length(20).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 export type IAccount = InferEntity<typeof Account>;
@@ -33,12 +37,13 @@ export type IAccount = InferEntity<typeof Account>;
 export const ExternalPlatformLink = defineEntity({
   name: 'ExternalPlatformLink',
   tableName: 'account_external_platform',
+  uniques: [{ name: 'account_external_platform_unique', properties: ['integratorId', 'platform', 'userId'] }],
   properties: {
     account: () => p.manyToOne(Account).primary(),
     platform: p.string().length(16).primary(),
     userId: p.string().length(128),
     integratorId: p.string().length(36),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
   },
 });
 export type IExternalPlatformLink = InferEntity<typeof ExternalPlatformLink>;

@@ -5,16 +5,17 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { isoTimestampSql, preparedRead } from '../db/sql.js';
+import { db, emDb } from '../db/sql.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
-import { Integrator } from '../auth/integrator.entity.js';
+import { loadIntegrator, type Principal } from '../auth/auth.service.js';
 import { addPoboMethod, createWallets, updatePoboBilling } from '../payment-methods/payment-method.service.js';
-import { recordEvent } from '../webhooks/outbox.service.js';
-import { BLOCK_RECORD_SQL } from '../blocks/block.service.js';
-import { blocksByCapability, isBlocked, type BlockRecord } from '../blocks/block.rules.js';
+import { insertEvent } from '../webhooks/outbox.repository.js';
+import { blocksByCapability, isBlocked } from '../blocks/block.rules.js';
 import { Account, ExternalPlatformLink, type IAccount } from './account.entity.js';
 import { accountNotFound, requireAccount } from './account-access.service.js';
+import {
+  accountWithEmail, accountWithPlatformUser, accountWithUsername, profileById, profileByUsername, type ProfileRecord,
+} from './account.repository.js';
 import {
   DETAIL_FIELDS, DETAIL_PROPERTY, isEmailVerified, pickDetails, platformEntries,
   type Details, type EmailInput, type ExternalPlatforms,
@@ -70,21 +71,18 @@ async function findConflict(
   exceptAccountId?: string,
 ): Promise<{ account_id: string; field: string } | undefined> {
   const other = exceptAccountId ?? '';
+  const sql = emDb(em);
   if (input.username) {
-    const [row] = await em.execute<Array<{ id: string }>>(
-      'select id from account where integrator_id = ? and lower(username) = lower(?) and id <> ?', [integratorId, input.username, other]);
-    if (row) return { account_id: row.id, field: 'username' };
+    const holder = await accountWithUsername(sql, integratorId, input.username, other);
+    if (holder) return { account_id: holder, field: 'username' };
   }
   if (input.email) {
-    const [row] = await em.execute<Array<{ id: string }>>(
-      'select id from account where integrator_id = ? and lower(email_address) = lower(?) and id <> ?', [integratorId, input.email.address, other]);
-    if (row) return { account_id: row.id, field: 'email' };
+    const holder = await accountWithEmail(sql, integratorId, input.email.address, other);
+    if (holder) return { account_id: holder, field: 'email' };
   }
   for (const [platform, userId] of platformEntries(input.external_platforms)) {
-    const [row] = await em.execute<Array<{ account_id: string }>>(
-      'select account_id from account_external_platform where integrator_id = ? and platform = ? and user_id = ? and account_id <> ?',
-      [integratorId, platform, userId, other]);
-    if (row) return { account_id: row.account_id, field: `external_platforms.${platform}` };
+    const holder = await accountWithPlatformUser(sql, integratorId, platform, userId, other);
+    if (holder) return { account_id: holder, field: `external_platforms.${platform}` };
   }
   return undefined;
 }
@@ -119,7 +117,7 @@ export async function registerAccount(em: EntityManager, principal: Principal, i
   const integratorId = principal.integratorId;
   return withConflictCheck(em, integratorId, input, undefined, () =>
     em.transactional(async (tx) => {
-      const integrator = await tx.findOneOrFail(Integrator, { id: integratorId });
+      const integrator = await loadIntegrator(tx, integratorId);
       const now = new Date();
       const account = tx.create(Account, {
         id: newId('acct'),
@@ -139,34 +137,13 @@ export async function registerAccount(em: EntityManager, principal: Principal, i
       for (const link of links) addPoboMethod(tx, account, link.platform, link.userId, billing(account));
       await createWallets(tx, account, integrator);
       const payload = { ...accountDetailsView(account, links), username: account.username };
-      recordEvent(tx, integratorId, 'register-account-completed', { ...payload, integrator: integrator.name });
       await tx.flush();
+      await insertEvent(emDb(tx), integratorId, 'register-account-completed', { ...payload, integrator: integrator.name });
       return payload;
     }));
 }
 
-
-interface ProfileRow {
-  id: string;
-  username: string;
-  email_address: string | null;
-  created_at: Date;
-  integrator: string;
-  blocks: BlockRecord[];
-  tags: Array<Record<string, unknown>>;
-}
-
-// One statement: the account, its active blocks and its tags (both small, both indexed by account).
-const PROFILE_COLUMNS = `select a.id, a.username, a.email_address, a.created_at, i.name as integrator,
-    coalesce((select json_agg(${BLOCK_RECORD_SQL} order by b.created_at, b.id) from account_block b
-               where b.account_id = a.id and b.status = 'active'), '[]') as blocks,
-    coalesce((select json_agg(json_build_object('tag_id', t.id, 'account_id', t.account_id, 'resource_id', t.resource_id,
-                'resource_type', t.resource_type, 'namespace', t.namespace, 'tag', t.tag, 'status', t.status, 'integrator', i.name,
-                'created', ${isoTimestampSql('t.created_at')}, 'updated', ${isoTimestampSql('t.updated_at')}) order by t.created_at, t.id)
-               from account_tag t where t.account_id = a.id), '[]') as tags
-  from account a join integrator i on i.id = a.integrator_id`;
-
-function profileView(row: ProfileRow | undefined) {
+function profileView(row: ProfileRecord | undefined) {
   if (!row) throw accountNotFound();
   return {
     account_id: row.id,
@@ -183,16 +160,12 @@ function profileView(row: ProfileRow | undefined) {
 /** The profile of spec §2.5, with the account's active blocks and its tags. */
 export async function getProfile(em: EntityManager, principal: Principal, accountId: string) {
   // The hottest read: one indexed query, no entity hydration.
-  const [row] = await preparedRead<ProfileRow>(em, 'account-profile',
-    `${PROFILE_COLUMNS} where a.id = $1 and a.integrator_id = $2`, [accountId, principal.integratorId]);
-  return profileView(row);
+  return profileView(await profileById(db(em), principal.integratorId, accountId));
 }
 
 /** The profile of the account with this username (case-insensitive), or a 404. */
 export async function findProfileByUsername(em: EntityManager, principal: Principal, username: string) {
-  const [row] = await preparedRead<ProfileRow>(em, 'account-profile-by-username',
-    `${PROFILE_COLUMNS} where a.integrator_id = $1 and lower(a.username) = lower($2)`, [principal.integratorId, username]);
-  return profileView(row);
+  return profileView(await profileByUsername(db(em), principal.integratorId, username));
 }
 
 /** The earlier-generation profile (`GET /v1/{account_id}/user-info`). */

@@ -6,10 +6,10 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
-import { Client } from './client.entity.js';
-import { Integrator, type IIntegrator } from './integrator.entity.js';
-import { SigningKey } from './signing-key.entity.js';
+import type { IIntegrator } from './integrator.entity.js';
+import {
+  ensureIntegratorNamed, ensureIntegratorTokens, ensureSigningKey, findClientById, findIntegratorByName, getIntegrator, insertClient, insertIntegrator,
+} from './auth.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
 
 /** Who is calling: the verified content of a client access token. */
@@ -52,11 +52,7 @@ export class TokenSigner {
 
   /** Loads the signing key, creating it on the very first boot (safe when processes race). */
   static async load(em: EntityManager): Promise<TokenSigner> {
-    await em.execute(
-      'insert into signing_key (id, secret) values (?, ?) on conflict (id) do nothing',
-      [PRIMARY_KEY_ID, randomBytes(32).toString('base64url')],
-    );
-    const row = await em.fork().findOneOrFail(SigningKey, { id: PRIMARY_KEY_ID });
+    const row = await ensureSigningKey(em, PRIMARY_KEY_ID, randomBytes(32).toString('base64url'));
     const key = await crypto.subtle.importKey('raw', Buffer.from(row.secret, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     return new TokenSigner(row.id, key);
   }
@@ -123,10 +119,15 @@ const integrators = new Map<string, IntegratorProfile>();
 export async function integratorProfile(em: EntityManager, integratorId: string): Promise<IntegratorProfile> {
   const known = integrators.get(integratorId);
   if (known) return known;
-  const row = await em.findOneOrFail(Integrator, { id: integratorId });
+  const row = await getIntegrator(em, integratorId);
   const profile = { id: row.id, name: row.name, tokenCurrency: row.tokenCurrency ?? null, tokensPerUsd: row.tokensPerUsd ?? null };
   integrators.set(integratorId, profile);
   return profile;
+}
+
+/** The integrator (its entity, for a unit of work that references it); it must exist. */
+export function loadIntegrator(em: EntityManager, integratorId: string): Promise<IIntegrator> {
+  return getIntegrator(em, integratorId);
 }
 
 /** Creates an integrator; a taken name is a conflict. */
@@ -134,18 +135,15 @@ export async function createIntegrator(
   em: EntityManager,
   input: { name: string; tokenCurrency?: string; tokensPerUsd?: number },
 ): Promise<IIntegrator> {
-  if (await em.findOne(Integrator, { name: input.name })) {
+  if (await findIntegratorByName(em, input.name)) {
     throw new AppError('conflict', `An integrator named "${input.name}" already exists.`, { codes: ['INTEGRATOR_EXISTS'] });
   }
-  const integrator = em.create(Integrator, {
-    id: newId('int'),
-    name: input.name,
-    tokenCurrency: input.tokenCurrency ?? null,
-    tokensPerUsd: input.tokensPerUsd ?? null,
-    createdAt: new Date(),
-  });
-  await em.flush();
-  return integrator;
+  return insertIntegrator(em, { name: input.name, tokenCurrency: input.tokenCurrency ?? null, tokensPerUsd: input.tokensPerUsd ?? null });
+}
+
+/** Makes the named integrator with this token currency, or gives it one when it has none. */
+export function ensureIntegratorTokenCurrency(em: EntityManager, name: string, tokenCurrency: string, tokensPerUsd: number): Promise<void> {
+  return ensureIntegratorTokens(em, name, tokenCurrency, tokensPerUsd);
 }
 
 /** Creates a client of the named integrator (creating a missing integrator with no token currency). */
@@ -154,30 +152,23 @@ export async function createClient(
   input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
 ): Promise<{ client_id: string; client_secret: string; integrator: string; scopes: string[] }> {
   return em.transactional(async (tx) => {
-    await tx.execute(
-      'insert into integrator (id, name) values (?, ?) on conflict (name) do nothing',
-      [newId('int'), input.integrator],
-    );
-    const integrator = await tx.findOneOrFail(Integrator, { name: input.integrator });
+    const integrator = await ensureIntegratorNamed(tx, input.integrator);
     const secret = `hfs_${randomBytes(32).toString('base64url')}`;
-    const client = tx.create(Client, {
-      id: newId('cli'),
+    const client = await insertClient(tx, {
       integrator,
       secretHash: hashSecret(secret),
       scopes: input.scopes,
       isOperator: input.isOperator ?? false,
       canUnblock: input.canUnblock ?? false,
       tosSigning: input.tosSigning ?? false,
-      createdAt: new Date(),
     });
-    await tx.flush();
     return { client_id: client.id, client_secret: secret, integrator: integrator.name, scopes: client.scopes };
   });
 }
 
 /** Finds a client by id, or null. */
 export function findClient(em: EntityManager, clientId: string) {
-  return em.findOne(Client, { id: clientId }, { populate: ['integrator'] });
+  return findClientById(em, clientId, true);
 }
 
 /** The client with these credentials; `invalid_client` (401) otherwise. */
@@ -185,7 +176,7 @@ export async function authenticateClient(em: EntityManager, clientId?: string, c
   if (!clientId || !clientSecret) {
     throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
   }
-  const client = /^[A-Za-z0-9_-]{1,36}$/.test(clientId) ? await em.findOne(Client, { id: clientId }) : null;
+  const client = /^[A-Za-z0-9_-]{1,36}$/.test(clientId) ? await findClientById(em, clientId) : null;
   if (!client || !sameHash(client.secretHash, hashSecret(clientSecret))) {
     throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
   }

@@ -7,7 +7,7 @@ export const SigningKey = defineEntity({
   properties: {
     id: p.string().primary().length(36),
     secret: p.string().length(128),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
   },
 });
 export type ISigningKey = InferEntity<typeof SigningKey>;

@@ -8,7 +8,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { autocommit, inTransaction, type Executor } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import { lockAccount } from '../accounts/account.repository.js';
+import {
+  insertRefreshToken, insertSessionNonce, lockRefreshToken, markRefreshTokenUsed, revokeRefreshFamily, spendSessionNonce,
+} from './user-session.repository.js';
 import { blockedError, loginBlocked } from '../blocks/block.service.js';
 import { authenticateClient, type Principal, type TokenSigner } from './auth.service.js';
 import { REFRESH_TOKEN_TTL_SECONDS, SESSION_NONCE_TTL_SECONDS, USER_TOKEN_TTL_SECONDS, refreshDecision } from './auth.rules.js';
@@ -27,13 +31,10 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 const invalidGrant = (message: string) => new AppError('invalid_input', message, { codes: ['invalid_grant'] });
 
 async function issueUserToken(
-  db: Executor, signer: TokenSigner, session: { clientId: string; integratorId: string; accountId: string; familyId: string },
+  db: Db, signer: TokenSigner, session: { clientId: string; integratorId: string; accountId: string; familyId: string },
 ): Promise<UserToken> {
   const refresh = `hfr_${randomBytes(32).toString('base64url')}`;
-  await db.execute(
-    `insert into refresh_token (id, token_hash, family_id, account_id, integrator_id, client_id, expires_at)
-     values (?, ?, ?, ?, ?, ?, now() + (? * interval '1 second'))`,
-    [newId('rft'), sha256(refresh), session.familyId, session.accountId, session.integratorId, session.clientId, REFRESH_TOKEN_TTL_SECONDS]);
+  await insertRefreshToken(db, { id: newId('rft'), tokenHash: sha256(refresh), ...session, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
   const access = await signer.sign(
     { clientId: session.clientId, integratorId: session.integratorId, scopes: [], isOperator: false, canUnblock: false, accountId: session.accountId },
     USER_TOKEN_TTL_SECONDS);
@@ -53,9 +54,8 @@ async function issueUserToken(
 export async function authorizeUser(
   em: EntityManager, signer: TokenSigner, principal: Principal, input: { account_id: string; return_token?: boolean }, webUrl: string,
 ): Promise<{ redirect: string } | { token: UserToken }> {
-  return inTransaction(em, async (db) => {
-    const [account] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ? for share', [input.account_id, principal.integratorId]);
-    if (!account) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+  return pooled(em).transaction(async (db) => {
+    if (!(await lockAccount(db, principal.integratorId, input.account_id, 'share'))) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
     const session = await openUserSession(db, signer, principal, input.account_id, Boolean(input.return_token));
     return 'token' in session ? session : { redirect: sessionRedirect(webUrl, session.nonce) };
   });
@@ -72,16 +72,13 @@ export function sessionRedirect(webUrl: string, nonce: string): string {
  * account, which then gets neither.
  */
 export async function openUserSession(
-  db: Executor, signer: TokenSigner, principal: Principal, accountId: string, returnToken: boolean,
+  db: Db, signer: TokenSigner, principal: Principal, accountId: string, returnToken: boolean,
 ): Promise<{ token: UserToken } | { nonce: string }> {
   if (await loginBlocked(db, accountId)) throw blockedError(accountId);
   const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId };
   if (returnToken) return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf') }) };
   const nonce = randomBytes(32).toString('base64url');
-  await db.execute(
-    `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, expires_at)
-     values (?, ?, ?, ?, now() + (? * interval '1 second'))`,
-    [sha256(nonce), session.accountId, session.integratorId, session.clientId, SESSION_NONCE_TTL_SECONDS]);
+  await insertSessionNonce(db, { nonceHash: sha256(nonce), ...session, ttlSeconds: SESSION_NONCE_TTL_SECONDS });
   return { nonce };
 }
 
@@ -104,12 +101,10 @@ export async function openHostedSession(em: EntityManager, signer: TokenSigner, 
  * nonce is unknown, spent, expired, or its account is now login-blocked.
  */
 export async function consumeSessionNonce(em: EntityManager, nonce: string): Promise<{ accountId: string; integratorId: string; clientId: string } | null> {
-  return inTransaction(em, async (db) => {
-    const [row] = await db.execute<Array<{ account_id: string; integrator_id: string; client_id: string }>>(
-      `update user_session_nonce set used_at = now() where nonce_hash = ? and used_at is null and expires_at > now()
-       returning account_id, integrator_id, client_id`, [sha256(nonce)]);
-    if (!row || await loginBlocked(db, row.account_id)) return null;
-    return { accountId: row.account_id, integratorId: row.integrator_id, clientId: row.client_id };
+  return pooled(em).transaction(async (db) => {
+    const session = await spendSessionNonce(db, sha256(nonce));
+    if (!session || await loginBlocked(db, session.accountId)) return null;
+    return session;
   });
 }
 
@@ -124,26 +119,24 @@ export async function refreshUserToken(
   if (!input.refreshToken) throw new AppError('invalid_input', 'refresh_token is required.', { codes: ['invalid_request'] });
   const client = input.clientId || input.clientSecret ? await authenticateClient(em, input.clientId, input.clientSecret) : null;
   const refreshToken = input.refreshToken;
-  const outcome = await inTransaction(em, async (db) => {
-    const [row] = await db.execute<Array<{ id: string; family_id: string; account_id: string; integrator_id: string; client_id: string;
-      expires_at: Date; used_at: Date | null; revoked_at: Date | null }>>(
-      'select * from refresh_token where token_hash = ? for update', [sha256(refreshToken)]);
-    if (!row || (client && client.id !== row.client_id)) return { refused: 'The refresh token is invalid.' };
-    const decision = refreshDecision({ usedAt: row.used_at, revokedAt: row.revoked_at, expiresAt: new Date(row.expires_at) }, new Date());
-    const revokeFamily = () => db.execute('update refresh_token set revoked_at = now() where family_id = ? and revoked_at is null', [row.family_id]);
+  const outcome = await pooled(em).transaction(async (db) => {
+    const row = await lockRefreshToken(db, sha256(refreshToken));
+    if (!row || (client && client.id !== row.clientId)) return { refused: 'The refresh token is invalid.' };
+    const decision = refreshDecision({ usedAt: row.usedAt, revokedAt: row.revokedAt, expiresAt: row.expiresAt }, new Date());
+    const revokeFamily = () => revokeRefreshFamily(db, row.familyId);
     if (decision === 'reused') {
       // Someone replayed a spent token: whoever holds the newer one loses it too.
       await revokeFamily();
       return { refused: 'The refresh token was already used; the session is revoked.' };
     }
     if (decision !== 'ok') return { refused: `The refresh token is ${decision}.` };
-    if (await loginBlocked(db, row.account_id)) {
+    if (await loginBlocked(db, row.accountId)) {
       await revokeFamily();
-      return { refused: `Account ${row.account_id} is blocked.` };
+      return { refused: `Account ${row.accountId} is blocked.` };
     }
-    await db.execute('update refresh_token set used_at = now() where id = ?', [row.id]);
+    await markRefreshTokenUsed(db, row.id);
     return {
-      token: await issueUserToken(db, signer, { clientId: row.client_id, integratorId: row.integrator_id, accountId: row.account_id, familyId: row.family_id }),
+      token: await issueUserToken(db, signer, { clientId: row.clientId, integratorId: row.integratorId, accountId: row.accountId, familyId: row.familyId }),
     };
   });
   // Refusals commit first (a revoked family stays revoked), then answer invalid_grant.
@@ -153,5 +146,5 @@ export async function refreshUserToken(
 
 /** Whether a user password token's account may still act (no login block), outside any transaction. */
 export async function userSessionActive(em: EntityManager, accountId: string): Promise<boolean> {
-  return !(await loginBlocked(autocommit(em), accountId));
+  return !(await loginBlocked(pooled(em), accountId));
 }

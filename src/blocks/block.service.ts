@@ -9,10 +9,12 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { revokeUserSessions } from '../auth/session-revocation.service.js';
-import { autocommit, inTransaction, isoTimestampSql, type Executor } from '../db/sql.js';
-import { insertEvent } from '../webhooks/outbox.service.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import { insertEvent } from '../webhooks/outbox.repository.js';
+import { accountExists, lockAccount as lockAccountRow } from '../accounts/account.repository.js';
+import { activeBlocks, insertActiveBlock, loginBlockActive, markBlockRemoved, transactionBlockedAmong } from './block.repository.js';
 import {
-  blockedMessage, blocksByCapability, isBlocked, issueDecision, TRANSACTION_BLOCKS, unblockDecision,
+  blockedMessage, blocksByCapability, isBlocked, issueDecision, unblockDecision,
   type BlockRecord, type Capability, type Issuer, type Reason,
 } from './block.rules.js';
 
@@ -31,26 +33,13 @@ export interface BlockResponse {
 
 const accountNotFound = () => AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
 
-/** The SQL that turns an `account_block` row into a block record (JSON). */
-export const BLOCK_RECORD_SQL = `json_build_object('block_id', b.id, 'account_id', b.account_id, 'capability', b.capability,
-  'issuer', b.issuer, 'reason', b.reason, 'note', b.note, 'status', b.status, 'created', ${isoTimestampSql('b.created_at')})`;
-
-/** Active blocks of an account, oldest first. */
-export async function activeBlocks(db: Executor, accountId: string): Promise<BlockRecord[]> {
-  const rows = await db.execute<Array<{ record: BlockRecord }>>(
-    `select ${BLOCK_RECORD_SQL} as record from account_block b where b.account_id = ? and b.status = 'active' order by b.created_at, b.id`,
-    [accountId]);
-  return rows.map((r) => r.record);
-}
-
 /** Locks the caller's account (blocks of one account change one at a time), or 404. */
-async function lockAccount(db: Executor, integratorId: string, accountId: string): Promise<void> {
-  const [row] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ? for update', [accountId, integratorId]);
-  if (!row) throw accountNotFound();
+async function lockAccount(db: Db, integratorId: string, accountId: string): Promise<void> {
+  if (!(await lockAccountRow(db, integratorId, accountId, 'update'))) throw accountNotFound();
 }
 
 async function recordChange(
-  db: Executor, em: EntityManager, integratorId: string, accountId: string, change: { action: 'block' | 'unblock'; capability: Capability },
+  db: Db, em: EntityManager, integratorId: string, accountId: string, change: { action: 'block' | 'unblock'; capability: Capability },
 ): Promise<BlockResponse> {
   const records = await activeBlocks(db, accountId);
   const blocks = blocksByCapability(records);
@@ -66,15 +55,11 @@ async function recordChange(
  * whether a block was made: an active block of that capability is left as it is (no event).
  */
 export async function applyBlock(
-  db: Executor,
+  db: Db,
   em: EntityManager,
   block: { integratorId: string; accountId: string; capability: Capability; issuer: Issuer; reason: Reason; note?: string | null; clientId: string | null },
 ): Promise<boolean> {
-  const [made] = await db.execute<unknown[]>(
-    `insert into account_block (id, account_id, integrator_id, capability, issuer, reason, note, status, created_by)
-     values (?, ?, ?, ?, ?, ?, ?, 'active', ?)
-     on conflict (account_id, capability) where status = 'active' do nothing returning id`,
-    [newId('blk'), block.accountId, block.integratorId, block.capability, block.issuer, block.reason, block.note ?? null, block.clientId]);
+  const made = await insertActiveBlock(db, { ...block, id: newId('blk'), note: block.note ?? null });
   if (!made) return false;
   // A login block ends the account's user sessions: its refresh tokens stop working.
   if (block.capability === 'login') await revokeUserSessions(db, block.accountId);
@@ -86,7 +71,7 @@ export async function applyBlock(
 export async function blockAccount(em: EntityManager, principal: Principal, input: BlockInput): Promise<BlockResponse> {
   const decision = issueDecision(principal, input.block_capability, input.block_reason);
   if (!decision.ok) throw AppError.invalid(decision.fields, 'Publishers may only block login with reason account_close.');
-  return inTransaction(em, async (db) => {
+  return pooled(em).transaction(async (db) => {
     await lockAccount(db, principal.integratorId, input.account_id);
     await applyBlock(db, em, {
       integratorId: principal.integratorId, accountId: input.account_id, capability: input.block_capability, issuer: decision.issuer,
@@ -102,7 +87,7 @@ export async function blockAccount(em: EntityManager, principal: Principal, inpu
  * nothing changes. A capability that is not blocked is already as asked (no event).
  */
 async function removeBlocks(em: EntityManager, principal: Principal, accountId: string, capabilities?: Capability[]): Promise<BlockResponse> {
-  return inTransaction(em, async (db) => {
+  return pooled(em).transaction(async (db) => {
     await lockAccount(db, principal.integratorId, accountId);
     const targets = (await activeBlocks(db, accountId)).filter((b) => !capabilities || capabilities.includes(b.capability));
     for (const block of targets) {
@@ -111,8 +96,7 @@ async function removeBlocks(em: EntityManager, principal: Principal, accountId: 
     }
     let response: BlockResponse | undefined;
     for (const block of targets) {
-      await db.execute(`update account_block set status = 'removed', removed_at = now(), removed_by = ?, updated_at = now() where id = ?`,
-        [principal.clientId, block.block_id]);
+      await markBlockRemoved(db, block.block_id, principal.clientId);
       response = await recordChange(db, em, principal.integratorId, accountId, { action: 'unblock', capability: block.capability });
     }
     return response ?? { account_id: accountId, blocks: blocksByCapability(await activeBlocks(db, accountId)) };
@@ -126,9 +110,8 @@ export function unblockCapability(em: EntityManager, principal: Principal, accou
 
 /** `GET /v2/block/{account_id}`: the active blocks. */
 export async function getBlocks(em: EntityManager, principal: Principal, accountId: string): Promise<BlockResponse> {
-  const db = autocommit(em);
-  const [row] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ?', [accountId, principal.integratorId]);
-  if (!row) throw accountNotFound();
+  const db = pooled(em);
+  if (!(await accountExists(db, principal.integratorId, accountId))) throw accountNotFound();
   return { account_id: accountId, blocks: blocksByCapability(await activeBlocks(db, accountId)) };
 }
 
@@ -153,22 +136,12 @@ export async function legacyUnblock(em: EntityManager, principal: Principal, acc
  * Spec §3.2: a blocked account cannot transact. Throws the 403 of spec §7 naming the first of
  * `accountIds` with an active `login` or `transactions` block.
  */
-export async function assertCanTransact(db: Executor, accountIds: string[]): Promise<void> {
+export async function assertCanTransact(db: Db, accountIds: string[]): Promise<void> {
   const ids = [...new Set(accountIds)];
   if (!ids.length) return;
-  const rows = await db.execute<Array<{ id: string; blocked: boolean }>>(
-    `select a.id, ${transactionBlockedSql('a.id')} as blocked from account a where a.id = any (?::varchar[])`, [ids]);
-  const blocked = ids.find((id) => rows.some((r) => r.id === id && r.blocked));
+  const stopped = await transactionBlockedAmong(db, ids);
+  const blocked = ids.find((id) => stopped.has(id));
   if (blocked) throw blockedError(blocked);
-}
-
-/**
- * The SQL condition "an active block stops this account buying or selling" (spec §3.2: `login`
- * or `transactions`), for the account an SQL expression names; every such check uses it.
- */
-export function transactionBlockedSql(accountExpression: string): string {
-  return `exists (select 1 from account_block b where b.account_id = ${accountExpression} and b.status = 'active'
-                   and b.capability in (${TRANSACTION_BLOCKS.map((c) => `'${c}'`).join(', ')}))`;
 }
 
 /** The 403 of spec §7: empty message and codes, the payload a sentence naming the account. */
@@ -178,7 +151,6 @@ export function blockedError(accountId: string): AppError {
 }
 
 /** Whether the account's `login` capability is blocked (no user session, no redirect). */
-export async function loginBlocked(db: Executor, accountId: string): Promise<boolean> {
-  const [row] = await db.execute<unknown[]>(`select 1 from account_block where account_id = ? and capability = 'login' and status = 'active'`, [accountId]);
-  return row !== undefined;
+export async function loginBlocked(db: Db, accountId: string): Promise<boolean> {
+  return loginBlockActive(db, accountId);
 }

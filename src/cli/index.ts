@@ -20,8 +20,7 @@ import { publishTos } from '../tos/tos.service.js';
 import { verifyLedger } from '../ledger/ledger.service.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
-import { replayDeliveries } from '../webhooks/relay.service.js';
-import { OutboxEvent } from '../webhooks/outbox.entity.js';
+import { eventExists, replayDeliveries } from '../webhooks/relay.service.js';
 
 class UsageError extends Error {}
 /** What the command was asked to act on does not exist. */
@@ -178,7 +177,7 @@ An unknown event is an error (exit 1); so is a missing or unmigrated database (n
       }
       const config = loadConfig();
       const sent = await withOrm({ read: 'webhooks replay' }, async (orm) => {
-        if (event && !(await orm.em.fork().count(OutboxEvent, { id: event }))) {
+        if (event && !(await eventExists(orm.em.fork(), event))) {
           throw new NotFound(`no event "${event}" (the id is the "id" field of a webhook's body)`);
         }
         const deliveries = await replayDeliveries(orm.em.fork(), event ? { eventId: event } : { endpointId: endpoint!, since: since! });

@@ -4,20 +4,25 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const Command = defineEntity({
   name: 'Command',
   tableName: 'command',
+  indexes: [
+    // Requests for the same work share one pending command.
+    { name: 'command_one_pending', expression: `create unique index command_one_pending on command (target_id, kind, input_key) where state = 'pending'` },
+    { name: 'command_pending_idx', expression: `create index command_pending_idx on command (updated_at) where state = 'pending'` },
+  ],
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),
     kind: p.string().length(40),
     targetId: p.string().length(36),
-    state: p.enum(['pending', 'done'] as const),
+    state: p.enum(['pending', 'done'] as const).columnType('varchar(16)'),
     input: p.json<Record<string, unknown>>().nullable(),
     inputKey: p.string().length(100).default(''),
     resultStatus: p.integer().nullable(),
     resultBody: p.json<unknown>().nullable(),
     /** Times a worker locked it (invoice pay, merge); escrow commands are read without a lock and leave it 0. */
     attempts: p.integer().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 export type ICommand = InferEntity<typeof Command>;

@@ -1,15 +1,22 @@
 /**
- * Plain SQL on a pooled pg connection (the ORM's own pool), for the hot paths — profile reads,
- * escrow creation, command requests, every worker phase: a statement through the ORM costs
- * several times its round trip in CPU. Statements
- * are written with `?` placeholders (as for MikroORM's `em.execute`), so the same service
- * code runs on either; an EntityManager is itself an Executor.
+ * How code runs a statement: one type, `Db`. Statements are written with `?` placeholders (as
+ * for MikroORM's `em.execute`). `db(em)` runs them on a pooled pg connection of the ORM's own
+ * pool, each prepared once per connection — the hot paths (profile reads, escrow creation,
+ * command requests, every worker phase) need that: a statement through the ORM costs several
+ * times its round trip in CPU. `emDb(em)` runs them through an EntityManager, for SQL inside a
+ * MikroORM transaction. MikroORM itself (`em.find`, `em.create`…) stays for simple entity CRUD.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-export interface Executor {
-  execute<T = any>(sql: string, params?: any[]): Promise<T>;
+export interface Db {
+  /** Runs one statement; resolves to its rows. */
+  execute<T = any>(sql: string, params?: readonly unknown[]): Promise<T>;
+  /** Runs `work` in one transaction (rolled back on any error); inside one, `work` joins it. */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
 }
+
+/** @deprecated The older name of `Db`, kept while the flow files move over. */
+export type Executor = Db;
 
 interface PgConnection {
   query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -44,14 +51,34 @@ function pool(em: EntityManager) {
   };
 }
 
-/** Single statements, each on a connection borrowed from the ORM's pool (autocommit). */
-export function autocommit(em: EntityManager): Executor {
+/** A `Db` on the ORM's pool: each statement on a borrowed connection (autocommit); `transaction` holds one connection. */
+export function db(em: EntityManager): Db {
   const client = pool(em);
   return {
-    async execute<R>(sql: string, params: unknown[] = []): Promise<R> {
+    async execute<R>(sql: string, params: readonly unknown[] = []): Promise<R> {
       const connection = await client.acquireConnection();
       try {
-        return (await connection.query({ ...toPg(sql), values: params })).rows as R;
+        return (await connection.query({ ...toPg(sql), values: params as unknown[] })).rows as R;
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    },
+    async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+      const connection = await client.acquireConnection();
+      const tx: Db = {
+        async execute<R>(sql: string, params: readonly unknown[] = []): Promise<R> {
+          return (await connection.query({ ...toPg(sql), values: params as unknown[] })).rows as R;
+        },
+        transaction: (inner) => inner(tx),
+      };
+      try {
+        await connection.query({ text: 'begin' });
+        const result = await work(tx);
+        await connection.query({ text: 'commit' });
+        return result;
+      } catch (err) {
+        await connection.query({ text: 'rollback' }).catch(() => undefined);
+        throw err;
       } finally {
         await client.releaseConnection(connection);
       }
@@ -59,40 +86,30 @@ export function autocommit(em: EntityManager): Executor {
   };
 }
 
-/**
- * The hottest reads (account profiles): one statement with `$n` placeholders, prepared once
- * per pooled connection (pg named statements) and run outside any transaction.
- */
-export async function preparedRead<R>(em: EntityManager, name: string, text: string, values: unknown[]): Promise<R[]> {
-  const client = pool(em);
-  const connection = await client.acquireConnection();
-  try {
-    return (await connection.query({ name, text, values })).rows as R[];
-  } finally {
-    await client.releaseConnection(connection);
-  }
+/** An array as PostgreSQL's array text (`{"a","b",NULL}`), for a `?::type[]` parameter. */
+function arrayLiteral(values: readonly unknown[]): string {
+  const item = (v: unknown) => (v === null || v === undefined ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`);
+  return `{${values.map(item).join(',')}}`;
 }
 
-/** Runs `work` in one transaction on a connection of the ORM's pool; rolls back on any error. */
-export async function inTransaction<T>(em: EntityManager, work: (db: Executor) => Promise<T>): Promise<T> {
-  const client = pool(em);
-  const connection = await client.acquireConnection();
-  const db: Executor = {
-    async execute<R>(sql: string, params: unknown[] = []): Promise<R> {
-      return (await connection.query({ ...toPg(sql), values: params })).rows as R;
-    },
+/**
+ * A `Db` through an EntityManager: its statements join the EntityManager's transaction, if any.
+ * Knex would spread an array parameter into a list; it is sent as array text instead, so the
+ * same `?::varchar[]` statements run on either `Db`.
+ */
+export function emDb(em: EntityManager): Db {
+  return {
+    execute: (sql, params = []) => em.execute(sql, params.map((p) => (Array.isArray(p) ? arrayLiteral(p) : p))) as Promise<any>,
+    transaction: (work) => em.transactional((tx) => work(emDb(tx))),
   };
-  try {
-    await connection.query({ text: 'begin' });
-    const result = await work(db);
-    await connection.query({ text: 'commit' });
-    return result;
-  } catch (err) {
-    await connection.query({ text: 'rollback' }).catch(() => undefined);
-    throw err;
-  } finally {
-    await client.releaseConnection(connection);
-  }
+}
+
+/** @deprecated `db(em)`. */
+export const autocommit = db;
+
+/** @deprecated `db(em).transaction(work)`. */
+export function inTransaction<T>(em: EntityManager, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db(em).transaction(work);
 }
 
 /** SQL rendering a timestamptz column as the API's ISO 8601 UTC text (`2026-11-26T02:12:17.000Z`). */
@@ -100,14 +117,13 @@ export function isoTimestampSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-/** Where service code runs statements: a worker's plain-SQL transaction, or an EntityManager. */
-export type Sql = Executor | EntityManager;
-
-/** An Executor for either. */
-export function executor(target: Sql): Executor {
-  if ('getConnection' in target) {
-    const em = target;
-    return { execute: (sql: string, params: any[] = []) => em.execute(sql, params) as Promise<any> };
-  }
-  return target;
+/** For code that runs either inside a plain-SQL transaction or a MikroORM one: a `Db` for either. */
+export function asDb(target: Db | EntityManager): Db {
+  return 'getConnection' in target ? emDb(target) : target;
 }
+
+/** @deprecated `Db | EntityManager`. */
+export type Sql = Db | EntityManager;
+
+/** @deprecated `asDb`. */
+export const executor = asDb;

@@ -8,7 +8,7 @@ import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { escrowFromRow, escrowStateConflict, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
-import { autocommit, type Executor } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
 import { insertPurchases, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { followCommand, submitCommand } from '../commands/command.service.js';
@@ -30,7 +30,7 @@ const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`
  * each is written alone, so one that cannot be written fails alone.
  */
 const insertEscrow = batchedPerPool(async (em: EntityManager, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<Array<Error | null>> => {
-  const db = autocommit(em);
+  const db = pooled(em);
   try {
     await insertPurchases(db, invoices);
     return invoices.map(() => null);
@@ -65,7 +65,7 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
 }
 
 /** The caller's escrow, read outside any transaction, or a 404. */
-async function findEscrow(db: Executor, principal: Principal, escrowId: string) {
+async function findEscrow(db: Db, principal: Principal, escrowId: string) {
   const [row] = await db.execute<Array<Record<string, any>>>(
     `select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?`, [escrowId, principal.integratorId]);
   if (!row) throw escrowNotFound();
@@ -74,7 +74,7 @@ async function findEscrow(db: Executor, principal: Principal, escrowId: string) 
 
 /** The escrow as it stands (GET /v2/escrow/{id}). */
 export async function getEscrow(em: EntityManager, principal: Principal, escrowId: string) {
-  const escrow = await findEscrow(autocommit(em), principal, escrowId);
+  const escrow = await findEscrow(pooled(em), principal, escrowId);
   return escrowView(escrow, (await integratorProfile(em, principal.integratorId)).name);
 }
 
@@ -91,7 +91,7 @@ interface TransitionRequest {
  * transition can run from the escrow's state, the pending command for it (made unless one
  * exists: concurrent requests share it). Undefined row: no such escrow for that integrator.
  */
-async function requestTransitions(db: Executor, requests: TransitionRequest[]): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
+async function requestTransitions(db: Db, requests: TransitionRequest[]): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
   const rows = await db.execute<Array<Record<string, any>>>(
     `with v as (
        select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, integrator_id, command_id, kind, runnable, ord)
@@ -119,7 +119,7 @@ async function requestTransitions(db: Executor, requests: TransitionRequest[]): 
 const requestTransition = batchedPerPool(async (em: EntityManager, requests: TransitionRequest[]) => {
   const key = (r: TransitionRequest) => `${r.escrowId}\u0000${r.integratorId}\u0000${r.kind}`;
   const distinct = [...new Map(requests.map((r) => [key(r), r])).values()];
-  const answers = await requestTransitions(autocommit(em), distinct);
+  const answers = await requestTransitions(pooled(em), distinct);
   const byKey = new Map(distinct.map((r, i) => [key(r), answers[i]]));
   return requests.map((r) => byKey.get(key(r))!);
 }, 256);
@@ -138,7 +138,7 @@ export async function transitionEscrow(
   transition: EscrowTransition,
   opts: { respondAsync: boolean; syncWaitMs: number },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const db = autocommit(em);
+  const db = pooled(em);
   const kind = `escrow.${transition}` as const;
   const { row, commandId: made } = await requestTransition(em, { escrowId, integratorId: principal.integratorId, kind, runnable: runnableFrom(transition) });
   if (!row) throw escrowNotFound();

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import { failure, success } from '../envelope.js';
+import { db } from '../db/sql.js';
 
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
   return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms))]);
@@ -15,7 +16,7 @@ export function healthRoutes(orm: MikroORM, redis: Redis): Router {
   });
   router.get('/readyz', async (_req, res) => {
     const [postgresql, redisOk] = await Promise.all([
-      within(2000, orm.em.getConnection().execute('select 1')).then(() => true, () => false),
+      within(2000, db(orm.em).execute('select 1')).then(() => true, () => false),
       within(2000, redis.ping()).then((pong) => pong === 'PONG', () => false),
     ]);
     const checks = { postgresql: postgresql ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down' };

@@ -10,7 +10,8 @@ import { principalOf } from '../http/auth.js';
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
-import { IDEMPOTENCY_KEEP_HOURS as KEEP_HOURS } from '../idempotency/idempotency.repository.js';
+import { db } from '../db/sql.js';
+import { claimKey, findKey, forgetKey, IDEMPOTENCY_KEEP_HOURS as KEEP_HOURS, storeResponse } from '../idempotency/idempotency.repository.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
@@ -28,14 +29,6 @@ function requestHash(req: Request): string {
   return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`).digest('hex');
 }
 
-interface KeyRow {
-  request_hash: string;
-  state: 'running' | 'done';
-  response_status: number | null;
-  response_body: unknown;
-  reissue: boolean;
-}
-
 /**
  * For a route whose answer carries a secret (a token, a nonce): keep `kept` for an
  * Idempotency-Key replay instead of the answer. A replay then runs the route again with
@@ -48,7 +41,7 @@ export function keepForReplay(res: Response, kept: unknown): void {
 
 export function idempotency() {
   const handle = async (req: Request, res: Response, next: NextFunction, key: string): Promise<void> => {
-    const em = req.em;
+    const keys = db(req.em);
     // Keys belong to the caller: the client, or — for a user password token — the one account
     // it acts for (ids of both kinds never collide). A user must never be handed a response
     // stored for the integrator's server, or for another user, under a key it guessed.
@@ -56,23 +49,12 @@ export function idempotency() {
     const clientId = principal.accountId ?? principal.clientId;
     const hash = requestHash(req);
     // Claim the key, or take over one older than the retention window.
-    const claimed = await em.execute<Array<{ key: string }>>(
-      `insert into idempotency_key (client_id, key, request_hash, state) values (?, ?, ?, 'running')
-       on conflict (client_id, key) do update
-         set request_hash = excluded.request_hash, state = 'running', response_status = null, response_body = null, created_at = now()
-         where idempotency_key.created_at < now() - interval '${KEEP_HOURS} hours'
-       returning key`,
-      [clientId, key, hash],
-    );
-    if (claimed.length === 0) {
-      const [row] = await em.execute<KeyRow[]>(
-        'select request_hash, state, response_status, response_body, reissue from idempotency_key where client_id = ? and key = ?',
-        [clientId, key],
-      );
+    if (!(await claimKey(keys, clientId, key, hash, KEEP_HOURS))) {
+      const row = await findKey(keys, clientId, key);
       if (!row) {
         throw new AppError('conflict', 'A request with this Idempotency-Key just failed; retry it.', { codes: ['IDEMPOTENCY_KEY_IN_USE'] });
       }
-      if (row.request_hash !== hash) {
+      if (row.requestHash !== hash) {
         throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', {
           codes: ['IDEMPOTENCY_KEY_REUSED'],
         });
@@ -85,10 +67,10 @@ export function idempotency() {
       }
       res.set('Idempotent-Replayed', 'true');
       if (row.reissue) {
-        req.idempotentReplay = row.response_body;
+        req.idempotentReplay = row.responseBody;
         return next();
       }
-      res.status(row.response_status ?? 200).json(row.response_body);
+      res.status(row.responseStatus ?? 200).json(row.responseBody);
       return;
     }
 
@@ -98,11 +80,8 @@ export function idempotency() {
       const status = res.statusCode;
       const reissue = status < 400 && res.locals.idempotentKept !== undefined;
       const store = status >= 500
-        ? em.execute('delete from idempotency_key where client_id = ? and key = ?', [clientId, key])
-        : em.execute(
-            `update idempotency_key set state = 'done', response_status = ?, response_body = ?::jsonb, reissue = ? where client_id = ? and key = ?`,
-            [status, JSON.stringify((reissue ? res.locals.idempotentKept : body) ?? null), reissue, clientId, key],
-          );
+        ? forgetKey(keys, clientId, key)
+        : storeResponse(keys, clientId, key, status, reissue ? res.locals.idempotentKept : body, reissue);
       store.then(
         () => send(body),
         (err: unknown) => {

@@ -1,15 +1,63 @@
 /**
- * The store of Idempotency-Keys: the HTTP layer claims and answers them per request
+ * The idempotency_key table: the HTTP layer claims and answers keys per request
  * (src/http/idempotency.ts); the maintenance worker drops them after their retention.
+ * Hand-written SQL: the claim is one INSERT … ON CONFLICT … WHERE
+ * (exactly one of two concurrent requests wins), which MikroORM's upsert cannot state, and every
+ * mutating request runs these statements, so they run prepared on the pool.
  */
+import type { Db } from '../db/sql.js';
 
 /** How long a key is kept (and a claim on it blocks another request). */
 export const IDEMPOTENCY_KEEP_HOURS = 24;
 
+/** A remembered request, as the replay needs it. */
+export interface IdempotencyKeyRecord {
+  requestHash: string;
+  state: 'running' | 'done';
+  responseStatus: number | null;
+  responseBody: unknown;
+  reissue: boolean;
+}
+
+/** Claims the key for this request (or takes over one older than `keepHours`); false when another holds it. */
+export async function claimKey(db: Db, owner: string, key: string, requestHash: string, keepHours: number): Promise<boolean> {
+  const claimed = await db.execute<Array<{ key: string }>>(
+    `insert into idempotency_key (client_id, key, request_hash, state) values (?, ?, ?, 'running')
+     on conflict (client_id, key) do update
+       set request_hash = excluded.request_hash, state = 'running', response_status = null, response_body = null, created_at = now()
+       where idempotency_key.created_at < now() - interval '${Number(keepHours)} hours'
+     returning key`,
+    [owner, key, requestHash],
+  );
+  return claimed.length > 0;
+}
+
+/** The key's record, if it exists. */
+export async function findKey(db: Db, owner: string, key: string): Promise<IdempotencyKeyRecord | undefined> {
+  const [row] = await db.execute<Array<{ request_hash: string; state: 'running' | 'done'; response_status: number | null; response_body: unknown; reissue: boolean }>>(
+    'select request_hash, state, response_status, response_body, reissue from idempotency_key where client_id = ? and key = ?',
+    [owner, key],
+  );
+  return row && { requestHash: row.request_hash, state: row.state, responseStatus: row.response_status, responseBody: row.response_body, reissue: row.reissue };
+}
+
+/** Forgets the key (a 5xx answer is not remembered). */
+export async function forgetKey(db: Db, owner: string, key: string): Promise<void> {
+  await db.execute('delete from idempotency_key where client_id = ? and key = ?', [owner, key]);
+}
+
+/** Stores the answer (or, with `reissue`, what a replay needs to answer again). */
+export async function storeResponse(db: Db, owner: string, key: string, status: number, body: unknown, reissue: boolean): Promise<void> {
+  await db.execute(
+    `update idempotency_key set state = 'done', response_status = ?, response_body = ?::jsonb, reissue = ? where client_id = ? and key = ?`,
+    [status, JSON.stringify(body ?? null), reissue, owner, key],
+  );
+}
+
 /** Deletes idempotency keys past the retention window; returns how many. */
-export async function purgeExpiredIdempotencyKeys(em: { execute: (sql: string) => Promise<unknown> }): Promise<number> {
-  const rows = (await em.execute(
+export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
+  const rows = await db.execute<unknown[]>(
     `delete from idempotency_key where created_at < now() - interval '${IDEMPOTENCY_KEEP_HOURS} hours' returning key`,
-  )) as unknown[];
+  );
   return rows.length;
 }

@@ -36,26 +36,31 @@ export interface StoredCharge {
 export const Invoice = defineEntity({
   name: 'Invoice',
   tableName: 'invoice',
+  indexes: [
+    { name: 'invoice_escrow_idx', properties: ['escrowId'] },
+    // An account's invoices, newest first.
+    { name: 'invoice_account_idx', properties: ['accountId', 'id'] },
+  ],
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),
     accountId: p.string().length(36),
     escrowId: p.string().length(36).nullable(),
     invoiceType: p.string().length(40),
-    state: p.enum(['OPEN', 'PROCESSING', 'SUCCESS', 'FAILED', 'CANCELED'] as InvoiceState[]),
+    state: p.enum(['OPEN', 'PROCESSING', 'SUCCESS', 'FAILED', 'CANCELED'] as InvoiceState[]).columnType('varchar(16)'),
     referenceType: p.string().length(100).nullable(),
     referenceId: p.string().length(100).nullable(),
     description: p.string().length(500).nullable(),
-    metadata: p.json<Record<string, unknown>>(),
+    metadata: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
     currency: p.string().length(3),
     totalAmount: p.bigint('number'),
     failureReason: p.string().length(100).nullable(),
-    paymentMethods: p.json<StoredCharge[]>(),
-    lineItems: p.json<StoredLineItem[]>(),
+    paymentMethods: p.json<StoredCharge[]>().defaultRaw(`'[]'`),
+    lineItems: p.json<StoredLineItem[]>().defaultRaw(`'[]'`),
     /** Set on an authorized invoice (`widget` or `api`): its buyer chooses the payment methods when paying. */
-    invoiceMechanism: p.enum(['widget', 'api'] as InvoiceMechanism[]).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    invoiceMechanism: p.enum(['widget', 'api'] as InvoiceMechanism[]).columnType('varchar(10)').nullable(),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 export type IInvoice = InferEntity<typeof Invoice>;

@@ -10,7 +10,8 @@ import { requireAccount } from '../accounts/account-access.service.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { autocommit, type Executor } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
-import { blockedError, transactionBlockedSql } from '../blocks/block.service.js';
+import { blockedError } from '../blocks/block.service.js';
+import { transactionBlockedSql } from '../blocks/block.repository.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import { invoiceView, metadataTooLarge, planMoney, type InvoiceRecord, type LineItemInput, type MoneyPlan, type PaymentMethodInput } from './invoice.rules.js';
 

@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executor, type Executor, type Sql } from '../db/sql.js';
-import { transactionBlockedSql } from '../blocks/block.service.js';
+import { transactionBlockedSql } from '../blocks/block.repository.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';

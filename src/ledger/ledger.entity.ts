@@ -12,17 +12,22 @@ export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 export const LedgerAccount = defineEntity({
   name: 'LedgerAccount',
   tableName: 'ledger_account',
+  // (id, currency) is unique so that an entry's foreign key can name both: an entry's currency is its account's.
+  uniques: [{ name: 'ledger_account_id_currency_key', properties: ['id', 'currency'] }],
+  indexes: [
+    { name: 'ledger_account_system_unique', expression: `create unique index ledger_account_system_unique on ledger_account (integrator_id, kind, currency) where kind <> 'user_wallet'` },
+  ],
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),
-    kind: p.enum([...LEDGER_ACCOUNT_KINDS]),
+    kind: p.enum([...LEDGER_ACCOUNT_KINDS]).columnType('varchar(32)'),
     currency: p.string().length(3),
     /** `debit` for the clearing accounts (money paid in from outside), `credit` for the rest. */
-    normalSide: p.enum(['debit', 'credit']),
-    paymentMethodId: p.string().length(36).nullable(),
+    normalSide: p.string().length(6).$type<'debit' | 'credit'>(),
+    paymentMethodId: p.string().length(36).nullable().unique('ledger_account_payment_method_id_key'),
     allowNegative: p.boolean().default(false),
     balance: p.bigint('number').default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
   },
 });
 export type ILedgerAccount = InferEntity<typeof LedgerAccount>;
@@ -34,9 +39,9 @@ export const LedgerPosting = defineEntity({
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),
-    reference: p.string().length(200).unique(),
+    reference: p.string().length(200).unique('ledger_posting_reference_key'),
     description: p.string().length(200),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
   },
 });
 export type ILedgerPosting = InferEntity<typeof LedgerPosting>;
@@ -45,6 +50,10 @@ export type ILedgerPosting = InferEntity<typeof LedgerPosting>;
 export const LedgerEntry = defineEntity({
   name: 'LedgerEntry',
   tableName: 'ledger_entry',
+  indexes: [
+    { name: 'ledger_entry_posting_idx', properties: ['postingId'] },
+    { name: 'ledger_entry_account_idx', properties: ['ledgerAccountId'] },
+  ],
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     postingId: p.string().length(36),

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
+import { emDb } from '../db/sql.js';
 import type { Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { walletIdOf } from '../ledger/ledger.rules.js';
@@ -13,29 +13,25 @@ import { cardBrand, checkCard } from './payment-method.rules.js';
 import type { IAccount } from '../accounts/account.entity.js';
 import type { IIntegrator } from '../auth/integrator.entity.js';
 import { openWalletAccount } from '../ledger/ledger.service.js';
-import { PaymentMethod } from './payment-method.entity.js';
+import {
+  activeMethod, addPaymentMethod, findPoboMethods, listMethods, methodById, spendableBalance as walletsBalance, type PaymentMethodRecord,
+} from './payment-method.repository.js';
 
 const PLATFORM_LABEL: Record<string, string> = {
   steam: 'Steam', oculus: 'Oculus', apple: 'Apple', google: 'Google', microsoft: 'Microsoft', nintendo: 'Nintendo', sony: 'Sony',
 };
 
 function wallet(em: EntityManager, account: IAccount, currency: string, kind: 'standard' | 'convertible' | null, label: string) {
-  const now = new Date();
-  return em.create(PaymentMethod, {
-    id: newId('pm'),
-    account,
+  return addPaymentMethod(em, account, {
     integratorId: account.integrator.id,
     provider: 'wallet',
     methodClass: 'wallet',
     walletKind: kind,
     processingCurrency: currency,
     displayString: label,
-    pmState: 'active',
     pspReference: null,
     pspHashCode: null,
     details: {},
-    createdAt: now,
-    updatedAt: now,
   });
 }
 
@@ -63,55 +59,26 @@ export function addPoboMethod(
   userId: string,
   billing: Record<string, string>,
 ): void {
-  const now = new Date();
-  em.create(PaymentMethod, {
-    id: newId('pm'),
-    account,
+  addPaymentMethod(em, account, {
     integratorId: account.integrator.id,
     provider: 'pobo',
     methodClass: 'pobo',
     walletKind: null,
     processingCurrency: 'USD',
     displayString: `${PLATFORM_LABEL[platform] ?? platform} account ${userId}`.slice(0, 200),
-    pmState: 'active',
     pspReference: `${platform}:${userId}`.slice(0, 64),
     pspHashCode: null,
     details: { platform, user_id: userId, billing },
-    createdAt: now,
-    updatedAt: now,
   });
 }
 
 /** Replaces the billing name and address on the account's POBO methods. */
 export async function updatePoboBilling(em: EntityManager, accountId: string, billing: Record<string, string>): Promise<void> {
-  const methods = await em.find(PaymentMethod, { account: accountId, provider: 'pobo' });
+  const methods = await findPoboMethods(em, accountId);
   for (const method of methods) method.details = { ...method.details, billing };
 }
 
-interface MethodRow {
-  id: string;
-  account_id: string;
-  provider: 'wallet' | 'pobo' | 'card';
-  method_class: string;
-  wallet_kind: 'standard' | 'convertible' | null;
-  processing_currency: string;
-  display_string: string;
-  pm_state: string;
-  psp_reference: string | null;
-  psp_hash_code: string | null;
-  details: Record<string, any>;
-  created_at: Date;
-  updated_at: Date;
-  integrator: string;
-  wallet_id: string | null;
-  balance: string | null;
-}
-
-const METHOD_COLUMNS = `select pm.*, i.name as integrator, la.id as wallet_id, la.balance
-  from payment_method pm join account a on a.id = pm.account_id join integrator i on i.id = a.integrator_id
-  left join ledger_account la on la.payment_method_id = pm.id`;
-
-function providerData(row: MethodRow): Record<string, unknown> {
+function providerData(row: PaymentMethodRecord): Record<string, unknown> {
   switch (row.provider) {
     case 'wallet':
       return { wallet_id: row.wallet_id ?? walletIdOf(row.id), wallet_balance: String(row.balance ?? 0), wallet_type: row.wallet_kind ?? 'fiat' };
@@ -123,7 +90,7 @@ function providerData(row: MethodRow): Record<string, unknown> {
 }
 
 /** A payment method as spec §2.10 shows it. */
-function methodView(row: MethodRow) {
+function methodView(row: PaymentMethodRecord) {
   return {
     id: row.id,
     payment_method_id: row.id,
@@ -145,18 +112,13 @@ function methodView(row: MethodRow) {
 
 /** What an account can spend in a currency: the balances of all its wallets in it (standard and convertible, for tokens). */
 export async function spendableBalance(em: EntityManager, accountId: string, currency: string): Promise<number> {
-  const [row] = await em.execute<Array<{ spendable: string }>>(
-    `select coalesce(sum(la.balance), 0)::text as spendable
-       from payment_method pm join ledger_account la on la.payment_method_id = pm.id
-      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.pm_state = 'active'`, [accountId, currency]);
-  return Number(row.spendable);
+  return walletsBalance(emDb(em), accountId, currency);
 }
 
 /** The account's payment methods, oldest first, wallets with their ledger balances. */
 export async function listPaymentMethods(em: EntityManager, principal: Principal, accountId: string) {
   await requireAccount(em, principal, accountId);
-  const rows = await em.execute<MethodRow[]>(`${METHOD_COLUMNS} where pm.account_id = ? order by pm.created_at, pm.id`, [accountId]);
-  return rows.map(methodView);
+  return (await listMethods(emDb(em), accountId)).map(methodView);
 }
 
 export interface AddCardInput {
@@ -174,24 +136,22 @@ export async function addCard(em: EntityManager, principal: Principal, accountId
   const brand = cardBrand(number);
   const last4 = number.slice(-4);
   const fingerprint = createHash('sha256').update(`${principal.integratorId}:${number}`).digest('hex').slice(0, 32);
-  const now = new Date();
-  const method = em.create(PaymentMethod, {
-    id: newId('pm'),
-    account,
+  const method = addPaymentMethod(em, account, {
     integratorId: principal.integratorId,
     provider: 'card',
     methodClass: 'card',
     walletKind: null,
     processingCurrency: 'USD',
     displayString: `${brand[0].toUpperCase()}${brand.slice(1)} •••• ${last4}`,
-    pmState: 'active',
     pspReference: null,
     pspHashCode: fingerprint,
     details: { brand, last4, exp_month, exp_year, sandbox_outcome: checked.outcome, ...(input.full_name ? { holder_name: input.full_name } : {}) },
-    createdAt: now,
-    updatedAt: now,
   });
   await em.flush();
-  const [row] = await em.execute<MethodRow[]>(`${METHOD_COLUMNS} where pm.id = ?`, [method.id]);
-  return methodView(row);
+  return methodView((await methodById(emDb(em), method.id))!);
+}
+
+/** An active payment method of the caller's integrator (whose it is, its currency), if any. */
+export function findActiveMethod(em: EntityManager, principal: Principal, paymentMethodId: string) {
+  return activeMethod(emDb(em), principal.integratorId, paymentMethodId);
 }

@@ -6,8 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ALL_SCOPES } from '../auth/auth.rules.js';
-import { createClient, findClient } from '../auth/auth.service.js';
-import { newId } from '../ids.js';
+import { createClient, ensureIntegratorTokenCurrency, findClient } from '../auth/auth.service.js';
 
 export interface DemoClient {
   client_id: string;
@@ -24,9 +23,7 @@ export async function ensureDemoClient(em: EntityManager, dataRoot = path.resolv
   }
   // The demo integrator has a token currency, so the walk-throughs can buy and merge tokens
   // (one made by an earlier version without it gets it; its older accounts have no GEM wallets).
-  await em.execute(
-    `insert into integrator (id, name, token_currency, tokens_per_usd) values (?, 'demo', 'GEM', 100)
-     on conflict (name) do update set token_currency = 'GEM', tokens_per_usd = 100 where integrator.token_currency is null`, [newId('int')]);
+  await ensureIntegratorTokenCurrency(em, 'demo', 'GEM', 100);
   const created = await createClient(em, {
     integrator: 'demo', scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true,
   });

@@ -9,7 +9,8 @@ import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { assertCanTransact } from '../blocks/block.service.js';
-import { autocommit } from '../db/sql.js';
+import { db as pooled } from '../db/sql.js';
+import { findActiveMethod } from '../payment-methods/payment-method.service.js';
 import { runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { success } from '../envelope.js';
@@ -35,20 +36,18 @@ export async function purchaseTokens(
   }
   const quote = tokenQuote(input.amount, input.currency, integrator.tokenCurrency, integrator.tokensPerUsd);
   if (!quote.ok) throw AppError.invalid({ [quote.field]: [quote.code] });
-  const [method] = await em.execute<Array<{ account_id: string; processing_currency: string }>>(
-    `select account_id, processing_currency from payment_method where id = ? and integrator_id = ? and pm_state = 'active'`,
-    [input.payment_method_id, principal.integratorId]);
+  const method = await findActiveMethod(em, principal, input.payment_method_id);
   if (!method) throw AppError.invalid({ payment_method_id: ['NOT_FOUND'] });
-  if (method.processing_currency !== 'USD') throw AppError.invalid({ payment_method_id: ['INCOMPATIBLE_CURRENCY'] });
-  const destination = input.destination_account_id ?? method.account_id;
+  if (method.currency !== 'USD') throw AppError.invalid({ payment_method_id: ['INCOMPATIBLE_CURRENCY'] });
+  const destination = input.destination_account_id ?? method.accountId;
   await requireAccount(em, principal, destination);
-  await assertCanTransact(autocommit(em), [method.account_id, destination]);
+  await assertCanTransact(pooled(em), [method.accountId, destination]);
   const metadata: TokenPurchaseMetadata = { tokens: quote.tokens, token_currency: integrator.tokenCurrency, destination_account_id: destination };
   const now = new Date();
   const invoice = em.create(Invoice, {
     id: newId('inv'),
     integratorId: principal.integratorId,
-    accountId: method.account_id,
+    accountId: method.accountId,
     escrowId: null,
     invoiceType: 'token_purchase',
     state: 'OPEN',

@@ -6,13 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { findClient, type Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account-access.service.js';
-import { TosSignature, TosVersion, type ITosVersion } from './tos.entity.js';
-
-async function currentVersion(em: EntityManager): Promise<ITosVersion> {
-  const [current] = await em.find(TosVersion, {}, { orderBy: { version: 'desc' }, limit: 1 });
-  if (!current) throw new Error('no ToS version exists (the foundation migration seeds one)');
-  return current;
-}
+import { currentVersion, deleteSignature, hasSigned, insertSignature, insertVersion } from './tos.repository.js';
 
 /** The current ToS content (spec §2.8). */
 export async function getCurrentTos(em: EntityManager) {
@@ -24,8 +18,7 @@ export async function getCurrentTos(em: EntityManager) {
 export async function getTosStatus(em: EntityManager, principal: Principal, accountId: string) {
   await requireAccount(em, principal, accountId);
   const tos = await currentVersion(em);
-  const signature = await em.findOne(TosSignature, { accountId, version: tos.version });
-  return { signed_tos: signature !== null };
+  return { signed_tos: await hasSigned(em, accountId, tos.version) };
 }
 
 /** Signs the current version for the account; needs ToS signing enabled for the client. */
@@ -38,8 +31,7 @@ export async function signTos(em: EntityManager, principal: Principal, accountId
   }
   await requireAccount(em, principal, accountId);
   const tos = await currentVersion(em);
-  await em.execute(
-    'insert into tos_signature (account_id, version) values (?, ?) on conflict do nothing', [accountId, tos.version]);
+  await insertSignature(em, accountId, tos.version);
   return null;
 }
 
@@ -47,14 +39,13 @@ export async function signTos(em: EntityManager, principal: Principal, accountId
 export async function unsignTos(em: EntityManager, principal: Principal, accountId: string): Promise<null> {
   await requireAccount(em, principal, accountId);
   const tos = await currentVersion(em);
-  await em.nativeDelete(TosSignature, { accountId, version: tos.version });
+  await deleteSignature(em, accountId, tos.version);
   return null;
 }
 
 /** Publishes a new ToS version; returns it. */
 export async function publishTos(em: EntityManager, content: string) {
   if (!content.trim()) throw AppError.invalid({ content: ['REQUIRED'] }, 'The ToS text is empty.');
-  const tos = em.create(TosVersion, { content, createdAt: new Date() });
-  await em.flush();
+  const tos = await insertVersion(em, content);
   return { tos_version: tos.version, tos_created: tos.createdAt.toISOString() };
 }

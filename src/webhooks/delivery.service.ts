@@ -10,7 +10,10 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import got from 'got';
-import { autocommit, inTransaction, isoTimestampSql } from '../db/sql.js';
+import { db as pooled } from '../db/sql.js';
+import {
+  disableFailingEndpoint, loadDeliveries, markDeliveryDead, recordFailure, recordSuccesses, scheduleRetry, type DeliveryRecord,
+} from './delivery.repository.js';
 import { batched } from '../db/batch.js';
 import { deliveryBody, isPrivateAddress, retryDelayMs, shouldDisable, signatureHeader } from './webhook.rules.js';
 
@@ -100,21 +103,7 @@ export async function send(url: string, body: string, headers: Record<string, st
   });
 }
 
-interface Loaded {
-  state: 'pending' | 'delivered' | 'dead';
-  attempts: number;
-  event_id: string;
-  endpoint_id: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_valid: boolean;
-  endpoint_status: 'enabled' | 'disabled' | 'deleted';
-  event_name: string;
-  message: unknown;
-  event_created: Date;
-  integrator: string;
-}
+type Loaded = DeliveryRecord;
 
 /**
  * The attempt maker of one worker process: loads deliveries and records successes in batches
@@ -122,33 +111,15 @@ interface Loaded {
  * sending, not waiting on PostgreSQL.
  */
 export function deliveryAttempts(em: EntityManager, policy: DeliveryPolicy): (deliveryId: string) => Promise<AttemptOutcome> {
-  const db = autocommit(em);
+  const db = pooled(em);
   const load = batched<string, Loaded | undefined>(async (ids) => {
-    const rows = await db.execute<Array<Loaded & { id: string }>>(
-      `select d.id, d.state, d.attempts, d.event_id, d.endpoint_id, e.url, e.secret, e.previous_secret,
-              coalesce(e.previous_secret_expires_at > now(), false) as previous_valid, e.status as endpoint_status,
-              o.event_name, o.message, o.created_at as event_created, i.name as integrator
-         from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id join outbox o on o.id = d.event_id
-         join integrator i on i.id = d.integrator_id
-        where d.id = any (?::varchar[])`, [ids]);
+    const rows = await loadDeliveries(db, ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id));
   });
   // A success: the attempt, the delivery done, the endpoint healthy — for a whole batch at once.
   const delivered = batched<{ deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }, void>(async (acks) => {
-    await db.execute(
-      `with v as (
-         select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::int[], ?::int[]) as v (delivery_id, endpoint_id, event_id, status, latency)
-       ), attempt as (
-         insert into webhook_attempt (delivery_id, endpoint_id, event_id, status_code, latency_ms, ok, error)
-         select delivery_id, endpoint_id, event_id, status, latency, true, null from v
-       ), endpoint as (
-         update webhook_endpoint set failing_since = null where id in (select endpoint_id from v) and failing_since is not null
-       )
-       update webhook_delivery d set attempts = d.attempts + 1, state = 'delivered', last_status = v.status, last_error = null,
-              finished_at = now(), updated_at = now()
-         from v where d.id = v.delivery_id`,
-      [acks.map((a) => a.deliveryId), acks.map((a) => a.endpointId), acks.map((a) => a.eventId), acks.map((a) => a.status), acks.map((a) => a.latencyMs)]);
+    await recordSuccesses(db, acks);
     return acks.map(() => undefined);
   });
   return (deliveryId) => attempt(em, deliveryId, policy, load, delivered);
@@ -163,12 +134,12 @@ async function attempt(
   load: (id: string) => Promise<Loaded | undefined>,
   delivered: (ack: { deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }) => Promise<void>,
 ): Promise<AttemptOutcome> {
-  const db = autocommit(em);
+  const db = pooled(em);
   const d = await load(deliveryId);
   if (!d || d.state === 'delivered') return { outcome: 'skipped' };
   if (d.endpoint_status !== 'enabled') {
     const error = `endpoint ${d.endpoint_status}`;
-    await db.execute(`update webhook_delivery set state = 'dead', last_error = ?, finished_at = now(), updated_at = now() where id = ?`, [error, deliveryId]);
+    await markDeliveryDead(db, deliveryId, error);
     return { outcome: 'dead', error };
   }
   const body = deliveryBody({ id: d.event_id, event_name: d.event_name, message: d.message, created: new Date(d.event_created).toISOString(), integrator: d.integrator });
@@ -185,27 +156,18 @@ async function attempt(
     return { outcome: 'delivered', status: result.status! };
   }
   const error = result.error ?? `HTTP ${result.status}`;
-  return inTransaction(em, async (tx) => {
-    await tx.execute(
-      `insert into webhook_attempt (delivery_id, endpoint_id, event_id, status_code, latency_ms, ok, error) values (?, ?, ?, ?, ?, false, ?)`,
-      [deliveryId, d.endpoint_id, d.event_id, result.status, result.latencyMs, error]);
-    const [row] = await tx.execute<Array<{ attempts: number }>>(
-      `update webhook_delivery set attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = now() where id = ? returning attempts`,
-      [result.status, error, deliveryId]);
-    const [endpoint] = await tx.execute<Array<{ failing_since: Date }>>(
-      `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`, [d.endpoint_id]);
-    const disable = shouldDisable(new Date(endpoint.failing_since), new Date(), policy.disableAfterMs);
-    if (disable) {
-      await tx.execute(
-        `update webhook_endpoint set status = 'disabled', disabled_reason = 'failing without a success since ' || ${isoTimestampSql('failing_since')},
-                updated_at = now() where id = ? and status = 'enabled'`, [d.endpoint_id]);
-    }
-    if (row.attempts >= policy.maxAttempts || disable) {
-      await tx.execute(`update webhook_delivery set state = 'dead', finished_at = now() where id = ?`, [deliveryId]);
+  return db.transaction(async (tx) => {
+    const failed = await recordFailure(tx, {
+      deliveryId, endpointId: d.endpoint_id, eventId: d.event_id, status: result.status, latencyMs: result.latencyMs, error,
+    });
+    const disable = shouldDisable(failed.failingSince, new Date(), policy.disableAfterMs);
+    if (disable) await disableFailingEndpoint(tx, d.endpoint_id);
+    if (failed.attempts >= policy.maxAttempts || disable) {
+      await markDeliveryDead(tx, deliveryId);
       return { outcome: 'dead', error };
     }
-    const delayMs = retryDelayMs(row.attempts, policy.retryBaseMs, Math.random());
-    await tx.execute(`update webhook_delivery set state = 'pending', next_attempt_at = now() + (? * interval '1 millisecond') where id = ?`, [delayMs, deliveryId]);
+    const delayMs = retryDelayMs(failed.attempts, policy.retryBaseMs, Math.random());
+    await scheduleRetry(tx, deliveryId, delayMs);
     return { outcome: 'retry', delayMs, error };
   });
 }

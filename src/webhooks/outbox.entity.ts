@@ -4,12 +4,13 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const OutboxEvent = defineEntity({
   name: 'OutboxEvent',
   tableName: 'outbox',
+  indexes: [{ name: 'outbox_pending_idx', expression: 'create index outbox_pending_idx on outbox (created_at) where relayed_at is null' }],
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),
     eventName: p.string().length(64),
     message: p.json<Record<string, unknown>>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     relayedAt: p.datetime().nullable(),
   },
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { autocommit } from '../../src/db/sql.js';
+import { db as pooled, emDb } from '../../src/db/sql.js';
 import { ensureDemoClient } from '../../src/runtime/demo-client.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { h } from '../support/harness.js';
 
 describe('plain SQL on pooled connections', () => {
   it('keeps working when a migration adds a column under a running process (`*` results are never prepared)', async () => {
-    const db = autocommit(h().orm.em.fork());
+    const db = pooled(h().orm.em.fork());
     await db.execute('create table if not exists sql_test_shape (id int primary key)');
     await db.execute('insert into sql_test_shape values (1) on conflict do nothing');
     // Run on every pooled connection, so each one has seen the statement before the change.
@@ -21,6 +21,30 @@ describe('plain SQL on pooled connections', () => {
     assert.ok(after.every(([row]) => 'extra' in row), 'the new column is read');
     assert.ok((await named()).every(([row]) => row.id === 1), 'a statement naming its columns keeps its prepared plan');
     await db.execute('drop table sql_test_shape');
+  });
+});
+
+describe('Db', () => {
+  it('rolls a transaction back on error, and a nested transaction joins the outer one', async () => {
+    const db = pooled(h().orm.em.fork());
+    await db.execute('create table if not exists sql_test_tx (id int primary key)');
+    await assert.rejects(db.transaction(async (tx) => {
+      await tx.execute('insert into sql_test_tx values (?)', [1]);
+      await tx.transaction((inner) => inner.execute('insert into sql_test_tx values (?)', [2]));
+      throw new Error('stop');
+    }), /stop/);
+    assert.deepEqual(await db.execute('select id from sql_test_tx'), [], 'both inserts rolled back');
+    await db.transaction((tx) => tx.transaction((inner) => inner.execute('insert into sql_test_tx values (?)', [3])));
+    assert.deepEqual(await db.execute('select id from sql_test_tx'), [{ id: 3 }]);
+    await db.execute('drop table sql_test_tx');
+  });
+
+  it('passes an array parameter as one array on either Db (quotes, backslashes and nulls included)', async () => {
+    const values = ['a', 'with "quote"', 'back\\slash', null, 'comma,brace}'];
+    for (const db of [pooled(h().orm.em.fork()), emDb(h().orm.em.fork())]) {
+      const [row] = await db.execute<Array<{ v: Array<string | null> }>>('select ?::varchar[] as v', [values]);
+      assert.deepEqual(row.v, values);
+    }
   });
 });
 

@@ -1,0 +1,80 @@
+/**
+ * The account and account_external_platform tables. MikroORM for loading and changing one
+ * account (registration and updates run through its unit of work); hand-written SQL for the
+ * profile read (the hottest read: one prepared statement with the account's blocks and tags,
+ * no hydration), case-insensitive lookups and row locks taken inside plain-SQL transactions.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Db } from '../db/sql.js';
+import type { BlockRecord } from '../blocks/block.rules.js';
+import { activeBlocksJsonSql, tagsJsonSql } from '../blocks/block.repository.js';
+import { joinIntegratorSql } from '../auth/auth.repository.js';
+import { Account, type IAccount } from './account.entity.js';
+
+/** The account with this id in this integrator (with its integrator loaded), if any. */
+export function findAccount(em: EntityManager, integratorId: string, accountId: string): Promise<IAccount | null> {
+  return em.findOne(Account, { id: accountId, integrator: integratorId }, { populate: ['integrator'] });
+}
+
+/** Whether the account exists in this integrator. */
+export async function accountExists(db: Db, integratorId: string, accountId: string): Promise<boolean> {
+  const [row] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ?', [accountId, integratorId]);
+  return row !== undefined;
+}
+
+/** Locks the account row in the caller's transaction (`update`: changes to it wait; `share`: it cannot vanish); false when absent. */
+export async function lockAccount(db: Db, integratorId: string, accountId: string, mode: 'update' | 'share'): Promise<boolean> {
+  const [row] = await db.execute<unknown[]>(`select 1 from account where id = ? and integrator_id = ? for ${mode === 'update' ? 'update' : 'share'}`, [accountId, integratorId]);
+  return row !== undefined;
+}
+
+/** The account (other than `exceptAccountId`) of the integrator holding this username, case-insensitively. */
+export async function accountWithUsername(db: Db, integratorId: string, username: string, exceptAccountId = ''): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    'select id from account where integrator_id = ? and lower(username) = lower(?) and id <> ?', [integratorId, username, exceptAccountId]);
+  return row?.id;
+}
+
+/** The account (other than `exceptAccountId`) of the integrator holding this email address, case-insensitively. */
+export async function accountWithEmail(db: Db, integratorId: string, address: string, exceptAccountId = ''): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    'select id from account where integrator_id = ? and lower(email_address) = lower(?) and id <> ?', [integratorId, address, exceptAccountId]);
+  return row?.id;
+}
+
+/** The account (other than `exceptAccountId`) of the integrator linked to this external platform user id. */
+export async function accountWithPlatformUser(db: Db, integratorId: string, platform: string, userId: string, exceptAccountId = ''): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ account_id: string }>>(
+    'select account_id from account_external_platform where integrator_id = ? and platform = ? and user_id = ? and account_id <> ?',
+    [integratorId, platform, userId, exceptAccountId]);
+  return row?.account_id;
+}
+
+/** What the profile read returns. */
+export interface ProfileRecord {
+  id: string;
+  username: string;
+  email_address: string | null;
+  created_at: Date;
+  integrator: string;
+  blocks: BlockRecord[];
+  tags: Array<Record<string, unknown>>;
+}
+
+// One statement: the account, its active blocks and its tags (both small, both indexed by account).
+const PROFILE_COLUMNS = `select a.id, a.username, a.email_address, a.created_at, i.name as integrator,
+    ${activeBlocksJsonSql('a.id')} as blocks,
+    ${tagsJsonSql('a.id', 'i.name')} as tags
+  from account a ${joinIntegratorSql('i', 'a.integrator_id')}`;
+
+/** The profile of an account by id. */
+export async function profileById(db: Db, integratorId: string, accountId: string): Promise<ProfileRecord | undefined> {
+  const [row] = await db.execute<ProfileRecord[]>(`${PROFILE_COLUMNS} where a.id = ? and a.integrator_id = ?`, [accountId, integratorId]);
+  return row;
+}
+
+/** The profile of an account by username (case-insensitive). */
+export async function profileByUsername(db: Db, integratorId: string, username: string): Promise<ProfileRecord | undefined> {
+  const [row] = await db.execute<ProfileRecord[]>(`${PROFILE_COLUMNS} where a.integrator_id = ? and lower(a.username) = lower(?)`, [integratorId, username]);
+  return row;
+}

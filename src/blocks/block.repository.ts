@@ -1,0 +1,76 @@
+/**
+ * account_block and account_tag. Hand-written SQL: the block insert is ON CONFLICT on a partial
+ * unique index (blocking twice is a no-op), the records are built as JSON in the statement, and
+ * the profile read and the money checks take these tables into their one statement through
+ * the fragments below.
+ */
+import type { Db } from '../db/sql.js';
+import { isoTimestampSql } from '../db/sql.js';
+import { TRANSACTION_BLOCKS, type BlockRecord, type Capability, type Issuer, type Reason } from './block.rules.js';
+
+/** A block record (JSON) of the `account_block` row aliased `b`. */
+const BLOCK_RECORD_SQL = `json_build_object('block_id', b.id, 'account_id', b.account_id, 'capability', b.capability,
+  'issuer', b.issuer, 'reason', b.reason, 'note', b.note, 'status', b.status, 'created', ${isoTimestampSql('b.created_at')})`;
+
+/** Fragment: the active block records (a JSON array, oldest first) of the account an SQL expression names. */
+export function activeBlocksJsonSql(accountExpression: string): string {
+  return `coalesce((select json_agg(${BLOCK_RECORD_SQL} order by b.created_at, b.id) from account_block b
+               where b.account_id = ${accountExpression} and b.status = 'active'), '[]')`;
+}
+
+/** Fragment: the tag records (a JSON array, oldest first) of the account an SQL expression names; `integratorName` is an SQL expression too. */
+export function tagsJsonSql(accountExpression: string, integratorName: string): string {
+  return `coalesce((select json_agg(json_build_object('tag_id', t.id, 'account_id', t.account_id, 'resource_id', t.resource_id,
+                'resource_type', t.resource_type, 'namespace', t.namespace, 'tag', t.tag, 'status', t.status, 'integrator', ${integratorName},
+                'created', ${isoTimestampSql('t.created_at')}, 'updated', ${isoTimestampSql('t.updated_at')}) order by t.created_at, t.id)
+               from account_tag t where t.account_id = ${accountExpression}), '[]')`;
+}
+
+/**
+ * Fragment: the condition "an active block stops this account buying or selling" (`login` or
+ * `transactions`), for the account an SQL expression names; every such check uses it.
+ */
+export function transactionBlockedSql(accountExpression: string): string {
+  return `exists (select 1 from account_block b where b.account_id = ${accountExpression} and b.status = 'active'
+                   and b.capability in (${TRANSACTION_BLOCKS.map((c) => `'${c}'`).join(', ')}))`;
+}
+
+/** Active blocks of an account, oldest first. */
+export async function activeBlocks(db: Db, accountId: string): Promise<BlockRecord[]> {
+  const rows = await db.execute<Array<{ record: BlockRecord }>>(
+    `select ${BLOCK_RECORD_SQL} as record from account_block b where b.account_id = ? and b.status = 'active' order by b.created_at, b.id`,
+    [accountId]);
+  return rows.map((r) => r.record);
+}
+
+/** Adds an active block; false when one of that capability is already active (nothing changes). */
+export async function insertActiveBlock(
+  db: Db,
+  block: { id: string; integratorId: string; accountId: string; capability: Capability; issuer: Issuer; reason: Reason; note: string | null; clientId: string | null },
+): Promise<boolean> {
+  const [made] = await db.execute<unknown[]>(
+    `insert into account_block (id, account_id, integrator_id, capability, issuer, reason, note, status, created_by)
+     values (?, ?, ?, ?, ?, ?, ?, 'active', ?)
+     on conflict (account_id, capability) where status = 'active' do nothing returning id`,
+    [block.id, block.accountId, block.integratorId, block.capability, block.issuer, block.reason, block.note, block.clientId]);
+  return made !== undefined;
+}
+
+/** Marks a block removed (it stays as history). */
+export async function markBlockRemoved(db: Db, blockId: string, removedBy: string | null): Promise<void> {
+  await db.execute(`update account_block set status = 'removed', removed_at = now(), removed_by = ?, updated_at = now() where id = ?`,
+    [removedBy, blockId]);
+}
+
+/** Which of these accounts an active block stops from transacting. */
+export async function transactionBlockedAmong(db: Db, accountIds: string[]): Promise<Set<string>> {
+  const rows = await db.execute<Array<{ id: string }>>(
+    `select t.id from unnest(?::varchar[]) as t(id) where ${transactionBlockedSql('t.id')}`, [accountIds]);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Whether the account's `login` capability is blocked. */
+export async function loginBlockActive(db: Db, accountId: string): Promise<boolean> {
+  const [row] = await db.execute<unknown[]>(`select 1 from account_block where account_id = ? and capability = 'login' and status = 'active'`, [accountId]);
+  return row !== undefined;
+}
