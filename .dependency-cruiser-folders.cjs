@@ -39,8 +39,15 @@ module.exports = {
     ...options,
     exclude: {
       path: [
-        '^(node_modules|dist)/', '^src/server\\.ts$', '^workers/index\\.ts$', '^src/cli/', '^bin/', '^bench/', '^config/',
-        '^src/http/app\\.ts$', '\\.routes\\.ts$',
+        '^(node_modules|dist)/',
+        '^src/server\\.ts$',
+        '^workers/index\\.ts$',
+        '^src/cli/',
+        '^bin/',
+        '^bench/',
+        '^config/',
+        '^src/http/app\\.ts$',
+        '\\.routes\\.ts$',
       ],
     },
   },

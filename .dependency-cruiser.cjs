@@ -29,7 +29,8 @@ module.exports = {
     {
       name: 'rules-are-pure',
       severity: 'error',
-      comment: 'A *.rules.ts file imports no I/O: no Express, BullMQ, Redis, MikroORM, pg, got, network or file system, no service or repository.',
+      comment:
+        'A *.rules.ts file imports no I/O: no Express, BullMQ, Redis, MikroORM, pg, got, network or file system, no service or repository.',
       from: { path: '\\.rules\\.ts$' },
       to: {
         path: ['\\.(service|repository|routes|processor)\\.ts$', '^src/(http|queues|db|runtime)/', ...IO],
@@ -38,14 +39,16 @@ module.exports = {
     {
       name: 'http-only-from-http-layer',
       severity: 'error',
-      comment: 'Only routes files and the HTTP layer (src/http/, src/server.ts) import src/http/: services answer with values and AppErrors, never with Express.',
+      comment:
+        'Only routes files and the HTTP layer (src/http/, src/server.ts) import src/http/: services answer with values and AppErrors, never with Express.',
       from: { pathNot: HTTP_LAYER },
       to: { path: '^src/http/' },
     },
     {
       name: 'routes-only-from-app',
       severity: 'error',
-      comment: 'A routes file is mounted by the app (src/http/app.ts, src/server.ts) and imported by nothing else: no module builds on another\'s handlers.',
+      comment:
+        "A routes file is mounted by the app (src/http/app.ts, src/server.ts) and imported by nothing else: no module builds on another's handlers.",
       from: { pathNot: '^src/http/app\\.ts$|^src/server\\.ts$' },
       to: { path: '\\.routes\\.ts$' },
     },

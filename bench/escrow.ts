@@ -13,7 +13,17 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { analyze, benchChild, benchServices, cpuPerUnit, cpuSample, freshBenchDatabase, freshBenchQueues, percentile, runBenchWorkers } from './support.js';
+import {
+  analyze,
+  benchChild,
+  benchServices,
+  cpuPerUnit,
+  cpuSample,
+  freshBenchDatabase,
+  freshBenchQueues,
+  percentile,
+  runBenchWorkers,
+} from './support.js';
 
 const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -42,7 +52,9 @@ async function runBaseline(): Promise<void> {
   const s = await benchServices(BENCH_DB);
   await ensureDatabase(s.databaseUrl);
   const pool = new pg.Pool({ connectionString: s.databaseUrl, max: 10 });
-  await pool.query('create table if not exists bench_baseline (id bigserial primary key, job text not null, at timestamptz not null default now())');
+  await pool.query(
+    'create table if not exists bench_baseline (id bigserial primary key, job text not null, at timestamptz not null default now())',
+  );
   const name = `baseline-${Date.now()}`;
   const connection = createRedis(s.redisUrl, 'worker');
   const queue = new Queue(name, { connection, prefix: PREFIX });
@@ -51,21 +63,37 @@ async function runBaseline(): Promise<void> {
   let done = 0;
   let target = BASELINE_WARMUP;
   let reached: () => void = () => {};
-  events.on('completed', () => { if (++done === target) reached(); });
-  const untilDone = (count: number) => new Promise<void>((resolve) => { target = count; reached = resolve; });
-  const worker = new Worker(name, async (job) => {
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      await client.query('insert into bench_baseline (job) values ($1)', [job.id]);
-      await client.query('commit');
-    } finally {
-      client.release();
-    }
-  }, { connection, prefix: PREFIX, concurrency: C });
+  events.on('completed', () => {
+    if (++done === target) reached();
+  });
+  const untilDone = (count: number) =>
+    new Promise<void>((resolve) => {
+      target = count;
+      reached = resolve;
+    });
+  const worker = new Worker(
+    name,
+    async (job) => {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        await client.query('insert into bench_baseline (job) values ($1)', [job.id]);
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+    },
+    { connection, prefix: PREFIX, concurrency: C },
+  );
   const add = async (from: number, count: number) => {
     for (let i = 0; i < count; i += 500) {
-      await queue.addBulk(Array.from({ length: Math.min(500, count - i) }, (_, k) => ({ name, data: {}, opts: { jobId: `j-${from + i + k}`, removeOnComplete: true } })));
+      await queue.addBulk(
+        Array.from({ length: Math.min(500, count - i) }, (_, k) => ({
+          name,
+          data: {},
+          opts: { jobId: `j-${from + i + k}`, removeOnComplete: true },
+        })),
+      );
     }
   };
   // Warm-up, not timed, as the lifecycles get.
@@ -132,10 +160,21 @@ async function runHoldfast(): Promise<void> {
   const logger = createLogger('info', 'holdfast-bench', '/dev/null');
   const redis = createRedis(s.redisUrl, 'producer');
   const bus = new CommandBus(s.redisUrl, PREFIX, redis);
-  if (process.env.BENCH_TOPOLOGY !== 'split') await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: s.databaseUrl });
+  if (process.env.BENCH_TOPOLOGY !== 'split')
+    await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: s.databaseUrl });
   const signer = await TokenSigner.load(orm.em.fork());
-  const app = await buildApp({ config: { appEnv: 'staging', publicUrl: 'http://localhost', syncWaitMs: 10_000 }, orm, redis, signer, logger, bus });
-  const creds = await createClient(orm.em.fork(), { integrator: `bench-${Date.now()}`, scopes: ['write_registrations', 'write_payment_methods', 'read_payment_methods', 'write_invoices', 'read_invoices'] });
+  const app = await buildApp({
+    config: { appEnv: 'staging', publicUrl: 'http://localhost', syncWaitMs: 10_000 },
+    orm,
+    redis,
+    signer,
+    logger,
+    bus,
+  });
+  const creds = await createClient(orm.em.fork(), {
+    integrator: `bench-${Date.now()}`,
+    scopes: ['write_registrations', 'write_payment_methods', 'read_payment_methods', 'write_invoices', 'read_invoices'],
+  });
   const server = app.listen(0, '127.0.0.1', () => {
     process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port, ...creds, databaseUrl: s.databaseUrl }) + '\n');
   });
@@ -158,32 +197,62 @@ async function main(): Promise<void> {
   // The load generator shares the machine: plain http.request on kept-alive sockets costs it a
   // fraction of what fetch does, leaving the CPU to the service under test.
   const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
-  const api = (method: string, path: string, body?: unknown, token?: string) => new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(`${base}${path}`, {
-      method, agent,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => {
-        if ((res.statusCode ?? 500) >= 400) failures++;
-        resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
-      });
+  const api = (method: string, path: string, body?: unknown, token?: string) =>
+    new Promise<{ status: number; json: any }>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(
+        `${base}${path}`,
+        {
+          method,
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => {
+            text += d;
+          });
+          res.on('end', () => {
+            if ((res.statusCode ?? 500) >= 400) failures++;
+            resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    req.on('error', reject);
-    req.end(payload);
-  });
   try {
-    const token = (await api('POST', '/token', { grant_type: 'client_credentials', client_id: line.client_id, client_secret: line.client_secret })).json.access_token;
+    const token = (
+      await api('POST', '/token', { grant_type: 'client_credentials', client_id: line.client_id, client_secret: line.client_secret })
+    ).json.access_token;
     // C buyers with cards and one seller, made before the clock starts.
-    const seller = (await api('POST', '/register', { username: `seller-${Date.now()}`, email: { address: `seller-${Date.now()}@example.com` } }, token)).json.payload.account_id;
+    const seller = (
+      await api('POST', '/register', { username: `seller-${Date.now()}`, email: { address: `seller-${Date.now()}@example.com` } }, token)
+    ).json.payload.account_id;
     const sellerWallet = (await api('GET', `/v1/${seller}/payment_methods`, undefined, token)).json.payload[0].provider_data.wallet_id;
     const buyers: Array<{ id: string; card: string }> = [];
     for (let i = 0; i < C; i++) {
-      const id = (await api('POST', '/register', { username: `buyer-${Date.now()}-${i}`, email: { address: `buyer-${Date.now()}-${i}@example.com` } }, token)).json.payload.account_id;
-      const card = (await api('POST', `/v1/${id}/payment_methods`, { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } }, token)).json.payload.id;
+      const id = (
+        await api(
+          'POST',
+          '/register',
+          { username: `buyer-${Date.now()}-${i}`, email: { address: `buyer-${Date.now()}-${i}@example.com` } },
+          token,
+        )
+      ).json.payload.account_id;
+      const card = (
+        await api(
+          'POST',
+          `/v1/${id}/payment_methods`,
+          { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' } },
+          token,
+        )
+      ).json.payload.id;
       buyers.push({ id, card });
     }
     const latency: Record<'create' | 'pay' | 'commit', number[]> = { create: [], pay: [], commit: [] };
@@ -197,19 +266,36 @@ async function main(): Promise<void> {
     const lifecycles = async (count: number, record: boolean) => {
       let next = 0;
       const call = (kind: keyof typeof latency, work: () => Promise<{ json: any }>) => (record ? timed(kind, work) : work());
-      await Promise.all(buyers.map(async (buyer) => {
-        while (next < count) {
-          next++;
-          const created = await call('create', () => api('POST', '/v2/escrow', {
-            account_id: buyer.id, payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
-            line_items: [{ amount: 1550, currency: 'USD', transaction_type: 'user_to_user', recipients: [{ amount: 1200, currency: 'USD', destination_wallet_id: sellerWallet }] }],
-          }, token));
-          const id = created.json.payload.id;
-          const paid = await call('pay', () => api('POST', `/v2/escrow/${id}/pay`, undefined, token));
-          const committed = await call('commit', () => api('POST', `/v2/escrow/${id}/commit`, undefined, token));
-          if (paid.json.payload?.status !== 'ESCROWED' || committed.json.payload?.status !== 'COMMITTED') wrongState++;
-        }
-      }));
+      await Promise.all(
+        buyers.map(async (buyer) => {
+          while (next < count) {
+            next++;
+            const created = await call('create', () =>
+              api(
+                'POST',
+                '/v2/escrow',
+                {
+                  account_id: buyer.id,
+                  payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+                  line_items: [
+                    {
+                      amount: 1550,
+                      currency: 'USD',
+                      transaction_type: 'user_to_user',
+                      recipients: [{ amount: 1200, currency: 'USD', destination_wallet_id: sellerWallet }],
+                    },
+                  ],
+                },
+                token,
+              ),
+            );
+            const id = created.json.payload.id;
+            const paid = await call('pay', () => api('POST', `/v2/escrow/${id}/pay`, undefined, token));
+            const committed = await call('commit', () => api('POST', `/v2/escrow/${id}/commit`, undefined, token));
+            if (paid.json.payload?.status !== 'ESCROWED' || committed.json.payload?.status !== 'COMMITTED') wrongState++;
+          }
+        }),
+      );
     };
     // Warm-up, not timed (JIT, every pooled connection preparing its statements), as the baseline gets.
     await lifecycles(WARMUP, false);
@@ -244,20 +330,35 @@ async function main(): Promise<void> {
     const lifecyclesRun = Math.round(N / ROUNDS) * ROUNDS;
     const jobsPerSecond = (Math.round(BASELINE_JOBS / ROUNDS) * ROUNDS) / jobSeconds;
     const order = ['Holdfast', 'Holdfast workers', 'PostgreSQL', 'Redis', 'load generator'];
-    const cpu = [...cpuUsed].map(([name, ms]) => [name, ms / lifecyclesRun] as [string, number]).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+    const cpu = [...cpuUsed]
+      .map(([name, ms]) => [name, ms / lifecyclesRun] as [string, number])
+      .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
     const rate = lifecyclesRun / seconds;
-    const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: line.databaseUrl }, encoding: 'utf8' });
+    const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], {
+      env: { ...process.env, DATABASE_URL: line.databaseUrl },
+      encoding: 'utf8',
+    });
     const ratio = rate / jobsPerSecond;
-    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${lifecyclesRun} lifecycles after ${WARMUP} untimed, concurrency ${C}, in ${ROUNDS} rounds alternating with the baseline's; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`);
-    console.log(`baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s (rounds ${baselineRounds.map((r) => r.toFixed(0)).join(', ')})`);
-    console.log(`escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline; rounds ${perRound.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')})\n`);
+    console.log(
+      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${lifecyclesRun} lifecycles after ${WARMUP} untimed, concurrency ${C}, in ${ROUNDS} rounds alternating with the baseline's; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`,
+    );
+    console.log(
+      `baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s (rounds ${baselineRounds.map((r) => r.toFixed(0)).join(', ')})`,
+    );
+    console.log(
+      `escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline; rounds ${perRound.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')})\n`,
+    );
     console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     for (const kind of ['create', 'pay', 'commit'] as const) {
-      console.log(`${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`);
+      console.log(
+        `${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`,
+      );
     }
     if (cpu.length) {
       const total = cpu.reduce((sum, [, ms]) => sum + ms, 0);
-      console.log(`\nCPU per lifecycle: ${cpu.map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}; ${total.toFixed(2)} ms in all`);
+      console.log(
+        `\nCPU per lifecycle: ${cpu.map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}; ${total.toFixed(2)} ms in all`,
+      );
     }
     console.log(`\nfailed requests: ${failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
     const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && failures === 0 && wrongState === 0 && verify.status === 0;

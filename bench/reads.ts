@@ -48,29 +48,46 @@ async function serveHoldfast(): Promise<void> {
   const app = await buildApp({ config, orm, redis, signer, logger, bus });
   const server = app.listen(0, '127.0.0.1', async () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const creds = await createClient(orm.em.fork(), { integrator: `bench-${Date.now()}`, scopes: ['write_registrations', 'search_accounts'] });
-    const token = await (await fetch(`${base}/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret }),
-    })).json() as { access_token: string };
+    const creds = await createClient(orm.em.fork(), {
+      integrator: `bench-${Date.now()}`,
+      scopes: ['write_registrations', 'search_accounts'],
+    });
+    const token = (await (
+      await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret }),
+      })
+    ).json()) as { access_token: string };
     const name = `bench${Date.now()}`;
-    const reg = await (await fetch(`${base}/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.access_token}` },
-      body: JSON.stringify({ username: name, email: { address: `${name}@example.com` }, full_name: 'Bench User' }),
-    })).json() as { payload: { account_id: string } };
-    process.stdout.write(JSON.stringify({
-      port: (server.address() as AddressInfo).port,
-      path: `/v1/user-info/${reg.payload.account_id}`,
-      headers: { authorization: `Bearer ${token.access_token}` },
-    }) + '\n');
+    const reg = (await (
+      await fetch(`${base}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token.access_token}` },
+        body: JSON.stringify({ username: name, email: { address: `${name}@example.com` }, full_name: 'Bench User' }),
+      })
+    ).json()) as { payload: { account_id: string } };
+    process.stdout.write(
+      JSON.stringify({
+        port: (server.address() as AddressInfo).port,
+        path: `/v1/user-info/${reg.payload.account_id}`,
+        headers: { authorization: `Bearer ${token.access_token}` },
+      }) + '\n',
+    );
   });
 }
 
-interface Target { port: number; path: string; headers?: Record<string, string> }
+interface Target {
+  port: number;
+  path: string;
+  headers?: Record<string, string>;
+}
 
 function startChild(mode: string): Promise<{ child: ChildProcess; target: Target }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let buffer = '';
     child.stdout!.on('data', (chunk) => {
       buffer += chunk;
@@ -110,14 +127,18 @@ async function main(): Promise<void> {
   const ratio = read.rps / hello.rps;
   const row = (name: string, r: typeof hello) =>
     `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx + r.errors).padStart(7)}`;
-  console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s each\n`);
+  console.log(
+    `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s each\n`,
+  );
   console.log(`${'route'.padEnd(36)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
   console.log(row('Express hello-world (baseline)', hello));
   console.log(row('GET /v1/user-info/{account_id}', read));
   const okRatio = ratio >= 0.4;
   const okP99 = read.p99 < 25;
   const okErrors = read.non2xx + read.errors === 0;
-  console.log(`\nratio ${(ratio * 100).toFixed(1)}% of baseline (target ≥ 40%: ${okRatio ? 'met' : 'MISSED'}); p99 ${read.p99} ms (target < 25 ms: ${okP99 ? 'met' : 'MISSED'}); errors ${okErrors ? 'none' : 'SOME'}`);
+  console.log(
+    `\nratio ${(ratio * 100).toFixed(1)}% of baseline (target ≥ 40%: ${okRatio ? 'met' : 'MISSED'}); p99 ${read.p99} ms (target < 25 ms: ${okP99 ? 'met' : 'MISSED'}); errors ${okErrors ? 'none' : 'SOME'}`,
+  );
   process.exit(okRatio && okP99 && okErrors ? 0 : 1);
 }
 

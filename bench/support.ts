@@ -86,15 +86,24 @@ export function benchChild(script: string, args: string[], flags: string[] = [])
  * Child mode: Holdfast's workers as `ROLE=worker` runs them (relay included), on the bench
  * database and queue prefix; prints `{"ready":true}` once started.
  */
-export async function runBenchWorkers(databaseName: string, prefix: string, options: { logLevel: 'info' | 'warn'; webhooks?: Record<string, unknown> }): Promise<void> {
+export async function runBenchWorkers(
+  databaseName: string,
+  prefix: string,
+  options: { logLevel: 'info' | 'warn'; webhooks?: Record<string, unknown> },
+): Promise<void> {
   const { openOrm } = await import('../src/db/orm.js');
   const { createLogger } = await import('../src/runtime/logger.js');
   const { startWorkers } = await import('../workers/index.js');
   const s = await benchServices(databaseName);
   const orm = await openOrm(s.databaseUrl, 20);
   await startWorkers({
-    orm, redisUrl: s.redisUrl, queuePrefix: prefix, logger: createLogger(options.logLevel, 'holdfast-bench-worker', '/dev/null'),
-    databaseUrl: s.databaseUrl, commandSweepAfterMs: 30_000, webhooks: options.webhooks,
+    orm,
+    redisUrl: s.redisUrl,
+    queuePrefix: prefix,
+    logger: createLogger(options.logLevel, 'holdfast-bench-worker', '/dev/null'),
+    databaseUrl: s.databaseUrl,
+    commandSweepAfterMs: 30_000,
+    webhooks: options.webhooks,
   });
   process.stdout.write(JSON.stringify({ ready: true }) + '\n');
   process.on('SIGINT', () => process.exit(0));
@@ -124,20 +133,22 @@ export async function cpuSample(groups: Record<string, number | undefined>): Pro
   } catch {
     return sample;
   }
-  await Promise.all(pids.map(async (pid) => {
-    try {
-      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const name = byPid.get(Number(pid)) ?? (comm === 'postgres' ? 'PostgreSQL' : comm === 'redis-server' ? 'Redis' : undefined);
-      if (!name) return;
-      const fields = stat.slice(close + 2).split(' ');
-      const used = (Number(fields[11]) + Number(fields[12])) * ticksMs; // utime, stime
-      sample.set(name, (sample.get(name) ?? 0) + used);
-    } catch {
-      // The process ended meanwhile.
-    }
-  }));
+  await Promise.all(
+    pids.map(async (pid) => {
+      try {
+        const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        const comm = stat.slice(stat.indexOf('(') + 1, close);
+        const name = byPid.get(Number(pid)) ?? (comm === 'postgres' ? 'PostgreSQL' : comm === 'redis-server' ? 'Redis' : undefined);
+        if (!name) return;
+        const fields = stat.slice(close + 2).split(' ');
+        const used = (Number(fields[11]) + Number(fields[12])) * ticksMs; // utime, stime
+        sample.set(name, (sample.get(name) ?? 0) + used);
+      } catch {
+        // The process ended meanwhile.
+      }
+    }),
+  );
   return sample;
 }
 

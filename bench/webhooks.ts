@@ -18,7 +18,13 @@ const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 8);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench-hooks}';
 
-const BODY = JSON.stringify({ id: 'evt_baseline', event_name: 'invoice-completed', message: { invoice_id: 'inv_x', state: 'SUCCESS' }, created: new Date().toISOString(), integrator: 'bench' });
+const BODY = JSON.stringify({
+  id: 'evt_baseline',
+  event_name: 'invoice-completed',
+  message: { invoice_id: 'inv_x', state: 'SUCCESS' },
+  created: new Date().toISOString(),
+  integrator: 'bench',
+});
 
 /** Child: a bare got POST loop, C at a time, to the receiver; prints posts/s. */
 async function runBaseline(url: string): Promise<void> {
@@ -26,19 +32,31 @@ async function runBaseline(url: string): Promise<void> {
   const total = N;
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: C }, async () => {
-    while (next < total) {
-      next++;
-      await got.post(url, { body: BODY, headers: { 'content-type': 'application/json', 'x-bench-baseline': '1' }, timeout: { request: 10_000 }, followRedirect: false, retry: { limit: 0 }, throwHttpErrors: false });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (next < total) {
+        next++;
+        await got.post(url, {
+          body: BODY,
+          headers: { 'content-type': 'application/json', 'x-bench-baseline': '1' },
+          timeout: { request: 10_000 },
+          followRedirect: false,
+          retry: { limit: 0 },
+          throwHttpErrors: false,
+        });
+      }
+    }),
+  );
   process.stdout.write(JSON.stringify({ postsPerSecond: total / ((performance.now() - started) / 1000) }) + '\n');
   process.exit(0);
 }
 
 /** Child: Holdfast's workers (as ROLE=worker runs them) on the bench database. */
 function runWorkers(): Promise<void> {
-  return runBenchWorkers(BENCH_DB, PREFIX, { logLevel: 'warn', webhooks: { allowPrivateTargets: true, maxAttempts: 15, retryBaseMs: 1000, disableAfterMs: 1e12 } });
+  return runBenchWorkers(BENCH_DB, PREFIX, {
+    logLevel: 'warn',
+    webhooks: { allowPrivateTargets: true, maxAttempts: 15, retryBaseMs: 1000, disableAfterMs: 1e12 },
+  });
 }
 
 function child(args: string[]) {
@@ -77,16 +95,20 @@ async function main(): Promise<void> {
   const db = orm.em.fork();
   const integrator = `bench-${Date.now()}`;
   await db.execute('insert into integrator (id, name) values (?, ?)', [integrator, integrator]);
-  await db.execute(`insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values (?, ?, ?, '{invoice-completed}', 'whsec_YmVuY2gtc2VjcmV0', 'enabled')`,
-    [`whe_${integrator}`, integrator, url]);
+  await db.execute(
+    `insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values (?, ?, ?, '{invoice-completed}', 'whsec_YmVuY2gtc2VjcmV0', 'enabled')`,
+    [`whe_${integrator}`, integrator, url],
+  );
   const written = new Map<string, number>();
   let sequence = 0;
   const write = async (count: number) => {
     const ids = Array.from({ length: count }, () => `evt_${integrator}_${sequence++}`);
     const now = Date.now();
     for (const id of ids) written.set(id, now);
-    await orm.em.fork().execute(`insert into outbox (id, integrator_id, event_name, message) values ${ids.map(() => `(?, ?, 'invoice-completed', ?::jsonb)`).join(', ')}`,
-      ids.flatMap((id) => [id, integrator, JSON.stringify({ invoice_id: id, state: 'SUCCESS' })]));
+    await orm.em.fork().execute(
+      `insert into outbox (id, integrator_id, event_name, message) values ${ids.map(() => `(?, ?, 'invoice-completed', ?::jsonb)`).join(', ')}`,
+      ids.flatMap((id) => [id, integrator, JSON.stringify({ invoice_id: id, state: 'SUCCESS' })]),
+    );
   };
   const until = async (count: number, ms: number) => {
     const deadline = Date.now() + ms;
@@ -129,10 +151,16 @@ async function main(): Promise<void> {
     const missing = sequence - [...written.keys()].filter((id) => arrivals.has(id)).length;
     const ratio = burstRate / postsPerSecond;
     const p99 = percentile(delays, 99);
-    console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} events, concurrency ${C}; workers in one process, receiver in this one\n`);
+    console.log(
+      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} events, concurrency ${C}; workers in one process, receiver in this one\n`,
+    );
     console.log(`baseline (bare got POST loop, ${C} at a time, same receiver): ${postsPerSecond.toFixed(0)} posts/s`);
-    console.log(`webhooks (outbox write → signed delivery → 2xx), burst:        ${burstRate.toFixed(0)} events/s (${(ratio * 100).toFixed(1)}% of baseline)`);
-    console.log(`at ${pacedRate.toFixed(0)} events/s for ${PACED_SECONDS} s (half the baseline): outbox-to-receiver delay p50 ${percentile(delays, 50)} ms, p99 ${p99} ms`);
+    console.log(
+      `webhooks (outbox write → signed delivery → 2xx), burst:        ${burstRate.toFixed(0)} events/s (${(ratio * 100).toFixed(1)}% of baseline)`,
+    );
+    console.log(
+      `at ${pacedRate.toFixed(0)} events/s for ${PACED_SECONDS} s (half the baseline): outbox-to-receiver delay p50 ${percentile(delays, 50)} ms, p99 ${p99} ms`,
+    );
     console.log(`\nevents not delivered: ${missing}; delivered twice: ${duplicates}`);
     const ok = ratio >= 0.5 && p99 < 1000 && missing === 0 && duplicates === 0;
     console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 50% of baseline, p99 delay < 1 s at that rate, all delivered once)');

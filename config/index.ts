@@ -91,7 +91,10 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 }
 
 function failpoints(env: Env, appEnv: AppEnv): string[] {
-  const list = (env.HOLDFAST_FAILPOINTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (env.HOLDFAST_FAILPOINTS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (list.length && appEnv === 'production') throw new ConfigError('HOLDFAST_FAILPOINTS must not be set when APP_ENV=production');
   const unknown = list.filter((f) => !(FAILPOINTS as readonly string[]).includes(f));
   if (unknown.length) throw new ConfigError(`HOLDFAST_FAILPOINTS names unknown failpoints: ${unknown.join(', ')}`);
@@ -134,7 +137,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDisableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 3_600_000, 1_000, 365 * 24 * 3_600_000),
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
-    allowedRedirectPatterns: (env.ALLOWED_REDIRECT_PATTERNS ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+    allowedRedirectPatterns: (env.ALLOWED_REDIRECT_PATTERNS ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
     frameAncestors: frameAncestors(env),
     userRateLimitPerMinute: integer(env, 'USER_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     cardAddsPerHour: integer(env, 'CARD_ADDS_PER_HOUR', 20, 1, 1_000_000),

@@ -18,10 +18,29 @@ import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
-  Integrator, Client, SigningKey, Account, ExternalPlatformLink, PaymentMethod,
-  TosVersion, TosSignature, OutboxEvent, IdempotencyKey, LedgerAccount, LedgerPosting, LedgerEntry,
-  Invoice, Escrow, Command, AccountBlock, AccountTag, UserSessionNonce, RefreshToken,
-  WebhookEndpoint, WebhookDelivery, WebhookAttempt,
+  Integrator,
+  Client,
+  SigningKey,
+  Account,
+  ExternalPlatformLink,
+  PaymentMethod,
+  TosVersion,
+  TosSignature,
+  OutboxEvent,
+  IdempotencyKey,
+  LedgerAccount,
+  LedgerPosting,
+  LedgerEntry,
+  Invoice,
+  Escrow,
+  Command,
+  AccountBlock,
+  AccountTag,
+  UserSessionNonce,
+  RefreshToken,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */
@@ -32,7 +51,14 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     discovery: { warnWhenNoEntities: true },
     extensions: [Migrator],
     // No snapshot file: migrate runs at boot and must never write into the code's folder.
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', silent: true, snapshot: false },
+    migrations: {
+      migrationsList: migrations,
+      transactional: true,
+      allOrNothing: true,
+      tableName: 'mikro_orm_migrations',
+      silent: true,
+      snapshot: false,
+    },
     pool: { min: 0, max: poolMax },
     debug: false,
     allowGlobalContext: false,

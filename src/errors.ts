@@ -71,10 +71,14 @@ export const ERROR_STATUS: Readonly<Record<ErrorKind, number>> = {
  * caller's to send (`details.headers`).
  */
 export function errorReply(err: unknown, requestId?: string): Reply {
-  if (!(err instanceof AppError)) return { status: 500, body: failure(['Internal server error.'], ['INTERNAL_ERROR'], { request_id: requestId }) };
+  if (!(err instanceof AppError))
+    return { status: 500, body: failure(['Internal server error.'], ['INTERNAL_ERROR'], { request_id: requestId }) };
   const { details } = err;
   const payload = details.payload !== undefined ? details.payload : details.fields ? { errors: details.fields } : null;
-  return { status: ERROR_STATUS[err.kind], body: details.bare ? failure([], [], payload) : failure([err.message], details.codes ?? [], payload) };
+  return {
+    status: ERROR_STATUS[err.kind],
+    body: details.bare ? failure([], [], payload) : failure([err.message], details.codes ?? [], payload),
+  };
 }
 
 /**

@@ -1,7 +1,27 @@
 import { randomFillSync } from 'node:crypto';
 
 /** Id prefixes (DESIGN §4): prefixed, sortable, at most 36 characters. */
-export type IdPrefix = 'acct' | 'eml' | 'pm' | 'int' | 'cli' | 'evt' | 'key' | 'req' | 'led' | 'pst' | 'esc' | 'inv' | 'li' | 'cmd' | 'blk' | 'tag' | 'rft' | 'rtf' | 'whe' | 'whd';
+export type IdPrefix =
+  | 'acct'
+  | 'eml'
+  | 'pm'
+  | 'int'
+  | 'cli'
+  | 'evt'
+  | 'key'
+  | 'req'
+  | 'led'
+  | 'pst'
+  | 'esc'
+  | 'inv'
+  | 'li'
+  | 'cmd'
+  | 'blk'
+  | 'tag'
+  | 'rft'
+  | 'rtf'
+  | 'whe'
+  | 'whd';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

@@ -55,7 +55,10 @@ function redisAnswers(redis: Redis, ms: number): Promise<boolean> {
 async function runWeb(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, 'holdfast');
   const services = await resolveServices({
-    databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: config.role === 'all',
+    databaseUrl: config.databaseUrl,
+    redisUrl: config.redisUrl,
+    databaseName: 'holdfast',
+    allowPrivate: config.role === 'all',
   });
   await ensureDatabase(services.databaseUrl);
   const orm = await openOrm(services.databaseUrl);
@@ -74,27 +77,39 @@ async function runWeb(config: Config): Promise<void> {
     server = await listen(app, config.port);
   } catch (err) {
     const code = (err as { code?: string }).code;
-    throw new ServiceUnavailableError(code === 'EADDRINUSE' ? `port ${config.port} is already in use: set PORT to a free port` : `cannot listen on port ${config.port}`);
+    throw new ServiceUnavailableError(
+      code === 'EADDRINUSE' ? `port ${config.port} is already in use: set PORT to a free port` : `cannot listen on port ${config.port}`,
+    );
   }
   armFailpoints(config.failpoints);
   const redisUp = await redisAnswers(redis, REDIS_PROBE_MS);
   const { startWorkers, webhookPolicy } = await import('../workers/index.js');
-  const starting = config.role === 'all'
-    ? startWorkers({
-      orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, databaseUrl: services.databaseUrl,
-      commandSweepAfterMs: config.commandSweepAfterMs, sweepEveryMs: config.commandSweepEveryMs, lockMs: config.workerLockMs,
-      webhooks: webhookPolicy(config),
-    })
-    : undefined;
+  const starting =
+    config.role === 'all'
+      ? startWorkers({
+          orm,
+          redisUrl: services.redisUrl,
+          queuePrefix: config.queuePrefix,
+          logger,
+          databaseUrl: services.databaseUrl,
+          commandSweepAfterMs: config.commandSweepAfterMs,
+          sweepEveryMs: config.commandSweepEveryMs,
+          lockMs: config.workerLockMs,
+          webhooks: webhookPolicy(config),
+        })
+      : undefined;
   // Starting the workers waits for Redis (their schedules live there): with Redis down the
   // banner comes first and the workers start when it answers.
   let workers = redisUp ? await starting : undefined;
-  starting?.then((started) => {
-    workers = started;
-  }, (err: unknown) => {
-    console.error(`holdfast: the workers could not start: ${describeError(err).message ?? describeError(err).type}`);
-    process.exit(1);
-  });
+  starting?.then(
+    (started) => {
+      workers = started;
+    },
+    (err: unknown) => {
+      console.error(`holdfast: the workers could not start: ${describeError(err).message ?? describeError(err).type}`);
+      process.exit(1);
+    },
+  );
 
   const base = config.publicUrl;
   const dashboardLine = (c: typeof config, url: string) => {

@@ -1,6 +1,12 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { commandRegistry, isCommandKind, type CommandRegistry, type CommandResult, type CommandRunners } from '../src/commands/command.registry.js';
+import {
+  commandRegistry,
+  isCommandKind,
+  type CommandRegistry,
+  type CommandResult,
+  type CommandRunners,
+} from '../src/commands/command.registry.js';
 import { runCommandWith } from '../src/commands/command.service.js';
 import { escrowCommands } from '../src/escrow/escrow.commands.js';
 import { invoiceCommands } from '../src/invoices/invoice.commands.js';

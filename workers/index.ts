@@ -44,7 +44,12 @@ export interface WorkerDeps {
 }
 
 /** The webhook policy of the config's defaults (staging: private targets allowed). */
-const DEFAULT_POLICY: DeliveryPolicy = { allowPrivateTargets: true, maxAttempts: 15, retryBaseMs: 30_000, disableAfterMs: 5 * 24 * 3_600_000 };
+const DEFAULT_POLICY: DeliveryPolicy = {
+  allowPrivateTargets: true,
+  maxAttempts: 15,
+  retryBaseMs: 30_000,
+  disableAfterMs: 5 * 24 * 3_600_000,
+};
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -58,7 +63,8 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
   return {
     [QueueName.Commands]: commandsProcessor(deps.orm, bus, commands),
     [QueueName.Maintenance]: maintenanceProcessor(deps.orm, bus, webhookBus, {
-      commandSweepAfterMs: deps.commandSweepAfterMs, deliverySweepAfterMs: deps.deliverySweepAfterMs ?? deps.commandSweepAfterMs,
+      commandSweepAfterMs: deps.commandSweepAfterMs,
+      deliverySweepAfterMs: deps.deliverySweepAfterMs ?? deps.commandSweepAfterMs,
     }),
     [QueueName.Webhooks]: webhooksProcessor(deps.orm, { ...DEFAULT_POLICY, ...deps.webhooks }, deps.logger),
   };
@@ -80,7 +86,13 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     const lock = deps.lockMs ?? 30_000;
     // Deliveries wait on receivers (up to 10 s each): more of them run at once.
     const concurrency = name === QueueName.Webhooks ? 64 : 16;
-    const worker = new Worker(name, table[name], { connection, prefix: deps.queuePrefix, concurrency, lockDuration: lock, stalledInterval: lock });
+    const worker = new Worker(name, table[name], {
+      connection,
+      prefix: deps.queuePrefix,
+      concurrency,
+      lockDuration: lock,
+      stalledInterval: lock,
+    });
     worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
     worker.on('error', queueErrors(deps.logger, name));
     return worker;
@@ -90,11 +102,17 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   maintenance.on('error', queueErrors(deps.logger, QueueName.Maintenance));
   const sweepEvery = deps.sweepEveryMs ?? 10_000;
   const schedule: Array<[MaintenanceJob, number]> = [
-    [MaintenanceJob.PurgeIdempotencyKeys, 3_600_000], [MaintenanceJob.PurgeWebhookHistory, 3_600_000],
-    [MaintenanceJob.SweepCommands, sweepEvery], [MaintenanceJob.SweepDeliveries, sweepEvery],
+    [MaintenanceJob.PurgeIdempotencyKeys, 3_600_000],
+    [MaintenanceJob.PurgeWebhookHistory, 3_600_000],
+    [MaintenanceJob.SweepCommands, sweepEvery],
+    [MaintenanceJob.SweepDeliveries, sweepEvery],
   ];
-  const ensureSchedules = () => Promise.all(schedule.map(([name, every]) =>
-    maintenance.upsertJobScheduler(name, { every }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } })));
+  const ensureSchedules = () =>
+    Promise.all(
+      schedule.map(([name, every]) =>
+        maintenance.upsertJobScheduler(name, { every }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } }),
+      ),
+    );
   await ensureSchedules();
   // The schedules live in Redis: put them back if Redis lost them (a flush, a failover).
   const keeper = setInterval(() => {
@@ -140,13 +158,22 @@ export function webhookPolicy(config: Config): DeliveryPolicy {
 export async function runWorkerProcess(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, 'holdfast-worker');
   const services = await resolveServices({
-    databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: false,
+    databaseUrl: config.databaseUrl,
+    redisUrl: config.redisUrl,
+    databaseName: 'holdfast',
+    allowPrivate: false,
   });
   const orm = await openOrm(services.databaseUrl);
   armFailpoints(config.failpoints);
   const running = await startWorkers({
-    orm, redisUrl: services.redisUrl, queuePrefix: config.queuePrefix, logger, databaseUrl: services.databaseUrl,
-    commandSweepAfterMs: config.commandSweepAfterMs, sweepEveryMs: config.commandSweepEveryMs, lockMs: config.workerLockMs,
+    orm,
+    redisUrl: services.redisUrl,
+    queuePrefix: config.queuePrefix,
+    logger,
+    databaseUrl: services.databaseUrl,
+    commandSweepAfterMs: config.commandSweepAfterMs,
+    sweepEveryMs: config.commandSweepEveryMs,
+    lockMs: config.workerLockMs,
     webhooks: webhookPolicy(config),
   });
   logger.info({ queues: Object.values(QueueName) }, 'workers started');
@@ -168,7 +195,7 @@ if (/workers[\\/]index\.(ts|js)$/.test(process.argv[1] ?? '')) {
   try {
     await runWorkerProcess(loadConfig());
   } catch (err) {
-    console.error(`holdfast worker: ${err instanceof ConfigError ? err.message : describeError(err).message ?? 'failed to start'}`);
+    console.error(`holdfast worker: ${err instanceof ConfigError ? err.message : (describeError(err).message ?? 'failed to start')}`);
     process.exit(1);
   }
 }

@@ -14,7 +14,10 @@ import { overdueDeliveries, purgeWebhookHistory } from '../src/webhooks/relay.se
  * its 30 days.
  */
 export function maintenanceProcessor(
-  orm: MikroORM, bus: CommandBus, webhookBus: WebhookBus, opts: { commandSweepAfterMs: number; deliverySweepAfterMs: number },
+  orm: MikroORM,
+  bus: CommandBus,
+  webhookBus: WebhookBus,
+  opts: { commandSweepAfterMs: number; deliverySweepAfterMs: number },
 ) {
   return async (job: Job): Promise<Record<string, number>> => {
     switch (job.name) {

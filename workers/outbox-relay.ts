@@ -30,7 +30,12 @@ export interface OutboxRelay {
   close(): Promise<void>;
 }
 
-export async function startOutboxRelay(orm: MikroORM, databaseUrl: string | undefined, bus: WebhookBus, logger: Logger): Promise<OutboxRelay> {
+export async function startOutboxRelay(
+  orm: MikroORM,
+  databaseUrl: string | undefined,
+  bus: WebhookBus,
+  logger: Logger,
+): Promise<OutboxRelay> {
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;

@@ -9,8 +9,15 @@ export const Account = defineEntity({
   name: 'Account',
   tableName: 'account',
   indexes: [
-    { name: 'account_username_unique', expression: 'create unique index account_username_unique on account (integrator_id, lower(username))' },
-    { name: 'account_email_unique', expression: 'create unique index account_email_unique on account (integrator_id, lower(email_address)) where email_address is not null' },
+    {
+      name: 'account_username_unique',
+      expression: 'create unique index account_username_unique on account (integrator_id, lower(username))',
+    },
+    {
+      name: 'account_email_unique',
+      expression:
+        'create unique index account_email_unique on account (integrator_id, lower(email_address)) where email_address is not null',
+    },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -27,8 +34,15 @@ export const Account = defineEntity({
     stateProvince: p.string().length(100).nullable(),
     countryIso: p.string().length(2).nullable(),
     zipPostalCode: p.string().length(20).nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type IAccount = InferEntity<typeof Account>;
@@ -43,7 +57,10 @@ export const ExternalPlatformLink = defineEntity({
     platform: p.string().length(16).primary(),
     userId: p.string().length(128),
     integratorId: p.string().length(36),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type IExternalPlatformLink = InferEntity<typeof ExternalPlatformLink>;

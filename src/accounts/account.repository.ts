@@ -24,29 +24,48 @@ export async function accountExists(db: Db, integratorId: string, accountId: str
 
 /** Locks the account row in the caller's transaction (`update`: changes to it wait; `share`: it cannot vanish); false when absent. */
 export async function lockAccount(db: Db, integratorId: string, accountId: string, mode: 'update' | 'share'): Promise<boolean> {
-  const [row] = await db.execute<unknown[]>(`select 1 from account where id = ? and integrator_id = ? for ${mode === 'update' ? 'update' : 'share'}`, [accountId, integratorId]);
+  const [row] = await db.execute<unknown[]>(
+    `select 1 from account where id = ? and integrator_id = ? for ${mode === 'update' ? 'update' : 'share'}`,
+    [accountId, integratorId],
+  );
   return row !== undefined;
 }
 
 /** The account (other than `exceptAccountId`) of the integrator holding this username, case-insensitively. */
-export async function accountWithUsername(db: Db, integratorId: string, username: string, exceptAccountId = ''): Promise<string | undefined> {
+export async function accountWithUsername(
+  db: Db,
+  integratorId: string,
+  username: string,
+  exceptAccountId = '',
+): Promise<string | undefined> {
   const [row] = await db.execute<Array<{ id: string }>>(
-    'select id from account where integrator_id = ? and lower(username) = lower(?) and id <> ?', [integratorId, username, exceptAccountId]);
+    'select id from account where integrator_id = ? and lower(username) = lower(?) and id <> ?',
+    [integratorId, username, exceptAccountId],
+  );
   return row?.id;
 }
 
 /** The account (other than `exceptAccountId`) of the integrator holding this email address, case-insensitively. */
 export async function accountWithEmail(db: Db, integratorId: string, address: string, exceptAccountId = ''): Promise<string | undefined> {
   const [row] = await db.execute<Array<{ id: string }>>(
-    'select id from account where integrator_id = ? and lower(email_address) = lower(?) and id <> ?', [integratorId, address, exceptAccountId]);
+    'select id from account where integrator_id = ? and lower(email_address) = lower(?) and id <> ?',
+    [integratorId, address, exceptAccountId],
+  );
   return row?.id;
 }
 
 /** The account (other than `exceptAccountId`) of the integrator linked to this external platform user id. */
-export async function accountWithPlatformUser(db: Db, integratorId: string, platform: string, userId: string, exceptAccountId = ''): Promise<string | undefined> {
+export async function accountWithPlatformUser(
+  db: Db,
+  integratorId: string,
+  platform: string,
+  userId: string,
+  exceptAccountId = '',
+): Promise<string | undefined> {
   const [row] = await db.execute<Array<{ account_id: string }>>(
     'select account_id from account_external_platform where integrator_id = ? and platform = ? and user_id = ? and account_id <> ?',
-    [integratorId, platform, userId, exceptAccountId]);
+    [integratorId, platform, userId, exceptAccountId],
+  );
   return row?.account_id;
 }
 
@@ -75,6 +94,9 @@ export async function profileById(db: Db, integratorId: string, accountId: strin
 
 /** The profile of an account by username (case-insensitive). */
 export async function profileByUsername(db: Db, integratorId: string, username: string): Promise<ProfileRecord | undefined> {
-  const [row] = await db.execute<ProfileRecord[]>(`${PROFILE_COLUMNS} where a.integrator_id = ? and lower(a.username) = lower(?)`, [integratorId, username]);
+  const [row] = await db.execute<ProfileRecord[]>(`${PROFILE_COLUMNS} where a.integrator_id = ? and lower(a.username) = lower(?)`, [
+    integratorId,
+    username,
+  ]);
   return row;
 }

@@ -1,9 +1,7 @@
 import { principalOf } from '../http/auth.js';
 import type { Router } from 'express';
 import { success } from '../envelope.js';
-import {
-  findProfileByUsername, getLegacyProfile, getProfile, registerAccount, updateAccount,
-} from './account.service.js';
+import { findProfileByUsername, getLegacyProfile, getProfile, registerAccount, updateAccount } from './account.service.js';
 
 /** Accounts API (spec §4.1): registration, lookups, update. Requests arrive validated. */
 export function accountRoutes(router: Router): void {

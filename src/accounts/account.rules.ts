@@ -6,7 +6,13 @@ export type ExternalPlatforms = Partial<Record<Platform, { user_id: string }>>;
 
 /** The name and address fields of registration and update (spec §2.3). */
 export const DETAIL_FIELDS = [
-  'full_name', 'street_address_1', 'street_address_2', 'street_address_3', 'city', 'state_province', 'country_iso',
+  'full_name',
+  'street_address_1',
+  'street_address_2',
+  'street_address_3',
+  'city',
+  'state_province',
+  'country_iso',
   'zip_postal_code',
 ] as const;
 export type DetailField = (typeof DETAIL_FIELDS)[number];

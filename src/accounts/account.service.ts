@@ -14,11 +14,22 @@ import { blocksByCapability, isBlocked } from '../blocks/block.rules.js';
 import { Account, ExternalPlatformLink, type IAccount } from './account.entity.js';
 import { accountNotFound, requireAccount } from './account-access.service.js';
 import {
-  accountWithEmail, accountWithPlatformUser, accountWithUsername, profileById, profileByUsername, type ProfileRecord,
+  accountWithEmail,
+  accountWithPlatformUser,
+  accountWithUsername,
+  profileById,
+  profileByUsername,
+  type ProfileRecord,
 } from './account.repository.js';
 import {
-  DETAIL_FIELDS, DETAIL_PROPERTY, isEmailVerified, pickDetails, platformEntries,
-  type Details, type EmailInput, type ExternalPlatforms,
+  DETAIL_FIELDS,
+  DETAIL_PROPERTY,
+  isEmailVerified,
+  pickDetails,
+  platformEntries,
+  type Details,
+  type EmailInput,
+  type ExternalPlatforms,
 } from './account.rules.js';
 
 export interface RegisterInput extends Details {
@@ -31,7 +42,6 @@ export interface UpdateInput extends Details {
   email?: EmailInput;
   external_platforms?: ExternalPlatforms;
 }
-
 
 function details(account: IAccount): Details {
   const out: Details = {};
@@ -133,14 +143,16 @@ export async function registerAccount(em: EntityManager, principal: Principal, i
         (account as Record<string, unknown>)[DETAIL_PROPERTY[field as keyof typeof DETAIL_PROPERTY]] = value;
       }
       const links = platformEntries(input.external_platforms).map(([platform, userId]) =>
-        tx.create(ExternalPlatformLink, { account, platform, userId, integratorId, createdAt: now }));
+        tx.create(ExternalPlatformLink, { account, platform, userId, integratorId, createdAt: now }),
+      );
       for (const link of links) addPoboMethod(tx, account, link.platform, link.userId, billing(account));
       await createWallets(tx, account, integrator);
       const payload = { ...accountDetailsView(account, links), username: account.username };
       await tx.flush();
       await insertEvent(emDb(tx), integratorId, 'register-account-completed', { ...payload, integrator: integrator.name });
       return payload;
-    }));
+    }),
+  );
 }
 
 function profileView(row: ProfileRecord | undefined) {
@@ -179,7 +191,11 @@ export async function updateAccount(em: EntityManager, principal: Principal, acc
   await requireAccount(em, principal, accountId);
   return withConflictCheck(em, principal.integratorId, input, accountId, () =>
     em.transactional(async (tx) => {
-      const account = await tx.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['integrator'] });
+      const account = await tx.findOneOrFail(
+        Account,
+        { id: accountId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['integrator'] },
+      );
       const links = await tx.find(ExternalPlatformLink, { account: accountId });
       const newDetails = pickDetails(input);
       for (const [field, value] of Object.entries(newDetails)) {
@@ -201,11 +217,14 @@ export async function updateAccount(em: EntityManager, principal: Principal, acc
             fields: { [`external_platforms.${platform}`]: ['ALREADY_LINKED'] },
           });
         }
-        links.push(tx.create(ExternalPlatformLink, { account, platform, userId, integratorId: principal.integratorId, createdAt: new Date() }));
+        links.push(
+          tx.create(ExternalPlatformLink, { account, platform, userId, integratorId: principal.integratorId, createdAt: new Date() }),
+        );
         addPoboMethod(tx, account, platform, userId, billing(account));
       }
       account.updatedAt = new Date();
       await tx.flush();
       return accountDetailsView(account, links);
-    }));
+    }),
+  );
 }

@@ -33,7 +33,10 @@ export function findIntegratorByName(em: EntityManager, name: string): Promise<I
 }
 
 /** Adds an integrator. */
-export async function insertIntegrator(em: EntityManager, input: { name: string; tokenCurrency: string | null; tokensPerUsd: number | null }): Promise<IIntegrator> {
+export async function insertIntegrator(
+  em: EntityManager,
+  input: { name: string; tokenCurrency: string | null; tokensPerUsd: number | null },
+): Promise<IIntegrator> {
   const integrator = em.create(Integrator, { id: newId('int'), ...input, createdAt: new Date() });
   await em.flush();
   return integrator;
@@ -65,5 +68,7 @@ export async function ensureIntegratorTokens(em: EntityManager, name: string, to
   await emDb(em).execute(
     `insert into integrator (id, name, token_currency, tokens_per_usd) values (?, ?, ?, ?)
      on conflict (name) do update set token_currency = excluded.token_currency, tokens_per_usd = excluded.tokens_per_usd
-       where integrator.token_currency is null`, [newId('int'), name, tokenCurrency, tokensPerUsd]);
+       where integrator.token_currency is null`,
+    [newId('int'), name, tokenCurrency, tokensPerUsd],
+  );
 }

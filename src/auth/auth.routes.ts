@@ -41,12 +41,17 @@ export function authRoutes(router: Router, signer: TokenSigner, webUrl: string):
         codes: ['invalid_request'],
       });
     }
-    const credentials = { clientId: basic?.clientId ?? param(req, 'client_id'), clientSecret: basic?.clientSecret ?? param(req, 'client_secret') };
+    const credentials = {
+      clientId: basic?.clientId ?? param(req, 'client_id'),
+      clientSecret: basic?.clientSecret ?? param(req, 'client_secret'),
+    };
     const grantType = param(req, 'grant_type');
     let token;
     if (!grantType) throw new AppError('invalid_input', 'grant_type is required.', { codes: ['invalid_request'] });
-    else if (grantType === 'client_credentials') token = await issueClientToken(req.em, signer, { ...credentials, scope: param(req, 'scope') });
-    else if (grantType === 'refresh_token') token = await refreshUserToken(req.em, signer, { ...credentials, refreshToken: param(req, 'refresh_token') });
+    else if (grantType === 'client_credentials')
+      token = await issueClientToken(req.em, signer, { ...credentials, scope: param(req, 'scope') });
+    else if (grantType === 'refresh_token')
+      token = await refreshUserToken(req.em, signer, { ...credentials, refreshToken: param(req, 'refresh_token') });
     else throw new AppError('invalid_input', `grant_type "${grantType}" is not supported.`, { codes: ['unsupported_grant_type'] });
     res.set('Cache-Control', 'no-store').set('Pragma', 'no-cache').json(token);
   });

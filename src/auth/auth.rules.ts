@@ -2,9 +2,22 @@
 
 /** Scopes of spec §5 plus those Holdfast adds (DESIGN §3). */
 export const ALL_SCOPES = [
-  'write_registrations', 'write_accounts', 'read_accounts', 'search_accounts', 'sign_tos', 'unsign_tos',
-  'block_accounts', 'unblock_accounts', 'read_payment_methods', 'write_user_tokens', 'read_invoices',
-  'write_invoices', 'write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks',
+  'write_registrations',
+  'write_accounts',
+  'read_accounts',
+  'search_accounts',
+  'sign_tos',
+  'unsign_tos',
+  'block_accounts',
+  'unblock_accounts',
+  'read_payment_methods',
+  'write_user_tokens',
+  'read_invoices',
+  'write_invoices',
+  'write_payment_methods',
+  'write_tokens',
+  'write_webhooks',
+  'read_webhooks',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -19,8 +32,10 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const SESSION_NONCE_TTL_SECONDS = 24 * 3600;
 
 /** What a refresh token may still do, from its stored state (RFC 6749 §10.4: a reused one revokes its family). */
-export function refreshDecision(token: { usedAt: Date | null; revokedAt: Date | null; expiresAt: Date }, now: Date):
-  'ok' | 'reused' | 'revoked' | 'expired' {
+export function refreshDecision(
+  token: { usedAt: Date | null; revokedAt: Date | null; expiresAt: Date },
+  now: Date,
+): 'ok' | 'reused' | 'revoked' | 'expired' {
   if (token.revokedAt) return 'revoked';
   if (token.usedAt) return 'reused';
   if (token.expiresAt.getTime() <= now.getTime()) return 'expired';
@@ -41,8 +56,10 @@ export function parseScopeList(raw: string | undefined): string[] {
  * The scopes a token gets: all the client's when none are asked for, else exactly the ones
  * asked for — every one of which the client must hold (else `invalid_scope` lists the rest).
  */
-export function grantScopes(clientScopes: string[], requested: string[]):
-  { ok: true; scopes: string[] } | { ok: false; notGranted: string[] } {
+export function grantScopes(
+  clientScopes: string[],
+  requested: string[],
+): { ok: true; scopes: string[] } | { ok: false; notGranted: string[] } {
   if (requested.length === 0) return { ok: true, scopes: [...clientScopes] };
   const notGranted = requested.filter((s) => !clientScopes.includes(s));
   return notGranted.length ? { ok: false, notGranted } : { ok: true, scopes: requested };

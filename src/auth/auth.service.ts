@@ -8,7 +8,14 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import type { IIntegrator } from './integrator.entity.js';
 import {
-  ensureIntegratorNamed, ensureIntegratorTokens, ensureSigningKey, findClientById, findIntegratorByName, getIntegrator, insertClient, insertIntegrator,
+  ensureIntegratorNamed,
+  ensureIntegratorTokens,
+  ensureSigningKey,
+  findClientById,
+  findIntegratorByName,
+  getIntegrator,
+  insertClient,
+  insertIntegrator,
 } from './auth.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
 
@@ -48,12 +55,18 @@ export class TokenSigner {
   /** Verified tokens → principal and expiry (s); saves an HMAC per request for a reused token. */
   private readonly verified = new Map<string, { principal: Principal; exp: number }>();
 
-  private constructor(private readonly kid: string, private readonly key: CryptoKey) {}
+  private constructor(
+    private readonly kid: string,
+    private readonly key: CryptoKey,
+  ) {}
 
   /** Loads the signing key, creating it on the very first boot (safe when processes race). */
   static async load(em: EntityManager): Promise<TokenSigner> {
     const row = await ensureSigningKey(em, PRIMARY_KEY_ID, randomBytes(32).toString('base64url'));
-    const key = await crypto.subtle.importKey('raw', Buffer.from(row.secret, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    const key = await crypto.subtle.importKey('raw', Buffer.from(row.secret, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
     return new TokenSigner(row.id, key);
   }
 
@@ -79,19 +92,31 @@ export class TokenSigner {
     try {
       const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: [AUDIENCE, USER_AUDIENCE], algorithms: ['HS256'] });
       const user = payload.aud === USER_AUDIENCE;
-      if (typeof payload.sub !== 'string' || typeof payload.int !== 'string' || typeof payload.scope !== 'string' || typeof payload.exp !== 'number'
-        || (user && typeof payload.acct !== 'string')) {
+      if (
+        typeof payload.sub !== 'string' ||
+        typeof payload.int !== 'string' ||
+        typeof payload.scope !== 'string' ||
+        typeof payload.exp !== 'number' ||
+        (user && typeof payload.acct !== 'string')
+      ) {
         throw new AppError('unauthorized', 'The access token is malformed.', { codes: ['UNAUTHORIZED'] });
       }
       const principal: Principal = user
-        ? { clientId: payload.sub, integratorId: payload.int, scopes: [], isOperator: false, canUnblock: false, accountId: payload.acct as string }
+        ? {
+            clientId: payload.sub,
+            integratorId: payload.int,
+            scopes: [],
+            isOperator: false,
+            canUnblock: false,
+            accountId: payload.acct as string,
+          }
         : {
-          clientId: payload.sub,
-          integratorId: payload.int,
-          scopes: parseScopeList(payload.scope),
-          isOperator: payload.op === true,
-          canUnblock: payload.unb === true,
-        };
+            clientId: payload.sub,
+            integratorId: payload.int,
+            scopes: parseScopeList(payload.scope),
+            isOperator: payload.op === true,
+            canUnblock: payload.unb === true,
+          };
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, { principal, exp: payload.exp });
       return principal;

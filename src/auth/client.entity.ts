@@ -14,7 +14,10 @@ export const Client = defineEntity({
     isOperator: p.boolean().default(false),
     canUnblock: p.boolean().default(false),
     tosSigning: p.boolean().default(false),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type IClient = InferEntity<typeof Client>;

@@ -9,7 +9,10 @@ export const Integrator = defineEntity({
     name: p.string().length(100).unique('integrator_name_key'),
     tokenCurrency: p.string().length(3).nullable(),
     tokensPerUsd: p.bigint('number').nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type IIntegrator = InferEntity<typeof Integrator>;

@@ -7,7 +7,10 @@ export const SigningKey = defineEntity({
   properties: {
     id: p.string().primary().length(36),
     secret: p.string().length(128),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type ISigningKey = InferEntity<typeof SigningKey>;

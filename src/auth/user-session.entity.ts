@@ -12,7 +12,10 @@ export const UserSessionNonce = defineEntity({
     clientId: p.string().length(36),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type IUserSessionNonce = InferEntity<typeof UserSessionNonce>;
@@ -23,7 +26,10 @@ export const RefreshToken = defineEntity({
   tableName: 'refresh_token',
   indexes: [
     { name: 'refresh_token_family_idx', properties: ['familyId'] },
-    { name: 'refresh_token_account_idx', expression: 'create index refresh_token_account_idx on refresh_token (account_id) where revoked_at is null' },
+    {
+      name: 'refresh_token_account_idx',
+      expression: 'create index refresh_token_account_idx on refresh_token (account_id) where revoked_at is null',
+    },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -35,7 +41,10 @@ export const RefreshToken = defineEntity({
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type IRefreshToken = InferEntity<typeof RefreshToken>;

@@ -19,24 +19,46 @@ export interface RefreshTokenRecord {
 
 /** Stores a refresh token (its hash) expiring in `ttlSeconds`. */
 export async function insertRefreshToken(
-  db: Db, token: { id: string; tokenHash: string; familyId: string; accountId: string; integratorId: string; clientId: string; ttlSeconds: number },
+  db: Db,
+  token: { id: string; tokenHash: string; familyId: string; accountId: string; integratorId: string; clientId: string; ttlSeconds: number },
 ): Promise<void> {
   await db.execute(
     `insert into refresh_token (id, token_hash, family_id, account_id, integrator_id, client_id, expires_at)
      values (?, ?, ?, ?, ?, ?, now() + (? * interval '1 second'))`,
-    [token.id, token.tokenHash, token.familyId, token.accountId, token.integratorId, token.clientId, token.ttlSeconds]);
+    [token.id, token.tokenHash, token.familyId, token.accountId, token.integratorId, token.clientId, token.ttlSeconds],
+  );
 }
 
 /** The refresh token with this hash, locked for the caller's transaction. */
 export async function lockRefreshToken(db: Db, tokenHash: string): Promise<RefreshTokenRecord | undefined> {
-  const [row] = await db.execute<Array<{ id: string; family_id: string; account_id: string; integrator_id: string; client_id: string;
-    expires_at: Date; used_at: Date | null; revoked_at: Date | null }>>(
+  const [row] = await db.execute<
+    Array<{
+      id: string;
+      family_id: string;
+      account_id: string;
+      integrator_id: string;
+      client_id: string;
+      expires_at: Date;
+      used_at: Date | null;
+      revoked_at: Date | null;
+    }>
+  >(
     `select id, family_id, account_id, integrator_id, client_id, expires_at, used_at, revoked_at
-       from refresh_token where token_hash = ? for update`, [tokenHash]);
-  return row && {
-    id: row.id, familyId: row.family_id, accountId: row.account_id, integratorId: row.integrator_id, clientId: row.client_id,
-    expiresAt: new Date(row.expires_at), usedAt: row.used_at, revokedAt: row.revoked_at,
-  };
+       from refresh_token where token_hash = ? for update`,
+    [tokenHash],
+  );
+  return (
+    row && {
+      id: row.id,
+      familyId: row.family_id,
+      accountId: row.account_id,
+      integratorId: row.integrator_id,
+      clientId: row.client_id,
+      expiresAt: new Date(row.expires_at),
+      usedAt: row.used_at,
+      revokedAt: row.revoked_at,
+    }
+  );
 }
 
 /** Marks a refresh token spent. */
@@ -56,18 +78,25 @@ export async function revokeAccountRefreshTokens(db: Db, accountId: string): Pro
 
 /** Stores a redirect nonce (its hash) expiring in `ttlSeconds`. */
 export async function insertSessionNonce(
-  db: Db, nonce: { nonceHash: string; accountId: string; integratorId: string; clientId: string; ttlSeconds: number },
+  db: Db,
+  nonce: { nonceHash: string; accountId: string; integratorId: string; clientId: string; ttlSeconds: number },
 ): Promise<void> {
   await db.execute(
     `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, expires_at)
      values (?, ?, ?, ?, now() + (? * interval '1 second'))`,
-    [nonce.nonceHash, nonce.accountId, nonce.integratorId, nonce.clientId, nonce.ttlSeconds]);
+    [nonce.nonceHash, nonce.accountId, nonce.integratorId, nonce.clientId, nonce.ttlSeconds],
+  );
 }
 
 /** Spends a live nonce (once): its session, or undefined when unknown, spent or expired. */
-export async function spendSessionNonce(db: Db, nonceHash: string): Promise<{ accountId: string; integratorId: string; clientId: string } | undefined> {
+export async function spendSessionNonce(
+  db: Db,
+  nonceHash: string,
+): Promise<{ accountId: string; integratorId: string; clientId: string } | undefined> {
   const [row] = await db.execute<Array<{ account_id: string; integrator_id: string; client_id: string }>>(
     `update user_session_nonce set used_at = now() where nonce_hash = ? and used_at is null and expires_at > now()
-     returning account_id, integrator_id, client_id`, [nonceHash]);
+     returning account_id, integrator_id, client_id`,
+    [nonceHash],
+  );
   return row && { accountId: row.account_id, integratorId: row.integrator_id, clientId: row.client_id };
 }

@@ -11,7 +11,12 @@ import { newId } from '../ids.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { lockAccount } from '../accounts/account.repository.js';
 import {
-  insertRefreshToken, insertSessionNonce, lockRefreshToken, markRefreshTokenUsed, revokeRefreshFamily, spendSessionNonce,
+  insertRefreshToken,
+  insertSessionNonce,
+  lockRefreshToken,
+  markRefreshTokenUsed,
+  revokeRefreshFamily,
+  spendSessionNonce,
 } from './user-session.repository.js';
 import { blockedError, loginBlocked } from '../blocks/block.service.js';
 import { authenticateClient, type Principal, type TokenSigner } from './auth.service.js';
@@ -31,13 +36,23 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 const invalidGrant = (message: string) => new AppError('invalid_input', message, { codes: ['invalid_grant'] });
 
 async function issueUserToken(
-  db: Db, signer: TokenSigner, session: { clientId: string; integratorId: string; accountId: string; familyId: string },
+  db: Db,
+  signer: TokenSigner,
+  session: { clientId: string; integratorId: string; accountId: string; familyId: string },
 ): Promise<UserToken> {
   const refresh = `hfr_${randomBytes(32).toString('base64url')}`;
   await insertRefreshToken(db, { id: newId('rft'), tokenHash: sha256(refresh), ...session, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
   const access = await signer.sign(
-    { clientId: session.clientId, integratorId: session.integratorId, scopes: [], isOperator: false, canUnblock: false, accountId: session.accountId },
-    USER_TOKEN_TTL_SECONDS);
+    {
+      clientId: session.clientId,
+      integratorId: session.integratorId,
+      scopes: [],
+      isOperator: false,
+      canUnblock: false,
+      accountId: session.accountId,
+    },
+    USER_TOKEN_TTL_SECONDS,
+  );
   return {
     access_token: access,
     token_type: 'Bearer',
@@ -52,10 +67,15 @@ async function issueUserToken(
  * caller cannot see; 403 (spec §7) for a login-blocked one, and then nothing is created.
  */
 export async function authorizeUser(
-  em: EntityManager, signer: TokenSigner, principal: Principal, input: { account_id: string; return_token?: boolean }, webUrl: string,
+  em: EntityManager,
+  signer: TokenSigner,
+  principal: Principal,
+  input: { account_id: string; return_token?: boolean },
+  webUrl: string,
 ): Promise<{ redirect: string } | { token: UserToken }> {
   return pooled(em).transaction(async (db) => {
-    if (!(await lockAccount(db, principal.integratorId, input.account_id, 'share'))) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
+    if (!(await lockAccount(db, principal.integratorId, input.account_id, 'share')))
+      throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
     const session = await openUserSession(db, signer, principal, input.account_id, Boolean(input.return_token));
     return 'token' in session ? session : { redirect: sessionRedirect(webUrl, session.nonce) };
   });
@@ -72,7 +92,11 @@ export function sessionRedirect(webUrl: string, nonce: string): string {
  * account, which then gets neither.
  */
 export async function openUserSession(
-  db: Db, signer: TokenSigner, principal: Principal, accountId: string, returnToken: boolean,
+  db: Db,
+  signer: TokenSigner,
+  principal: Principal,
+  accountId: string,
+  returnToken: boolean,
 ): Promise<{ token: UserToken } | { nonce: string }> {
   if (await loginBlocked(db, accountId)) throw blockedError(accountId);
   const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId };
@@ -87,12 +111,24 @@ export async function openUserSession(
  * for its account, as short-lived as any, with no refresh token — or null when the nonce is
  * unknown, spent, expired, or its account is login-blocked.
  */
-export async function openHostedSession(em: EntityManager, signer: TokenSigner, nonce: string): Promise<{ accountId: string; accessToken: string } | null> {
+export async function openHostedSession(
+  em: EntityManager,
+  signer: TokenSigner,
+  nonce: string,
+): Promise<{ accountId: string; accessToken: string } | null> {
   const session = await consumeSessionNonce(em, nonce);
   if (!session) return null;
   const accessToken = await signer.sign(
-    { clientId: session.clientId, integratorId: session.integratorId, scopes: [], isOperator: false, canUnblock: false, accountId: session.accountId },
-    USER_TOKEN_TTL_SECONDS);
+    {
+      clientId: session.clientId,
+      integratorId: session.integratorId,
+      scopes: [],
+      isOperator: false,
+      canUnblock: false,
+      accountId: session.accountId,
+    },
+    USER_TOKEN_TTL_SECONDS,
+  );
   return { accountId: session.accountId, accessToken };
 }
 
@@ -100,10 +136,13 @@ export async function openHostedSession(em: EntityManager, signer: TokenSigner, 
  * Spends a redirect nonce (the hosted pages do, once): the session's account, or null when the
  * nonce is unknown, spent, expired, or its account is now login-blocked.
  */
-export async function consumeSessionNonce(em: EntityManager, nonce: string): Promise<{ accountId: string; integratorId: string; clientId: string } | null> {
+export async function consumeSessionNonce(
+  em: EntityManager,
+  nonce: string,
+): Promise<{ accountId: string; integratorId: string; clientId: string } | null> {
   return pooled(em).transaction(async (db) => {
     const session = await spendSessionNonce(db, sha256(nonce));
-    if (!session || await loginBlocked(db, session.accountId)) return null;
+    if (!session || (await loginBlocked(db, session.accountId))) return null;
     return session;
   });
 }
@@ -114,7 +153,9 @@ export async function consumeSessionNonce(em: EntityManager, nonce: string): Pro
  * when sent they must be valid and be the client the session was opened by.
  */
 export async function refreshUserToken(
-  em: EntityManager, signer: TokenSigner, input: { refreshToken?: string; clientId?: string; clientSecret?: string },
+  em: EntityManager,
+  signer: TokenSigner,
+  input: { refreshToken?: string; clientId?: string; clientSecret?: string },
 ): Promise<UserToken> {
   if (!input.refreshToken) throw new AppError('invalid_input', 'refresh_token is required.', { codes: ['invalid_request'] });
   const client = input.clientId || input.clientSecret ? await authenticateClient(em, input.clientId, input.clientSecret) : null;
@@ -136,7 +177,12 @@ export async function refreshUserToken(
     }
     await markRefreshTokenUsed(db, row.id);
     return {
-      token: await issueUserToken(db, signer, { clientId: row.clientId, integratorId: row.integratorId, accountId: row.accountId, familyId: row.familyId }),
+      token: await issueUserToken(db, signer, {
+        clientId: row.clientId,
+        integratorId: row.integratorId,
+        accountId: row.accountId,
+        familyId: row.familyId,
+      }),
     };
   });
   // Refusals commit first (a revoked family stays revoked), then answer invalid_grant.

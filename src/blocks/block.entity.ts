@@ -8,7 +8,10 @@ export const AccountBlock = defineEntity({
   indexes: [
     { name: 'account_block_account_idx', properties: ['accountId'] },
     // At most one active block per capability: blocking twice is a no-op.
-    { name: 'account_block_one_active', expression: `create unique index account_block_one_active on account_block (account_id, capability) where status = 'active'` },
+    {
+      name: 'account_block_one_active',
+      expression: `create unique index account_block_one_active on account_block (account_id, capability) where status = 'active'`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -21,8 +24,15 @@ export const AccountBlock = defineEntity({
     status: p.enum(['active', 'removed'] as const).columnType('varchar(16)'),
     createdBy: p.string().length(36).nullable(),
     removedBy: p.string().length(36).nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     removedAt: p.datetime().nullable(),
   },
 });
@@ -42,8 +52,15 @@ export const AccountTag = defineEntity({
     namespace: p.string().length(64),
     tag: p.string().length(64),
     status: p.string().length(16),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type IAccountTag = InferEntity<typeof AccountTag>;

@@ -39,38 +39,56 @@ export function transactionBlockedSql(accountExpression: string): string {
 export async function activeBlocks(db: Db, accountId: string): Promise<BlockRecord[]> {
   const rows = await db.execute<Array<{ record: BlockRecord }>>(
     `select ${BLOCK_RECORD_SQL} as record from account_block b where b.account_id = ? and b.status = 'active' order by b.created_at, b.id`,
-    [accountId]);
+    [accountId],
+  );
   return rows.map((r) => r.record);
 }
 
 /** Adds an active block; false when one of that capability is already active (nothing changes). */
 export async function insertActiveBlock(
   db: Db,
-  block: { id: string; integratorId: string; accountId: string; capability: Capability; issuer: Issuer; reason: Reason; note: string | null; clientId: string | null },
+  block: {
+    id: string;
+    integratorId: string;
+    accountId: string;
+    capability: Capability;
+    issuer: Issuer;
+    reason: Reason;
+    note: string | null;
+    clientId: string | null;
+  },
 ): Promise<boolean> {
   const [made] = await db.execute<unknown[]>(
     `insert into account_block (id, account_id, integrator_id, capability, issuer, reason, note, status, created_by)
      values (?, ?, ?, ?, ?, ?, ?, 'active', ?)
      on conflict (account_id, capability) where status = 'active' do nothing returning id`,
-    [block.id, block.accountId, block.integratorId, block.capability, block.issuer, block.reason, block.note, block.clientId]);
+    [block.id, block.accountId, block.integratorId, block.capability, block.issuer, block.reason, block.note, block.clientId],
+  );
   return made !== undefined;
 }
 
 /** Marks a block removed (it stays as history). */
 export async function markBlockRemoved(db: Db, blockId: string, removedBy: string | null): Promise<void> {
-  await db.execute(`update account_block set status = 'removed', removed_at = now(), removed_by = ?, updated_at = now() where id = ?`,
-    [removedBy, blockId]);
+  await db.execute(`update account_block set status = 'removed', removed_at = now(), removed_by = ?, updated_at = now() where id = ?`, [
+    removedBy,
+    blockId,
+  ]);
 }
 
 /** Which of these accounts an active block stops from transacting. */
 export async function transactionBlockedAmong(db: Db, accountIds: string[]): Promise<Set<string>> {
   const rows = await db.execute<Array<{ id: string }>>(
-    `select t.id from unnest(?::varchar[]) as t(id) where ${transactionBlockedSql('t.id')}`, [accountIds]);
+    `select t.id from unnest(?::varchar[]) as t(id) where ${transactionBlockedSql('t.id')}`,
+    [accountIds],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
 /** Whether the account's `login` capability is blocked. */
 export async function loginBlockActive(db: Db, accountId: string): Promise<boolean> {
-  const [row] = await db.execute<unknown[]>(`select 1 from account_block where account_id = ? and capability = 'login' and status = 'active'`, [accountId]);
+  const [row] = await db.execute<unknown[]>(
+    `select 1 from account_block where account_id = ? and capability = 'login' and status = 'active'`,
+    [accountId],
+  );
   return row !== undefined;
 }

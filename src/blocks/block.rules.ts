@@ -5,7 +5,13 @@ export const CAPABILITIES = ['login', 'payouts', 'transactions'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export const REASONS = [
-  'account_close', 'compliance', 'merge_account', 'gdpr', 'failed_kyc', 'kyc_application_cancelled', 'flagged_for_full_kyc',
+  'account_close',
+  'compliance',
+  'merge_account',
+  'gdpr',
+  'failed_kyc',
+  'kyc_application_cancelled',
+  'flagged_for_full_kyc',
 ] as const;
 export type Reason = (typeof REASONS)[number];
 
@@ -34,8 +40,11 @@ const PUBLISHER_CAPABILITIES: readonly Capability[] = ['login'];
 const PUBLISHER_REASONS: readonly Reason[] = ['account_close'];
 
 /** The issuer of a new block, or the fields a publisher may not use (400 naming them). */
-export function issueDecision(caller: BlockCaller, capability: Capability, reason: Reason):
-  { ok: true; issuer: Issuer } | { ok: false; fields: FieldErrors } {
+export function issueDecision(
+  caller: BlockCaller,
+  capability: Capability,
+  reason: Reason,
+): { ok: true; issuer: Issuer } | { ok: false; fields: FieldErrors } {
   if (caller.isOperator) return { ok: true, issuer: 'svc' };
   const fields: FieldErrors = {};
   if (!PUBLISHER_CAPABILITIES.includes(capability)) fields.block_capability = ['OPERATOR_ONLY'];
@@ -50,7 +59,8 @@ export function issueDecision(caller: BlockCaller, capability: Capability, reaso
 export function unblockDecision(caller: BlockCaller, block: { issuer: Issuer }): { ok: true } | { ok: false; reason: string } {
   if (caller.isOperator) return { ok: true };
   if (!caller.canUnblock) return { ok: false, reason: 'This client is not licensed to unblock accounts.' };
-  if (block.issuer !== 'publisher') return { ok: false, reason: 'A block issued by the service operator can only be removed by the operator.' };
+  if (block.issuer !== 'publisher')
+    return { ok: false, reason: 'A block issued by the service operator can only be removed by the operator.' };
   return { ok: true };
 }
 

@@ -14,8 +14,15 @@ import { insertEvent } from '../webhooks/outbox.repository.js';
 import { accountExists, lockAccount as lockAccountRow } from '../accounts/account.repository.js';
 import { activeBlocks, insertActiveBlock, loginBlockActive, markBlockRemoved, transactionBlockedAmong } from './block.repository.js';
 import {
-  blockedMessage, blocksByCapability, isBlocked, issueDecision, unblockDecision,
-  type BlockRecord, type Capability, type Issuer, type Reason,
+  blockedMessage,
+  blocksByCapability,
+  isBlocked,
+  issueDecision,
+  unblockDecision,
+  type BlockRecord,
+  type Capability,
+  type Issuer,
+  type Reason,
 } from './block.rules.js';
 
 export interface BlockInput {
@@ -39,13 +46,22 @@ async function lockAccount(db: Db, integratorId: string, accountId: string): Pro
 }
 
 async function recordChange(
-  db: Db, em: EntityManager, integratorId: string, accountId: string, change: { action: 'block' | 'unblock'; capability: Capability },
+  db: Db,
+  em: EntityManager,
+  integratorId: string,
+  accountId: string,
+  change: { action: 'block' | 'unblock'; capability: Capability },
 ): Promise<BlockResponse> {
   const records = await activeBlocks(db, accountId);
   const blocks = blocksByCapability(records);
   const integrator = (await integratorProfile(em, integratorId)).name;
   await insertEvent(db, integratorId, 'account-block-unblock-webhook', {
-    account_id: accountId, blocks, is_blocked: isBlocked(records), action: change.action, capability: change.capability, integrator,
+    account_id: accountId,
+    blocks,
+    is_blocked: isBlocked(records),
+    action: change.action,
+    capability: change.capability,
+    integrator,
   });
   return { account_id: accountId, blocks };
 }
@@ -57,7 +73,15 @@ async function recordChange(
 export async function applyBlock(
   db: Db,
   em: EntityManager,
-  block: { integratorId: string; accountId: string; capability: Capability; issuer: Issuer; reason: Reason; note?: string | null; clientId: string | null },
+  block: {
+    integratorId: string;
+    accountId: string;
+    capability: Capability;
+    issuer: Issuer;
+    reason: Reason;
+    note?: string | null;
+    clientId: string | null;
+  },
 ): Promise<boolean> {
   const made = await insertActiveBlock(db, { ...block, id: newId('blk'), note: block.note ?? null });
   if (!made) return false;
@@ -74,8 +98,13 @@ export async function blockAccount(em: EntityManager, principal: Principal, inpu
   return pooled(em).transaction(async (db) => {
     await lockAccount(db, principal.integratorId, input.account_id);
     await applyBlock(db, em, {
-      integratorId: principal.integratorId, accountId: input.account_id, capability: input.block_capability, issuer: decision.issuer,
-      reason: input.block_reason, note: input.note, clientId: principal.clientId,
+      integratorId: principal.integratorId,
+      accountId: input.account_id,
+      capability: input.block_capability,
+      issuer: decision.issuer,
+      reason: input.block_reason,
+      note: input.note,
+      clientId: principal.clientId,
     });
     return { account_id: input.account_id, blocks: blocksByCapability(await activeBlocks(db, input.account_id)) };
   });
@@ -86,7 +115,12 @@ export async function blockAccount(em: EntityManager, principal: Principal, inpu
  * undefined), all or nothing: one the caller may not remove → 403 `BLOCK_PERMISSION_ERROR` and
  * nothing changes. A capability that is not blocked is already as asked (no event).
  */
-async function removeBlocks(em: EntityManager, principal: Principal, accountId: string, capabilities?: Capability[]): Promise<BlockResponse> {
+async function removeBlocks(
+  em: EntityManager,
+  principal: Principal,
+  accountId: string,
+  capabilities?: Capability[],
+): Promise<BlockResponse> {
   return pooled(em).transaction(async (db) => {
     await lockAccount(db, principal.integratorId, accountId);
     const targets = (await activeBlocks(db, accountId)).filter((b) => !capabilities || capabilities.includes(b.capability));
@@ -104,7 +138,12 @@ async function removeBlocks(em: EntityManager, principal: Principal, accountId: 
 }
 
 /** `DELETE /v2/block/{account_id}/capability/{block_capability}`: the remaining blocks. */
-export function unblockCapability(em: EntityManager, principal: Principal, accountId: string, capability: Capability): Promise<BlockResponse> {
+export function unblockCapability(
+  em: EntityManager,
+  principal: Principal,
+  accountId: string,
+  capability: Capability,
+): Promise<BlockResponse> {
   return removeBlocks(em, principal, accountId, [capability]);
 }
 
@@ -121,7 +160,10 @@ export async function getBlocks(em: EntityManager, principal: Principal, account
  */
 export async function legacyBlock(em: EntityManager, principal: Principal, accountId: string, input: Partial<BlockInput>) {
   await blockAccount(em, principal, {
-    account_id: accountId, block_capability: input.block_capability ?? 'login', block_reason: input.block_reason ?? 'account_close', note: input.note,
+    account_id: accountId,
+    block_capability: input.block_capability ?? 'login',
+    block_reason: input.block_reason ?? 'account_close',
+    note: input.note,
   });
   return { is_blocked: true };
 }

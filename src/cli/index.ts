@@ -42,7 +42,10 @@ interface Command {
 async function withOrm<T>(access: 'write' | { read: string }, work: (orm: MikroORM, applied: string[]) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const services = await resolveServices({
-    databaseUrl: config.databaseUrl, redisUrl: config.redisUrl ?? 'redis://unused', databaseName: 'holdfast', allowPrivate: false,
+    databaseUrl: config.databaseUrl,
+    redisUrl: config.redisUrl ?? 'redis://unused',
+    databaseName: 'holdfast',
+    allowPrivate: false,
   });
   if (access === 'write') {
     await ensureDatabase(services.databaseUrl);
@@ -56,7 +59,9 @@ async function withOrm<T>(access: 'write' | { read: string }, work: (orm: MikroO
     const pending = await pendingMigrations(services.databaseUrl);
     if (pending.length) {
       const name = decodeURIComponent(new URL(services.databaseUrl).pathname.slice(1));
-      throw new DatabaseMissingError(`database "${name}" (DATABASE_URL) lacks ${pending.length} migration${pending.length === 1 ? '' : 's'}; ${never}`);
+      throw new DatabaseMissingError(
+        `database "${name}" (DATABASE_URL) lacks ${pending.length} migration${pending.length === 1 ? '' : 's'}; ${never}`,
+      );
     }
   }
   const orm = await openOrm(services.databaseUrl, 2);
@@ -84,20 +89,32 @@ when missing) and prints its credentials once: the secret is stored only as a ha
   --tos-signing   may sign the ToS for accounts
   --json          print {"client_id","client_secret","integrator","scopes"}`,
     options: {
-      integrator: { type: 'string' }, operator: { type: 'boolean' }, scopes: { type: 'string' },
-      'can-unblock': { type: 'boolean' }, 'tos-signing': { type: 'boolean' }, json: { type: 'boolean' },
+      integrator: { type: 'string' },
+      operator: { type: 'boolean' },
+      scopes: { type: 'string' },
+      'can-unblock': { type: 'boolean' },
+      'tos-signing': { type: 'boolean' },
+      json: { type: 'boolean' },
     },
     async run(v) {
       const integrator = typeof v.integrator === 'string' ? v.integrator.trim() : '';
       if (!integrator) throw new UsageError('--integrator NAME is required');
       const scopes = parseScopeOption(typeof v.scopes === 'string' ? v.scopes : 'all');
       if (!scopes.ok) throw new UsageError(`unknown scope(s): ${scopes.unknown.join(', ')}`);
-      const created = await withOrm('write', (orm) => createClient(orm.em.fork(), {
-        integrator, scopes: scopes.scopes, isOperator: v.operator === true, canUnblock: v['can-unblock'] === true,
-        tosSigning: v['tos-signing'] === true,
-      }));
-      print(v.json === true, created,
-        `client_id=${created.client_id}\nclient_secret=${created.client_secret}\nintegrator=${created.integrator}\nscopes=${created.scopes.join(',')}`);
+      const created = await withOrm('write', (orm) =>
+        createClient(orm.em.fork(), {
+          integrator,
+          scopes: scopes.scopes,
+          isOperator: v.operator === true,
+          canUnblock: v['can-unblock'] === true,
+          tosSigning: v['tos-signing'] === true,
+        }),
+      );
+      print(
+        v.json === true,
+        created,
+        `client_id=${created.client_id}\nclient_secret=${created.client_secret}\nintegrator=${created.integrator}\nscopes=${created.scopes.join(',')}`,
+      );
     },
   },
   'integrator create': {
@@ -119,14 +136,27 @@ tokens USD 1.00 buys.`,
       if (typeof currency === 'string' && (!/^[A-Z]{3}$/.test(currency) || currency === 'USD')) {
         throw new UsageError('--token-currency must be 3 capital letters other than USD');
       }
-      if (typeof rate === 'string' && (!/^[1-9]\d{0,8}$/.test(rate))) {
+      if (typeof rate === 'string' && !/^[1-9]\d{0,8}$/.test(rate)) {
         throw new UsageError('--tokens-per-usd must be a whole number from 1 to 999999999');
       }
-      const integrator = await withOrm('write', (orm) => createIntegrator(orm.em.fork(), {
-        name, tokenCurrency: currency as string | undefined, tokensPerUsd: rate ? Number(rate) : undefined,
-      }));
-      const out = { id: integrator.id, name: integrator.name, token_currency: integrator.tokenCurrency, tokens_per_usd: integrator.tokensPerUsd };
-      print(v.json === true, out, `integrator ${out.name} (${out.id})${out.token_currency ? `, ${out.tokens_per_usd} ${out.token_currency} per USD 1.00` : ''}`);
+      const integrator = await withOrm('write', (orm) =>
+        createIntegrator(orm.em.fork(), {
+          name,
+          tokenCurrency: currency as string | undefined,
+          tokensPerUsd: rate ? Number(rate) : undefined,
+        }),
+      );
+      const out = {
+        id: integrator.id,
+        name: integrator.name,
+        token_currency: integrator.tokenCurrency,
+        tokens_per_usd: integrator.tokensPerUsd,
+      };
+      print(
+        v.json === true,
+        out,
+        `integrator ${out.name} (${out.id})${out.token_currency ? `, ${out.tokens_per_usd} ${out.token_currency} per USD 1.00` : ''}`,
+      );
     },
   },
   migrate: {
@@ -153,8 +183,12 @@ a report when anything is breached. Only reads: a missing or unmigrated database
       const summary = `${report.checked.accounts} accounts, ${report.checked.postings} postings, ${report.checked.entries} entries`;
       if (v.json === true) process.stdout.write(JSON.stringify(report) + '\n');
       else if (report.ok) process.stdout.write(`ledger ok: ${summary}\n`);
-      else process.stdout.write(`ledger BREACHED (${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}; ${summary}):\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`);
-      if (!report.ok) throw new LedgerBreach(`the ledger breaks ${report.problems.length} invariant${report.problems.length === 1 ? '' : 's'}`);
+      else
+        process.stdout.write(
+          `ledger BREACHED (${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}; ${summary}):\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+        );
+      if (!report.ok)
+        throw new LedgerBreach(`the ledger breaks ${report.problems.length} invariant${report.problems.length === 1 ? '' : 's'}`);
     },
   },
   'webhooks replay': {
@@ -181,7 +215,12 @@ An unknown event is an error (exit 1); so is a missing or unmigrated database (n
           throw new NotFound(`no event "${event}" (the id is the "id" field of a webhook's body)`);
         }
         const deliveries = await replayDeliveries(orm.em.fork(), event ? { eventId: event } : { endpointId: endpoint!, since: since! });
-        const { redisUrl } = await resolveServices({ databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, databaseName: 'holdfast', allowPrivate: false });
+        const { redisUrl } = await resolveServices({
+          databaseUrl: config.databaseUrl,
+          redisUrl: config.redisUrl,
+          databaseName: 'holdfast',
+          allowPrivate: false,
+        });
         const redis = createRedis(redisUrl, 'producer');
         const bus = new WebhookBus(redis, config.queuePrefix);
         try {
@@ -272,7 +311,10 @@ function unknownCommand(words: string, known: string[]): UsageError {
 
 /** The help text shown instead of running a command; `usage` = shown because the command was incomplete (exit 2). */
 class Help extends Error {
-  constructor(readonly text: string, readonly usage: boolean) {
+  constructor(
+    readonly text: string,
+    readonly usage: boolean,
+  ) {
     super(text);
   }
 }
@@ -300,7 +342,8 @@ async function main(argv: string[]): Promise<void> {
   if (rest.includes('--help') || rest.includes('-h')) throw new Help(command.usage, false);
   // parseArgs names an unknown option but suggests nothing: look first, with the known names.
   const known = Object.keys(command.options);
-  for (const token of parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: false, tokens: true }).tokens ?? []) {
+  for (const token of parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: false, tokens: true }).tokens ??
+    []) {
     if (token.kind !== 'option' || known.includes(token.name)) continue;
     const guess = closest(token.name, [...known, 'help']);
     throw new UsageError(`unknown option ${token.rawName}${guess ? `; did you mean --${guess}?` : ''} (see holdfast ${name} --help)`);
@@ -324,8 +367,14 @@ main(process.argv.slice(2)).then(
       (err.usage ? process.stderr : process.stdout).write(err.text + '\n');
       process.exit(err.usage ? 2 : 0);
     }
-    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof ServiceUnavailableError || err instanceof AppError || err instanceof LedgerBreach || err instanceof NotFound;
-    process.stderr.write(`holdfast: ${known ? (err as Error).message : describeError(err).message ?? 'failed'}\n`);
+    const known =
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      err instanceof ServiceUnavailableError ||
+      err instanceof AppError ||
+      err instanceof LedgerBreach ||
+      err instanceof NotFound;
+    process.stderr.write(`holdfast: ${known ? (err as Error).message : (describeError(err).message ?? 'failed')}\n`);
     process.exit(err instanceof UsageError || err instanceof ConfigError ? 2 : 1);
   },
 );

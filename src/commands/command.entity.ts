@@ -6,7 +6,10 @@ export const Command = defineEntity({
   tableName: 'command',
   indexes: [
     // Requests for the same work share one pending command.
-    { name: 'command_one_pending', expression: `create unique index command_one_pending on command (target_id, kind, input_key) where state = 'pending'` },
+    {
+      name: 'command_one_pending',
+      expression: `create unique index command_one_pending on command (target_id, kind, input_key) where state = 'pending'`,
+    },
     { name: 'command_pending_idx', expression: `create index command_pending_idx on command (updated_at) where state = 'pending'` },
   ],
   properties: {
@@ -21,8 +24,15 @@ export const Command = defineEntity({
     resultBody: p.json<unknown>().nullable(),
     /** Times a worker locked it (invoice pay, merge); escrow commands are read without a lock and leave it 0. */
     attempts: p.integer().default(0),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type ICommand = InferEntity<typeof Command>;

@@ -45,8 +45,12 @@ export function commandRegistry(modules: Record<string, CommandRunners>): Comman
   }
   const problems = [
     ...COMMAND_KINDS.filter((kind) => !providers.has(kind)).map((kind) => `no runner for ${kind}`),
-    ...[...providers].filter(([, from]) => from.length > 1).map(([kind, from]) => `${kind} has ${from.length} runners (${from.join(', ')})`),
-    ...[...providers].filter(([kind]) => !isCommandKind(kind)).map(([kind, from]) => `${from.join(', ')} runs ${kind}, which is no command kind`),
+    ...[...providers]
+      .filter(([, from]) => from.length > 1)
+      .map(([kind, from]) => `${kind} has ${from.length} runners (${from.join(', ')})`),
+    ...[...providers]
+      .filter(([kind]) => !isCommandKind(kind))
+      .map(([kind, from]) => `${from.join(', ')} runs ${kind}, which is no command kind`),
   ];
   if (problems.length) throw new Error(`command registry: ${problems.join('; ')}`);
   const registry = {} as Record<CommandKind, CommandRunner>;

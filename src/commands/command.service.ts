@@ -30,10 +30,13 @@ export async function submitCommand(target: Sql, input: CommandRequest): Promise
     const [created] = await em.execute<Array<{ id: string }>>(
       `insert into command (id, integrator_id, kind, target_id, state, input, input_key) values (?, ?, ?, ?, 'pending', ?::jsonb, ?)
        on conflict (target_id, kind, input_key) where state = 'pending' do nothing returning id`,
-      [newId('cmd'), input.integratorId, input.kind, input.targetId, input.input ? JSON.stringify(input.input) : null, inputKey]);
+      [newId('cmd'), input.integratorId, input.kind, input.targetId, input.input ? JSON.stringify(input.input) : null, inputKey],
+    );
     if (created) return created.id;
     const [pending] = await em.execute<Array<{ id: string }>>(
-      `select id from command where target_id = ? and kind = ? and input_key = ? and state = 'pending'`, [input.targetId, input.kind, inputKey]);
+      `select id from command where target_id = ? and kind = ? and input_key = ? and state = 'pending'`,
+      [input.targetId, input.kind, inputKey],
+    );
     // The pending one finished between our insert and our select: make a new one.
     if (pending) return pending.id;
   }
@@ -42,9 +45,20 @@ export async function submitCommand(target: Sql, input: CommandRequest): Promise
 /** Locks a command for its worker; null when it does not exist. */
 export async function lockCommand(target: Sql, commandId: string) {
   const em = executor(target);
-  const [row] = await em.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; result_status: number | null;
-    result_body: unknown; input: Record<string, unknown> | null }>>(
-    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body, input`, [commandId]);
+  const [row] = await em.execute<
+    Array<{
+      id: string;
+      kind: CommandKind;
+      target_id: string;
+      state: 'pending' | 'done';
+      result_status: number | null;
+      result_body: unknown;
+      input: Record<string, unknown> | null;
+    }>
+  >(
+    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body, input`,
+    [commandId],
+  );
   return row ?? null;
 }
 
@@ -52,7 +66,8 @@ export async function lockCommand(target: Sql, commandId: string) {
 export async function completeCommand(target: Sql, commandId: string, result: CommandResult): Promise<void> {
   await executor(target).execute(
     `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
-    [result.status, JSON.stringify(result.body), commandId]);
+    [result.status, JSON.stringify(result.body), commandId],
+  );
 }
 
 /**
@@ -73,7 +88,8 @@ export async function runCommandWith(runner: CommandRunner, em: EntityManager, c
 async function settleCommand(target: Sql, commandId: string, result: CommandResult): Promise<CommandResult | null> {
   const [stored] = await executor(target).execute<Array<{ id: string }>>(
     `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ? and state = 'pending' returning id`,
-    [result.status, JSON.stringify(result.body), commandId]);
+    [result.status, JSON.stringify(result.body), commandId],
+  );
   return stored ? result : commandResult(target, commandId);
 }
 
@@ -81,7 +97,9 @@ async function settleCommand(target: Sql, commandId: string, result: CommandResu
 export async function commandResult(target: Sql, commandId: string): Promise<CommandResult | null> {
   const em = executor(target);
   const [row] = await em.execute<Array<{ state: string; result_status: number | null; result_body: unknown }>>(
-    'select state, result_status, result_body from command where id = ?', [commandId]);
+    'select state, result_status, result_body from command where id = ?',
+    [commandId],
+  );
   return row?.state === 'done' ? { status: row.result_status!, body: row.result_body } : null;
 }
 
@@ -89,7 +107,8 @@ export async function commandResult(target: Sql, commandId: string): Promise<Com
 export async function stalledCommands(em: EntityManager, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
   return em.execute(
     `select id, kind from command where state = 'pending' and updated_at < now() - (? * interval '1 millisecond') order by updated_at limit 500`,
-    [olderThanMs]);
+    [olderThanMs],
+  );
 }
 
 /**
@@ -116,7 +135,11 @@ export interface FollowOptions {
 
 /** Enqueues a submitted command's job and answers as `runCommand` says. */
 export async function followCommand(
-  em: EntityManager, bus: CommandBus, commandId: string, kind: CommandKind, opts: FollowOptions,
+  em: EntityManager,
+  bus: CommandBus,
+  commandId: string,
+  kind: CommandKind,
+  opts: FollowOptions,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = autocommit(em);
   // Waiting starts before the job exists, so its worker cannot finish before anyone listens.
@@ -143,9 +166,19 @@ export interface CommandView {
 /** One command of the caller's integrator, or null. */
 export async function findCommand(target: Sql, integratorId: string, commandId: string): Promise<CommandView | null> {
   const em = executor(target);
-  const [row] = await em.execute<Array<{ id: string; kind: CommandKind; target_id: string; input: Record<string, unknown> | null; state: 'pending' | 'done';
-    result_status: number | null; result_body: unknown; created_at: Date; updated_at: Date }>>(
-    'select * from command where id = ? and integrator_id = ?', [commandId, integratorId]);
+  const [row] = await em.execute<
+    Array<{
+      id: string;
+      kind: CommandKind;
+      target_id: string;
+      input: Record<string, unknown> | null;
+      state: 'pending' | 'done';
+      result_status: number | null;
+      result_body: unknown;
+      created_at: Date;
+      updated_at: Date;
+    }>
+  >('select * from command where id = ? and integrator_id = ?', [commandId, integratorId]);
   if (!row) return null;
   return {
     command_id: row.id,

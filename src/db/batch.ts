@@ -17,13 +17,14 @@ export function batched<I, O>(run: (items: I[]) => Promise<O[]>, maxBatch = 256)
       );
     }
   };
-  return (item) => new Promise<O>((resolve, reject) => {
-    pending.push({ item, resolve, reject });
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
-  });
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      pending.push({ item, resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
 }
 
 /** What `batchedPerPool` needs of an EntityManager: its connection pool. */
@@ -35,13 +36,23 @@ interface PooledEm {
  * `batched`, with one batcher per connection pool (per ORM): calls made in the same turn on
  * the same database run together; `run` gets the EntityManager of the first of them.
  */
-export function batchedPerPool<E extends PooledEm, I, O>(run: (em: E, items: I[]) => Promise<O[]>, maxBatch?: number): (em: E, item: I) => Promise<O> {
+export function batchedPerPool<E extends PooledEm, I, O>(
+  run: (em: E, items: I[]) => Promise<O[]>,
+  maxBatch?: number,
+): (em: E, item: I) => Promise<O> {
   const batchers = new WeakMap<object, (call: { em: E; item: I }) => Promise<O>>();
   return (em, item) => {
     const pool = em.getConnection().getKnex().client as object;
     let batcher = batchers.get(pool);
     if (!batcher) {
-      batcher = batched((calls: Array<{ em: E; item: I }>) => run(calls[0].em, calls.map((c) => c.item)), maxBatch);
+      batcher = batched(
+        (calls: Array<{ em: E; item: I }>) =>
+          run(
+            calls[0].em,
+            calls.map((c) => c.item),
+          ),
+        maxBatch,
+      );
       batchers.set(pool, batcher);
     }
     return batcher({ em, item });

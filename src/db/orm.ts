@@ -7,7 +7,11 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormOptions } from '../../config/mikro-orm.js';
 import { migrations } from '../migrations/index.js';
 import {
-  CONNECT_TIMEOUT_MS, DatabaseMissingError, describePostgresFailure, postgresServer, ServiceUnavailableError,
+  CONNECT_TIMEOUT_MS,
+  DatabaseMissingError,
+  describePostgresFailure,
+  postgresServer,
+  ServiceUnavailableError,
 } from './postgres-failures.js';
 
 export type Orm = MikroORM;
@@ -58,7 +62,9 @@ export async function ensureDatabase(databaseUrl: string, opts: { create?: boole
     // same moment (23505 on pg_database's name index).
     const code = pgCode(err);
     if (code === '42501') {
-      throw new ServiceUnavailableError(`database "${name}" does not exist on ${postgresServer(databaseUrl)} and user "${decodeURIComponent(url.username) || 'postgres'}" may not create it (${variable}): create it, or grant the user CREATEDB`);
+      throw new ServiceUnavailableError(
+        `database "${name}" does not exist on ${postgresServer(databaseUrl)} and user "${decodeURIComponent(url.username) || 'postgres'}" may not create it (${variable}): create it, or grant the user CREATEDB`,
+      );
     }
     if (code !== '42P04' && code !== '23505') throw err;
   } finally {

@@ -18,9 +18,15 @@ export function postgresServer(databaseUrl: string): string {
 
 /** Why a connection could not be made, by the network error code Node reports. */
 const UNREACHABLE: Record<string, string> = {
-  ECONNREFUSED: 'connection refused', ENOTFOUND: 'no such host', EAI_AGAIN: 'host name lookup failed',
-  ETIMEDOUT: 'connection timed out', EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable',
-  ECONNRESET: 'connection reset', ENOENT: 'no such socket', EACCES: 'permission denied on the socket',
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  ENOENT: 'no such socket',
+  EACCES: 'permission denied on the socket',
 };
 
 /**
@@ -37,14 +43,18 @@ export function describePostgresFailure(err: unknown, databaseUrl: string, varia
   const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   const refused = (why: string) => `PostgreSQL refused the connection (${variable}): ${why}`;
   if (code && UNREACHABLE[code]) return `cannot reach PostgreSQL at ${server} (${variable}): ${UNREACHABLE[code]}`;
-  if (/connection timeout/i.test(e.message)) return `cannot reach PostgreSQL at ${server} (${variable}): no answer within ${CONNECT_TIMEOUT_MS / 1000} s`;
+  if (/connection timeout/i.test(e.message))
+    return `cannot reach PostgreSQL at ${server} (${variable}): no answer within ${CONNECT_TIMEOUT_MS / 1000} s`;
   if (/client password must be a string/.test(e.message)) return refused('the server asks for a password and the URL has none');
   if (/does not support SSL/i.test(e.message)) return refused('the server does not support SSL (drop sslmode from the URL)');
   if (/Connection terminated unexpectedly/.test(e.message)) return `PostgreSQL at ${server} closed the connection at once (${variable})`;
   switch (code) {
-    case '3D000': return `database "${database}" does not exist on ${server} (${variable})`;
-    case '57P03': return `PostgreSQL at ${server} is not accepting connections yet (${variable}): ${e.message}`;
-    case '53300': return `PostgreSQL at ${server} has no connection slot left (${variable}): ${e.message}`;
+    case '3D000':
+      return `database "${database}" does not exist on ${server} (${variable})`;
+    case '57P03':
+      return `PostgreSQL at ${server} is not accepting connections yet (${variable}): ${e.message}`;
+    case '53300':
+      return `PostgreSQL at ${server} has no connection slot left (${variable}): ${e.message}`;
     default:
       // 28000 (unknown role, no pg_hba.conf entry), 28P01 (wrong password), and the rest of the
       // authorization and connection classes: PostgreSQL's own sentence says which.

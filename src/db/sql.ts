@@ -99,7 +99,11 @@ function arrayLiteral(values: readonly unknown[]): string {
  */
 export function emDb(em: EntityManager): Db {
   return {
-    execute: (sql, params = []) => em.execute(sql, params.map((p) => (Array.isArray(p) ? arrayLiteral(p) : p))) as Promise<any>,
+    execute: (sql, params = []) =>
+      em.execute(
+        sql,
+        params.map((p) => (Array.isArray(p) ? arrayLiteral(p) : p)),
+      ) as Promise<any>,
     transaction: (work) => em.transactional((tx) => work(emDb(tx))),
   };
 }

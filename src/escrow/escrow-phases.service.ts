@@ -34,10 +34,21 @@ import { mergeEntries, postingProblems } from '../ledger/ledger.rules.js';
 import { failpoint } from '../runtime/failpoints.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
 import {
-  escrowFromRow, escrowStateConflict, escrowView, transitionDecision, TRANSITION_TARGET, type EscrowRecord, type EscrowStatus, type EscrowTransition,
+  escrowFromRow,
+  escrowStateConflict,
+  escrowView,
+  transitionDecision,
+  TRANSITION_TARGET,
+  type EscrowRecord,
+  type EscrowStatus,
+  type EscrowTransition,
 } from './escrow.rules.js';
 
-const TRANSITIONS: Partial<Record<CommandKind, EscrowTransition>> = { 'escrow.pay': 'pay', 'escrow.commit': 'commit', 'escrow.cancel': 'cancel' };
+const TRANSITIONS: Partial<Record<CommandKind, EscrowTransition>> = {
+  'escrow.pay': 'pay',
+  'escrow.commit': 'commit',
+  'escrow.cancel': 'cancel',
+};
 
 /** Rounds of read-decide-write before a batch gives up (its jobs then retry with backoff). */
 const MAX_ROUNDS = 20;
@@ -81,7 +92,9 @@ async function readCommands(db: Executor, ids: string[]): Promise<Map<string, Re
             ) end as methods
        from c
        left join escrow e on e.id = c.target_id
-       left join invoice i on i.id = e.escrow_invoice_id`, [ids]);
+       left join invoice i on i.id = e.escrow_invoice_id`,
+    [ids],
+  );
   const read = new Map<string, ReadCommand>();
   for (const r of rows) {
     const command: ReadCommand = {
@@ -93,11 +106,23 @@ async function readCommands(db: Executor, ids: string[]): Promise<Map<string, Re
     };
     if (r.id !== null) {
       const invoice: InvoiceRecord = {
-        id: r.escrow_invoice_id, integratorId: r.integrator_id, accountId: r.account_id, escrowId: r.id, invoiceType: r.invoice_type,
-        state: r.state, referenceType: r.reference_type, referenceId: r.reference_id, description: r.description, metadata: r.invoice_metadata,
-        currency: r.currency, totalAmount: Number(r.total_amount), failureReason: r.failure_reason,
-        paymentMethods: r.payment_methods as StoredCharge[], lineItems: r.line_items as StoredLineItem[],
-        createdAt: new Date(r.invoice_created_at), updatedAt: new Date(r.invoice_updated_at),
+        id: r.escrow_invoice_id,
+        integratorId: r.integrator_id,
+        accountId: r.account_id,
+        escrowId: r.id,
+        invoiceType: r.invoice_type,
+        state: r.state,
+        referenceType: r.reference_type,
+        referenceId: r.reference_id,
+        description: r.description,
+        metadata: r.invoice_metadata,
+        currency: r.currency,
+        totalAmount: Number(r.total_amount),
+        failureReason: r.failure_reason,
+        paymentMethods: r.payment_methods as StoredCharge[],
+        lineItems: r.line_items as StoredLineItem[],
+        createdAt: new Date(r.invoice_created_at),
+        updatedAt: new Date(r.invoice_updated_at),
       };
       const found = (r.methods ?? []) as Array<{ method: ChargeMethod & { balance: unknown }; balance: string | null }>;
       const balances = new Map<string, number>();
@@ -132,8 +157,14 @@ interface Plan {
 /** The invoice of a commit or cancel phase (SUCCESS), copied from the escrow invoice. */
 function phaseInvoice(escrow: EscrowRecord, from: InvoiceRecord, type: string, charges: StoredCharge[], at: Date): InvoiceRecord {
   return {
-    ...from, id: newId('inv'), invoiceType: `${type}${escrow.currency === 'USD' ? '' : '_virtual'}`, state: 'SUCCESS', failureReason: null,
-    paymentMethods: charges, createdAt: at, updatedAt: at,
+    ...from,
+    id: newId('inv'),
+    invoiceType: `${type}${escrow.currency === 'USD' ? '' : '_virtual'}`,
+    state: 'SUCCESS',
+    failureReason: null,
+    paymentMethods: charges,
+    createdAt: at,
+    updatedAt: at,
   };
 }
 
@@ -153,7 +184,10 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
   if (decision === 'conflict') return { commandId: command.id, result: errorReply(escrowStateConflict(read, transition, integrator)) };
   // An authorized escrow whose buyer has not named its payment methods (the invoice's pay does): nothing to charge yet.
   if (transition === 'pay' && escrowInvoice.paymentMethods.length === 0) {
-    return { commandId: command.id, result: errorReply(escrowStateConflict(read, transition, integrator, 'its buyer has not chosen the payment methods yet')) };
+    return {
+      commandId: command.id,
+      result: errorReply(escrowStateConflict(read, transition, integrator, 'its buyer has not chosen the payment methods yet')),
+    };
   }
 
   const escrow = { ...read, updatedAt: command.now };
@@ -173,8 +207,13 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
     } else {
       escrow.status = 'ESCROWED';
       postings.push({
-        integratorId, reference: `escrow:${escrow.id}:pay`, description: `escrow ${escrow.id} pay`,
-        entries: [...sources.map((s) => ({ account: s.account, currency, amount: -s.amount })), { account: holding, currency, amount: totalAmount }],
+        integratorId,
+        reference: `escrow:${escrow.id}:pay`,
+        description: `escrow ${escrow.id} pay`,
+        entries: [
+          ...sources.map((s) => ({ account: s.account, currency, amount: -s.amount })),
+          { account: holding, currency, amount: totalAmount },
+        ],
       });
     }
     invoiceChange = { id: escrowInvoice.id, state: reason ? 'FAILED' : 'SUCCESS', failureReason: reason ?? null };
@@ -182,11 +221,16 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
     made = phaseInvoice(escrow, escrowInvoice, 'user_purchase_commit_escrow', [], command.now);
     escrow.commitInvoiceId = made.id;
     escrow.status = 'COMMITTED';
-    postings.push(...await settle(autocommit(em), em, {
-      integratorId, currency, reference: `escrow:${escrow.id}:commit`, description: `escrow ${escrow.id} commit`,
-      from: [{ account: holding, currency, amount: -totalAmount }],
-      lineItems: escrowInvoice.lineItems,
-    }));
+    postings.push(
+      ...(await settle(autocommit(em), em, {
+        integratorId,
+        currency,
+        reference: `escrow:${escrow.id}:commit`,
+        description: `escrow ${escrow.id} commit`,
+        from: [{ account: holding, currency, amount: -totalAmount }],
+        lineItems: escrowInvoice.lineItems,
+      })),
+    );
   } else {
     // A refund goes back to where each charge came from; what wallets hold now does not matter.
     const sources = await evaluateCharges(em, integratorId, currency, escrowInvoice.paymentMethods, methods, new Map());
@@ -194,23 +238,44 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
     escrow.cancelInvoiceId = made.id;
     escrow.status = 'CANCELLED';
     postings.push({
-      integratorId, reference: `escrow:${escrow.id}:cancel`, description: `escrow ${escrow.id} refund`,
-      entries: [{ account: holding, currency, amount: -totalAmount }, ...sources.map((s) => ({ account: s.account, currency, amount: s.amount }))],
+      integratorId,
+      reference: `escrow:${escrow.id}:cancel`,
+      description: `escrow ${escrow.id} refund`,
+      entries: [
+        { account: holding, currency, amount: -totalAmount },
+        ...sources.map((s) => ({ account: s.account, currency, amount: s.amount })),
+      ],
     });
   }
-  if (transition !== 'pay' && escrow.status !== TRANSITION_TARGET[transition]) throw new Error(`escrow ${escrow.id} did not reach ${TRANSITION_TARGET[transition]}`);
+  if (transition !== 'pay' && escrow.status !== TRANSITION_TARGET[transition])
+    throw new Error(`escrow ${escrow.id} did not reach ${TRANSITION_TARGET[transition]}`);
   const view = escrowView(escrow, integrator);
-  const events: Array<{ integratorId: string; name: EventName; message: unknown }> = [{ integratorId, name: 'escrow-transaction-update', message: view }];
+  const events: Array<{ integratorId: string; name: EventName; message: unknown }> = [
+    { integratorId, name: 'escrow-transaction-update', message: view },
+  ];
   if (invoiceChange) {
-    const completed: InvoiceRecord = { ...escrowInvoice, state: invoiceChange.state as InvoiceRecord['state'], failureReason: invoiceChange.failureReason, updatedAt: command.now };
+    const completed: InvoiceRecord = {
+      ...escrowInvoice,
+      state: invoiceChange.state as InvoiceRecord['state'],
+      failureReason: invoiceChange.failureReason,
+      updatedAt: command.now,
+    };
     events.push({ integratorId, name: 'invoice-completed', message: invoiceView(completed) });
   }
   return {
     commandId: command.id,
     result: { status: 200, body: success(view) },
     move: {
-      escrowId: escrow.id, from: read.status, to: escrow.status, commitInvoiceId: escrow.commitInvoiceId ?? null, cancelInvoiceId: escrow.cancelInvoiceId ?? null,
-      at: command.now, invoice: invoiceChange, phaseInvoice: made, events, postings,
+      escrowId: escrow.id,
+      from: read.status,
+      to: escrow.status,
+      commitInvoiceId: escrow.commitInvoiceId ?? null,
+      cancelInvoiceId: escrow.cancelInvoiceId ?? null,
+      at: command.now,
+      invoice: invoiceChange,
+      phaseInvoice: made,
+      events,
+      postings,
     },
   };
 }
@@ -225,11 +290,13 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
  */
 async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
   const moves = plans.flatMap((p) => (p.move ? [p.move] : [])).sort((a, b) => (a.escrowId < b.escrowId ? -1 : 1));
-  const postings = moves.flatMap((m) => m.postings.map((posting) => {
-    const problems = postingProblems(posting.entries);
-    if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
-    return { escrowId: m.escrowId, id: newId('pst'), posting };
-  }));
+  const postings = moves.flatMap((m) =>
+    m.postings.map((posting) => {
+      const problems = postingProblems(posting.entries);
+      if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
+      return { escrowId: m.escrowId, id: newId('pst'), posting };
+    }),
+  );
   const entries = postings.flatMap((p) => mergeEntries(p.posting.entries).map((e) => ({ postingId: p.id, ...e })));
   const invoices = moves.flatMap((m) => (m.invoice ? [{ escrowId: m.escrowId, at: m.at, ...m.invoice }] : []));
   const made = moves.flatMap((m) => (m.phaseInvoice ? [m.phaseInvoice] : []));
@@ -280,22 +347,54 @@ async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
      )
      select id from done`,
     [
-      moves.map((m) => m.escrowId), moves.map((m) => m.from), moves.map((m) => m.to), moves.map((m) => m.commitInvoiceId),
-      moves.map((m) => m.cancelInvoiceId), moves.map((m) => m.at.toISOString()), moves.map((m) => m.escrowId),
-      invoices.map((i) => i.escrowId), invoices.map((i) => i.id), invoices.map((i) => i.state), invoices.map((i) => i.failureReason),
-      invoices.map((i) => i.at.toISOString()), invoices.map((i) => i.id),
-      made.map((i) => i.id), made.map((i) => i.integratorId), made.map((i) => i.accountId), made.map((i) => i.escrowId), made.map((i) => i.invoiceType),
-      made.map((i) => i.referenceType), made.map((i) => i.referenceId), made.map((i) => i.description), made.map((i) => JSON.stringify(i.metadata)),
-      made.map((i) => i.currency), made.map((i) => String(i.totalAmount)), made.map((i) => JSON.stringify(i.paymentMethods)),
-      made.map((i) => JSON.stringify(i.lineItems)), made.map((i) => i.createdAt.toISOString()),
-      events.map((e) => e.escrowId), events.map(() => newId('evt')), events.map((e) => e.integratorId), events.map((e) => e.name),
+      moves.map((m) => m.escrowId),
+      moves.map((m) => m.from),
+      moves.map((m) => m.to),
+      moves.map((m) => m.commitInvoiceId),
+      moves.map((m) => m.cancelInvoiceId),
+      moves.map((m) => m.at.toISOString()),
+      moves.map((m) => m.escrowId),
+      invoices.map((i) => i.escrowId),
+      invoices.map((i) => i.id),
+      invoices.map((i) => i.state),
+      invoices.map((i) => i.failureReason),
+      invoices.map((i) => i.at.toISOString()),
+      invoices.map((i) => i.id),
+      made.map((i) => i.id),
+      made.map((i) => i.integratorId),
+      made.map((i) => i.accountId),
+      made.map((i) => i.escrowId),
+      made.map((i) => i.invoiceType),
+      made.map((i) => i.referenceType),
+      made.map((i) => i.referenceId),
+      made.map((i) => i.description),
+      made.map((i) => JSON.stringify(i.metadata)),
+      made.map((i) => i.currency),
+      made.map((i) => String(i.totalAmount)),
+      made.map((i) => JSON.stringify(i.paymentMethods)),
+      made.map((i) => JSON.stringify(i.lineItems)),
+      made.map((i) => i.createdAt.toISOString()),
+      events.map((e) => e.escrowId),
+      events.map(() => newId('evt')),
+      events.map((e) => e.integratorId),
+      events.map((e) => e.name),
       events.map((e) => JSON.stringify(e.message)),
-      plans.map((p) => p.commandId), plans.map((p) => p.move?.escrowId ?? null), plans.map((p) => p.result.status),
-      plans.map((p) => JSON.stringify(p.result.body)), plans.map((p) => p.commandId),
-      postings.map((p) => p.escrowId), postings.map((p) => p.id), postings.map((p) => p.posting.integratorId), postings.map((p) => p.posting.reference),
+      plans.map((p) => p.commandId),
+      plans.map((p) => p.move?.escrowId ?? null),
+      plans.map((p) => p.result.status),
+      plans.map((p) => JSON.stringify(p.result.body)),
+      plans.map((p) => p.commandId),
+      postings.map((p) => p.escrowId),
+      postings.map((p) => p.id),
+      postings.map((p) => p.posting.integratorId),
+      postings.map((p) => p.posting.reference),
       postings.map((p) => p.posting.description.slice(0, 200)),
-      entries.map((e) => e.postingId), entries.map((e) => e.account), entries.map((e) => e.currency), entries.map((e) => String(e.amount)),
-    ]);
+      entries.map((e) => e.postingId),
+      entries.map((e) => e.account),
+      entries.map((e) => e.currency),
+      entries.map((e) => String(e.amount)),
+    ],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
@@ -331,7 +430,8 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
       const command = read.get(id);
       if (!command) results.set(id, null);
       else if (command.result) results.set(id, command.result);
-      else if (command.loaded && escrows.has(command.loaded.escrow.id)) again.push(id); // one move per escrow per write
+      else if (command.loaded && escrows.has(command.loaded.escrow.id))
+        again.push(id); // one move per escrow per write
       else {
         if (command.loaded) escrows.add(command.loaded.escrow.id);
         try {

@@ -20,8 +20,15 @@ export const Escrow = defineEntity({
     referenceId: p.string().length(100).nullable(),
     description: p.string().length(500).nullable(),
     metadata: p.json<Record<string, unknown>>().defaultRaw(`'{}'`),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type IEscrow = InferEntity<typeof Escrow>;

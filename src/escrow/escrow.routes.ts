@@ -16,7 +16,9 @@ export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number
   });
   for (const transition of ['pay', 'commit', 'cancel'] as EscrowTransition[]) {
     router.post(`/v2/escrow/:escrow_id/${transition}`, async (req, res) => {
-      await sendCommand(req, res, syncWaitMs, (opts) => transitionEscrow(req.em, bus, principalOf(req), String(req.params.escrow_id), transition, opts));
+      await sendCommand(req, res, syncWaitMs, (opts) =>
+        transitionEscrow(req.em, bus, principalOf(req), String(req.params.escrow_id), transition, opts),
+      );
     });
   }
 }

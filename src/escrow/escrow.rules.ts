@@ -23,7 +23,9 @@ export function transitionDecision(status: EscrowStatus, transition: EscrowTrans
 
 /** The states from which a transition runs (where its command is worth making). */
 export function runnableFrom(transition: EscrowTransition): EscrowStatus[] {
-  return (['OPEN', 'ESCROWED', 'ESCROW-FAILED', 'COMMITTED', 'CANCELLED'] as const).filter((s) => transitionDecision(s, transition) === 'run');
+  return (['OPEN', 'ESCROWED', 'ESCROW-FAILED', 'COMMITTED', 'CANCELLED'] as const).filter(
+    (s) => transitionDecision(s, transition) === 'run',
+  );
 }
 
 /** The state a transition that runs successfully leads to. */
@@ -67,9 +69,18 @@ export function escrowView(escrow: EscrowRecord, integrator?: string) {
 /** An escrow row (snake_case columns) as an EscrowRecord. */
 export function escrowFromRow(r: Record<string, any>): EscrowRecord {
   return {
-    id: r.id, integratorId: r.integrator_id, accountId: r.account_id, status: r.status, currency: r.currency,
-    totalAmount: Number(r.total_amount), escrowInvoiceId: r.escrow_invoice_id, commitInvoiceId: r.commit_invoice_id,
-    cancelInvoiceId: r.cancel_invoice_id, metadata: r.metadata, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
+    id: r.id,
+    integratorId: r.integrator_id,
+    accountId: r.account_id,
+    status: r.status,
+    currency: r.currency,
+    totalAmount: Number(r.total_amount),
+    escrowInvoiceId: r.escrow_invoice_id,
+    commitInvoiceId: r.commit_invoice_id,
+    cancelInvoiceId: r.cancel_invoice_id,
+    metadata: r.metadata,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
   };
 }
 

@@ -23,22 +23,33 @@ const ESCROW_COLUMNS = `id, integrator_id, account_id, status, currency, total_a
   metadata, created_at, updated_at`;
 
 /** The same columns of an escrow aliased `x`. */
-const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ');
+const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',')
+  .map((c) => `x.${c.trim()}`)
+  .join(', ');
 
 /**
  * The escrows created in a turn of the event loop are written by one statement; when it fails,
  * each is written alone, so one that cannot be written fails alone.
  */
-const insertEscrow = batchedPerPool(async (em: EntityManager, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<Array<Error | null>> => {
-  const db = pooled(em);
-  try {
-    await insertPurchases(db, invoices);
-    return invoices.map(() => null);
-  } catch (err) {
-    if (invoices.length === 1) return [err as Error];
-    return Promise.all(invoices.map((one) => insertPurchases(db, [one]).then(() => null, (e: unknown) => e as Error)));
-  }
-});
+const insertEscrow = batchedPerPool(
+  async (em: EntityManager, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<Array<Error | null>> => {
+    const db = pooled(em);
+    try {
+      await insertPurchases(db, invoices);
+      return invoices.map(() => null);
+    } catch (err) {
+      if (invoices.length === 1) return [err as Error];
+      return Promise.all(
+        invoices.map((one) =>
+          insertPurchases(db, [one]).then(
+            () => null,
+            (e: unknown) => e as Error,
+          ),
+        ),
+      );
+    }
+  },
+);
 
 /** Creates an OPEN escrow and its escrow invoice (spec §3.1: 201, `escrow_invoice_id` set). */
 export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
@@ -66,8 +77,10 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
 
 /** The caller's escrow, read outside any transaction, or a 404. */
 async function findEscrow(db: Db, principal: Principal, escrowId: string) {
-  const [row] = await db.execute<Array<Record<string, any>>>(
-    `select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?`, [escrowId, principal.integratorId]);
+  const [row] = await db.execute<Array<Record<string, any>>>(`select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?`, [
+    escrowId,
+    principal.integratorId,
+  ]);
   if (!row) throw escrowNotFound();
   return escrowFromRow(row);
 }
@@ -91,7 +104,10 @@ interface TransitionRequest {
  * transition can run from the escrow's state, the pending command for it (made unless one
  * exists: concurrent requests share it). Undefined row: no such escrow for that integrator.
  */
-async function requestTransitions(db: Db, requests: TransitionRequest[]): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
+async function requestTransitions(
+  db: Db,
+  requests: TransitionRequest[],
+): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
   const rows = await db.execute<Array<Record<string, any>>>(
     `with v as (
        select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, integrator_id, command_id, kind, runnable, ord)
@@ -106,8 +122,15 @@ async function requestTransitions(db: Db, requests: TransitionRequest[]): Promis
        returning id, target_id, kind
      )
      select e.ord, ${ESCROW_COLUMNS}, (select c.id from c where c.target_id = e.id and c.kind = e.new_kind) as command_id from e`,
-    [requests.map((r) => r.escrowId), requests.map((r) => r.integratorId), requests.map(() => newId('cmd')), requests.map((r) => r.kind),
-      requests.map((r) => r.runnable.join(',')), requests.map((r) => r.escrowId)]);
+    [
+      requests.map((r) => r.escrowId),
+      requests.map((r) => r.integratorId),
+      requests.map(() => newId('cmd')),
+      requests.map((r) => r.kind),
+      requests.map((r) => r.runnable.join(',')),
+      requests.map((r) => r.escrowId),
+    ],
+  );
   const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
   return requests.map((_, i) => {
     const row = byOrd.get(i + 1);
@@ -140,14 +163,19 @@ export async function transitionEscrow(
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = pooled(em);
   const kind = `escrow.${transition}` as const;
-  const { row, commandId: made } = await requestTransition(em, { escrowId, integratorId: principal.integratorId, kind, runnable: runnableFrom(transition) });
+  const { row, commandId: made } = await requestTransition(em, {
+    escrowId,
+    integratorId: principal.integratorId,
+    kind,
+    runnable: runnableFrom(transition),
+  });
   if (!row) throw escrowNotFound();
   const escrow = escrowFromRow(row);
   const integrator = (await integratorProfile(em, principal.integratorId)).name;
   const decision = transitionDecision(escrow.status, transition);
   if (decision === 'already') return { status: 200, body: success(escrowView(escrow, integrator)) };
   if (decision === 'conflict') return errorReply(escrowStateConflict(escrow, transition, integrator));
-  const commandId: string = made ?? await submitCommand(db, { integratorId: principal.integratorId, kind, targetId: escrowId });
+  const commandId: string = made ?? (await submitCommand(db, { integratorId: principal.integratorId, kind, targetId: escrowId }));
   return followCommand(em, bus, commandId, kind, {
     ...opts,
     location: `/v2/escrow/${escrowId}`,

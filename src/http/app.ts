@@ -42,9 +42,20 @@ import { webRoutes } from '../web/web.routes.js';
 import './types.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'>
-    & Partial<Pick<Config, 'queuePrefix' | 'adminUser' | 'adminPassword' | 'webhookAllowPrivateTargets' | 'allowedRedirectPatterns'
-      | 'userRateLimitPerMinute' | 'cardAddsPerHour' | 'frameAncestors'>>;
+  config: Pick<Config, 'appEnv' | 'publicUrl' | 'syncWaitMs'> &
+    Partial<
+      Pick<
+        Config,
+        | 'queuePrefix'
+        | 'adminUser'
+        | 'adminPassword'
+        | 'webhookAllowPrivateTargets'
+        | 'allowedRedirectPatterns'
+        | 'userRateLimitPerMinute'
+        | 'cardAddsPerHour'
+        | 'frameAncestors'
+      >
+    >;
   bus: CommandBus;
   orm: MikroORM;
   redis: Redis;
@@ -75,22 +86,41 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     return queue;
   });
   registerScrapeGauges(queues, () => outboxLagSeconds(deps.orm.em.fork()));
-  app.use(operationsRoutes({ queues, appEnv: deps.config.appEnv, adminUser: deps.config.adminUser ?? 'admin', adminPassword: deps.config.adminPassword }));
+  app.use(
+    operationsRoutes({
+      queues,
+      appEnv: deps.config.appEnv,
+      adminUser: deps.config.adminUser ?? 'admin',
+      adminPassword: deps.config.adminPassword,
+    }),
+  );
   app.use('/openapi', documentRoutes());
   app.use('/docs', referencePage());
   app.get('/', homePage({ demo: Boolean(deps.demoClientId) }));
-  app.use(webRoutes({
-    signer: deps.signer, allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [], frameAncestors: deps.config.frameAncestors,
-    demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
-  }));
+  app.use(
+    webRoutes({
+      signer: deps.signer,
+      allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
+      frameAncestors: deps.config.frameAncestors,
+      demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
+    }),
+  );
   app.use(userTokenCors(doc));
   app.use('/token', useOAuthErrors);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
-  app.use(requestValidation(doc, bearerAuthentication(deps.signer, (req, accountId) => userSessionActive(req.em, accountId))));
-  app.use(rateLimits(deps.redis, deps.config.queuePrefix ?? '{holdfast}', {
-    userRequestsPerMinute: deps.config.userRateLimitPerMinute ?? 300, cardAddsPerHour: deps.config.cardAddsPerHour ?? 20,
-  }));
+  app.use(
+    requestValidation(
+      doc,
+      bearerAuthentication(deps.signer, (req, accountId) => userSessionActive(req.em, accountId)),
+    ),
+  );
+  app.use(
+    rateLimits(deps.redis, deps.config.queuePrefix ?? '{holdfast}', {
+      userRequestsPerMinute: deps.config.userRateLimitPerMinute ?? 300,
+      cardAddsPerHour: deps.config.cardAddsPerHour ?? 20,
+    }),
+  );
   app.use(idempotency());
   // Every module adds its routes to one router: a router per module cost each request a walk
   // through every module before its own.

@@ -24,7 +24,10 @@ function refuse(message: string, code: 'UNAUTHORIZED' | 'INSUFFICIENT_SCOPE', ch
  * password token passes only where the operation also declares `user_auth`, and only while its
  * account is not login-blocked (403 of spec §7 otherwise).
  */
-export function bearerAuthentication(signer: TokenSigner, sessionActive: (req: Request, accountId: string) => Promise<boolean>): SecurityCheck {
+export function bearerAuthentication(
+  signer: TokenSigner,
+  sessionActive: (req: Request, accountId: string) => Promise<boolean>,
+): SecurityCheck {
   return async (req: Request, scopes: string[], allowUser: boolean) => {
     const header = req.headers.authorization;
     if (!header) refuse('An access token is required.', 'UNAUTHORIZED');
@@ -37,14 +40,18 @@ export function bearerAuthentication(signer: TokenSigner, sessionActive: (req: R
       refuse(err instanceof AppError ? err.message : 'The access token is invalid.', 'UNAUTHORIZED', { error: 'invalid_token' });
     }
     if (principal.accountId) {
-      if (!allowUser) refuse('A user password token cannot call this operation; use a client token.', 'UNAUTHORIZED', { error: 'invalid_token' });
+      if (!allowUser)
+        refuse('A user password token cannot call this operation; use a client token.', 'UNAUTHORIZED', { error: 'invalid_token' });
       if (!(await sessionActive(req, principal.accountId))) throw blockedError(principal.accountId);
       req.principal = principal;
       return;
     }
     const missing = missingScopes(principal.scopes, scopes);
     if (missing.length) {
-      refuse(`The access token lacks the scope ${missing.join(' ')}.`, 'INSUFFICIENT_SCOPE', { error: 'insufficient_scope', scope: scopes.join(' ') });
+      refuse(`The access token lacks the scope ${missing.join(' ')}.`, 'INSUFFICIENT_SCOPE', {
+        error: 'insufficient_scope',
+        scope: scopes.join(' '),
+      });
     }
     req.principal = principal;
   };

@@ -26,9 +26,14 @@ export function referencePage(): Router {
   const urls = apiDocumentNames.map((name) => ({ url: `/openapi/${name}.yaml`, name }));
   router.use(swaggerUi.serve);
   // Operation ids shown, because descriptions refer to operations by their id.
-  router.get('/', swaggerUi.setup(undefined, {
-    explorer: true, customSiteTitle: 'Holdfast API', swaggerOptions: { urls, displayOperationId: true },
-  }));
+  router.get(
+    '/',
+    swaggerUi.setup(undefined, {
+      explorer: true,
+      customSiteTitle: 'Holdfast API',
+      swaggerOptions: { urls, displayOperationId: true },
+    }),
+  );
   return router;
 }
 

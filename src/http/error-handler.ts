@@ -8,7 +8,12 @@ import { AppError, errorReply, ERROR_STATUS } from '../errors.js';
 import { describeError } from '../runtime/describe-error.js';
 
 const OAUTH_ERRORS = new Set([
-  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
 ]);
 
 /** Marks a route's errors as RFC 6749 §5.2 bodies instead of envelopes. */
@@ -47,7 +52,8 @@ export function toAppError(err: unknown): AppError | undefined {
 
 function sendOAuth(res: Response, status: number, err: AppError | undefined): void {
   const first = err?.details.codes?.[0];
-  const error = first && OAUTH_ERRORS.has(first) ? first : status === 401 ? 'invalid_client' : status >= 500 ? 'server_error' : 'invalid_request';
+  const error =
+    first && OAUTH_ERRORS.has(first) ? first : status === 401 ? 'invalid_client' : status >= 500 ? 'server_error' : 'invalid_request';
   // A page's script that says so (Swagger UI's Authorize at /docs does) gets no Basic challenge,
   // on which the browser would open its own login prompt over the page.
   if (status === 401 && res.req.get('x-requested-with') !== 'XMLHttpRequest') res.set('WWW-Authenticate', 'Basic realm="holdfast"');
@@ -62,7 +68,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   } catch (failure2) {
     req.log?.error({ err: describeError(failure2) }, 'error handler failed');
     if (!res.headersSent) {
-      res.status(500).type('application/json').send(JSON.stringify(errorReply(undefined, req.id).body));
+      res
+        .status(500)
+        .type('application/json')
+        .send(JSON.stringify(errorReply(undefined, req.id).body));
     }
   }
 };

@@ -16,8 +16,14 @@ export function healthRoutes(orm: MikroORM, redis: Redis): Router {
   });
   router.get('/readyz', async (_req, res) => {
     const [postgresql, redisOk] = await Promise.all([
-      within(2000, db(orm.em).execute('select 1')).then(() => true, () => false),
-      within(2000, redis.ping()).then((pong) => pong === 'PONG', () => false),
+      within(2000, db(orm.em).execute('select 1')).then(
+        () => true,
+        () => false,
+      ),
+      within(2000, redis.ping()).then(
+        (pong) => pong === 'PONG',
+        () => false,
+      ),
     ]);
     const checks = { postgresql: postgresql ? 'ok' : 'down', redis: redisOk ? 'ok' : 'down' };
     if (postgresql && redisOk) res.json(success({ checks }));

@@ -11,7 +11,13 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
 import { db } from '../db/sql.js';
-import { claimKey, findKey, forgetKey, IDEMPOTENCY_KEEP_HOURS as KEEP_HOURS, storeResponse } from '../idempotency/idempotency.repository.js';
+import {
+  claimKey,
+  findKey,
+  forgetKey,
+  IDEMPOTENCY_KEEP_HOURS as KEEP_HOURS,
+  storeResponse,
+} from '../idempotency/idempotency.repository.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
@@ -19,14 +25,18 @@ const MUTATING = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }
 
 function requestHash(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`)
+    .digest('hex');
 }
 
 /**
@@ -79,9 +89,10 @@ export function idempotency() {
     res.json = (body: unknown) => {
       const status = res.statusCode;
       const reissue = status < 400 && res.locals.idempotentKept !== undefined;
-      const store = status >= 500
-        ? forgetKey(keys, clientId, key)
-        : storeResponse(keys, clientId, key, status, reissue ? res.locals.idempotentKept : body, reissue);
+      const store =
+        status >= 500
+          ? forgetKey(keys, clientId, key)
+          : storeResponse(keys, clientId, key, status, reissue ? res.locals.idempotentKept : body, reissue);
       store.then(
         () => send(body),
         (err: unknown) => {

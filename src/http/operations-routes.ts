@@ -25,8 +25,10 @@ function basicAuth(user: string, password: string) {
     const given = /^Basic (.+)$/i.exec(header)?.[1];
     const decoded = given ? Buffer.from(given, 'base64').toString('utf8') : '';
     if (given && timingSafeEqual(digest(decoded), expected)) return next();
-    res.set('WWW-Authenticate', 'Basic realm="holdfast-admin", charset="UTF-8"')
-      .status(401).json(failure(['The queue dashboard needs the admin user and password.'], ['UNAUTHORIZED'], null));
+    res
+      .set('WWW-Authenticate', 'Basic realm="holdfast-admin", charset="UTF-8"')
+      .status(401)
+      .json(failure(['The queue dashboard needs the admin user and password.'], ['UNAUTHORIZED'], null));
   };
 }
 
@@ -36,7 +38,12 @@ export function dashboardMode(appEnv: 'staging' | 'production', password: string
   return appEnv === 'production' ? 'off' : 'open';
 }
 
-export function operationsRoutes(opts: { queues: Queue[]; appEnv: 'staging' | 'production'; adminUser: string; adminPassword: string | undefined }): Router {
+export function operationsRoutes(opts: {
+  queues: Queue[];
+  appEnv: 'staging' | 'production';
+  adminUser: string;
+  adminPassword: string | undefined;
+}): Router {
   const router = Router();
   const mode = dashboardMode(opts.appEnv, opts.adminPassword);
   const guard = mode === 'password' ? [basicAuth(opts.adminUser, opts.adminPassword!)] : [];

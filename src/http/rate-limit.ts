@@ -21,7 +21,11 @@ export interface RateLimits {
 
 function limiter(redis: Redis, keyPrefix: string, points: number, duration: number) {
   return new RateLimiterRedis({
-    storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true,
+    storeClient: redis,
+    keyPrefix,
+    points,
+    duration,
+    rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
   });
 }
@@ -31,7 +35,9 @@ const CARD_ADD = /^\/v1\/([^/]+)\/payment_methods\/?$/i;
 function tooMany(res: RateLimiterRes, what: string): AppError {
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   return new AppError('rate_limited', `Too many ${what}; retry after ${seconds} s.`, {
-    codes: ['RATE_LIMITED'], payload: null, headers: { 'Retry-After': String(seconds) },
+    codes: ['RATE_LIMITED'],
+    payload: null,
+    headers: { 'Retry-After': String(seconds) },
   });
 }
 

@@ -44,7 +44,10 @@ export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
       access.info({ req_id: req.id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       // The route template (`/v2/escrow/:escrow_id/pay`), never the raw path: ids would explode the label set.
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      httpDuration.observe({ method: req.method, route: typeof route === 'string' ? route : 'unmatched', status: String(res.statusCode) }, ms / 1000);
+      httpDuration.observe(
+        { method: req.method, route: typeof route === 'string' ? route : 'unmatched', status: String(res.statusCode) },
+        ms / 1000,
+      );
     });
     next();
   };

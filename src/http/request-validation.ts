@@ -50,7 +50,10 @@ const SILENT = new Set(['if', 'allOf', 'anyOf', 'oneOf']);
 function errorField(e: ErrorObject, root: string): string {
   const params = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string };
   const extra = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
-  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   return parts.length ? parts.join('.') : root;
 }
@@ -94,7 +97,9 @@ function compile(ajv: Ajv2020, queryAjv: Ajv2020, op: Record<string, any>): Comp
       required: query.filter((p) => p.required).map((p) => p.name),
       properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
     }),
-    headers: params.filter((p) => p.in === 'header').map((p) => ({ name: p.name, validate: ajv.compile(p.schema), required: p.required === true })),
+    headers: params
+      .filter((p) => p.in === 'header')
+      .map((p) => ({ name: p.name, validate: ajv.compile(p.schema), required: p.required === true })),
     body: content && {
       required: op.requestBody.required === true,
       media: Object.entries(content).map(([type, media]) => ({ type, validate: ajv.compile(media.schema ?? {}) })),
@@ -124,7 +129,11 @@ function check(op: CompiledOperation, params: Record<string, string>, req: Reque
     if (value === undefined) {
       if (h.required) addFieldError(fields, h.name, 'REQUIRED');
     } else if (!h.validate(value)) {
-      addFieldError(fields, h.name, Array.isArray(value) ? 'INVALID_VALUE' : CODES[h.validate.errors?.[0]?.keyword ?? ''] ?? 'INVALID_VALUE');
+      addFieldError(
+        fields,
+        h.name,
+        Array.isArray(value) ? 'INVALID_VALUE' : (CODES[h.validate.errors?.[0]?.keyword ?? ''] ?? 'INVALID_VALUE'),
+      );
     }
   }
   const sent = hasBody(req);
@@ -178,7 +187,10 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
       const routes = byMethod.get(method.toUpperCase()) ?? [];
       // Matched as Express's router matches (case-insensitive, a trailing slash allowed);
       // parameters are decoded by `check`, which answers a malformed one.
-      routes.push({ match: match(expressPath, { decode: false, end: true, trailing: true, sensitive: false }), op: compile(ajv, queryAjv, operation) });
+      routes.push({
+        match: match(expressPath, { decode: false, end: true, trailing: true, sensitive: false }),
+        op: compile(ajv, queryAjv, operation),
+      });
       byMethod.set(method.toUpperCase(), routes);
     }
   }

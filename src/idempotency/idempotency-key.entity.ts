@@ -14,7 +14,10 @@ export const IdempotencyKey = defineEntity({
     responseBody: p.json<unknown>().nullable(),
     /** The stored body holds ids only: a replay runs the route again on them (answers that carry a secret). */
     reissue: p.boolean().default(false),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type IIdempotencyKey = InferEntity<typeof IdempotencyKey>;

@@ -34,11 +34,21 @@ export async function claimKey(db: Db, owner: string, key: string, requestHash: 
 
 /** The key's record, if it exists. */
 export async function findKey(db: Db, owner: string, key: string): Promise<IdempotencyKeyRecord | undefined> {
-  const [row] = await db.execute<Array<{ request_hash: string; state: 'running' | 'done'; response_status: number | null; response_body: unknown; reissue: boolean }>>(
-    'select request_hash, state, response_status, response_body, reissue from idempotency_key where client_id = ? and key = ?',
-    [owner, key],
+  const [row] = await db.execute<
+    Array<{ request_hash: string; state: 'running' | 'done'; response_status: number | null; response_body: unknown; reissue: boolean }>
+  >('select request_hash, state, response_status, response_body, reissue from idempotency_key where client_id = ? and key = ?', [
+    owner,
+    key,
+  ]);
+  return (
+    row && {
+      requestHash: row.request_hash,
+      state: row.state,
+      responseStatus: row.response_status,
+      responseBody: row.response_body,
+      reissue: row.reissue,
+    }
   );
-  return row && { requestHash: row.request_hash, state: row.state, responseStatus: row.response_status, responseBody: row.response_body, reissue: row.reissue };
 }
 
 /** Forgets the key (a 5xx answer is not remembered). */

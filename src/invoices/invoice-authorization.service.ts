@@ -32,12 +32,19 @@ export type AuthorizedInvoice =
  * blocked from transactions or from logging in gets 403 and nothing is made.
  */
 export async function authorizeInvoice(
-  em: EntityManager, signer: TokenSigner, principal: Principal, input: AuthorizeInvoiceInput, webUrl: string,
+  em: EntityManager,
+  signer: TokenSigner,
+  principal: Principal,
+  input: AuthorizeInvoiceInput,
+  webUrl: string,
 ): Promise<AuthorizedInvoice> {
   const purchase: PurchaseInput = { ...input, payment_methods: [] };
   const prepared = await preparePurchase(em, principal, purchase, { chargesLater: true });
-  if (prepared.virtual && await spendableBalance(em, input.account_id, prepared.plan.currency) < prepared.plan.total) {
-    throw AppError.invalid({ account_id: ['INSUFFICIENT_BALANCE'] }, `The buyer's ${prepared.plan.currency} wallets cannot cover the invoice.`);
+  if (prepared.virtual && (await spendableBalance(em, input.account_id, prepared.plan.currency)) < prepared.plan.total) {
+    throw AppError.invalid(
+      { account_id: ['INSUFFICIENT_BALANCE'] },
+      `The buyer's ${prepared.plan.currency} wallets cannot cover the invoice.`,
+    );
   }
   const escrowId = input.is_escrow ? newId('esc') : null;
   const invoice = {
@@ -46,7 +53,14 @@ export async function authorizeInvoice(
   };
   return inTransaction(em, async (db) => {
     await insertPurchases(db, [invoice]);
-    return withSession(db, signer, principal, input, { authorized_invoice_id: invoice.id, ...(escrowId ? { escrow_id: escrowId } : {}) }, webUrl);
+    return withSession(
+      db,
+      signer,
+      principal,
+      input,
+      { authorized_invoice_id: invoice.id, ...(escrowId ? { escrow_id: escrowId } : {}) },
+      webUrl,
+    );
   });
 }
 
@@ -58,7 +72,12 @@ export interface AuthorizedIds {
 
 /** The answer for an authorized invoice: a new session for its buyer, in the caller's transaction. */
 async function withSession(
-  db: Executor, signer: TokenSigner, principal: Principal, input: AuthorizeInvoiceInput, ids: AuthorizedIds, webUrl: string,
+  db: Executor,
+  signer: TokenSigner,
+  principal: Principal,
+  input: AuthorizeInvoiceInput,
+  ids: AuthorizedIds,
+  webUrl: string,
 ): Promise<AuthorizedInvoice> {
   const session = await openUserSession(db, signer, principal, input.account_id, input.invoice_mechanism === 'api');
   if ('token' in session) return { ...ids, password_token: session.token };
@@ -71,7 +90,12 @@ async function withSession(
  * a fresh password token or nonce — the first ones were never stored.
  */
 export async function reopenAuthorization(
-  em: EntityManager, signer: TokenSigner, principal: Principal, input: AuthorizeInvoiceInput, kept: AuthorizedIds, webUrl: string,
+  em: EntityManager,
+  signer: TokenSigner,
+  principal: Principal,
+  input: AuthorizeInvoiceInput,
+  kept: AuthorizedIds,
+  webUrl: string,
 ): Promise<AuthorizedInvoice> {
   return inTransaction(em, (db) => withSession(db, signer, principal, input, kept, webUrl));
 }

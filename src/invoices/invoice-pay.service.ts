@@ -36,31 +36,45 @@ export type PayEscrow = (escrowId: string, opts: PayOptions) => Promise<PayAnswe
  * is fine; an invoice no longer OPEN is left as it is (its pay answers as a repeated one does).
  */
 async function chooseCharges(
-  em: EntityManager, principal: Principal, invoice: IInvoice, named: PaymentMethodInput[] | undefined,
+  em: EntityManager,
+  principal: Principal,
+  invoice: IInvoice,
+  named: PaymentMethodInput[] | undefined,
 ): Promise<{ invoice: IInvoice } | { answer: PayAnswer }> {
   if (invoice.state !== 'OPEN') return { invoice };
   const planned = named && planMoney(invoice.lineItems, named);
   // What this pay asks for, with the remainder made explicit (as stored); null when it breaks a rule.
   const asked = planned?.ok ? planned.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount })) : null;
   if (invoice.paymentMethods.length === 0) {
-    if (!named || !planned) throw AppError.invalid({ payment_methods: ['REQUIRED'] }, 'An authorized invoice is paid with the payment methods its buyer chooses.');
+    if (!named || !planned)
+      throw AppError.invalid(
+        { payment_methods: ['REQUIRED'] },
+        'An authorized invoice is paid with the payment methods its buyer chooses.',
+      );
     if (!planned.ok) throw AppError.invalid(planned.fields);
     const facts = await purchaseFacts(em, {
-      account_id: invoice.accountId, integrator_id: principal.integratorId, currency: invoice.currency,
-      methods: named.map((m) => m.payment_method_id), wallets: [],
+      account_id: invoice.accountId,
+      integrator_id: principal.integratorId,
+      currency: invoice.currency,
+      methods: named.map((m) => m.payment_method_id),
+      wallets: [],
     });
     const fields = fieldErrors();
     methodErrors(fields, named, facts.methods, invoice.currency);
     if (Object.keys(fields).length) throw AppError.invalid(fields);
     await autocommit(em).execute(
       `update invoice set payment_methods = ?::jsonb, updated_at = now() where id = ? and state = 'OPEN' and payment_methods = '[]'::jsonb`,
-      [JSON.stringify(asked!.map((c) => ({ ...c, currency: invoice.currency }))), invoice.id]);
+      [JSON.stringify(asked!.map((c) => ({ ...c, currency: invoice.currency }))), invoice.id],
+    );
     invoice = await em.fork().findOneOrFail(Invoice, { id: invoice.id });
     if (invoice.state !== 'OPEN') return { invoice };
   }
   const chosen = invoice.paymentMethods;
-  const same = !named || (asked !== null && asked.length === chosen.length
-    && asked.every((c, i) => c.payment_method_id === chosen[i].payment_method_id && c.amount === chosen[i].amount));
+  const same =
+    !named ||
+    (asked !== null &&
+      asked.length === chosen.length &&
+      asked.every((c, i) => c.payment_method_id === chosen[i].payment_method_id && c.amount === chosen[i].amount));
   return same ? { invoice } : { answer: errorReply(invoiceStateConflict(invoice, 'its payment methods were already chosen')) };
 }
 
@@ -69,7 +83,8 @@ async function payThroughEscrow(em: EntityManager, payEscrow: PayEscrow, invoice
   const answer = await payEscrow(invoice.escrowId!, opts);
   const now = await em.fork().findOneOrFail(Invoice, { id: invoice.id });
   if (answer.status === 200) return { status: 200, body: success(invoiceView(now)), headers: answer.headers };
-  if (answer.status === 202) return { status: 202, body: success(invoiceView(now)), headers: { ...answer.headers, Location: `/v2/invoice/${invoice.id}` } };
+  if (answer.status === 202)
+    return { status: 202, body: success(invoiceView(now)), headers: { ...answer.headers, Location: `/v2/invoice/${invoice.id}` } };
   if (answer.status === 409) return { ...errorReply(invoiceStateConflict(now, `the invoice is ${now.state}`)), headers: answer.headers };
   return answer;
 }
@@ -80,7 +95,12 @@ async function payThroughEscrow(em: EntityManager, payEscrow: PayEscrow, invoice
  * token pays only the invoices authorized for its own account.
  */
 export async function payInvoice(
-  em: EntityManager, bus: CommandBus, principal: Principal, invoiceId: string, named: PaymentMethodInput[] | undefined, opts: PayOptions,
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  invoiceId: string,
+  named: PaymentMethodInput[] | undefined,
+  opts: PayOptions,
   payEscrow: PayEscrow,
 ): Promise<PayAnswer> {
   let invoice = await findInvoice(em, principal, invoiceId);
@@ -96,9 +116,14 @@ export async function payInvoice(
   const decision = invoicePayDecision(invoice);
   if (decision === 'already') return { status: 200, body: success(invoiceView(invoice)) };
   if (decision === 'conflict') return errorReply(invoiceStateConflict(invoice));
-  return runCommand(em, bus, { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoiceId }, {
-    ...opts,
-    location: `/v2/invoice/${invoiceId}`,
-    current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
-  });
+  return runCommand(
+    em,
+    bus,
+    { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoiceId },
+    {
+      ...opts,
+      location: `/v2/invoice/${invoiceId}`,
+      current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
+    },
+  );
 }

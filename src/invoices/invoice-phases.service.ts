@@ -21,10 +21,23 @@ async function loadInvoice(db: Executor, invoiceId: string): Promise<InvoiceReco
   const [r] = await db.execute<Array<Record<string, any>>>('select * from invoice where id = ? for update', [invoiceId]);
   if (!r) return null;
   return {
-    id: r.id, integratorId: r.integrator_id, accountId: r.account_id, escrowId: r.escrow_id, invoiceType: r.invoice_type, state: r.state,
-    referenceType: r.reference_type, referenceId: r.reference_id, description: r.description, metadata: r.metadata, currency: r.currency,
-    totalAmount: Number(r.total_amount), failureReason: r.failure_reason, paymentMethods: r.payment_methods as StoredCharge[],
-    lineItems: r.line_items as StoredLineItem[], createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
+    id: r.id,
+    integratorId: r.integrator_id,
+    accountId: r.account_id,
+    escrowId: r.escrow_id,
+    invoiceType: r.invoice_type,
+    state: r.state,
+    referenceType: r.reference_type,
+    referenceId: r.reference_id,
+    description: r.description,
+    metadata: r.metadata,
+    currency: r.currency,
+    totalAmount: Number(r.total_amount),
+    failureReason: r.failure_reason,
+    paymentMethods: r.payment_methods as StoredCharge[],
+    lineItems: r.line_items as StoredLineItem[],
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
   };
 }
 
@@ -34,7 +47,8 @@ async function issueTokens(db: Executor, em: EntityManager, invoice: InvoiceReco
   const [wallet] = await db.execute<Array<{ id: string }>>(
     `select la.id from ledger_account la join payment_method pm on pm.id = la.payment_method_id
       where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.wallet_kind = 'standard'`,
-    [meta.destination_account_id, meta.token_currency]);
+    [meta.destination_account_id, meta.token_currency],
+  );
   const issuance = await systemAccount(em, invoice.integratorId, 'token_issuance', meta.token_currency);
   return {
     integratorId: invoice.integratorId,
@@ -74,18 +88,21 @@ export async function runInvoiceCommand(em: EntityManager, commandId: string): P
       } else {
         invoice.state = 'SUCCESS';
         if (invoice.invoiceType === 'token_purchase') postings.push(await issueTokens(db, em, invoice));
-        postings.push(...await settle(db, em, {
-          integratorId: invoice.integratorId,
-          currency: invoice.currency,
-          reference: `invoice:${invoice.id}:pay`,
-          description: `invoice ${invoice.id} pay`,
-          from: sources.map((s) => ({ account: s.account, currency: invoice.currency, amount: -s.amount })),
-          lineItems: invoice.lineItems,
-        }));
+        postings.push(
+          ...(await settle(db, em, {
+            integratorId: invoice.integratorId,
+            currency: invoice.currency,
+            reference: `invoice:${invoice.id}:pay`,
+            description: `invoice ${invoice.id} pay`,
+            from: sources.map((s) => ({ account: s.account, currency: invoice.currency, amount: -s.amount })),
+            lineItems: invoice.lineItems,
+          })),
+        );
       }
       const [updated] = await db.execute<Array<{ updated_at: Date }>>(
         `update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ? returning updated_at`,
-        [invoice.state, invoice.failureReason, invoice.id]);
+        [invoice.state, invoice.failureReason, invoice.id],
+      );
       invoice.updatedAt = new Date(updated.updated_at);
       const view = invoiceView(invoice);
       await insertEvent(db, invoice.integratorId, 'invoice-completed', view);

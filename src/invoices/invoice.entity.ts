@@ -58,9 +58,19 @@ export const Invoice = defineEntity({
     paymentMethods: p.json<StoredCharge[]>().defaultRaw(`'[]'`),
     lineItems: p.json<StoredLineItem[]>().defaultRaw(`'[]'`),
     /** Set on an authorized invoice (`widget` or `api`): its buyer chooses the payment methods when paying. */
-    invoiceMechanism: p.enum(['widget', 'api'] as InvoiceMechanism[]).columnType('varchar(10)').nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    invoiceMechanism: p
+      .enum(['widget', 'api'] as InvoiceMechanism[])
+      .columnType('varchar(10)')
+      .nullable(),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type IInvoice = InferEntity<typeof Invoice>;

@@ -17,15 +17,22 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
   });
   router.get('/v1/:account_id/invoices', async (req, res) => {
     const { limit, starting_after: startingAfter } = req.query as { limit?: string; starting_after?: string };
-    res.json(success(await listInvoices(req.em, principalOf(req), String(req.params.account_id), { limit: limit ? Number(limit) : 20, startingAfter })));
+    res.json(
+      success(
+        await listInvoices(req.em, principalOf(req), String(req.params.account_id), { limit: limit ? Number(limit) : 20, startingAfter }),
+      ),
+    );
   });
   router.get('/v2/invoice/:invoice_id', async (req, res) => {
     res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
   });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
     const principal = principalOf(req);
-    await sendCommand(req, res, deps.syncWaitMs, (opts) => payInvoice(req.em, deps.bus, principal, String(req.params.invoice_id), req.body?.payment_methods, opts,
-      (escrowId, escrowOpts) => transitionEscrow(req.em, deps.bus, principal, escrowId, 'pay', escrowOpts)));
+    await sendCommand(req, res, deps.syncWaitMs, (opts) =>
+      payInvoice(req.em, deps.bus, principal, String(req.params.invoice_id), req.body?.payment_methods, opts, (escrowId, escrowOpts) =>
+        transitionEscrow(req.em, deps.bus, principal, escrowId, 'pay', escrowOpts),
+      ),
+    );
   });
   // The answer carries a password token or a session nonce: never cached, never kept for a replay.
   router.post('/v2/authorize/invoice', async (req, res) => {
@@ -33,7 +40,10 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
     const answer = req.idempotentReplay
       ? await reopenAuthorization(req.em, deps.signer, principal, req.body, req.idempotentReplay as AuthorizedIds, deps.webUrl)
       : await authorizeInvoice(req.em, deps.signer, principal, req.body, deps.webUrl);
-    keepForReplay(res, { authorized_invoice_id: answer.authorized_invoice_id, ...(answer.escrow_id ? { escrow_id: answer.escrow_id } : {}) });
+    keepForReplay(res, {
+      authorized_invoice_id: answer.authorized_invoice_id,
+      ...(answer.escrow_id ? { escrow_id: answer.escrow_id } : {}),
+    });
     res.set('Cache-Control', 'no-store').json(success(answer));
   });
 }

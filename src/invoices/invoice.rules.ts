@@ -51,8 +51,11 @@ export interface MoneyPlan {
  * `chargesLater` (an authorized invoice, whose buyer names them when paying) no payment
  * methods is allowed, and the plan has no charges.
  */
-export function planMoney(lineItems: LineItemInput[], paymentMethods: PaymentMethodInput[], opts: { chargesLater?: boolean } = {}):
-  { ok: true; plan: MoneyPlan } | { ok: false; fields: FieldErrors } {
+export function planMoney(
+  lineItems: LineItemInput[],
+  paymentMethods: PaymentMethodInput[],
+  opts: { chargesLater?: boolean } = {},
+): { ok: true; plan: MoneyPlan } | { ok: false; fields: FieldErrors } {
   const fields = fieldErrors();
   if (lineItems.length === 0) addFieldError(fields, 'line_items', 'REQUIRED');
   const currency = lineItems[0]?.currency;
@@ -81,13 +84,17 @@ export function planMoney(lineItems: LineItemInput[], paymentMethods: PaymentMet
     if (!opts.chargesLater) addFieldError(fields, 'payment_methods', 'REQUIRED');
   } else if (paymentMethods.length === 1) {
     // One method pays everything: its amount is 0 (the remainder) or the total itself.
-    if (paymentMethods[0].amount !== 0 && paymentMethods[0].amount !== total) addFieldError(fields, 'payment_methods.0.amount', 'MUST_COVER_TOTAL');
+    if (paymentMethods[0].amount !== 0 && paymentMethods[0].amount !== total)
+      addFieldError(fields, 'payment_methods.0.amount', 'MUST_COVER_TOTAL');
   } else {
     if (zeros !== 1) addFieldError(fields, 'payment_methods', 'EXACTLY_ONE_REMAINDER');
     else if (fixed >= total) addFieldError(fields, 'payment_methods', 'EXCEEDS_TOTAL');
   }
   if (Object.keys(fields).length) return { ok: false, fields };
-  const charges = paymentMethods.map((pm) => ({ paymentMethodId: pm.payment_method_id, amount: pm.amount === 0 ? total - fixed : pm.amount }));
+  const charges = paymentMethods.map((pm) => ({
+    paymentMethodId: pm.payment_method_id,
+    amount: pm.amount === 0 ? total - fixed : pm.amount,
+  }));
   return { ok: true, plan: { currency: currency!, total, charges } };
 }
 
@@ -110,9 +117,26 @@ export function metadataTooLarge(metadata: unknown): boolean {
 }
 
 /** The invoice fields its view needs (an entity or a row mapped by the worker). */
-export type InvoiceRecord = Pick<IInvoice, 'id' | 'integratorId' | 'accountId' | 'escrowId' | 'invoiceType' | 'state' | 'referenceType'
-  | 'referenceId' | 'description' | 'metadata' | 'currency' | 'totalAmount' | 'failureReason' | 'paymentMethods' | 'lineItems' | 'createdAt'
-  | 'updatedAt'>;
+export type InvoiceRecord = Pick<
+  IInvoice,
+  | 'id'
+  | 'integratorId'
+  | 'accountId'
+  | 'escrowId'
+  | 'invoiceType'
+  | 'state'
+  | 'referenceType'
+  | 'referenceId'
+  | 'description'
+  | 'metadata'
+  | 'currency'
+  | 'totalAmount'
+  | 'failureReason'
+  | 'paymentMethods'
+  | 'lineItems'
+  | 'createdAt'
+  | 'updatedAt'
+>;
 
 /** The invoice shape of DESIGN §4. */
 export function invoiceView(invoice: InvoiceRecord) {
@@ -125,36 +149,50 @@ export function invoiceView(invoice: InvoiceRecord) {
     state: invoice.state,
     description: invoice.description ?? '',
     metadata: invoice.metadata,
-    summary: { total_amount: invoice.totalAmount, currency: invoice.currency, display_amount: displayAmount(invoice.totalAmount, invoice.currency) },
+    summary: {
+      total_amount: invoice.totalAmount,
+      currency: invoice.currency,
+      display_amount: displayAmount(invoice.totalAmount, invoice.currency),
+    },
     failure_reason: invoice.failureReason ?? '',
     created: invoice.createdAt.toISOString(),
     updated: invoice.updatedAt.toISOString(),
-    payment_methods: Object.fromEntries(invoice.paymentMethods.map((c) => [c.payment_method_id, {
-      payment_method_id: c.payment_method_id,
-      authorized_amount: c.amount,
-      currency: c.currency,
-      display_amount: displayAmount(c.amount, c.currency),
-      subitems: [],
-    }])),
-    line_items: Object.fromEntries(invoice.lineItems.map((l) => [l.line_item_id, {
-      line_item_id: l.line_item_id,
-      product_sku: l.product_sku,
-      amount: l.amount,
-      currency: l.currency,
-      display_amount: displayAmount(l.amount, l.currency),
-      reference_type: l.reference_type,
-      reference_id: l.reference_id,
-      transaction_type: l.transaction_type,
-      description: l.description,
-      metadata: l.metadata,
-      subitems: l.recipients.map((r) => ({
-        amount: r.amount,
-        currency: r.currency,
-        display_amount: displayAmount(r.amount, r.currency),
-        source_wallet_id: r.source_wallet_id,
-        destination_wallet_id: r.destination_wallet_id,
-      })),
-    }])),
+    payment_methods: Object.fromEntries(
+      invoice.paymentMethods.map((c) => [
+        c.payment_method_id,
+        {
+          payment_method_id: c.payment_method_id,
+          authorized_amount: c.amount,
+          currency: c.currency,
+          display_amount: displayAmount(c.amount, c.currency),
+          subitems: [],
+        },
+      ]),
+    ),
+    line_items: Object.fromEntries(
+      invoice.lineItems.map((l) => [
+        l.line_item_id,
+        {
+          line_item_id: l.line_item_id,
+          product_sku: l.product_sku,
+          amount: l.amount,
+          currency: l.currency,
+          display_amount: displayAmount(l.amount, l.currency),
+          reference_type: l.reference_type,
+          reference_id: l.reference_id,
+          transaction_type: l.transaction_type,
+          description: l.description,
+          metadata: l.metadata,
+          subitems: l.recipients.map((r) => ({
+            amount: r.amount,
+            currency: r.currency,
+            display_amount: displayAmount(r.amount, r.currency),
+            source_wallet_id: r.source_wallet_id,
+            destination_wallet_id: r.destination_wallet_id,
+          })),
+        },
+      ]),
+    ),
     subitems: [],
   };
 }

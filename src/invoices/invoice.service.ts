@@ -13,7 +13,15 @@ import { batchedPerPool } from '../db/batch.js';
 import { blockedError } from '../blocks/block.service.js';
 import { transactionBlockedSql } from '../blocks/block.repository.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
-import { invoiceView, metadataTooLarge, planMoney, type InvoiceRecord, type LineItemInput, type MoneyPlan, type PaymentMethodInput } from './invoice.rules.js';
+import {
+  invoiceView,
+  metadataTooLarge,
+  planMoney,
+  type InvoiceRecord,
+  type LineItemInput,
+  type MoneyPlan,
+  type PaymentMethodInput,
+} from './invoice.rules.js';
 
 export const invoiceNotFound = () => AppError.notFound('INVOICE_GET_ERROR', 'Invoice not found.');
 
@@ -73,7 +81,8 @@ export const purchaseFacts = batchedPerPool(async (em: EntityManager, queries: F
                        where la.integrator_id = q.integrator_id and la.currency = q.currency and la.kind in ('user_wallet', 'publisher_wallet')
                          and la.id = any (array(select jsonb_array_elements_text(q.wallets)))), '[]') as wallets
        from jsonb_to_recordset(?::jsonb) as q (n int, account_id text, integrator_id text, currency text, methods jsonb, wallets jsonb)`,
-    [JSON.stringify(queries.map((q, n) => ({ n, ...q })))]);
+    [JSON.stringify(queries.map((q, n) => ({ n, ...q })))],
+  );
   const byN = new Map(rows.map((r) => [r.n, r]));
   return queries.map((_, n) => byN.get(n)!);
 });
@@ -84,7 +93,9 @@ function factsQuery(principal: Principal, input: PurchaseInput): FactsQuery {
     integrator_id: principal.integratorId,
     currency: input.line_items[0]?.currency ?? '',
     methods: input.payment_methods.map((pm) => pm.payment_method_id),
-    wallets: input.line_items.flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? ''])).filter(Boolean),
+    wallets: input.line_items
+      .flatMap((l) => (l.recipients ?? []).flatMap((r) => [r.destination_wallet_id, r.source_wallet_id ?? '']))
+      .filter(Boolean),
   };
 }
 
@@ -93,12 +104,19 @@ export function methodErrors(fields: FieldErrors, named: PaymentMethodInput[], b
   named.forEach((pm, i) => {
     const method = buyers.find((m) => m.id === pm.payment_method_id);
     if (!method) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'NOT_FOUND');
-    else if (method.processing_currency !== currency) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
+    else if (method.processing_currency !== currency)
+      addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
   });
 }
 
 /** Checks the request against the caller's data; throws 400 naming every bad field. */
-async function checkReferences(em: EntityManager, principal: Principal, input: PurchaseInput, currency: string, facts: PurchaseFacts): Promise<void> {
+async function checkReferences(
+  em: EntityManager,
+  principal: Principal,
+  input: PurchaseInput,
+  currency: string,
+  facts: PurchaseFacts,
+): Promise<void> {
   const fields = fieldErrors();
   const integrator = await integratorProfile(em, principal.integratorId);
   if (currency !== 'USD' && currency !== integrator.tokenCurrency) addFieldError(fields, 'line_items.0.currency', 'UNSUPPORTED_CURRENCY');
@@ -110,14 +128,16 @@ async function checkReferences(em: EntityManager, principal: Principal, input: P
   methodErrors(fields, input.payment_methods, facts.methods, currency);
 
   const known = facts.wallets;
-  input.line_items.forEach((l, i) => (l.recipients ?? []).forEach((r, j) => {
-    if (!known.some((w) => w.id === r.destination_wallet_id && w.kind === 'user_wallet')) {
-      addFieldError(fields, `line_items.${i}.recipients.${j}.destination_wallet_id`, 'NOT_FOUND');
-    }
-    if (r.source_wallet_id && !known.some((w) => w.id === r.source_wallet_id)) {
-      addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, 'NOT_FOUND');
-    }
-  }));
+  input.line_items.forEach((l, i) =>
+    (l.recipients ?? []).forEach((r, j) => {
+      if (!known.some((w) => w.id === r.destination_wallet_id && w.kind === 'user_wallet')) {
+        addFieldError(fields, `line_items.${i}.recipients.${j}.destination_wallet_id`, 'NOT_FOUND');
+      }
+      if (r.source_wallet_id && !known.some((w) => w.id === r.source_wallet_id)) {
+        addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, 'NOT_FOUND');
+      }
+    }),
+  );
   if (Object.keys(fields).length) throw AppError.invalid(fields);
   // Spec §3.2: a seller whose transactions are blocked cannot be paid through a new purchase.
   for (const l of input.line_items) {
@@ -137,7 +157,10 @@ export interface PreparedPurchase {
 
 /** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
 export async function preparePurchase(
-  em: EntityManager, principal: Principal, input: PurchaseInput, opts: { chargesLater?: boolean } = {},
+  em: EntityManager,
+  principal: Principal,
+  input: PurchaseInput,
+  opts: { chargesLater?: boolean } = {},
 ): Promise<PreparedPurchase> {
   const facts = await purchaseFacts(em, factsQuery(principal, input));
   if (!facts.buyer) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
@@ -157,14 +180,23 @@ export async function preparePurchase(
     reference_id: l.reference_id ?? '',
     metadata: l.metadata ?? {},
     recipients: (l.recipients ?? []).map((r) => ({
-      amount: r.amount, currency: r.currency, source_wallet_id: r.source_wallet_id ?? '', destination_wallet_id: r.destination_wallet_id,
+      amount: r.amount,
+      currency: r.currency,
+      source_wallet_id: r.source_wallet_id ?? '',
+      destination_wallet_id: r.destination_wallet_id,
     })),
   }));
   return { plan, lineItems, virtual: plan.currency !== 'USD' };
 }
 
 /** The row of a new OPEN invoice for a checked purchase. */
-export function purchaseInvoice(principal: Principal, input: PurchaseInput, prepared: PreparedPurchase, type: string, escrowId: string | null) {
+export function purchaseInvoice(
+  principal: Principal,
+  input: PurchaseInput,
+  prepared: PreparedPurchase,
+  type: string,
+  escrowId: string | null,
+) {
   const now = new Date();
   return {
     id: newId('inv'),
@@ -180,7 +212,11 @@ export function purchaseInvoice(principal: Principal, input: PurchaseInput, prep
     currency: prepared.plan.currency,
     totalAmount: prepared.plan.total,
     failureReason: null,
-    paymentMethods: prepared.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount, currency: prepared.plan.currency })),
+    paymentMethods: prepared.plan.charges.map((c) => ({
+      payment_method_id: c.paymentMethodId,
+      amount: c.amount,
+      currency: prepared.plan.currency,
+    })),
     lineItems: prepared.lineItems,
     invoiceMechanism: null as InvoiceMechanism | null,
     createdAt: now,
@@ -198,9 +234,22 @@ export async function createInvoice(em: EntityManager, principal: Principal, inp
 
 /** The columns of a new escrow and its escrow invoice, as `insertPurchases` reads them from JSON. */
 const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
-  ['id', 'text'], ['integrator_id', 'text'], ['account_id', 'text'], ['escrow_id', 'text'], ['invoice_type', 'text'], ['reference_type', 'text'],
-  ['reference_id', 'text'], ['description', 'text'], ['metadata', 'jsonb'], ['currency', 'text'], ['total_amount', 'bigint'],
-  ['payment_methods', 'jsonb'], ['line_items', 'jsonb'], ['invoice_mechanism', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+  ['id', 'text'],
+  ['integrator_id', 'text'],
+  ['account_id', 'text'],
+  ['escrow_id', 'text'],
+  ['invoice_type', 'text'],
+  ['reference_type', 'text'],
+  ['reference_id', 'text'],
+  ['description', 'text'],
+  ['metadata', 'jsonb'],
+  ['currency', 'text'],
+  ['total_amount', 'bigint'],
+  ['payment_methods', 'jsonb'],
+  ['line_items', 'jsonb'],
+  ['invoice_mechanism', 'text'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
 ];
 
 /**
@@ -222,16 +271,35 @@ export async function insertPurchases(db: Executor, invoices: Array<ReturnType<t
                          description, metadata, created_at, updated_at)
      select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
             description, metadata, created_at, updated_at from v where escrow_id is not null`,
-    [JSON.stringify(invoices.map((i) => ({
-      id: i.id, integrator_id: i.integratorId, account_id: i.accountId, escrow_id: i.escrowId, invoice_type: i.invoiceType, reference_type: i.referenceType,
-      reference_id: i.referenceId, description: i.description, metadata: i.metadata, currency: i.currency, total_amount: i.totalAmount,
-      payment_methods: i.paymentMethods, line_items: i.lineItems, invoice_mechanism: i.invoiceMechanism, created_at: i.createdAt, updated_at: i.updatedAt,
-    })))]);
+    [
+      JSON.stringify(
+        invoices.map((i) => ({
+          id: i.id,
+          integrator_id: i.integratorId,
+          account_id: i.accountId,
+          escrow_id: i.escrowId,
+          invoice_type: i.invoiceType,
+          reference_type: i.referenceType,
+          reference_id: i.referenceId,
+          description: i.description,
+          metadata: i.metadata,
+          currency: i.currency,
+          total_amount: i.totalAmount,
+          payment_methods: i.paymentMethods,
+          line_items: i.lineItems,
+          invoice_mechanism: i.invoiceMechanism,
+          created_at: i.createdAt,
+          updated_at: i.updatedAt,
+        })),
+      ),
+    ],
+  );
 }
 
 /** Whether a standard invoice's pay runs, already happened, or cannot happen (an escrow's invoice is paid through its escrow). */
 export function invoicePayDecision(invoice: InvoiceRecord): 'run' | 'already' | 'conflict' {
-  if (invoice.escrowId !== null || !(invoice.invoiceType.startsWith('user_purchase') || invoice.invoiceType === 'token_purchase')) return 'conflict';
+  if (invoice.escrowId !== null || !(invoice.invoiceType.startsWith('user_purchase') || invoice.invoiceType === 'token_purchase'))
+    return 'conflict';
   return invoice.state === 'OPEN' ? 'run' : invoice.state === 'SUCCESS' ? 'already' : 'conflict';
 }
 
@@ -250,9 +318,17 @@ export function noChargesYet(invoice: InvoiceRecord): AppError {
  * An account's invoices, newest first (ids sort by creation time), `limit` at a time after the
  * cursor `startingAfter` (GET /v1/{account_id}/invoices). 404 for an account the caller cannot see.
  */
-export async function listInvoices(em: EntityManager, principal: Principal, accountId: string, page: { limit: number; startingAfter?: string }) {
+export async function listInvoices(
+  em: EntityManager,
+  principal: Principal,
+  accountId: string,
+  page: { limit: number; startingAfter?: string },
+) {
   await requireAccount(em, principal, accountId);
-  const rows = await em.find(Invoice, { accountId, integratorId: principal.integratorId, ...(page.startingAfter ? { id: { $lt: page.startingAfter } } : {}) },
-    { orderBy: { id: 'desc' }, limit: page.limit + 1 });
+  const rows = await em.find(
+    Invoice,
+    { accountId, integratorId: principal.integratorId, ...(page.startingAfter ? { id: { $lt: page.startingAfter } } : {}) },
+    { orderBy: { id: 'desc' }, limit: page.limit + 1 },
+  );
   return { invoices: rows.slice(0, page.limit).map(invoiceView), has_more: rows.length > page.limit };
 }

@@ -47,7 +47,12 @@ export const CHARGE_METHOD_COLUMNS = `pm.id, pm.provider, pm.details, la.id as w
  * system accounts are made through `em` (outside it).
  */
 export async function prepareCharges(
-  target: Sql, em: EntityManager, integratorId: string, currency: string, charges: StoredCharge[], lockWallets: boolean,
+  target: Sql,
+  em: EntityManager,
+  integratorId: string,
+  currency: string,
+  charges: StoredCharge[],
+  lockWallets: boolean,
 ): Promise<ChargeSource[]> {
   const db = executor(target);
   const ids = charges.map((c) => c.payment_method_id);
@@ -55,12 +60,19 @@ export async function prepareCharges(
     `select ${CHARGE_METHOD_COLUMNS}
        from payment_method pm
        left join ledger_account la on la.payment_method_id = pm.id
-      where pm.id in (${ids.map(() => '?').join(', ')})`, ids);
-  const wallets = methods.filter((m) => m.wallet).map((m) => m.wallet!).sort();
+      where pm.id in (${ids.map(() => '?').join(', ')})`,
+    ids,
+  );
+  const wallets = methods
+    .filter((m) => m.wallet)
+    .map((m) => m.wallet!)
+    .sort();
   const balances = new Map<string, number>();
   if (wallets.length) {
     const rows = await db.execute<Array<{ id: string; balance: string }>>(
-      `select id, balance from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id${lockWallets ? ' for update' : ''}`, wallets);
+      `select id, balance from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id${lockWallets ? ' for update' : ''}`,
+      wallets,
+    );
     for (const r of rows) balances.set(r.id, Number(r.balance));
   }
   return evaluateCharges(em, integratorId, currency, charges, methods, balances);
@@ -72,28 +84,50 @@ export async function prepareCharges(
  * (one batch) never spend the same money twice.
  */
 export async function evaluateCharges(
-  em: EntityManager, integratorId: string, currency: string, charges: StoredCharge[], methods: ChargeMethod[], balances: Map<string, number>,
+  em: EntityManager,
+  integratorId: string,
+  currency: string,
+  charges: StoredCharge[],
+  methods: ChargeMethod[],
+  balances: Map<string, number>,
 ): Promise<ChargeSource[]> {
   const sources: ChargeSource[] = [];
   for (const charge of charges) {
     const m = methods.find((x) => x.id === charge.payment_method_id);
     if (!m) {
-      sources.push({ paymentMethodId: charge.payment_method_id, amount: charge.amount, account: '', outcome: { ok: false, reason: 'payment_method_unavailable' } });
+      sources.push({
+        paymentMethodId: charge.payment_method_id,
+        amount: charge.amount,
+        account: '',
+        outcome: { ok: false, reason: 'payment_method_unavailable' },
+      });
     } else if (m.owner_blocked) {
       // Spec §3.2: a blocked buyer cannot pay (blocked after the purchase was created). A refund still finds its account.
-      const account = m.wallet ?? await systemAccount(em, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency);
+      const account =
+        m.wallet ?? (await systemAccount(em, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency));
       sources.push({ paymentMethodId: m.id, amount: charge.amount, account, outcome: { ok: false, reason: 'account_blocked' } });
     } else if (m.wallet) {
       const balance = balances.get(m.wallet) ?? 0;
       const ok = balance >= charge.amount;
       if (ok) balances.set(m.wallet, balance - charge.amount);
-      sources.push({ paymentMethodId: m.id, amount: charge.amount, account: m.wallet, outcome: ok ? { ok: true } : { ok: false, reason: 'insufficient_funds' } });
+      sources.push({
+        paymentMethodId: m.id,
+        amount: charge.amount,
+        account: m.wallet,
+        outcome: ok ? { ok: true } : { ok: false, reason: 'insufficient_funds' },
+      });
     } else {
       const kind = m.provider === 'card' ? 'card_clearing' : 'pobo_clearing';
-      const outcome: ChargeOutcome = m.provider === 'card' && m.details.sandbox_outcome !== 'succeeds'
-        ? { ok: false, reason: m.details.sandbox_outcome ?? 'card_declined' }
-        : { ok: true };
-      sources.push({ paymentMethodId: m.id, amount: charge.amount, account: await systemAccount(em, integratorId, kind, currency), outcome });
+      const outcome: ChargeOutcome =
+        m.provider === 'card' && m.details.sandbox_outcome !== 'succeeds'
+          ? { ok: false, reason: m.details.sandbox_outcome ?? 'card_declined' }
+          : { ok: true };
+      sources.push({
+        paymentMethodId: m.id,
+        amount: charge.amount,
+        account: await systemAccount(em, integratorId, kind, currency),
+        outcome,
+      });
     }
   }
   return sources;
@@ -108,7 +142,9 @@ async function payoutWallet(db: Executor, currency: string, destination: string)
        join payment_method cpm on cpm.account_id = dpm.account_id and cpm.provider = 'wallet'
                               and cpm.processing_currency = dest.currency and cpm.wallet_kind = 'convertible'
        join ledger_account conv on conv.payment_method_id = cpm.id
-      where dest.id = ?`, [destination]);
+      where dest.id = ?`,
+    [destination],
+  );
   return row?.id ?? destination;
 }
 
@@ -121,7 +157,14 @@ async function payoutWallet(db: Executor, currency: string, destination: string)
 export async function settle(
   target: Sql,
   em: EntityManager,
-  input: { integratorId: string; currency: string; reference: string; description: string; from: EntryInput[]; lineItems: StoredLineItem[] },
+  input: {
+    integratorId: string;
+    currency: string;
+    reference: string;
+    description: string;
+    from: EntryInput[];
+    lineItems: StoredLineItem[];
+  },
 ): Promise<Posting[]> {
   const db = executor(target);
   const { integratorId, currency } = input;
@@ -133,14 +176,22 @@ export async function settle(
     for (const r of line.recipients) {
       const source = r.source_wallet_id || publisher;
       toSources.push({ account: source, currency, amount: r.amount });
-      toDestinations.push({ account: source, currency, amount: -r.amount }, { account: await payoutWallet(db, currency, r.destination_wallet_id), currency, amount: r.amount });
+      toDestinations.push(
+        { account: source, currency, amount: -r.amount },
+        { account: await payoutWallet(db, currency, r.destination_wallet_id), currency, amount: r.amount },
+      );
       rest -= r.amount;
     }
     if (rest > 0) toSources.push({ account: publisher, currency, amount: rest });
   }
   const postings: Posting[] = [{ integratorId, reference: input.reference, description: input.description, entries: toSources }];
   if (toDestinations.length) {
-    postings.push({ integratorId, reference: `${input.reference}:shares`, description: `${input.description} shares`, entries: toDestinations });
+    postings.push({
+      integratorId,
+      reference: `${input.reference}:shares`,
+      description: `${input.description} shares`,
+      entries: toDestinations,
+    });
   }
   return postings;
 }

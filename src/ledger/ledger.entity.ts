@@ -1,7 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const LEDGER_ACCOUNT_KINDS = [
-  'user_wallet', 'publisher_wallet', 'escrow_holding', 'card_clearing', 'pobo_clearing', 'token_issuance',
+  'user_wallet',
+  'publisher_wallet',
+  'escrow_holding',
+  'card_clearing',
+  'pobo_clearing',
+  'token_issuance',
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
@@ -15,7 +20,10 @@ export const LedgerAccount = defineEntity({
   // (id, currency) is unique so that an entry's foreign key can name both: an entry's currency is its account's.
   uniques: [{ name: 'ledger_account_id_currency_key', properties: ['id', 'currency'] }],
   indexes: [
-    { name: 'ledger_account_system_unique', expression: `create unique index ledger_account_system_unique on ledger_account (integrator_id, kind, currency) where kind <> 'user_wallet'` },
+    {
+      name: 'ledger_account_system_unique',
+      expression: `create unique index ledger_account_system_unique on ledger_account (integrator_id, kind, currency) where kind <> 'user_wallet'`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -27,7 +35,10 @@ export const LedgerAccount = defineEntity({
     paymentMethodId: p.string().length(36).nullable().unique('ledger_account_payment_method_id_key'),
     allowNegative: p.boolean().default(false),
     balance: p.bigint('number').default(0),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type ILedgerAccount = InferEntity<typeof LedgerAccount>;
@@ -41,7 +52,10 @@ export const LedgerPosting = defineEntity({
     integratorId: p.string().length(36),
     reference: p.string().length(200).unique('ledger_posting_reference_key'),
     description: p.string().length(200),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type ILedgerPosting = InferEntity<typeof LedgerPosting>;

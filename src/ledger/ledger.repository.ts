@@ -45,14 +45,23 @@ export function insertPostingsCtes(name: string, postingsQuery: string, entriesQ
 /** Writes postings and their entries in one statement; returns the ids of the postings that were new. */
 export async function insertPostings(db: Db, postings: PostingRow[], entries: EntryRow[]): Promise<Set<string>> {
   const created = await db.execute<Array<{ posting_id: string }>>(
-    `with ${insertPostingsCtes('ledger',
+    `with ${insertPostingsCtes(
+      'ledger',
       'select p.id, p.integrator_id, p.reference, p.description from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[]) as p (id, integrator_id, reference, description)',
-      'select e.posting_id, e.ledger_account_id, e.currency, e.amount from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::bigint[]) as e (posting_id, ledger_account_id, currency, amount)')}
+      'select e.posting_id, e.ledger_account_id, e.currency, e.amount from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::bigint[]) as e (posting_id, ledger_account_id, currency, amount)',
+    )}
      select posting_id from ledger_entries`,
     [
-      postings.map((p) => p.id), postings.map((p) => p.integratorId), postings.map((p) => p.reference), postings.map((p) => p.description),
-      entries.map((e) => e.postingId), entries.map((e) => e.account), entries.map((e) => e.currency), entries.map((e) => String(e.amount)),
-    ]);
+      postings.map((p) => p.id),
+      postings.map((p) => p.integratorId),
+      postings.map((p) => p.reference),
+      postings.map((p) => p.description),
+      entries.map((e) => e.postingId),
+      entries.map((e) => e.account),
+      entries.map((e) => e.currency),
+      entries.map((e) => String(e.amount)),
+    ],
+  );
   return new Set(created.map((r) => r.posting_id));
 }
 
@@ -62,29 +71,39 @@ export function joinWalletAccountSql(alias: string, paymentMethodIdExpression: s
 }
 
 /** Adds the ledger account of a wallet payment method. */
-export async function insertWalletAccount(db: Db, account: { id: string; integratorId: string; currency: string; paymentMethodId: string }): Promise<void> {
+export async function insertWalletAccount(
+  db: Db,
+  account: { id: string; integratorId: string; currency: string; paymentMethodId: string },
+): Promise<void> {
   await db.execute(
     `insert into ledger_account (id, integrator_id, kind, currency, normal_side, payment_method_id) values (?, ?, 'user_wallet', ?, 'credit', ?)`,
-    [account.id, account.integratorId, account.currency, account.paymentMethodId]);
+    [account.id, account.integratorId, account.currency, account.paymentMethodId],
+  );
 }
 
 /** The id of the integrator's system account of this kind and currency, made with `newAccount` when missing (safe when processes race). */
 export async function ensureSystemAccount(
-  db: Db, newAccount: { id: string; integratorId: string; kind: string; currency: string; normalSide: 'debit' | 'credit'; allowNegative: boolean },
+  db: Db,
+  newAccount: { id: string; integratorId: string; kind: string; currency: string; normalSide: 'debit' | 'credit'; allowNegative: boolean },
 ): Promise<string> {
   await db.execute(
     `insert into ledger_account (id, integrator_id, kind, currency, normal_side, allow_negative) values (?, ?, ?, ?, ?, ?)
      on conflict (integrator_id, kind, currency) where kind <> 'user_wallet' do nothing`,
-    [newAccount.id, newAccount.integratorId, newAccount.kind, newAccount.currency, newAccount.normalSide, newAccount.allowNegative]);
+    [newAccount.id, newAccount.integratorId, newAccount.kind, newAccount.currency, newAccount.normalSide, newAccount.allowNegative],
+  );
   const [row] = await db.execute<Array<{ id: string }>>(
-    'select id from ledger_account where integrator_id = ? and kind = ? and currency = ?', [newAccount.integratorId, newAccount.kind, newAccount.currency]);
+    'select id from ledger_account where integrator_id = ? and kind = ? and currency = ?',
+    [newAccount.integratorId, newAccount.kind, newAccount.currency],
+  );
   return row.id;
 }
 
 /** Current balances of ledger accounts. */
 export async function balancesOf(db: Db, accountIds: string[]): Promise<Array<{ id: string; balance: number }>> {
   const rows = await db.execute<Array<{ id: string; balance: string }>>(
-    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})`, accountIds);
+    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})`,
+    accountIds,
+  );
   return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));
 }
 
@@ -98,28 +117,36 @@ export function postingPhasesSql(prefix: 'escrow' | 'invoice'): string {
 export const ESCROW_HOLDING_BALANCES_SQL = `select integrator_id, currency, balance from ledger_account where kind = 'escrow_holding'`;
 
 /** What `holdfast ledger verify` finds wrong in the ledger's own tables (the caller's snapshot). */
-export async function ledgerProblems(db: Db): Promise<{ counts: { accounts: number; postings: number; entries: number }; problems: string[] }> {
+export async function ledgerProblems(
+  db: Db,
+): Promise<{ counts: { accounts: number; postings: number; entries: number }; problems: string[] }> {
   const problems: string[] = [];
   const [counts] = await db.execute<Array<{ accounts: string; postings: string; entries: string }>>(
     `select (select count(*) from ledger_account) as accounts, (select count(*) from ledger_posting) as postings,
-            (select count(*) from ledger_entry) as entries`);
+            (select count(*) from ledger_entry) as entries`,
+  );
   const unbalanced = await db.execute<Array<{ posting_id: string; currency: string; sum: string }>>(
-    `select posting_id, currency, sum(amount) as sum from ledger_entry group by posting_id, currency having sum(amount) <> 0 order by posting_id`);
+    `select posting_id, currency, sum(amount) as sum from ledger_entry group by posting_id, currency having sum(amount) <> 0 order by posting_id`,
+  );
   for (const r of unbalanced) problems.push(`posting ${r.posting_id} does not balance in ${r.currency}: entries sum to ${r.sum}`);
   const thin = await db.execute<Array<{ id: string; n: string }>>(
-    `select p.id, count(e.id) as n from ledger_posting p left join ledger_entry e on e.posting_id = p.id group by p.id having count(e.id) < 2`);
+    `select p.id, count(e.id) as n from ledger_posting p left join ledger_entry e on e.posting_id = p.id group by p.id having count(e.id) < 2`,
+  );
   for (const r of thin) problems.push(`posting ${r.id} has ${r.n} entr${r.n === '1' ? 'y' : 'ies'} (a posting needs two or more)`);
   const drifted = await db.execute<Array<{ id: string; balance: string; recomputed: string }>>(
     `select a.id, a.balance, r.recomputed from ledger_account a
        cross join lateral (select (case a.normal_side when 'debit' then -1 else 1 end) * coalesce(sum(e.amount), 0) as recomputed
                              from ledger_entry e where e.ledger_account_id = a.id) r
-      where a.balance <> r.recomputed order by a.id`);
+      where a.balance <> r.recomputed order by a.id`,
+  );
   for (const r of drifted) problems.push(`account ${r.id} stores balance ${r.balance} but its entries sum to ${r.recomputed}`);
   const negative = await db.execute<Array<{ id: string; kind: string; balance: string }>>(
-    `select id, kind, balance from ledger_account where balance < 0 and kind <> 'token_issuance' order by id`);
+    `select id, kind, balance from ledger_account where balance < 0 and kind <> 'token_issuance' order by id`,
+  );
   for (const r of negative) problems.push(`account ${r.id} (${r.kind}) is below zero: ${r.balance}`);
   const mismatched = await db.execute<Array<{ id: string }>>(
-    `select e.id from ledger_entry e join ledger_account a on a.id = e.ledger_account_id where a.currency <> e.currency`);
+    `select e.id from ledger_entry e join ledger_account a on a.id = e.ledger_account_id where a.currency <> e.currency`,
+  );
   for (const r of mismatched) problems.push(`entry ${r.id} is not in its account's currency`);
   return { counts: { accounts: Number(counts.accounts), postings: Number(counts.postings), entries: Number(counts.entries) }, problems };
 }

@@ -14,7 +14,8 @@ export function postingProblems(entries: EntryInput[]): string[] {
   if (entries.length < 2) problems.push('a posting needs at least two entries');
   const sums = new Map<string, number>();
   for (const e of entries) {
-    if (!Number.isSafeInteger(e.amount) || e.amount === 0) problems.push(`entry on ${e.account}: amount must be a non-zero whole number of minor units`);
+    if (!Number.isSafeInteger(e.amount) || e.amount === 0)
+      problems.push(`entry on ${e.account}: amount must be a non-zero whole number of minor units`);
     if (!/^[A-Z]{3}$/.test(e.currency)) problems.push(`entry on ${e.account}: currency must be 3 capital letters`);
     sums.set(e.currency, (sums.get(e.currency) ?? 0) + e.amount);
   }

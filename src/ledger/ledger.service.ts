@@ -9,7 +9,13 @@ import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db as pooled, emDb, type Db } from '../db/sql.js';
 import {
-  balancesOf, ensureSystemAccount, insertPostings, insertWalletAccount, ledgerProblems, postingPhasesSql, ESCROW_HOLDING_BALANCES_SQL,
+  balancesOf,
+  ensureSystemAccount,
+  insertPostings,
+  insertWalletAccount,
+  ledgerProblems,
+  postingPhasesSql,
+  ESCROW_HOLDING_BALANCES_SQL,
 } from './ledger.repository.js';
 import { newId } from '../ids.js';
 import { mergeEntries, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
@@ -23,7 +29,10 @@ function normalSide(kind: LedgerAccountKind): 'debit' | 'credit' {
 }
 
 /** Creates the ledger account of a wallet payment method (same transaction as the method). */
-export async function openWalletAccount(em: EntityManager, wallet: { id: string; integratorId: string; currency: string }): Promise<string> {
+export async function openWalletAccount(
+  em: EntityManager,
+  wallet: { id: string; integratorId: string; currency: string },
+): Promise<string> {
   const id = walletIdOf(wallet.id);
   await insertWalletAccount(emDb(em), { id, integratorId: wallet.integratorId, currency: wallet.currency, paymentMethodId: wallet.id });
   return id;
@@ -42,7 +51,12 @@ export async function systemAccount(em: EntityManager, integratorId: string, kin
   const known = systemAccounts.get(key);
   if (known) return known;
   const id = await ensureSystemAccount(pooled(em), {
-    id: newId('led'), integratorId, kind, currency, normalSide: normalSide(kind), allowNegative: kind === 'token_issuance',
+    id: newId('led'),
+    integratorId,
+    kind,
+    currency,
+    normalSide: normalSide(kind),
+    allowNegative: kind === 'token_issuance',
   });
   systemAccounts.set(key, id);
   return id;
@@ -76,7 +90,10 @@ export async function post(target: Db | EntityManager, ...postings: Posting[]): 
   });
   if (postings.length === 0) return 0;
   const rows = postings.map((posting) => ({
-    id: newId('pst'), integratorId: posting.integratorId, reference: posting.reference, description: posting.description.slice(0, 200),
+    id: newId('pst'),
+    integratorId: posting.integratorId,
+    reference: posting.reference,
+    description: posting.description.slice(0, 200),
   }));
   const entries = postings.flatMap((posting, i) => mergeEntries(posting.entries).map((e) => ({ postingId: rows[i].id, ...e })));
   const db = 'getConnection' in target ? emDb(target) : target;
@@ -138,14 +155,18 @@ async function escrowProblems(em: EntityManager): Promise<string[]> {
        from (${ESCROW_HOLDING_BALANCES_SQL}) a
        full join (select integrator_id, currency, sum(total_amount) as held from escrow where status = 'ESCROWED' group by integrator_id, currency) e
          on e.integrator_id = a.integrator_id and e.currency = a.currency
-      where coalesce(a.balance, 0) <> coalesce(e.held, 0)`);
+      where coalesce(a.balance, 0) <> coalesce(e.held, 0)`,
+  );
   for (const r of holding) {
-    problems.push(`escrow holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its ESCROWED escrows total ${r.held}`);
+    problems.push(
+      `escrow holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its ESCROWED escrows total ${r.held}`,
+    );
   }
   // Postings named `escrow:<id>:<phase>` (and `invoice:<id>:<phase>`), grouped once: a hash join, not a scan per escrow.
   const phases = await em.execute<Array<{ id: string; status: string; phases: string[] | null }>>(
     `with p as (${postingPhasesSql('escrow')})
-     select e.id, e.status, p.phases from escrow e left join p on p.owner_id = e.id`);
+     select e.id, e.status, p.phases from escrow e left join p on p.owner_id = e.id`,
+  );
   for (const r of phases) {
     const expected = ESCROW_PHASES[r.status] ?? [];
     const actual = (r.phases ?? []).filter(Boolean).sort();
@@ -156,7 +177,8 @@ async function escrowProblems(em: EntityManager): Promise<string[]> {
   // Standard and token purchase invoices: paid ones have their postings, others none.
   const invoices = await em.execute<Array<{ id: string; state: string; invoice_type: string; phases: string[] | null }>>(
     `with p as (${postingPhasesSql('invoice')})
-     select i.id, i.state, i.invoice_type, p.phases from invoice i left join p on p.owner_id = i.id where i.escrow_id is null`);
+     select i.id, i.state, i.invoice_type, p.phases from invoice i left join p on p.owner_id = i.id where i.escrow_id is null`,
+  );
   for (const r of invoices) {
     const expected = r.state !== 'SUCCESS' ? [] : r.invoice_type === 'token_purchase' ? ['issue', 'pay'] : ['pay'];
     const actual = (r.phases ?? []).filter(Boolean).sort();

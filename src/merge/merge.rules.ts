@@ -18,9 +18,12 @@ export function mergeRefusal(f: MergeFacts): string | null {
   if (f.sourceLoginBlock?.reason === 'merge_account') return 'The source account was already merged.';
   if (f.sourceLoginBlock) return `The source account is closed (login blocked, reason ${f.sourceLoginBlock.reason}).`;
   if (f.destinationLoginBlocked) return 'The destination account is blocked.';
-  if (f.escrowedAsBuyer > 0) return `The source account has money in escrow (${f.escrowedAsBuyer} ESCROWED escrow(s) it bought); commit or cancel them first.`;
-  if (f.escrowedAsSeller > 0) return `The source account is due money from escrow (${f.escrowedAsSeller} ESCROWED escrow(s) pay it); commit or cancel them first.`;
-  if (f.fiatBalance > 0) return `The source account holds ${f.fiatBalance} USD minor units; fiat balances are not merged, so move them first.`;
+  if (f.escrowedAsBuyer > 0)
+    return `The source account has money in escrow (${f.escrowedAsBuyer} ESCROWED escrow(s) it bought); commit or cancel them first.`;
+  if (f.escrowedAsSeller > 0)
+    return `The source account is due money from escrow (${f.escrowedAsSeller} ESCROWED escrow(s) pay it); commit or cancel them first.`;
+  if (f.fiatBalance > 0)
+    return `The source account holds ${f.fiatBalance} USD minor units; fiat balances are not merged, so move them first.`;
   return null;
 }
 
@@ -48,13 +51,22 @@ export interface MergeTransfer {
  * same currency and kind. A destination without that wallet cannot take it (an error, not a
  * silent loss).
  */
-export function mergeTransfers(source: MergeWallet[], destination: MergeWallet[]): { ok: true; transfers: MergeTransfer[] } | { ok: false; message: string } {
+export function mergeTransfers(
+  source: MergeWallet[],
+  destination: MergeWallet[],
+): { ok: true; transfers: MergeTransfer[] } | { ok: false; message: string } {
   const transfers: MergeTransfer[] = [];
   for (const w of source) {
     if (!w.walletKind || w.balance <= 0) continue;
     const to = destination.find((d) => d.currency === w.currency && d.walletKind === w.walletKind);
     if (!to) return { ok: false, message: `The destination account has no ${w.walletKind} ${w.currency} wallet.` };
-    transfers.push({ currency: w.currency, wallet_kind: w.walletKind, amount: w.balance, from_wallet_id: w.ledgerAccountId, to_wallet_id: to.ledgerAccountId });
+    transfers.push({
+      currency: w.currency,
+      wallet_kind: w.walletKind,
+      amount: w.balance,
+      from_wallet_id: w.ledgerAccountId,
+      to_wallet_id: to.ledgerAccountId,
+    });
   }
   return { ok: true, transfers };
 }

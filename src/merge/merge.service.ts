@@ -25,26 +25,47 @@ export interface MergeInput {
 
 /** The wallets of accounts with their ledger balances; locked (in id order) when `lock`. */
 async function walletsOf(db: Executor, accountIds: string[], lock: boolean): Promise<MergeWallet[]> {
-  const rows = await db.execute<Array<{ account_id: string; processing_currency: string; wallet_kind: 'standard' | 'convertible' | null; id: string; balance: string }>>(
+  const rows = await db.execute<
+    Array<{ account_id: string; processing_currency: string; wallet_kind: 'standard' | 'convertible' | null; id: string; balance: string }>
+  >(
     `select pm.account_id, pm.processing_currency, pm.wallet_kind, la.id, la.balance
        from payment_method pm join ledger_account la on la.payment_method_id = pm.id
       where pm.account_id in (${accountIds.map(() => '?').join(', ')}) and pm.provider = 'wallet'
-      order by la.id${lock ? ' for update of la' : ''}`, accountIds);
-  return rows.map((r) => ({ accountId: r.account_id, currency: r.processing_currency, walletKind: r.wallet_kind, ledgerAccountId: r.id, balance: Number(r.balance) }));
+      order by la.id${lock ? ' for update of la' : ''}`,
+    accountIds,
+  );
+  return rows.map((r) => ({
+    accountId: r.account_id,
+    currency: r.processing_currency,
+    walletKind: r.wallet_kind,
+    ledgerAccountId: r.id,
+    balance: Number(r.balance),
+  }));
 }
 
-async function mergeFacts(db: Executor, integratorId: string, sourceId: string, destinationId: string, sourceWallets: MergeWallet[]): Promise<MergeFacts> {
+async function mergeFacts(
+  db: Executor,
+  integratorId: string,
+  sourceId: string,
+  destinationId: string,
+  sourceWallets: MergeWallet[],
+): Promise<MergeFacts> {
   const blocks = await db.execute<Array<{ account_id: string; reason: string }>>(
-    `select account_id, reason from account_block where account_id in (?, ?) and capability = 'login' and status = 'active'`, [sourceId, destinationId]);
+    `select account_id, reason from account_block where account_id in (?, ?) and capability = 'login' and status = 'active'`,
+    [sourceId, destinationId],
+  );
   const [asBuyer] = await db.execute<Array<{ n: string }>>(
-    `select count(*) as n from escrow where account_id = ? and status = 'ESCROWED'`, [sourceId]);
+    `select count(*) as n from escrow where account_id = ? and status = 'ESCROWED'`,
+    [sourceId],
+  );
   // An ESCROWED escrow pays the source on commit when a recipient names one of its wallets.
   const containment = sourceWallets.map((w) => JSON.stringify([{ recipients: [{ destination_wallet_id: w.ledgerAccountId }] }]));
   const [asSeller] = containment.length
     ? await db.execute<Array<{ n: string }>>(
-      `select count(*) as n from escrow e join invoice i on i.id = e.escrow_invoice_id
+        `select count(*) as n from escrow e join invoice i on i.id = e.escrow_invoice_id
         where e.integrator_id = ? and e.status = 'ESCROWED' and (${containment.map(() => 'i.line_items @> ?::jsonb').join(' or ')})`,
-      [integratorId, ...containment])
+        [integratorId, ...containment],
+      )
     : [{ n: '0' }];
   const source = blocks.find((b) => b.account_id === sourceId);
   return {
@@ -65,23 +86,43 @@ const refused = (message: string) => new AppError('conflict', message, { codes: 
  * with the command and `Location: /v2/commands/{id}`.
  */
 export async function requestMerge(
-  em: EntityManager, bus: CommandBus, principal: Principal, input: MergeInput, opts: { respondAsync: boolean; syncWaitMs: number },
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  input: MergeInput,
+  opts: { respondAsync: boolean; syncWaitMs: number },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const { source_account_id: sourceId, destination_account_id: destinationId } = input;
-  if (sourceId === destinationId) throw AppError.invalid({ destination_account_id: ['SAME_AS_SOURCE'] }, 'An account cannot be merged into itself.');
+  if (sourceId === destinationId)
+    throw AppError.invalid({ destination_account_id: ['SAME_AS_SOURCE'] }, 'An account cannot be merged into itself.');
   const db = autocommit(em);
-  const found = await db.execute<Array<{ id: string }>>('select id from account where id in (?, ?) and integrator_id = ?', [sourceId, destinationId, principal.integratorId]);
+  const found = await db.execute<Array<{ id: string }>>('select id from account where id in (?, ?) and integrator_id = ?', [
+    sourceId,
+    destinationId,
+    principal.integratorId,
+  ]);
   if (!found.some((r) => r.id === sourceId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Source account not found.');
   if (!found.some((r) => r.id === destinationId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Destination account not found.');
-  const refusal = mergeRefusal(await mergeFacts(db, principal.integratorId, sourceId, destinationId, await walletsOf(db, [sourceId], false)));
+  const refusal = mergeRefusal(
+    await mergeFacts(db, principal.integratorId, sourceId, destinationId, await walletsOf(db, [sourceId], false)),
+  );
   if (refusal) throw refused(refusal);
-  return runCommand(em, bus, {
-    integratorId: principal.integratorId, kind: 'account.merge', targetId: sourceId, input: { destination_account_id: destinationId }, inputKey: destinationId,
-  }, {
-    ...opts,
-    location: (commandId) => `/v2/commands/${commandId}`,
-    current: async (commandId) => success(await findCommand(db, principal.integratorId, commandId)),
-  });
+  return runCommand(
+    em,
+    bus,
+    {
+      integratorId: principal.integratorId,
+      kind: 'account.merge',
+      targetId: sourceId,
+      input: { destination_account_id: destinationId },
+      inputKey: destinationId,
+    },
+    {
+      ...opts,
+      location: (commandId) => `/v2/commands/${commandId}`,
+      current: async (commandId) => success(await findCommand(db, principal.integratorId, commandId)),
+    },
+  );
 }
 
 /**
@@ -102,17 +143,28 @@ export async function runMergeCommand(em: EntityManager, commandId: string): Pro
     };
     // Both accounts in id order (two merges of one pair cannot deadlock), then the wallets.
     const accounts = await db.execute<Array<{ id: string; integrator_id: string }>>(
-      'select id, integrator_id from account where id in (?, ?) order by id for update', [sourceId, destinationId]);
+      'select id, integrator_id from account where id in (?, ?) order by id for update',
+      [sourceId, destinationId],
+    );
     if (accounts.length !== 2) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
     const integratorId = accounts[0].integrator_id;
     const wallets = await walletsOf(db, [sourceId, destinationId], true);
     const sourceWallets = wallets.filter((w) => w.accountId === sourceId);
     const refusal = mergeRefusal(await mergeFacts(db, integratorId, sourceId, destinationId, sourceWallets));
     if (refusal) throw refused(refusal);
-    const planned = mergeTransfers(sourceWallets, wallets.filter((w) => w.accountId === destinationId));
+    const planned = mergeTransfers(
+      sourceWallets,
+      wallets.filter((w) => w.accountId === destinationId),
+    );
     if (!planned.ok) throw refused(planned.message);
     await applyBlock(db, em, {
-      integratorId, accountId: sourceId, capability: 'login', issuer: 'svc', reason: 'merge_account', note: `Merged into ${destinationId}.`, clientId: null,
+      integratorId,
+      accountId: sourceId,
+      capability: 'login',
+      issuer: 'svc',
+      reason: 'merge_account',
+      note: `Merged into ${destinationId}.`,
+      clientId: null,
     });
     await tagBoth(db, integratorId, sourceId, destinationId);
     const result = await finish({ status: 200, body: success(mergeView(sourceId, destinationId, planned.transfers)) });
@@ -129,7 +181,19 @@ async function tagBoth(db: Executor, integratorId: string, sourceId: string, des
   await db.execute(
     `insert into account_tag (id, account_id, integrator_id, resource_id, resource_type, namespace, tag, status)
      values (?, ?, ?, ?, 'account', ?, 'merged-into', 'active'), (?, ?, ?, ?, 'account', ?, 'merged-from', 'active')`,
-    [newId('tag'), sourceId, integratorId, destinationId, MERGE_NAMESPACE, newId('tag'), destinationId, integratorId, sourceId, MERGE_NAMESPACE]);
+    [
+      newId('tag'),
+      sourceId,
+      integratorId,
+      destinationId,
+      MERGE_NAMESPACE,
+      newId('tag'),
+      destinationId,
+      integratorId,
+      sourceId,
+      MERGE_NAMESPACE,
+    ],
+  );
 }
 
 /** One posting for every balance that moves; its reference names the command, so it posts once. */

@@ -51,7 +51,9 @@ export class Migration20261125000000Foundation extends Migration {
         check ((state_province is null) = (country_iso is null))
       );`);
     this.addSql(`create unique index account_username_unique on account (integrator_id, lower(username));`);
-    this.addSql(`create unique index account_email_unique on account (integrator_id, lower(email_address)) where email_address is not null;`);
+    this.addSql(
+      `create unique index account_email_unique on account (integrator_id, lower(email_address)) where email_address is not null;`,
+    );
     this.addSql(`
       create table account_external_platform (
         account_id varchar(36) not null references account (id),
@@ -80,7 +82,9 @@ export class Migration20261125000000Foundation extends Migration {
         updated_at timestamptz not null default now()
       );`);
     this.addSql(`create index payment_method_account_idx on payment_method (account_id);`);
-    this.addSql(`create unique index payment_method_wallet_unique on payment_method (account_id, processing_currency, coalesce(wallet_kind, '')) where provider = 'wallet';`);
+    this.addSql(
+      `create unique index payment_method_wallet_unique on payment_method (account_id, processing_currency, coalesce(wallet_kind, '')) where provider = 'wallet';`,
+    );
     this.addSql(`
       create table tos_version (
         version serial primary key,

@@ -29,7 +29,9 @@ export class Migration20261126000000Ledger extends Migration {
         check ((kind = 'user_wallet') = (payment_method_id is not null)),
         constraint ledger_account_no_overdraft check (allow_negative or balance >= 0)
       );`);
-    this.addSql(`create unique index ledger_account_system_unique on ledger_account (integrator_id, kind, currency) where kind <> 'user_wallet';`);
+    this.addSql(
+      `create unique index ledger_account_system_unique on ledger_account (integrator_id, kind, currency) where kind <> 'user_wallet';`,
+    );
     this.addSql(`
       create table ledger_posting (
         id varchar(36) primary key,
@@ -76,8 +78,12 @@ export class Migration20261126000000Ledger extends Migration {
       begin
         raise exception '% rows are append-only', tg_table_name using errcode = '55000';
       end $$;`);
-    this.addSql(`create trigger ledger_entry_append_only before update or delete on ledger_entry for each row execute function ledger_append_only();`);
-    this.addSql(`create trigger ledger_posting_append_only before update or delete on ledger_posting for each row execute function ledger_append_only();`);
+    this.addSql(
+      `create trigger ledger_entry_append_only before update or delete on ledger_entry for each row execute function ledger_append_only();`,
+    );
+    this.addSql(
+      `create trigger ledger_posting_append_only before update or delete on ledger_posting for each row execute function ledger_append_only();`,
+    );
     // Every wallet payment method gets its ledger account; the wallet id is derived from the
     // payment method's ULID (pm_X → wal_X).
     this.addSql(`

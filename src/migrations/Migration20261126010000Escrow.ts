@@ -50,9 +50,13 @@ export class Migration20261126010000Escrow extends Migration {
       );`);
     this.addSql(`create index escrow_account_idx on escrow (account_id);`);
     // An escrow and its invoices point at each other: the keys are checked at commit.
-    this.addSql(`alter table invoice add constraint invoice_escrow_fk foreign key (escrow_id) references escrow (id) deferrable initially deferred;`);
+    this.addSql(
+      `alter table invoice add constraint invoice_escrow_fk foreign key (escrow_id) references escrow (id) deferrable initially deferred;`,
+    );
     for (const column of ['escrow_invoice_id', 'commit_invoice_id', 'cancel_invoice_id']) {
-      this.addSql(`alter table escrow add constraint escrow_${column}_fk foreign key (${column}) references invoice (id) deferrable initially deferred;`);
+      this.addSql(
+        `alter table escrow add constraint escrow_${column}_fk foreign key (${column}) references invoice (id) deferrable initially deferred;`,
+      );
     }
   }
 }

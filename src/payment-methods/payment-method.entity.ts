@@ -8,7 +8,10 @@ export const PaymentMethod = defineEntity({
   indexes: [
     { name: 'payment_method_account_idx', properties: ['account'] },
     // One wallet per currency and kind per account.
-    { name: 'payment_method_wallet_unique', expression: `create unique index payment_method_wallet_unique on payment_method (account_id, processing_currency, coalesce(wallet_kind, '')) where provider = 'wallet'` },
+    {
+      name: 'payment_method_wallet_unique',
+      expression: `create unique index payment_method_wallet_unique on payment_method (account_id, processing_currency, coalesce(wallet_kind, '')) where provider = 'wallet'`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -17,15 +20,25 @@ export const PaymentMethod = defineEntity({
     provider: p.enum(['wallet', 'pobo', 'card'] as const).columnType('varchar(16)'),
     methodClass: p.string().length(32),
     /** For token-currency wallets: `standard` (bought) or `convertible` (received). */
-    walletKind: p.enum(['standard', 'convertible'] as const).columnType('varchar(16)').nullable(),
+    walletKind: p
+      .enum(['standard', 'convertible'] as const)
+      .columnType('varchar(16)')
+      .nullable(),
     processingCurrency: p.string().length(3),
     displayString: p.string().length(200),
     pmState: p.string().length(16).default('active'),
     pspReference: p.string().length(64).nullable(),
     pspHashCode: p.string().length(64).nullable(),
     details: p.json<Record<string, unknown>>().default('{}'),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type IPaymentMethod = InferEntity<typeof PaymentMethod>;

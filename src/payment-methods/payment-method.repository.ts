@@ -12,8 +12,18 @@ import { joinWalletAccountSql } from '../ledger/ledger.repository.js';
 import { PaymentMethod, type IPaymentMethod } from './payment-method.entity.js';
 
 /** A new method's fields (its id and timestamps are made here). */
-export type NewPaymentMethod = Pick<IPaymentMethod,
-  'integratorId' | 'provider' | 'methodClass' | 'walletKind' | 'processingCurrency' | 'displayString' | 'pspReference' | 'pspHashCode' | 'details'>;
+export type NewPaymentMethod = Pick<
+  IPaymentMethod,
+  | 'integratorId'
+  | 'provider'
+  | 'methodClass'
+  | 'walletKind'
+  | 'processingCurrency'
+  | 'displayString'
+  | 'pspReference'
+  | 'pspHashCode'
+  | 'details'
+>;
 
 /** Adds a method to the caller's unit of work (written at its next flush). */
 export function addPaymentMethod(em: EntityManager, account: IAccount, method: NewPaymentMethod): IPaymentMethod {
@@ -68,13 +78,17 @@ export async function spendableBalance(db: Db, accountId: string, currency: stri
   const [row] = await db.execute<Array<{ spendable: string }>>(
     `select coalesce(sum(la.balance), 0)::text as spendable
        from payment_method pm ${joinWalletAccountSql('la', 'pm.id')}
-      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.pm_state = 'active'`, [accountId, currency]);
+      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.pm_state = 'active'`,
+    [accountId, currency],
+  );
   return Number(row.spendable);
 }
 
 /** An active method of the integrator: whose it is and its currency. */
 export async function activeMethod(db: Db, integratorId: string, id: string): Promise<{ accountId: string; currency: string } | undefined> {
   const [row] = await db.execute<Array<{ account_id: string; processing_currency: string }>>(
-    `select account_id, processing_currency from payment_method where id = ? and integrator_id = ? and pm_state = 'active'`, [id, integratorId]);
+    `select account_id, processing_currency from payment_method where id = ? and integrator_id = ? and pm_state = 'active'`,
+    [id, integratorId],
+  );
   return row && { accountId: row.account_id, currency: row.processing_currency };
 }

@@ -37,8 +37,10 @@ export function isExpired(expMonth: number, expYear: number, now = new Date()): 
 }
 
 /** Field errors for a card, or the sandbox outcome when it is acceptable. */
-export function checkCard(card: { number: string; exp_month: number; exp_year: number }, now = new Date()):
-  { ok: true; outcome: SandboxOutcome } | { ok: false; fields: Record<string, string> } {
+export function checkCard(
+  card: { number: string; exp_month: number; exp_year: number },
+  now = new Date(),
+): { ok: true; outcome: SandboxOutcome } | { ok: false; fields: Record<string, string> } {
   if (!luhnValid(card.number)) return { ok: false, fields: { 'card.number': 'INVALID_VALUE' } };
   const outcome = SANDBOX_CARDS[card.number];
   if (!outcome) return { ok: false, fields: { 'card.number': 'NOT_A_TEST_CARD' } };

@@ -14,11 +14,23 @@ import type { IAccount } from '../accounts/account.entity.js';
 import type { IIntegrator } from '../auth/integrator.entity.js';
 import { openWalletAccount } from '../ledger/ledger.service.js';
 import {
-  activeMethod, addPaymentMethod, findPoboMethods, listMethods, methodById, spendableBalance as walletsBalance, type PaymentMethodRecord,
+  activeMethod,
+  addPaymentMethod,
+  findPoboMethods,
+  listMethods,
+  methodById,
+  spendableBalance as walletsBalance,
+  type PaymentMethodRecord,
 } from './payment-method.repository.js';
 
 const PLATFORM_LABEL: Record<string, string> = {
-  steam: 'Steam', oculus: 'Oculus', apple: 'Apple', google: 'Google', microsoft: 'Microsoft', nintendo: 'Nintendo', sony: 'Sony',
+  steam: 'Steam',
+  oculus: 'Oculus',
+  apple: 'Apple',
+  google: 'Google',
+  microsoft: 'Microsoft',
+  nintendo: 'Nintendo',
+  sony: 'Sony',
 };
 
 function wallet(em: EntityManager, account: IAccount, currency: string, kind: 'standard' | 'convertible' | null, label: string) {
@@ -81,7 +93,11 @@ export async function updatePoboBilling(em: EntityManager, accountId: string, bi
 function providerData(row: PaymentMethodRecord): Record<string, unknown> {
   switch (row.provider) {
     case 'wallet':
-      return { wallet_id: row.wallet_id ?? walletIdOf(row.id), wallet_balance: String(row.balance ?? 0), wallet_type: row.wallet_kind ?? 'fiat' };
+      return {
+        wallet_id: row.wallet_id ?? walletIdOf(row.id),
+        wallet_balance: String(row.balance ?? 0),
+        wallet_type: row.wallet_kind ?? 'fiat',
+      };
     case 'card':
       return { brand: row.details.brand, last4: row.details.last4, exp_month: row.details.exp_month, exp_year: row.details.exp_year };
     case 'pobo':
@@ -131,7 +147,8 @@ export interface AddCardInput {
 export async function addCard(em: EntityManager, principal: Principal, accountId: string, input: AddCardInput) {
   const account = await requireAccount(em, principal, accountId);
   const checked = checkCard(input.card);
-  if (!checked.ok) throw AppError.invalid(Object.fromEntries(Object.entries(checked.fields).map(([f, c]) => [f, [c]])), 'The card is not acceptable.');
+  if (!checked.ok)
+    throw AppError.invalid(Object.fromEntries(Object.entries(checked.fields).map(([f, c]) => [f, [c]])), 'The card is not acceptable.');
   const { number, exp_month, exp_year } = input.card;
   const brand = cardBrand(number);
   const last4 = number.slice(-4);
@@ -145,7 +162,14 @@ export async function addCard(em: EntityManager, principal: Principal, accountId
     displayString: `${brand[0].toUpperCase()}${brand.slice(1)} •••• ${last4}`,
     pspReference: null,
     pspHashCode: fingerprint,
-    details: { brand, last4, exp_month, exp_year, sandbox_outcome: checked.outcome, ...(input.full_name ? { holder_name: input.full_name } : {}) },
+    details: {
+      brand,
+      last4,
+      exp_month,
+      exp_year,
+      sandbox_outcome: checked.outcome,
+      ...(input.full_name ? { holder_name: input.full_name } : {}),
+    },
   });
   await em.flush();
   return methodView((await methodById(emDb(em), method.id))!);

@@ -36,7 +36,13 @@ export class CommandBus {
   /** The jobs enqueued in a turn of the event loop go to Redis together (one round trip). */
   private readonly add = batched(async (jobs: Array<{ commandId: string; kind: string }>) => {
     try {
-      await this.queue.addBulk(jobs.map(({ commandId, kind }) => ({ name: QueueName.Commands, data: { commandId, kind }, opts: { ...COMMAND_JOB_OPTIONS, jobId: commandId } })));
+      await this.queue.addBulk(
+        jobs.map(({ commandId, kind }) => ({
+          name: QueueName.Commands,
+          data: { commandId, kind },
+          opts: { ...COMMAND_JOB_OPTIONS, jobId: commandId },
+        })),
+      );
       return jobs.map(() => true);
     } catch {
       return jobs.map(() => false);
@@ -53,7 +59,12 @@ export class CommandBus {
   private readonly connection: Redis;
 
   /** `logger` hears the queue's errors other than Redis being unreachable (see `queueErrors`). */
-  constructor(private readonly redisUrl: string, private readonly prefix: string, connection?: Redis, logger?: Logger) {
+  constructor(
+    private readonly redisUrl: string,
+    private readonly prefix: string,
+    connection?: Redis,
+    logger?: Logger,
+  ) {
     this.ownsConnection = !connection;
     this.connection = connection ?? createRedis(redisUrl, 'producer');
     this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix });
@@ -108,7 +119,8 @@ export class CommandBus {
     const job = await this.queue.getJob(commandId);
     if (job) {
       const state = await job.getState();
-      if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') return;
+      if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children')
+        return;
       await job.remove();
     }
     await this.enqueue(commandId, kind);
@@ -138,12 +150,15 @@ export class CommandBus {
       const check = () => {
         if (settled || checking) return;
         checking = true;
-        probe().then((value) => {
-          checking = false;
-          if (value !== null) finish(value);
-        }, () => {
-          checking = false;
-        });
+        probe().then(
+          (value) => {
+            checking = false;
+            if (value !== null) finish(value);
+          },
+          () => {
+            checking = false;
+          },
+        );
       };
       const poll = setInterval(check, POLL_MS);
       const timer = setTimeout(() => {

@@ -50,7 +50,10 @@ export function reportOutages(redis: Redis, logger: Logger, connection: string):
       logger.warn({ redis: connection, err: describeError(err) }, 'redis unavailable; reconnecting');
     } else if (now - said >= OUTAGE_REMINDER_MS) {
       said = now;
-      logger.warn({ redis: connection, down_s: Math.round((now - downSince) / 1000), err: describeError(err) }, 'redis still unavailable; reconnecting');
+      logger.warn(
+        { redis: connection, down_s: Math.round((now - downSince) / 1000), err: describeError(err) },
+        'redis still unavailable; reconnecting',
+      );
     }
   });
   redis.on('ready', () => {
@@ -61,7 +64,16 @@ export function reportOutages(redis: Redis, logger: Logger, connection: string):
 }
 
 /** Network error codes a lost or unreachable Redis shows up as. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** Whether an error only says that Redis cannot be reached (BullMQ's own test, plus the other network codes). */
 export function isConnectionFailure(err: Error & { code?: unknown }): boolean {

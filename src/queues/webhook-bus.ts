@@ -37,9 +37,13 @@ export class WebhookBus {
   async enqueue(deliveries: Array<{ deliveryId: string; jobId: string }>): Promise<boolean> {
     if (!deliveries.length) return true;
     try {
-      await this.queue.addBulk(deliveries.map((d) => ({
-        name: QueueName.Webhooks, data: { deliveryId: d.deliveryId }, opts: { ...WEBHOOK_JOB_OPTIONS, jobId: d.jobId },
-      })));
+      await this.queue.addBulk(
+        deliveries.map((d) => ({
+          name: QueueName.Webhooks,
+          data: { deliveryId: d.deliveryId },
+          opts: { ...WEBHOOK_JOB_OPTIONS, jobId: d.jobId },
+        })),
+      );
       return true;
     } catch {
       return false;
@@ -54,7 +58,8 @@ export class WebhookBus {
     const job = await this.queue.getJob(jobId);
     if (job) {
       const state = await job.getState();
-      if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') return false;
+      if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children')
+        return false;
       await job.remove();
     }
     return this.enqueue([{ deliveryId, jobId }]);

@@ -25,7 +25,10 @@ export async function ensureDemoClient(em: EntityManager, dataRoot = path.resolv
   // (one made by an earlier version without it gets it; its older accounts have no GEM wallets).
   await ensureIntegratorTokenCurrency(em, 'demo', 'GEM', 100);
   const created = await createClient(em, {
-    integrator: 'demo', scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true,
+    integrator: 'demo',
+    scopes: [...ALL_SCOPES],
+    canUnblock: true,
+    tosSigning: true,
   });
   mkdirSync(dataRoot, { recursive: true });
   writeFileSync(file, JSON.stringify(created, null, 2) + '\n', { mode: 0o600 });

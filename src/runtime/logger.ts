@@ -26,21 +26,32 @@ export function createLogger(level: string, name: string, destination: number | 
       // Not ready yet (the file is still opening): the next tick writes it.
     }
   }, 500).unref();
-  const logger = pino({
-    name,
-    level,
-    base: { pid: process.pid },
-    // An error is logged as `describeError` says (type, code, message; never a stack), and an
-    // already described one as it is: pino's own serializer would call it an `Object`.
-    serializers: { err: (err: unknown) => (err instanceof Error ? describeError(err) : err) },
-    redact: {
-      paths: [
-        'req.headers.authorization', 'req.headers.cookie', '*.client_secret', '*.secret', '*.access_token',
-        '*.password', 'client_secret', 'secret', 'access_token', 'password',
-      ],
-      censor: '[redacted]',
+  const logger = pino(
+    {
+      name,
+      level,
+      base: { pid: process.pid },
+      // An error is logged as `describeError` says (type, code, message; never a stack), and an
+      // already described one as it is: pino's own serializer would call it an `Object`.
+      serializers: { err: (err: unknown) => (err instanceof Error ? describeError(err) : err) },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          '*.client_secret',
+          '*.secret',
+          '*.access_token',
+          '*.password',
+          'client_secret',
+          'secret',
+          'access_token',
+          'password',
+        ],
+        censor: '[redacted]',
+      },
     },
-  }, stream);
+    stream,
+  );
   accessLoggers.set(logger, pino({ name, level, base: { pid: process.pid } }, stream));
   return logger;
 }

@@ -137,8 +137,15 @@ async function startPrivateRedis(dataRoot: string): Promise<() => void> {
   const pidFile = path.join(dir, 'redis.pid');
   // noeviction: BullMQ must never lose keys to memory pressure.
   const conf = [
-    `port ${PRIVATE_REDIS_PORT}`, 'bind 127.0.0.1', 'daemonize yes', `pidfile ${pidFile}`, `dir ${dir}`,
-    'save ""', 'appendonly no', 'maxmemory-policy noeviction', `logfile ${path.join(dataRoot, 'redis.log')}`,
+    `port ${PRIVATE_REDIS_PORT}`,
+    'bind 127.0.0.1',
+    'daemonize yes',
+    `pidfile ${pidFile}`,
+    `dir ${dir}`,
+    'save ""',
+    'appendonly no',
+    'maxmemory-policy noeviction',
+    `logfile ${path.join(dataRoot, 'redis.log')}`,
   ].join('\n');
   const confFile = path.join(dir, 'redis.conf');
   writeFileSync(confFile, conf + '\n');

@@ -63,7 +63,10 @@ export interface CheckoutInput {
 }
 
 class CallFailed extends Error {
-  constructor(readonly code: number, readonly messages: string[]) {
+  constructor(
+    readonly code: number,
+    readonly messages: string[],
+  ) {
     super(messages.join(' '));
   }
 }
@@ -104,7 +107,13 @@ export class HoldfastSdk {
     this.token = token;
   }
 
-  private async call<T>(method: string, path: string, token: PasswordToken | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; payload: T }> {
+  private async call<T>(
+    method: string,
+    path: string,
+    token: PasswordToken | undefined,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; payload: T }> {
     if (!token) throw new CallFailed(401, ['A password token is needed.']);
     let res: Response;
     try {
@@ -154,16 +163,27 @@ export class HoldfastSdk {
 
   /** Checkout of an authorized invoice (spec §4.6). */
   async checkout(input: CheckoutInput, callbacks: CheckoutCallbacks): Promise<void> {
-    await this.guarded((code, messages) => callbacks.error(code, messages), async () => {
-      const id = encodeURIComponent(input.authorizedInvoiceId);
-      if (input.paymentMethods) {
-        const paid = await this.call<Invoice>('POST', `/v2/invoice/${id}/pay`, input.passwordToken, { payment_methods: input.paymentMethods },
-          { 'idempotency-key': `sdk-${input.authorizedInvoiceId}-${input.paymentMethods.map((m) => `${m.payment_method_id}:${m.amount}`).join(',')}` });
-        return this.finish(input.authorizedInvoiceId, input.passwordToken, paid.payload, callbacks);
-      }
-      if (!input.container || typeof document === 'undefined') throw new CallFailed(400, ['Give paymentMethods, or a container to show the hosted checkout in.']);
-      await this.hostedCheckout(input, callbacks);
-    });
+    await this.guarded(
+      (code, messages) => callbacks.error(code, messages),
+      async () => {
+        const id = encodeURIComponent(input.authorizedInvoiceId);
+        if (input.paymentMethods) {
+          const paid = await this.call<Invoice>(
+            'POST',
+            `/v2/invoice/${id}/pay`,
+            input.passwordToken,
+            { payment_methods: input.paymentMethods },
+            {
+              'idempotency-key': `sdk-${input.authorizedInvoiceId}-${input.paymentMethods.map((m) => `${m.payment_method_id}:${m.amount}`).join(',')}`,
+            },
+          );
+          return this.finish(input.authorizedInvoiceId, input.passwordToken, paid.payload, callbacks);
+        }
+        if (!input.container || typeof document === 'undefined')
+          throw new CallFailed(400, ['Give paymentMethods, or a container to show the hosted checkout in.']);
+        await this.hostedCheckout(input, callbacks);
+      },
+    );
   }
 
   /** The hosted checkout in a frame of `container`: the user chooses and pays there. */
@@ -197,36 +217,53 @@ export class HoldfastSdk {
     });
     frame.remove();
     if (message.state === 'cancel') return callbacks.canceled?.();
-    const invoice = (await this.call<Invoice>('GET', `/v2/invoice/${encodeURIComponent(input.authorizedInvoiceId)}`, input.passwordToken)).payload;
+    const invoice = (await this.call<Invoice>('GET', `/v2/invoice/${encodeURIComponent(input.authorizedInvoiceId)}`, input.passwordToken))
+      .payload;
     if (message.state === 'complete') return this.finish(input.authorizedInvoiceId, input.passwordToken, invoice, callbacks);
     callbacks.error(invoice.state === 'FAILED' ? 402 : 500, [invoice.failure_reason || 'The checkout ended with an error.']);
   }
 
   /** The user's invoices, newest first (spec §4.6 transaction history); `limit` up to 100. */
-  async transactionHistory(passwordToken: PasswordToken, callbacks: FlowCallbacks<Invoice[]>, options: { limit?: number } = {}): Promise<void> {
-    await this.guarded((code, messages) => callbacks.error(code, messages), async () => {
-      const account = tokenAccount(passwordToken);
-      if (!account) throw new CallFailed(401, ['The password token is not a user token.']);
-      const page = await this.call<{ invoices: Invoice[]; has_more: boolean }>('GET',
-        `/v1/${encodeURIComponent(account)}/invoices?limit=${options.limit ?? 20}`, passwordToken);
-      callbacks.completed(page.payload.invoices);
-    });
+  async transactionHistory(
+    passwordToken: PasswordToken,
+    callbacks: FlowCallbacks<Invoice[]>,
+    options: { limit?: number } = {},
+  ): Promise<void> {
+    await this.guarded(
+      (code, messages) => callbacks.error(code, messages),
+      async () => {
+        const account = tokenAccount(passwordToken);
+        if (!account) throw new CallFailed(401, ['The password token is not a user token.']);
+        const page = await this.call<{ invoices: Invoice[]; has_more: boolean }>(
+          'GET',
+          `/v1/${encodeURIComponent(account)}/invoices?limit=${options.limit ?? 20}`,
+          passwordToken,
+        );
+        callbacks.completed(page.payload.invoices);
+      },
+    );
   }
 
   /** One invoice of the user (spec §4.6 receipt: a transaction id is an invoice id). */
   async receipt(transactionId: string, passwordToken: PasswordToken, callbacks: FlowCallbacks<Invoice>): Promise<void> {
-    await this.guarded((code, messages) => callbacks.error(code, messages), async () => {
-      callbacks.completed((await this.call<Invoice>('GET', `/v2/invoice/${encodeURIComponent(transactionId)}`, passwordToken)).payload);
-    });
+    await this.guarded(
+      (code, messages) => callbacks.error(code, messages),
+      async () => {
+        callbacks.completed((await this.call<Invoice>('GET', `/v2/invoice/${encodeURIComponent(transactionId)}`, passwordToken)).payload);
+      },
+    );
   }
 
   /** The user's payment methods, with `token` or the SDK's own. */
   async getPaymentMethods(callbacks: PaymentMethodCallbacks, token?: PasswordToken): Promise<void> {
-    await this.guarded((code, messages) => callbacks.failure(code, messages), async () => {
-      const use = token ?? this.token;
-      const account = use ? tokenAccount(use) : null;
-      if (!use || !account) throw new CallFailed(401, ['A user password token is needed.']);
-      callbacks.success((await this.call<PaymentMethod[]>('GET', `/v1/${encodeURIComponent(account)}/payment_methods`, use)).payload);
-    });
+    await this.guarded(
+      (code, messages) => callbacks.failure(code, messages),
+      async () => {
+        const use = token ?? this.token;
+        const account = use ? tokenAccount(use) : null;
+        if (!use || !account) throw new CallFailed(401, ['A user password token is needed.']);
+        callbacks.success((await this.call<PaymentMethod[]>('GET', `/v1/${encodeURIComponent(account)}/payment_methods`, use)).payload);
+      },
+    );
   }
 }

@@ -28,7 +28,11 @@ export interface TokenPurchaseInput {
 
 /** Buys standard tokens with a USD payment method; answers 201 with the invoice as paid (or FAILED). */
 export async function purchaseTokens(
-  em: EntityManager, bus: CommandBus, principal: Principal, input: TokenPurchaseInput, opts: { respondAsync: boolean; syncWaitMs: number },
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  input: TokenPurchaseInput,
+  opts: { respondAsync: boolean; syncWaitMs: number },
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const integrator = await integratorProfile(em, principal.integratorId);
   if (!integrator.tokenCurrency || !integrator.tokensPerUsd) {
@@ -42,7 +46,11 @@ export async function purchaseTokens(
   const destination = input.destination_account_id ?? method.accountId;
   await requireAccount(em, principal, destination);
   await assertCanTransact(pooled(em), [method.accountId, destination]);
-  const metadata: TokenPurchaseMetadata = { tokens: quote.tokens, token_currency: integrator.tokenCurrency, destination_account_id: destination };
+  const metadata: TokenPurchaseMetadata = {
+    tokens: quote.tokens,
+    token_currency: integrator.tokenCurrency,
+    destination_account_id: destination,
+  };
   const now = new Date();
   const invoice = em.create(Invoice, {
     id: newId('inv'),
@@ -59,20 +67,34 @@ export async function purchaseTokens(
     totalAmount: quote.cents,
     failureReason: null,
     paymentMethods: [{ payment_method_id: input.payment_method_id, amount: quote.cents, currency: 'USD' }],
-    lineItems: [{
-      line_item_id: newId('li'), amount: quote.cents, currency: 'USD', transaction_type: 'user_to_integrator',
-      product_sku: integrator.tokenCurrency, description: `${quote.tokens} ${integrator.tokenCurrency}`, reference_type: '', reference_id: '',
-      metadata: { ...metadata }, recipients: [],
-    }],
+    lineItems: [
+      {
+        line_item_id: newId('li'),
+        amount: quote.cents,
+        currency: 'USD',
+        transaction_type: 'user_to_integrator',
+        product_sku: integrator.tokenCurrency,
+        description: `${quote.tokens} ${integrator.tokenCurrency}`,
+        reference_type: '',
+        reference_id: '',
+        metadata: { ...metadata },
+        recipients: [],
+      },
+    ],
     createdAt: now,
     updatedAt: now,
   });
   await em.flush();
-  const result = await runCommand(em, bus, { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoice.id }, {
-    ...opts,
-    location: `/v2/invoice/${invoice.id}`,
-    current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoice.id }))),
-  });
+  const result = await runCommand(
+    em,
+    bus,
+    { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoice.id },
+    {
+      ...opts,
+      location: `/v2/invoice/${invoice.id}`,
+      current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoice.id }))),
+    },
+  );
   // The purchase made the invoice: a finished payment answers 201 Created.
   return result.status === 200 ? { ...result, status: 201 } : result;
 }

@@ -7,7 +7,10 @@ export const TosVersion = defineEntity({
   properties: {
     version: p.integer().primary().autoincrement(),
     content: p.text(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type ITosVersion = InferEntity<typeof TosVersion>;
@@ -19,7 +22,10 @@ export const TosSignature = defineEntity({
   properties: {
     accountId: p.string().primary().length(36),
     version: p.integer().primary(),
-    signedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    signedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 export type ITosSignature = InferEntity<typeof TosSignature>;

@@ -13,7 +13,13 @@ import { authorizeInvoice } from '../invoices/invoice-authorization.service.js';
 async function demoPrincipal(em: EntityManager, clientId: string): Promise<Principal> {
   const client = await findClient(em, clientId);
   if (!client) throw new Error('the demo client is gone: restart npm start to make it again');
-  return { clientId: client.id, integratorId: client.integrator.id, scopes: client.scopes, isOperator: false, canUnblock: client.canUnblock };
+  return {
+    clientId: client.id,
+    integratorId: client.integrator.id,
+    scopes: client.scopes,
+    isOperator: false,
+    canUnblock: client.canUnblock,
+  };
 }
 
 async function demoBuyer(em: EntityManager, principal: Principal): Promise<string> {
@@ -22,14 +28,30 @@ async function demoBuyer(em: EntityManager, principal: Principal): Promise<strin
 }
 
 /** A new buyer and an authorized invoice for a USD 4.99 cape (widget mechanism): the redirect for the widget. */
-export async function demoCheckout(em: EntityManager, signer: TokenSigner, clientId: string, webUrl: string): Promise<{ redirect: string }> {
+export async function demoCheckout(
+  em: EntityManager,
+  signer: TokenSigner,
+  clientId: string,
+  webUrl: string,
+): Promise<{ redirect: string }> {
   const principal = await demoPrincipal(em, clientId);
   const accountId = await demoBuyer(em, principal);
-  const authorized = await authorizeInvoice(em, signer, principal, {
-    account_id: accountId, invoice_mechanism: 'widget', reference_type: 'demo-order', reference_id: randomBytes(4).toString('hex'),
-    description: 'Demo shop',
-    line_items: [{ amount: 499, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'cape-1', description: 'Winter cape' }],
-  }, webUrl);
+  const authorized = await authorizeInvoice(
+    em,
+    signer,
+    principal,
+    {
+      account_id: accountId,
+      invoice_mechanism: 'widget',
+      reference_type: 'demo-order',
+      reference_id: randomBytes(4).toString('hex'),
+      description: 'Demo shop',
+      line_items: [
+        { amount: 499, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'cape-1', description: 'Winter cape' },
+      ],
+    },
+    webUrl,
+  );
   return { redirect: (authorized as { redirect: string }).redirect };
 }
 

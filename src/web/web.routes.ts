@@ -35,8 +35,9 @@ type PageError = 'link_expired' | 'invalid_flow' | 'invalid_config' | 'redirect_
  */
 function pageHeaders(res: Response, ancestors: string, frames = false): void {
   res.set({
-    'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-      + `base-uri 'none'; form-action 'none'; frame-ancestors ${ancestors}${frames ? "; frame-src 'self'" : ''}`,
+    'Content-Security-Policy':
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+      `base-uri 'none'; form-action 'none'; frame-ancestors ${ancestors}${frames ? "; frame-src 'self'" : ''}`,
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'no-store',
@@ -54,7 +55,10 @@ function sendShell(res: Response, ancestors: string, status: number, error?: Pag
  * server side acts with the demo client.
  */
 export function webRoutes(deps: {
-  signer: TokenSigner; allowedRedirectPatterns: string[]; frameAncestors?: string; demo?: { clientId: string; webUrl: string };
+  signer: TokenSigner;
+  allowedRedirectPatterns: string[];
+  frameAncestors?: string;
+  demo?: { clientId: string; webUrl: string };
 }): Router {
   const router = express.Router();
   const ancestors = deps.frameAncestors ?? '*';
@@ -94,7 +98,10 @@ export function webRoutes(deps: {
     pageHeaders(res, ancestors);
     res.redirect(303, `/ui/${checked.options.flow}?${forward}#${fragment}`);
   });
-  router.get(FLOWS.map((flow) => `/ui/${flow}`), (_req, res) => shell(res, 200));
+  router.get(
+    FLOWS.map((flow) => `/ui/${flow}`),
+    (_req, res) => shell(res, 200),
+  );
   router.get('/ui/assets/:file', (req, res, next) => {
     const found = ASSETS[String(req.params.file)];
     if (!found) return next();
@@ -102,8 +109,14 @@ export function webRoutes(deps: {
   });
   // Loaded by integrators' pages from their own origins.
   router.get('/widget.js', (_req, res) => {
-    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300',
-      'Cross-Origin-Resource-Policy': 'cross-origin' }).send(WIDGET);
+    res
+      .set({
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'public, max-age=300',
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+      })
+      .send(WIDGET);
   });
   return router;
 }

@@ -23,19 +23,31 @@ export interface FlowOptions {
 export type FlowProblem = 'invalid_flow' | 'invalid_config' | 'redirect_not_allowed';
 
 const CHECKOUT_KEYS: Record<string, 'boolean' | 'object' | 'string'> = {
-  hideUserWallets: 'boolean', hideSKUs: 'boolean', showInvoiceReferenceInfo: 'boolean', selectButton: 'object', postOAuthURLOverride: 'string',
+  hideUserWallets: 'boolean',
+  hideSKUs: 'boolean',
+  showInvoiceReferenceInfo: 'boolean',
+  selectButton: 'object',
+  postOAuthURLOverride: 'string',
 };
-const SELECTION_KEYS: Record<string, 'boolean' | 'object' | 'string'> = { transactionDetails: 'object', selectButton: 'object', postOAuthURLOverride: 'string' };
+const SELECTION_KEYS: Record<string, 'boolean' | 'object' | 'string'> = {
+  transactionDetails: 'object',
+  selectButton: 'object',
+  postOAuthURLOverride: 'string',
+};
 const VIEW_KEYS: Record<string, 'boolean' | 'object' | 'string'> = { hideSKUs: 'boolean', postOAuthURLOverride: 'string' };
 const KEYS: Record<Flow, Record<string, 'boolean' | 'object' | 'string'>> = {
-  checkout: CHECKOUT_KEYS, 'payment-selection': SELECTION_KEYS, 'transaction-history': VIEW_KEYS, receipt: VIEW_KEYS,
+  checkout: CHECKOUT_KEYS,
+  'payment-selection': SELECTION_KEYS,
+  'transaction-history': VIEW_KEYS,
+  receipt: VIEW_KEYS,
 };
 const ID = /^[A-Za-z0-9_-]{1,36}$/;
 
 /** A CSS colour we pass on as it is: hex, rgb()/rgba()/hsl()/hsla() of numbers, or a colour keyword. */
 export function isColor(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= 40
-    && /^(#[0-9a-f]{3,8}|(rgb|rgba|hsl|hsla)\(\s*[\d.%\s,/]+\)|[a-z]{3,20})$/i.test(value);
+  return (
+    typeof value === 'string' && value.length <= 40 && /^(#[0-9a-f]{3,8}|(rgb|rgba|hsl|hsla)\(\s*[\d.%\s,/]+\)|[a-z]{3,20})$/i.test(value)
+  );
 }
 
 /**
@@ -77,7 +89,7 @@ function parseJson(raw: string | undefined): Record<string, unknown> | null {
   if (raw.length > 4096) return null;
   try {
     const value: unknown = JSON.parse(raw);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
   }
@@ -90,7 +102,10 @@ function parseJson(raw: string | undefined): Record<string, unknown> | null {
  * unknown config keys, wrong types, colours that are not colours and a `postOAuthURLOverride`
  * off the allowed list are refused.
  */
-export function flowOptions(query: Record<string, string | undefined>, redirectPatterns: string[]): { ok: true; options: FlowOptions } | { ok: false; problem: FlowProblem } {
+export function flowOptions(
+  query: Record<string, string | undefined>,
+  redirectPatterns: string[],
+): { ok: true; options: FlowOptions } | { ok: false; problem: FlowProblem } {
   const authorized = query.authorized_invoice_id || undefined;
   const flow = (query.flow || (authorized ? 'checkout' : 'payment-selection')) as Flow;
   if (!FLOWS.includes(flow)) return { ok: false, problem: 'invalid_flow' };
@@ -107,8 +122,16 @@ export function flowOptions(query: Record<string, string | undefined>, redirectP
   const label = (config.selectButton as { label?: unknown } | undefined)?.label;
   if (config.selectButton && (typeof label !== 'string' || label.length > 60)) return { ok: false, problem: 'invalid_config' };
   const details = config.transactionDetails as { transaction_amount?: unknown; currency?: unknown } | undefined;
-  if (details && !(Number.isSafeInteger(details.transaction_amount) && (details.transaction_amount as number) > 0
-    && typeof details.currency === 'string' && /^[A-Z]{3}$/.test(details.currency))) return { ok: false, problem: 'invalid_config' };
+  if (
+    details &&
+    !(
+      Number.isSafeInteger(details.transaction_amount) &&
+      (details.transaction_amount as number) > 0 &&
+      typeof details.currency === 'string' &&
+      /^[A-Z]{3}$/.test(details.currency)
+    )
+  )
+    return { ok: false, problem: 'invalid_config' };
   for (const [key, value] of Object.entries(theme)) {
     if ((key !== 'backgroundColor' && key !== 'primaryColor') || !isColor(value)) return { ok: false, problem: 'invalid_config' };
   }
@@ -116,6 +139,13 @@ export function flowOptions(query: Record<string, string | undefined>, redirectP
   if (override !== undefined && !redirectAllowed(override, redirectPatterns)) return { ok: false, problem: 'redirect_not_allowed' };
   return {
     ok: true,
-    options: { flow, authorizedInvoiceId: authorized, invoiceId: query.invoice_id || undefined, config, theme: theme as FlowOptions['theme'], postOAuthURLOverride: override },
+    options: {
+      flow,
+      authorizedInvoiceId: authorized,
+      invoiceId: query.invoice_id || undefined,
+      config,
+      theme: theme as FlowOptions['theme'],
+      postOAuthURLOverride: override,
+    },
   };
 }

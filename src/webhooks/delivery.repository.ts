@@ -40,12 +40,15 @@ export function loadDeliveries(db: Db, ids: string[]): Promise<DeliveryRecord[]>
             o.event_name, o.message, o.created_at as event_created, i.name as integrator
        from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id join outbox o on o.id = d.event_id
        ${joinIntegratorSql('i', 'd.integrator_id')}
-      where d.id = any (?::varchar[])`, [ids]);
+      where d.id = any (?::varchar[])`,
+    [ids],
+  );
 }
 
 /** Successes, for a batch at once: the attempt, the delivery done, the endpoint healthy. */
 export async function recordSuccesses(
-  db: Db, acks: Array<{ deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }>,
+  db: Db,
+  acks: Array<{ deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }>,
 ): Promise<void> {
   await db.execute(
     `with v as (
@@ -59,27 +62,43 @@ export async function recordSuccesses(
      update webhook_delivery d set attempts = d.attempts + 1, state = 'delivered', last_status = v.status, last_error = null,
             finished_at = now(), updated_at = now()
        from v where d.id = v.delivery_id`,
-    [acks.map((a) => a.deliveryId), acks.map((a) => a.endpointId), acks.map((a) => a.eventId), acks.map((a) => a.status), acks.map((a) => a.latencyMs)]);
+    [
+      acks.map((a) => a.deliveryId),
+      acks.map((a) => a.endpointId),
+      acks.map((a) => a.eventId),
+      acks.map((a) => a.status),
+      acks.map((a) => a.latencyMs),
+    ],
+  );
 }
 
 /** Gives a delivery up. */
 export async function markDeliveryDead(db: Db, id: string, error?: string): Promise<void> {
   if (error === undefined) await db.execute(`update webhook_delivery set state = 'dead', finished_at = now() where id = ?`, [id]);
-  else await db.execute(`update webhook_delivery set state = 'dead', last_error = ?, finished_at = now(), updated_at = now() where id = ?`, [error, id]);
+  else
+    await db.execute(`update webhook_delivery set state = 'dead', last_error = ?, finished_at = now(), updated_at = now() where id = ?`, [
+      error,
+      id,
+    ]);
 }
 
 /** Records a failed attempt; returns the delivery's attempts so far and since when its endpoint fails. */
 export async function recordFailure(
-  db: Db, failure: { deliveryId: string; endpointId: string; eventId: string; status: number | null; latencyMs: number; error: string },
+  db: Db,
+  failure: { deliveryId: string; endpointId: string; eventId: string; status: number | null; latencyMs: number; error: string },
 ): Promise<{ attempts: number; failingSince: Date }> {
   await db.execute(
     `insert into webhook_attempt (delivery_id, endpoint_id, event_id, status_code, latency_ms, ok, error) values (?, ?, ?, ?, ?, false, ?)`,
-    [failure.deliveryId, failure.endpointId, failure.eventId, failure.status, failure.latencyMs, failure.error]);
+    [failure.deliveryId, failure.endpointId, failure.eventId, failure.status, failure.latencyMs, failure.error],
+  );
   const [row] = await db.execute<Array<{ attempts: number }>>(
     `update webhook_delivery set attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = now() where id = ? returning attempts`,
-    [failure.status, failure.error, failure.deliveryId]);
+    [failure.status, failure.error, failure.deliveryId],
+  );
   const [endpoint] = await db.execute<Array<{ failing_since: Date }>>(
-    `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`, [failure.endpointId]);
+    `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
+    [failure.endpointId],
+  );
   return { attempts: row.attempts, failingSince: new Date(endpoint.failing_since) };
 }
 
@@ -87,12 +106,17 @@ export async function recordFailure(
 export async function disableFailingEndpoint(db: Db, endpointId: string): Promise<void> {
   await db.execute(
     `update webhook_endpoint set status = 'disabled', disabled_reason = 'failing without a success since ' || ${isoTimestampSql('failing_since')},
-            updated_at = now() where id = ? and status = 'enabled'`, [endpointId]);
+            updated_at = now() where id = ? and status = 'enabled'`,
+    [endpointId],
+  );
 }
 
 /** Schedules the next attempt. */
 export async function scheduleRetry(db: Db, id: string, delayMs: number): Promise<void> {
-  await db.execute(`update webhook_delivery set state = 'pending', next_attempt_at = now() + (? * interval '1 millisecond') where id = ?`, [delayMs, id]);
+  await db.execute(`update webhook_delivery set state = 'pending', next_attempt_at = now() + (? * interval '1 millisecond') where id = ?`, [
+    delayMs,
+    id,
+  ]);
 }
 
 /**
@@ -113,7 +137,9 @@ export async function relayEvents(db: Db, limit: number): Promise<{ events: numb
        returning id, job_id
      )
      select (select count(*) from marked)::int as events,
-            coalesce((select json_agg(json_build_object('id', id, 'job_id', job_id)) from made), '[]') as deliveries`, [limit]);
+            coalesce((select json_agg(json_build_object('id', id, 'job_id', job_id)) from made), '[]') as deliveries`,
+    [limit],
+  );
   return { events: row.events, deliveries: row.deliveries.map((d) => ({ deliveryId: d.id, jobId: d.job_id })) };
 }
 
@@ -121,7 +147,9 @@ export async function relayEvents(db: Db, limit: number): Promise<{ events: numb
 export async function overdueDeliveries(db: Db, graceMs: number): Promise<DeliveryJob[]> {
   const rows = await db.execute<Array<{ id: string; job_id: string }>>(
     `select id, job_id from webhook_delivery where state = 'pending' and next_attempt_at < now() - (? * interval '1 millisecond')
-      order by next_attempt_at limit 1000`, [graceMs]);
+      order by next_attempt_at limit 1000`,
+    [graceMs],
+  );
   return rows.map((r) => ({ deliveryId: r.id, jobId: r.job_id }));
 }
 
@@ -129,7 +157,11 @@ export async function overdueDeliveries(db: Db, graceMs: number): Promise<Delive
  * Sends again the finished deliveries of an event (or of an endpoint's events since a time) and
  * makes those it should have had, each under a job id ending in `suffix`.
  */
-export async function replayDeliveries(db: Db, filter: { eventId: string } | { endpointId: string; since: Date }, suffix: string): Promise<DeliveryJob[]> {
+export async function replayDeliveries(
+  db: Db,
+  filter: { eventId: string } | { endpointId: string; since: Date },
+  suffix: string,
+): Promise<DeliveryJob[]> {
   const byEvent = 'eventId' in filter;
   const match = byEvent ? 'o.id = ?' : 'e.id = ? and o.created_at >= ?';
   const params = byEvent ? [filter.eventId] : [filter.endpointId, filter.since];
@@ -138,14 +170,18 @@ export async function replayDeliveries(db: Db, filter: { eventId: string } | { e
             job_id = d.event_id || '.' || d.endpoint_id || ?
        from outbox o, webhook_endpoint e
       where o.id = d.event_id and e.id = d.endpoint_id and d.state <> 'pending' and e.status = 'enabled' and ${match}
-     returning d.id, d.job_id`, [suffix, ...params]);
+     returning d.id, d.job_id`,
+    [suffix, ...params],
+  );
   const made = await db.execute<Array<{ id: string; job_id: string }>>(
     `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), o.id, e.id, o.integrator_id, 'pending', o.id || '.' || e.id || ?
        from outbox o join webhook_endpoint e on e.integrator_id = o.integrator_id and e.status = 'enabled' and o.event_name = any (e.events)
       where ${match}
      on conflict (event_id, endpoint_id) do nothing
-     returning id, job_id`, [suffix, ...params]);
+     returning id, job_id`,
+    [suffix, ...params],
+  );
   return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id }));
 }
 
@@ -159,27 +195,34 @@ export async function purgeHistory(db: Db, days: number, batch: number): Promise
          select ctid from webhook_attempt where attempted_at < now() - (? * interval '1 day') or delivery_id in (select id from old_deliveries) limit ?)
        returning 1
      )
-     select (select count(*) from attempts)::int as attempts`, [days, batch, days, batch * 4]);
+     select (select count(*) from attempts)::int as attempts`,
+    [days, batch, days, batch * 4],
+  );
   const [deliveries] = await db.execute<Array<{ n: number }>>(
     `with gone as (
        delete from webhook_delivery d where d.id in (
          select id from webhook_delivery where state <> 'pending' and finished_at < now() - (? * interval '1 day') limit ?)
          and not exists (select 1 from webhook_attempt a where a.delivery_id = d.id)
        returning 1
-     ) select count(*)::int as n from gone`, [days, batch]);
+     ) select count(*)::int as n from gone`,
+    [days, batch],
+  );
   const [events] = await db.execute<Array<{ n: number }>>(
     `with gone as (
        delete from outbox o where o.id in (
          select id from outbox where relayed_at < now() - (? * interval '1 day') limit ?)
          and not exists (select 1 from webhook_delivery d where d.event_id = o.id)
        returning 1
-     ) select count(*)::int as n from gone`, [days, batch]);
+     ) select count(*)::int as n from gone`,
+    [days, batch],
+  );
   return row.attempts + deliveries.n + events.n;
 }
 
 /** How old the oldest unrelayed event is, in seconds (0 when none wait). */
 export async function outboxLagSeconds(db: Db): Promise<number> {
   const [row] = await db.execute<Array<{ lag: number | null }>>(
-    `select extract(epoch from now() - min(created_at))::float8 as lag from outbox where relayed_at is null`);
+    `select extract(epoch from now() - min(created_at))::float8 as lag from outbox where relayed_at is null`,
+  );
   return Math.max(0, row?.lag ?? 0);
 }

@@ -12,7 +12,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import got from 'got';
 import { db as pooled } from '../db/sql.js';
 import {
-  disableFailingEndpoint, loadDeliveries, markDeliveryDead, recordFailure, recordSuccesses, scheduleRetry, type DeliveryRecord,
+  disableFailingEndpoint,
+  loadDeliveries,
+  markDeliveryDead,
+  recordFailure,
+  recordSuccesses,
+  scheduleRetry,
+  type DeliveryRecord,
 } from './delivery.repository.js';
 import { batched } from '../db/batch.js';
 import { deliveryBody, isPrivateAddress, retryDelayMs, shouldDisable, signatureHeader } from './webhook.rules.js';
@@ -52,8 +58,12 @@ function publicOnlyLookup(hostname: string, options: { all?: boolean } | number 
 }
 
 /** Sends one request; never throws. */
-export async function send(url: string, body: string, headers: Record<string, string>, allowPrivate: boolean):
-  Promise<{ status: number | null; error: string | null; latencyMs: number }> {
+export async function send(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  allowPrivate: boolean,
+): Promise<{ status: number | null; error: string | null; latencyMs: number }> {
   const started = performance.now();
   const done = (status: number | null, error: string | null) => ({ status, error, latencyMs: Math.round(performance.now() - started) });
   let host: string;
@@ -118,10 +128,12 @@ export function deliveryAttempts(em: EntityManager, policy: DeliveryPolicy): (de
     return ids.map((id) => byId.get(id));
   });
   // A success: the attempt, the delivery done, the endpoint healthy — for a whole batch at once.
-  const delivered = batched<{ deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }, void>(async (acks) => {
-    await recordSuccesses(db, acks);
-    return acks.map(() => undefined);
-  });
+  const delivered = batched<{ deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }, void>(
+    async (acks) => {
+      await recordSuccesses(db, acks);
+      return acks.map(() => undefined);
+    },
+  );
   return (deliveryId) => attempt(em, deliveryId, policy, load, delivered);
 }
 
@@ -130,7 +142,9 @@ export function deliveryAttempts(em: EntityManager, policy: DeliveryPolicy): (de
  * retry) is sent once more; a delivered one is left alone.
  */
 async function attempt(
-  em: EntityManager, deliveryId: string, policy: DeliveryPolicy,
+  em: EntityManager,
+  deliveryId: string,
+  policy: DeliveryPolicy,
   load: (id: string) => Promise<Loaded | undefined>,
   delivered: (ack: { deliveryId: string; endpointId: string; eventId: string; status: number; latencyMs: number }) => Promise<void>,
 ): Promise<AttemptOutcome> {
@@ -142,14 +156,25 @@ async function attempt(
     await markDeliveryDead(db, deliveryId, error);
     return { outcome: 'dead', error };
   }
-  const body = deliveryBody({ id: d.event_id, event_name: d.event_name, message: d.message, created: new Date(d.event_created).toISOString(), integrator: d.integrator });
+  const body = deliveryBody({
+    id: d.event_id,
+    event_name: d.event_name,
+    message: d.message,
+    created: new Date(d.event_created).toISOString(),
+    integrator: d.integrator,
+  });
   const timestamp = Math.floor(Date.now() / 1000);
   const secrets = d.previous_secret && d.previous_valid ? [d.secret, d.previous_secret] : [d.secret];
-  const result = await send(d.url, body, {
-    'webhook-id': d.event_id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, body),
-  }, policy.allowPrivateTargets);
+  const result = await send(
+    d.url,
+    body,
+    {
+      'webhook-id': d.event_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, d.event_id, timestamp, body),
+    },
+    policy.allowPrivateTargets,
+  );
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   if (ok) {
     await delivered({ deliveryId, endpointId: d.endpoint_id, eventId: d.event_id, status: result.status!, latencyMs: result.latencyMs });
@@ -158,7 +183,12 @@ async function attempt(
   const error = result.error ?? `HTTP ${result.status}`;
   return db.transaction(async (tx) => {
     const failed = await recordFailure(tx, {
-      deliveryId, endpointId: d.endpoint_id, eventId: d.event_id, status: result.status, latencyMs: result.latencyMs, error,
+      deliveryId,
+      endpointId: d.endpoint_id,
+      eventId: d.event_id,
+      status: result.status,
+      latencyMs: result.latencyMs,
+      error,
     });
     const disable = shouldDisable(failed.failingSince, new Date(), policy.disableAfterMs);
     if (disable) await disableFailingEndpoint(tx, d.endpoint_id);

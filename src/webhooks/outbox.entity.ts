@@ -10,7 +10,10 @@ export const OutboxEvent = defineEntity({
     integratorId: p.string().length(36),
     eventName: p.string().length(64),
     message: p.json<Record<string, unknown>>(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     relayedAt: p.datetime().nullable(),
   },
 });

@@ -10,7 +10,12 @@ import type { EventName } from './webhook.rules.js';
 /** Records an event; it commits or rolls back with the caller's transaction. Delivery is the relay's job. */
 export async function insertEvent(db: Db, integratorId: string, eventName: EventName, message: Record<string, unknown>): Promise<string> {
   const id = newId('evt');
-  await db.execute('insert into outbox (id, integrator_id, event_name, message) values (?, ?, ?, ?::jsonb)', [id, integratorId, eventName, JSON.stringify(message)]);
+  await db.execute('insert into outbox (id, integrator_id, event_name, message) values (?, ?, ?, ?::jsonb)', [
+    id,
+    integratorId,
+    eventName,
+    JSON.stringify(message),
+  ]);
   return id;
 }
 

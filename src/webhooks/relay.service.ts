@@ -37,7 +37,10 @@ export function outboxLagSeconds(em: EntityManager): Promise<number> {
  * have had but never got (an endpoint added or disabled meanwhile). Each starts a fresh retry
  * schedule under a new job id; deliveries still pending are left to run.
  */
-export function replayDeliveries(em: EntityManager, filter: { eventId: string } | { endpointId: string; since: Date }): Promise<NewDelivery[]> {
+export function replayDeliveries(
+  em: EntityManager,
+  filter: { eventId: string } | { endpointId: string; since: Date },
+): Promise<NewDelivery[]> {
   return db(em).transaction((tx) => deliveries.replayDeliveries(tx, filter, `.r${Date.now()}`));
 }
 

@@ -4,7 +4,12 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const WebhookEndpoint = defineEntity({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoint',
-  indexes: [{ name: 'webhook_endpoint_integrator_idx', expression: `create index webhook_endpoint_integrator_idx on webhook_endpoint (integrator_id) where status <> 'deleted'` }],
+  indexes: [
+    {
+      name: 'webhook_endpoint_integrator_idx',
+      expression: `create index webhook_endpoint_integrator_idx on webhook_endpoint (integrator_id) where status <> 'deleted'`,
+    },
+  ],
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),
@@ -18,8 +23,15 @@ export const WebhookEndpoint = defineEntity({
     status: p.enum(['enabled', 'disabled', 'deleted'] as const).columnType('varchar(16)'),
     disabledReason: p.string().length(200).nullable(),
     failingSince: p.datetime().nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type IWebhookEndpoint = InferEntity<typeof WebhookEndpoint>;
@@ -30,7 +42,10 @@ export const WebhookDelivery = defineEntity({
   tableName: 'webhook_delivery',
   uniques: [{ name: 'webhook_delivery_event_id_endpoint_id_key', properties: ['eventId', 'endpointId'] }],
   indexes: [
-    { name: 'webhook_delivery_pending_idx', expression: `create index webhook_delivery_pending_idx on webhook_delivery (next_attempt_at) where state = 'pending'` },
+    {
+      name: 'webhook_delivery_pending_idx',
+      expression: `create index webhook_delivery_pending_idx on webhook_delivery (next_attempt_at) where state = 'pending'`,
+    },
     { name: 'webhook_delivery_endpoint_idx', properties: ['endpointId', 'createdAt'] },
   ],
   properties: {
@@ -44,8 +59,15 @@ export const WebhookDelivery = defineEntity({
     jobId: p.string().length(120),
     lastStatus: p.integer().nullable(),
     lastError: p.string().length(500).nullable(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     finishedAt: p.datetime().nullable(),
   },
 });
@@ -55,7 +77,12 @@ export type IWebhookDelivery = InferEntity<typeof WebhookDelivery>;
 export const WebhookAttempt = defineEntity({
   name: 'WebhookAttempt',
   tableName: 'webhook_attempt',
-  indexes: [{ name: 'webhook_attempt_endpoint_idx', expression: 'create index webhook_attempt_endpoint_idx on webhook_attempt (endpoint_id, attempted_at desc)' }],
+  indexes: [
+    {
+      name: 'webhook_attempt_endpoint_idx',
+      expression: 'create index webhook_attempt_endpoint_idx on webhook_attempt (endpoint_id, attempted_at desc)',
+    },
+  ],
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     deliveryId: p.string().length(36),

@@ -3,15 +3,37 @@ import { createHmac } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 
 /** Every event Holdfast emits (spec §6.1 and DESIGN §4's invoice completion). */
-export const EVENT_NAMES = ['register-account-completed', 'account-block-unblock-webhook', 'escrow-transaction-update', 'invoice-completed'] as const;
+export const EVENT_NAMES = [
+  'register-account-completed',
+  'account-block-unblock-webhook',
+  'escrow-transaction-update',
+  'invoice-completed',
+] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
 const PRIVATE = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 /** Loopback, private, link-local, shared, multicast or unspecified: not a public internet address. */
 export function isPrivateAddress(address: string): boolean {
@@ -52,7 +74,12 @@ export function targetProblem(raw: string, allowPrivate: boolean): 'INVALID_URL'
  */
 export function signatureHeader(secrets: string[], id: string, timestamp: number, body: string): string {
   return secrets
-    .map((secret) => `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64')}`)
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+          .update(`${id}.${timestamp}.${body}`)
+          .digest('base64')}`,
+    )
     .join(' ');
 }
 
@@ -73,5 +100,11 @@ export function shouldDisable(failingSince: Date | null, now: Date, disableAfter
 
 /** The JSON body of a delivery (DESIGN §4): the same bytes are signed and sent. */
 export function deliveryBody(event: { id: string; event_name: string; message: unknown; created: string; integrator: string }): string {
-  return JSON.stringify({ id: event.id, event_name: event.event_name, message: event.message, created: event.created, integrator: event.integrator });
+  return JSON.stringify({
+    id: event.id,
+    event_name: event.event_name,
+    message: event.message,
+    created: event.created,
+    integrator: event.integrator,
+  });
 }

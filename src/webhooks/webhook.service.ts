@@ -56,7 +56,12 @@ export async function createEndpoint(em: EntityManager, principal: Principal, in
   if (problem) throw AppError.invalid({ url: [problem] }, 'The webhook URL is not an allowed target.');
   const secret = newSecret();
   const row = await endpoints.insertEndpoint(pooled(em), {
-    id: newId('whe'), integratorId: principal.integratorId, url: input.url, events: input.events, description: input.description ?? null, secret,
+    id: newId('whe'),
+    integratorId: principal.integratorId,
+    url: input.url,
+    events: input.events,
+    description: input.description ?? null,
+    secret,
   });
   return { ...endpointView(row), secret };
 }
@@ -74,8 +79,13 @@ export async function getEndpoint(em: EntityManager, principal: Principal, id: s
   return {
     ...endpointView(row),
     recent_attempts: attempts.map((a) => ({
-      attempted_at: new Date(a.attempted_at).toISOString(), event_id: a.event_id, event_name: a.event_name,
-      status_code: a.status_code, latency_ms: a.latency_ms, ok: a.ok, error: a.error,
+      attempted_at: new Date(a.attempted_at).toISOString(),
+      event_id: a.event_id,
+      event_name: a.event_name,
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      ok: a.ok,
+      error: a.error,
     })),
   };
 }

@@ -30,7 +30,10 @@ describe('block effects', () => {
   });
 
   const block = async (accountId: string, capability: 'login' | 'transactions' | 'payouts') => {
-    const res = await call('POST', '/v2/block', { token: operator.token, body: { account_id: accountId, block_capability: capability, block_reason: 'compliance' } });
+    const res = await call('POST', '/v2/block', {
+      token: operator.token,
+      body: { account_id: accountId, block_capability: capability, block_reason: 'compliance' },
+    });
     assert.equal(res.status, 200, res.text);
   };
   const unblock = async (accountId: string, capability: string) => {
@@ -39,11 +42,20 @@ describe('block effects', () => {
   const purchase = (over: Record<string, unknown> = {}) => ({
     account_id: buyer.account_id,
     payment_methods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }],
-    line_items: [{ amount: 500, currency: 'USD', transaction_type: 'user_to_user', recipients: [{ amount: 400, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }] }],
+    line_items: [
+      {
+        amount: 500,
+        currency: 'USD',
+        transaction_type: 'user_to_user',
+        recipients: [{ amount: 400, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }],
+      },
+    ],
     ...over,
   });
   const countRows = async (table: string, accountId: string) => {
-    const [row] = await h().orm.em.fork().execute<Array<{ n: string }>>(`select count(*) as n from ${table} where account_id = ?`, [accountId]);
+    const [row] = await h()
+      .orm.em.fork()
+      .execute<Array<{ n: string }>>(`select count(*) as n from ${table} where account_id = ?`, [accountId]);
     return Number(row.n);
   };
 
@@ -52,14 +64,28 @@ describe('block effects', () => {
       await block(buyer.account_id, capability);
       assertBlocked(await call('POST', '/v2/escrow', { token: client.token, body: purchase() }), buyer.account_id);
       assertBlocked(await call('POST', '/v2/invoice', { token: client.token, body: purchase() }), buyer.account_id);
-      assertBlocked(await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: buyer.card, amount: 100, currency: 'GEM' } }), buyer.account_id);
+      assertBlocked(
+        await call('POST', '/v2/token/purchase', {
+          token: client.token,
+          body: { payment_method_id: buyer.card, amount: 100, currency: 'GEM' },
+        }),
+        buyer.account_id,
+      );
       assert.equal(await countRows('escrow', buyer.account_id), 0);
       assert.equal(await countRows('invoice', buyer.account_id), 0);
       // The unblocked twin: the same requests succeed.
       await unblock(buyer.account_id, capability);
       assert.equal((await call('POST', '/v2/escrow', { token: client.token, body: purchase() })).status, 201);
       assert.equal((await call('POST', '/v2/invoice', { token: client.token, body: purchase() })).status, 201);
-      assert.equal((await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: buyer.card, amount: 100, currency: 'GEM' } })).status, 201);
+      assert.equal(
+        (
+          await call('POST', '/v2/token/purchase', {
+            token: client.token,
+            body: { payment_method_id: buyer.card, amount: 100, currency: 'GEM' },
+          })
+        ).status,
+        201,
+      );
     });
 
     it(`refuses a purchase that would pay a seller with a ${capability} block, naming the seller`, async () => {
@@ -73,9 +99,15 @@ describe('block effects', () => {
 
   it('refuses a token purchase for a blocked destination account', async () => {
     await block(seller.account_id, 'login');
-    const res = await call('POST', '/v2/token/purchase', { token: client.token, body: {
-      payment_method_id: buyer.card, amount: 100, currency: 'GEM', destination_account_id: seller.account_id,
-    } });
+    const res = await call('POST', '/v2/token/purchase', {
+      token: client.token,
+      body: {
+        payment_method_id: buyer.card,
+        amount: 100,
+        currency: 'GEM',
+        destination_account_id: seller.account_id,
+      },
+    });
     assertBlocked(res, seller.account_id);
   });
 
@@ -108,7 +140,7 @@ describe('block effects', () => {
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 10_000);
   });
 
-  it('still commits an ESCROWED escrow after its buyer and seller are blocked: the seller\'s wallet is paid', async () => {
+  it("still commits an ESCROWED escrow after its buyer and seller are blocked: the seller's wallet is paid", async () => {
     const created = await call('POST', '/v2/escrow', { token: client.token, body: purchase() });
     await call('POST', `/v2/escrow/${created.body.payload.id}/pay`, { token: client.token });
     await block(buyer.account_id, 'login');

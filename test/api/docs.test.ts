@@ -9,9 +9,10 @@ import { call, h, newClient, register, startExtraApp } from '../support/harness.
 import { launchChromium } from '../support/browser.js';
 
 /** A document as /openapi serves it, parsed as Swagger UI reads it (its $refs left alone). */
-const served = async (name: string) => (await $RefParser.parse(`${h().baseUrl}/openapi/${name}.yaml`, {
-  resolve: { http: { safeUrlResolver: false } }, // the test server is on the loopback address
-})) as unknown as OpenApiDocument;
+const served = async (name: string) =>
+  (await $RefParser.parse(`${h().baseUrl}/openapi/${name}.yaml`, {
+    resolve: { http: { safeUrlResolver: false } }, // the test server is on the loopback address
+  })) as unknown as OpenApiDocument;
 
 /** scheme name → the scopes the document's operations (or the document itself) ask of it. */
 function schemesUsed(doc: OpenApiDocument): Map<string, Set<string>> {
@@ -73,8 +74,9 @@ describe('the API reference at /docs and its documents', function () {
     // Linting common.yaml alone cannot see these references (redocly.yaml turns that rule off for it).
     const common = (await $RefParser.parse(path.join(openapiDir, 'common.yaml'))) as unknown as OpenApiDocument;
     assert.equal(common.components!.securitySchemes, undefined, 'each API document declares its own schemes');
-    const others = apiDocumentNames.map((name) => readFileSync(path.join(openapiDir, `${name}.yaml`), 'utf8')).join('\n')
-      + readFileSync(path.join(openapiDir, 'common.yaml'), 'utf8');
+    const others =
+      apiDocumentNames.map((name) => readFileSync(path.join(openapiDir, `${name}.yaml`), 'utf8')).join('\n') +
+      readFileSync(path.join(openapiDir, 'common.yaml'), 'utf8');
     for (const [kind, entries] of Object.entries<Record<string, unknown>>(common.components!)) {
       for (const key of Object.keys(entries)) {
         assert.match(others, new RegExp(`#/components/${kind}/${key}'`), `common.yaml: ${kind}/${key} is used nowhere`);
@@ -96,11 +98,14 @@ describe('the API reference at /docs and its documents', function () {
     assert.deepEqual(res.body.payload.errors, { version: ['UNKNOWN_FIELD'] });
   });
 
-  it('sends no Basic challenge with the 401 of /token to a page\'s script, which would open the browser\'s login prompt', async () => {
+  it("sends no Basic challenge with the 401 of /token to a page's script, which would open the browser's login prompt", async () => {
     const client = await newClient();
     const basic = `Basic ${Buffer.from(`${client.clientId}:hfs_wrong`).toString('base64')}`;
     const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic };
-    const fromPage = await call('POST', '/token', { rawBody: 'grant_type=client_credentials', headers: { ...form, 'x-requested-with': 'XMLHttpRequest' } });
+    const fromPage = await call('POST', '/token', {
+      rawBody: 'grant_type=client_credentials',
+      headers: { ...form, 'x-requested-with': 'XMLHttpRequest' },
+    });
     assert.equal(fromPage.status, 401);
     assert.equal(fromPage.body.error, 'invalid_client');
     assert.equal(fromPage.headers.get('www-authenticate'), null);
@@ -164,7 +169,8 @@ describe('the API reference at /docs and its documents', function () {
     it('gets a token with client credentials through Authorize, and "Try it out" sends it', async () => {
       const client = await newClient();
       const created = await call('POST', '/v2/webhooks', {
-        token: client.token, body: { url: 'https://hooks.example.com/docs', events: ['invoice-completed'] },
+        token: client.token,
+        body: { url: 'https://hooks.example.com/docs', events: ['invoice-completed'] },
       });
       assert.equal(created.status, 201, created.text);
       const page = await browser.newPage();
@@ -181,7 +187,7 @@ describe('the API reference at /docs and its documents', function () {
         await status.waitFor();
         assert.equal((await status.textContent())?.trim(), '200');
         const body = await operation.locator('.live-responses-table tbody .response-col_description pre').first().textContent();
-        assert.match(body ?? '', new RegExp(created.body.payload.id as string), 'the list is the client\'s own');
+        assert.match(body ?? '', new RegExp(created.body.payload.id as string), "the list is the client's own");
       } finally {
         await page.close();
       }
@@ -190,7 +196,10 @@ describe('the API reference at /docs and its documents', function () {
     it('takes a pasted user password token as the bearer, and "Try it out" sends it', async () => {
       const client = await newClient();
       const account = await register(client);
-      const user = await call('POST', '/authorize/user', { token: client.token, body: { account_id: account.account_id, return_token: true } });
+      const user = await call('POST', '/authorize/user', {
+        token: client.token,
+        body: { account_id: account.account_id, return_token: true },
+      });
       assert.equal(user.status, 200, user.text);
       const page = await browser.newPage();
       try {
@@ -211,7 +220,7 @@ describe('the API reference at /docs and its documents', function () {
         await status.waitFor();
         assert.equal((await status.textContent())?.trim(), '200');
         const body = await operation.locator('.live-responses-table tbody .response-col_description pre').first().textContent();
-        assert.match(body ?? '', /"provider": "wallet"/, 'the account\'s own wallet');
+        assert.match(body ?? '', /"provider": "wallet"/, "the account's own wallet");
       } finally {
         await page.close();
       }
@@ -227,7 +236,9 @@ describe('GET /', () => {
     assert.equal(res.status, 200, res.text);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.deepEqual(res.body, {
-      status: 'Success', message: [], codes: [],
+      status: 'Success',
+      message: [],
+      codes: [],
       payload: { name: 'holdfast', docs: '/docs', health: '/healthz', ready: '/readyz', openapi: documents },
     });
     for (const url of ['/docs', '/healthz', '/readyz', ...documents.flatMap((d) => [d.url, d.docs])]) {

@@ -15,13 +15,21 @@ describe('errors always come in the envelope', () => {
   });
 
   it('malformed JSON → 400 INPUT_ERROR naming the body', async () => {
-    const res = await call('POST', '/register', { token: client.token, rawBody: '{"username": ', headers: { 'content-type': 'application/json' } });
+    const res = await call('POST', '/register', {
+      token: client.token,
+      rawBody: '{"username": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400);
     assert.deepEqual(res.body.payload.errors, { body: ['MALFORMED_JSON'] });
   });
 
   it('a JSON body that is not an object → 400', async () => {
-    const res = await call('POST', '/register', { token: client.token, rawBody: '"text"', headers: { 'content-type': 'application/json' } });
+    const res = await call('POST', '/register', {
+      token: client.token,
+      rawBody: '"text"',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400);
   });
 
@@ -74,9 +82,18 @@ describe('errors always come in the envelope', () => {
     await closed.close(true);
     const broken = await startExtraApp({ orm: closed });
     try {
-      const res = await call('GET', `/v1/user-info/acct_${unique('z')}`, { token: client.token, baseUrl: broken.baseUrl, headers: { 'x-request-id': 'trace-500' } });
+      const res = await call('GET', `/v1/user-info/acct_${unique('z')}`, {
+        token: client.token,
+        baseUrl: broken.baseUrl,
+        headers: { 'x-request-id': 'trace-500' },
+      });
       assert.equal(res.status, 500);
-      assert.deepEqual(res.body, { status: 'Failure', message: ['Internal server error.'], codes: ['INTERNAL_ERROR'], payload: { request_id: 'trace-500' } });
+      assert.deepEqual(res.body, {
+        status: 'Failure',
+        message: ['Internal server error.'],
+        codes: ['INTERNAL_ERROR'],
+        payload: { request_id: 'trace-500' },
+      });
       assertNothingInternal(res.text);
     } finally {
       await broken.close();

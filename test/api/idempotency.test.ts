@@ -3,7 +3,10 @@ import { call, h, newClient, register, unique, type TestClient } from '../suppor
 import { party } from '../support/money.js';
 
 async function accountsNamed(username: string): Promise<number> {
-  const rows = await h().orm.em.fork().getConnection().execute<Array<{ n: string }>>('select count(*) as n from account where username = ?', [username]);
+  const rows = await h()
+    .orm.em.fork()
+    .getConnection()
+    .execute<Array<{ n: string }>>('select count(*) as n from account where username = ?', [username]);
   return Number(rows[0].n);
 }
 
@@ -63,7 +66,11 @@ describe('Idempotency-Key', () => {
   it('answers 422 for the same key on another path', async () => {
     const key = unique('key-');
     const reg = await call('POST', '/register', { token: client.token, body: body(), headers: { 'idempotency-key': key } });
-    const res = await call('PUT', `/user-info/${reg.body.payload.account_id}`, { token: client.token, body: { full_name: 'X' }, headers: { 'idempotency-key': key } });
+    const res = await call('PUT', `/user-info/${reg.body.payload.account_id}`, {
+      token: client.token,
+      body: { full_name: 'X' },
+      headers: { 'idempotency-key': key },
+    });
     assert.equal(res.status, 422);
   });
 
@@ -78,32 +85,54 @@ describe('Idempotency-Key', () => {
     assert.equal(b.headers.get('idempotent-replayed'), null);
   });
 
-  it('scopes a user password token\'s keys to its account: it is never handed what the server, or another user, stored under the key', async () => {
+  it("scopes a user password token's keys to its account: it is never handed what the server, or another user, stored under the key", async () => {
     const buyer = await party(client, true);
-    const invoice = (await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
-      account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [{ amount: 120, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } })).body.payload;
+    const invoice = (
+      await call('POST', '/v2/authorize/invoice', {
+        token: client.token,
+        body: {
+          account_id: buyer.account_id,
+          invoice_mechanism: 'api',
+          line_items: [{ amount: 120, currency: 'USD', transaction_type: 'user_to_integrator' }],
+        },
+      })
+    ).body.payload;
     const key = `pay-${invoice.authorized_invoice_id}`;
     const pay = { payment_methods: [{ payment_method_id: buyer.card, amount: 0 }] };
-    const server = await call('POST', `/v2/invoice/${invoice.authorized_invoice_id}/pay`, { token: client.token, body: pay, headers: { 'idempotency-key': key } });
+    const server = await call('POST', `/v2/invoice/${invoice.authorized_invoice_id}/pay`, {
+      token: client.token,
+      body: pay,
+      headers: { 'idempotency-key': key },
+    });
     assert.equal(server.body.payload.state, 'SUCCESS', server.text);
     // Another user of the same integrator (its token comes from the same client) guesses the key.
     const stranger = await register(client);
-    const token = (await call('POST', '/authorize/user', { token: client.token, body: { account_id: stranger.account_id, return_token: true } })).body.payload.token;
-    const guessed = await call('POST', `/v2/invoice/${invoice.authorized_invoice_id}/pay`, { token: token.access_token, body: pay, headers: { 'idempotency-key': key } });
+    const token = (
+      await call('POST', '/authorize/user', { token: client.token, body: { account_id: stranger.account_id, return_token: true } })
+    ).body.payload.token;
+    const guessed = await call('POST', `/v2/invoice/${invoice.authorized_invoice_id}/pay`, {
+      token: token.access_token,
+      body: pay,
+      headers: { 'idempotency-key': key },
+    });
     assert.equal(guessed.status, 404, guessed.text);
     assert.equal(guessed.headers.get('idempotent-replayed'), null);
     // The buyer's own token may use the same key for itself.
     const own = invoice.password_token.access_token;
-    const mine = await call('POST', `/v2/invoice/${invoice.authorized_invoice_id}/pay`, { token: own, body: pay, headers: { 'idempotency-key': key } });
+    const mine = await call('POST', `/v2/invoice/${invoice.authorized_invoice_id}/pay`, {
+      token: own,
+      body: pay,
+      headers: { 'idempotency-key': key },
+    });
     assert.deepEqual([mine.status, mine.body.payload.state, mine.headers.get('idempotent-replayed')], [200, 'SUCCESS', null]);
   });
 
   it('runs one of many concurrent requests with the same key; the others replay it or get 409 IDEMPOTENCY_KEY_IN_USE', async () => {
     const key = unique('key-');
     const b = body();
-    const results = await Promise.all(Array.from({ length: 8 }, () =>
-      call('POST', '/register', { token: client.token, body: b, headers: { 'idempotency-key': key } })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => call('POST', '/register', { token: client.token, body: b, headers: { 'idempotency-key': key } })),
+    );
     assert.equal(await accountsNamed(b.username), 1);
     const fresh = results.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
     assert.equal(fresh.length, 1);
@@ -117,7 +146,10 @@ describe('Idempotency-Key', () => {
   it('lets a key be used again after its 24 hours', async () => {
     const key = unique('key-');
     await call('POST', '/register', { token: client.token, body: body(), headers: { 'idempotency-key': key } });
-    await h().orm.em.fork().getConnection().execute(`update idempotency_key set created_at = now() - interval '25 hours' where key = ?`, [key]);
+    await h()
+      .orm.em.fork()
+      .getConnection()
+      .execute(`update idempotency_key set created_at = now() - interval '25 hours' where key = ?`, [key]);
     const again = await call('POST', '/register', { token: client.token, body: body(), headers: { 'idempotency-key': key } });
     assert.equal(again.status, 200);
     assert.equal(again.headers.get('idempotent-replayed'), null);

@@ -7,7 +7,12 @@ import { call, h, startExtraApp, unique } from '../support/harness.js';
 
 function memoryLogger() {
   const lines: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   return { logger: pino({ level: 'info' }, stream), text: () => lines.join('') };
 }
 
@@ -29,9 +34,15 @@ describe('logs', () => {
       const nonce = 'n'.repeat(43);
       assert.equal((await fetch(`${app.baseUrl}/ui/appauth/${nonce}?flow=nope`)).status, 400);
       const text = mem.text();
-      const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       assert.ok(lines.some((l) => l.req_id === 'log-test-1' && l.path === '/token' && l.status === 200));
-      assert.ok(lines.some((l) => l.msg === 'request failed' && l.err?.type), 'the 500 is logged');
+      assert.ok(
+        lines.some((l) => l.msg === 'request failed' && l.err?.type),
+        'the 500 is logged',
+      );
       for (const secret of [creds.client_secret, token.body.access_token, nonce]) assert.equal(text.includes(secret), false);
       assert.ok(lines.some((l) => l.path === '/ui/appauth/[redacted]' && l.status === 400));
       assert.doesNotMatch(text, /select |insert into|\bat \w+ \(|node_modules/i);

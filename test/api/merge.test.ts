@@ -19,11 +19,19 @@ describe('account merge', () => {
   });
 
   const merge = (source: Party, destination: Party, headers: Record<string, string> = {}) =>
-    call('POST', '/v2/merge-accounts', { token: client.token, headers, body: { source_account_id: source.account_id, destination_account_id: destination.account_id } });
+    call('POST', '/v2/merge-accounts', {
+      token: client.token,
+      headers,
+      body: { source_account_id: source.account_id, destination_account_id: destination.account_id },
+    });
 
   async function blockEvents(accountId: string) {
-    return h().orm.em.fork().execute<Array<{ message: Record<string, any> }>>(
-      `select message from outbox where event_name = 'account-block-unblock-webhook' and message->>'account_id' = ?`, [accountId]);
+    return h()
+      .orm.em.fork()
+      .execute<Array<{ message: Record<string, any> }>>(
+        `select message from outbox where event_name = 'account-block-unblock-webhook' and message->>'account_id' = ?`,
+        [accountId],
+      );
   }
 
   it('moves both token wallets into the destination, closes the source, tags both accounts (ledger checked)', async () => {
@@ -36,7 +44,10 @@ describe('account merge', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.message, []);
     assert.deepEqual(res.body.codes, []);
-    assert.deepEqual(res.body.payload.moved.map((m: any) => [m.wallet_kind, m.amount]).sort(), [['convertible', 55], ['standard', 700]]);
+    assert.deepEqual(res.body.payload.moved.map((m: any) => [m.wallet_kind, m.amount]).sort(), [
+      ['convertible', 55],
+      ['standard', 700],
+    ]);
     assert.match(res.headers.get('x-command-id') ?? '', /^cmd_/);
 
     assert.equal(await balance(source.wallets['GEM:standard'].wallet), 0);
@@ -57,9 +68,14 @@ describe('account merge', () => {
     const destinationProfile = (await call('GET', `/v1/user-info/${destination.account_id}`, { token: client.token })).body.payload;
     assert.equal(sourceProfile.is_blocked, true);
     assert.equal(destinationProfile.is_blocked, false);
-    const tag = (p: any) => p.tags.map((t: any) => [t.namespace, t.tag, t.resource_type, t.resource_id, t.status, t.integrator, t.account_id]);
-    assert.deepEqual(tag(sourceProfile), [['account-merge', 'merged-into', 'account', destination.account_id, 'active', sourceProfile.integrator, source.account_id]]);
-    assert.deepEqual(tag(destinationProfile), [['account-merge', 'merged-from', 'account', source.account_id, 'active', sourceProfile.integrator, destination.account_id]]);
+    const tag = (p: any) =>
+      p.tags.map((t: any) => [t.namespace, t.tag, t.resource_type, t.resource_id, t.status, t.integrator, t.account_id]);
+    assert.deepEqual(tag(sourceProfile), [
+      ['account-merge', 'merged-into', 'account', destination.account_id, 'active', sourceProfile.integrator, source.account_id],
+    ]);
+    assert.deepEqual(tag(destinationProfile), [
+      ['account-merge', 'merged-from', 'account', source.account_id, 'active', sourceProfile.integrator, destination.account_id],
+    ]);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
@@ -100,11 +116,18 @@ describe('account merge', () => {
     assert.match(fiat.body.message[0], /fiat balances are not merged/);
 
     // Spend the fiat on an escrow: now the money is in escrow.
-    const created = await call('POST', '/v2/escrow', { token: client.token, body: {
-      account_id: source.account_id, payment_methods: [{ payment_method_id: source.wallets['USD:fiat'].pm, amount: 0 }],
-      line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } });
-    assert.equal((await call('POST', `/v2/escrow/${created.body.payload.id}/pay`, { token: client.token })).body.payload.status, 'ESCROWED');
+    const created = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: source.account_id,
+        payment_methods: [{ payment_method_id: source.wallets['USD:fiat'].pm, amount: 0 }],
+        line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    assert.equal(
+      (await call('POST', `/v2/escrow/${created.body.payload.id}/pay`, { token: client.token })).body.payload.status,
+      'ESCROWED',
+    );
     const escrowed = await merge(source, destination);
     assert.equal(escrowed.status, 409);
     assert.match(escrowed.body.message[0], /money in escrow/);
@@ -122,10 +145,21 @@ describe('account merge', () => {
     const buyer = await party(client);
     const destination = await party(client);
     await fund(buyer, 'GEM:standard', 100);
-    const created = await call('POST', '/v2/escrow', { token: client.token, body: {
-      account_id: buyer.account_id, payment_methods: [{ payment_method_id: buyer.wallets['GEM:standard'].pm, amount: 0 }],
-      line_items: [{ amount: 100, currency: 'GEM', transaction_type: 'user_to_user', recipients: [{ amount: 90, currency: 'GEM', destination_wallet_id: seller.wallets['GEM:convertible'].wallet }] }],
-    } });
+    const created = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.wallets['GEM:standard'].pm, amount: 0 }],
+        line_items: [
+          {
+            amount: 100,
+            currency: 'GEM',
+            transaction_type: 'user_to_user',
+            recipients: [{ amount: 90, currency: 'GEM', destination_wallet_id: seller.wallets['GEM:convertible'].wallet }],
+          },
+        ],
+      },
+    });
     await call('POST', `/v2/escrow/${created.body.payload.id}/pay`, { token: client.token });
     const res = await merge(seller, destination);
     assert.equal(res.status, 409);
@@ -135,7 +169,10 @@ describe('account merge', () => {
   it('answers 404 for an account of another integrator and 400 for an account merged into itself', async () => {
     const mine = await party(client);
     const theirs = await party(await newClient());
-    for (const [source, destination] of [[mine, theirs], [theirs, mine]]) {
+    for (const [source, destination] of [
+      [mine, theirs],
+      [theirs, mine],
+    ]) {
       const res = await merge(source, destination);
       assert.equal(res.status, 404);
       assert.deepEqual(res.body.codes, ['ACCOUNT_GET_ERROR']);
@@ -157,7 +194,9 @@ describe('account merge', () => {
     assert.equal(await balance(winner.wallets['GEM:standard'].wallet), 1000);
     for (const d of destinations.filter((x) => x !== winner)) assert.equal(await balance(d.wallets['GEM:standard'].wallet), 0);
     assert.equal(await balance(source.wallets['GEM:standard'].wallet), 0);
-    const [blocks] = await h().orm.em.fork().execute<Array<{ n: string }>>('select count(*) as n from account_block where account_id = ?', [source.account_id]);
+    const [blocks] = await h()
+      .orm.em.fork()
+      .execute<Array<{ n: string }>>('select count(*) as n from account_block where account_id = ?', [source.account_id]);
     assert.equal(Number(blocks.n), 1);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
@@ -193,11 +232,17 @@ describe('account merge', () => {
     await fund(source, 'GEM:standard', 40);
     // The web process wrote the command, then died before enqueuing its job.
     const commandId = await submitCommand(h().orm.em.fork(), {
-      integratorId, kind: 'account.merge', targetId: source.account_id,
-      input: { destination_account_id: destination.account_id }, inputKey: destination.account_id,
+      integratorId,
+      kind: 'account.merge',
+      targetId: source.account_id,
+      input: { destination_account_id: destination.account_id },
+      inputKey: destination.account_id,
     });
     await h().orm.em.fork().execute(`update command set updated_at = now() - interval '1 minute' where id = ?`, [commandId]);
-    const swept = await maintenanceProcessor(h().orm, h().bus, h().workers.webhookBus, { commandSweepAfterMs: 30_000, deliverySweepAfterMs: 30_000 })({ name: MaintenanceJob.SweepCommands } as Job);
+    const swept = await maintenanceProcessor(h().orm, h().bus, h().workers.webhookBus, {
+      commandSweepAfterMs: 30_000,
+      deliverySweepAfterMs: 30_000,
+    })({ name: MaintenanceJob.SweepCommands } as Job);
     assert.ok(swept.requeued >= 1);
     let state = 'pending';
     for (let i = 0; i < 100 && state === 'pending'; i++) {

@@ -8,13 +8,17 @@ describe('operations: queue dashboard and metrics', () => {
       const anonymous = await fetch(`${app.baseUrl}/admin/queues`);
       assert.equal(anonymous.status, 401);
       assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Basic /);
-      const wrong = await fetch(`${app.baseUrl}/admin/queues`, { headers: { authorization: `Basic ${Buffer.from('ops:nope').toString('base64')}` } });
+      const wrong = await fetch(`${app.baseUrl}/admin/queues`, {
+        headers: { authorization: `Basic ${Buffer.from('ops:nope').toString('base64')}` },
+      });
       assert.equal(wrong.status, 401);
       const auth = { authorization: `Basic ${Buffer.from('ops:s3cret-pw').toString('base64')}` };
       const page = await fetch(`${app.baseUrl}/admin/queues`, { headers: auth });
       assert.equal(page.status, 200);
       assert.match(await page.text(), /<html/i);
-      const queues = await (await fetch(`${app.baseUrl}/admin/queues/api/queues`, { headers: auth })).json() as { queues: Array<{ name: string }> };
+      const queues = (await (await fetch(`${app.baseUrl}/admin/queues/api/queues`, { headers: auth })).json()) as {
+        queues: Array<{ name: string }>;
+      };
       assert.deepEqual(queues.queues.map((q) => q.name).sort(), ['commands', 'maintenance', 'webhooks']);
       assert.equal((await fetch(`${app.baseUrl}/admin/queues/api/queues`)).status, 401, 'its API too');
       assert.equal((await fetch(`${app.baseUrl}/metrics`)).status, 401, 'and the metrics');

@@ -4,7 +4,10 @@ import { post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 const nextYear = new Date().getUTCFullYear() + 1;
-const card = (number: string, extra: Record<string, unknown> = {}) => ({ type: 'card', card: { number, exp_month: 12, exp_year: nextYear, cvc: '123', ...extra } });
+const card = (number: string, extra: Record<string, unknown> = {}) => ({
+  type: 'card',
+  card: { number, exp_month: 12, exp_year: nextYear, cvc: '123', ...extra },
+});
 
 describe('payment methods', () => {
   let client: TestClient;
@@ -12,7 +15,7 @@ describe('payment methods', () => {
     client = await newClient();
   });
 
-  it('lists a new account\'s USD wallet with a zero balance, as spec §2.10 shows it', async () => {
+  it("lists a new account's USD wallet with a zero balance, as spec §2.10 shows it", async () => {
     const account = await register(client);
     const res = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token });
     assert.equal(res.status, 200);
@@ -32,12 +35,23 @@ describe('payment methods', () => {
     const account = await register(client);
     const list = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token });
     const walletId = list.body.payload[0].provider_data.wallet_id;
-    const [acct] = await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
+    const [acct] = await h()
+      .orm.em.fork()
+      .execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
     const clearing = await systemAccount(h().orm.em.fork(), acct.integrator_id, 'card_clearing', 'USD');
-    await h().orm.em.fork().transactional((tx) => post(tx, {
-      integratorId: acct.integrator_id, reference: unique('fund-'), description: 'fund',
-      entries: [{ account: clearing, currency: 'USD', amount: -2599 }, { account: walletId, currency: 'USD', amount: 2599 }],
-    }));
+    await h()
+      .orm.em.fork()
+      .transactional((tx) =>
+        post(tx, {
+          integratorId: acct.integrator_id,
+          reference: unique('fund-'),
+          description: 'fund',
+          entries: [
+            { account: clearing, currency: 'USD', amount: -2599 },
+            { account: walletId, currency: 'USD', amount: 2599 },
+          ],
+        }),
+      );
     const after = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token });
     assert.equal(after.body.payload[0].wallet_balance, '2599');
     assert.equal(after.body.payload[0].provider_data.wallet_balance, '2599');
@@ -47,15 +61,23 @@ describe('payment methods', () => {
     const name = unique('pmtok-');
     await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 100 });
     const tokenClient = await newClient({ integrator: name });
-    const reg = await call('POST', '/register', { token: tokenClient.token, body: { username: unique('t'), external_platforms: { steam: { user_id: unique('s') } } } });
+    const reg = await call('POST', '/register', {
+      token: tokenClient.token,
+      body: { username: unique('t'), external_platforms: { steam: { user_id: unique('s') } } },
+    });
     const res = await call('GET', `/v1/${reg.body.payload.account_id}/payment_methods`, { token: tokenClient.token });
-    const kinds = res.body.payload.map((m: any) => `${m.provider}:${m.processing_currency}:${m.provider_data.wallet_type ?? m.provider_data.platform}`).sort();
+    const kinds = res.body.payload
+      .map((m: any) => `${m.provider}:${m.processing_currency}:${m.provider_data.wallet_type ?? m.provider_data.platform}`)
+      .sort();
     assert.deepEqual(kinds, ['pobo:USD:steam', 'wallet:GEM:convertible', 'wallet:GEM:standard', 'wallet:USD:fiat']);
   });
 
   it('adds a sandbox card (201) keeping only brand, last four, expiry and a fingerprint', async () => {
     const account = await register(client);
-    const res = await call('POST', `/v1/${account.account_id}/payment_methods`, { token: client.token, body: { ...card('4242424242424242'), full_name: 'Card Holder' } });
+    const res = await call('POST', `/v1/${account.account_id}/payment_methods`, {
+      token: client.token,
+      body: { ...card('4242424242424242'), full_name: 'Card Holder' },
+    });
     assert.equal(res.status, 201);
     const pm = res.body.payload;
     assert.equal(pm.provider, 'card');
@@ -68,7 +90,10 @@ describe('payment methods', () => {
     assert.equal(stored.includes('4242424242424242'), false, 'the full number is never stored');
     assert.equal(stored.includes('"123"'), false, 'the CVC is never stored');
     const list = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token });
-    assert.deepEqual(list.body.payload.map((m: any) => m.provider), ['wallet', 'card']);
+    assert.deepEqual(
+      list.body.payload.map((m: any) => m.provider),
+      ['wallet', 'card'],
+    );
   });
 
   it('gives the same card the same fingerprint', async () => {

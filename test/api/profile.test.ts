@@ -44,7 +44,9 @@ describe('account lookups', () => {
   });
 
   it('matches the username without regard to case', async () => {
-    const res = await call('GET', `/v1/user-info/search?username=${encodeURIComponent(account.username.toUpperCase())}`, { token: client.token });
+    const res = await call('GET', `/v1/user-info/search?username=${encodeURIComponent(account.username.toUpperCase())}`, {
+      token: client.token,
+    });
     assert.equal(res.body.payload.account_id, account.account_id);
   });
 
@@ -82,7 +84,10 @@ describe('account lookups', () => {
   });
 
   it('shows a null email for an account registered with a platform id only', async () => {
-    const res = await call('POST', '/register', { token: client.token, body: { username: unique('np'), external_platforms: { apple: { user_id: unique('ap') } } } });
+    const res = await call('POST', '/register', {
+      token: client.token,
+      body: { username: unique('np'), external_platforms: { apple: { user_id: unique('ap') } } },
+    });
     const profile = await call('GET', `/v1/user-info/${res.body.payload.account_id}`, { token: client.token });
     assert.equal(profile.body.payload.email, null);
   });

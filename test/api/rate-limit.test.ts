@@ -1,16 +1,24 @@
 import assert from 'node:assert/strict';
 import { call, newClient, register, startExtraApp } from '../support/harness.js';
 
-const card = (n: number) => ({ type: 'card', card: { number: n % 2 ? '4242424242424242' : '4000000000000002', exp_month: 12, exp_year: 2099, cvc: '123' } });
+const card = (n: number) => ({
+  type: 'card',
+  card: { number: n % 2 ? '4242424242424242' : '4000000000000002', exp_month: 12, exp_year: 2099, cvc: '123' },
+});
 
 describe('rate limits (429 with Retry-After)', () => {
-  it('limits a user password token\'s account per minute, and leaves the integrator\'s server calls alone', async () => {
+  it("limits a user password token's account per minute, and leaves the integrator's server calls alone", async () => {
     const app = await startExtraApp({ userRateLimitPerMinute: 3 });
     try {
       const client = await newClient();
       const account = await register(client);
-      const token = (await call('POST', '/authorize/user', { baseUrl: app.baseUrl, token: client.token, body: { account_id: account.account_id, return_token: true } }))
-        .body.payload.token.access_token;
+      const token = (
+        await call('POST', '/authorize/user', {
+          baseUrl: app.baseUrl,
+          token: client.token,
+          body: { account_id: account.account_id, return_token: true },
+        })
+      ).body.payload.token.access_token;
       const list = (t: string) => call('GET', `/v1/${account.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: t });
       for (let i = 0; i < 3; i++) assert.equal((await list(token)).status, 200);
       const limited = await list(token);
@@ -19,14 +27,28 @@ describe('rate limits (429 with Retry-After)', () => {
       const retryAfter = Number(limited.headers.get('retry-after'));
       assert.ok(retryAfter >= 1 && retryAfter <= 60, String(retryAfter));
       // Another session of the same account shares its budget; the integrator's own calls do not count.
-      const second = (await call('POST', '/authorize/user', { baseUrl: app.baseUrl, token: client.token, body: { account_id: account.account_id, return_token: true } }))
-        .body.payload.token.access_token;
+      const second = (
+        await call('POST', '/authorize/user', {
+          baseUrl: app.baseUrl,
+          token: client.token,
+          body: { account_id: account.account_id, return_token: true },
+        })
+      ).body.payload.token.access_token;
       assert.equal((await list(second)).status, 429);
       for (let i = 0; i < 5; i++) assert.equal((await list(client.token)).status, 200);
       const other = await register(client);
-      const otherToken = (await call('POST', '/authorize/user', { baseUrl: app.baseUrl, token: client.token, body: { account_id: other.account_id, return_token: true } }))
-        .body.payload.token.access_token;
-      assert.equal((await call('GET', `/v1/${other.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: otherToken })).status, 200, 'per account');
+      const otherToken = (
+        await call('POST', '/authorize/user', {
+          baseUrl: app.baseUrl,
+          token: client.token,
+          body: { account_id: other.account_id, return_token: true },
+        })
+      ).body.payload.token.access_token;
+      assert.equal(
+        (await call('GET', `/v1/${other.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: otherToken })).status,
+        200,
+        'per account',
+      );
     } finally {
       await app.close();
     }
@@ -37,17 +59,26 @@ describe('rate limits (429 with Retry-After)', () => {
     try {
       const client = await newClient();
       const account = await register(client);
-      const add = (n: number) => call('POST', `/v1/${account.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: client.token, body: card(n) });
+      const add = (n: number) =>
+        call('POST', `/v1/${account.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: client.token, body: card(n) });
       assert.equal((await add(1)).status, 201);
       assert.equal((await add(2)).status, 201);
       const limited = await add(3);
       assert.equal(limited.status, 429, limited.text);
       assert.deepEqual(limited.body.codes, ['RATE_LIMITED']);
-      assert.ok(Number(limited.headers.get('retry-after')) > 60, 'an hour\'s window');
+      assert.ok(Number(limited.headers.get('retry-after')) > 60, "an hour's window");
       const methods = await call('GET', `/v1/${account.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: client.token });
-      assert.equal(methods.body.payload.filter((m: { provider: string }) => m.provider === 'card').length, 2, 'the refused card was not added');
+      assert.equal(
+        methods.body.payload.filter((m: { provider: string }) => m.provider === 'card').length,
+        2,
+        'the refused card was not added',
+      );
       const elsewhere = await register(client);
-      assert.equal((await call('POST', `/v1/${elsewhere.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: client.token, body: card(1) })).status, 201);
+      assert.equal(
+        (await call('POST', `/v1/${elsewhere.account_id}/payment_methods`, { baseUrl: app.baseUrl, token: client.token, body: card(1) }))
+          .status,
+        201,
+      );
     } finally {
       await app.close();
     }

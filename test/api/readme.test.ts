@@ -21,19 +21,29 @@ function shBlock(file: string, title: string): string {
  * Runs a walk-through block as pasted (README.md's, or one of docs/walkthroughs.md), but against
  * the test server and a demo client of its own; `extend` may append commands to it.
  */
-async function runBlock(title: string, demoFile: string, opts: { file?: string; extend?: (block: string) => string } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+async function runBlock(
+  title: string,
+  demoFile: string,
+  opts: { file?: string; extend?: (block: string) => string } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const block = shBlock(opts.file ?? WALKTHROUGHS, title);
   const pasted = opts.extend ? opts.extend(block) : block;
   // The webhook receiver's port (4817) becomes a free one: another suite may run at the same time.
-  const script = pasted.replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`).replaceAll('./.data/demo-client.json', demoFile)
+  const script = pasted
+    .replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`)
+    .replaceAll('./.data/demo-client.json', demoFile)
     .replaceAll('4817', String(await freePort()));
   // Asynchronously: the server under test runs in this process.
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { env: { ...process.env, DATABASE_URL: h().databaseUrl } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
@@ -42,10 +52,12 @@ const WALKTHROUGHS = 'docs/walkthroughs.md';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    }).on('error', reject);
+    const server = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      })
+      .on('error', reject);
   });
 }
 
@@ -68,10 +80,15 @@ describe('README walk-through', () => {
     for (const round of [1, 2]) {
       const run = await runBlock('Walk-through', demo, { file: 'README.md' });
       assert.equal(run.status, 0, run.stderr);
-      const outputs = run.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const outputs = run.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       assert.equal(outputs.length, 6, `round ${round}: ${run.stdout}`);
       const [registered, lookedUp, found, updated, signed, status] = outputs;
-      for (const envelope of [registered, lookedUp, found, updated, signed]) assert.equal(envelope.status, 'Success', JSON.stringify(envelope));
+      for (const envelope of [registered, lookedUp, found, updated, signed])
+        assert.equal(envelope.status, 'Success', JSON.stringify(envelope));
       assert.equal(lookedUp.payload.account_id, registered.payload.account_id);
       assert.equal(found.payload.account_id, registered.payload.account_id);
       assert.ok(updated.payload.external_platforms.steam);
@@ -93,32 +110,41 @@ describe('README walk-through', () => {
       assert.match(command, /^curl -s /);
       return command.replace(/^curl -s /, `curl -s -D "${out}/${name}.headers" -o "${out}/${name}.json" `);
     };
-    const run = await runBlock('Walk-through', await demoClientFile(), { file: 'README.md', extend: (block) => {
-      // Step 2's curl as pasted, the same values ($N, $USERNAME) still set: with its key, another one, none.
-      const register = /^curl -s -X POST \$BASE\/register[\s\S]*?\| tee \/tmp\/holdfast-register\.json$/m.exec(step(block, 2))?.[0];
-      assert.ok(register, 'step 2 registers with curl');
-      const key = ' -H "Idempotency-Key: reg-$USERNAME"';
-      assert.ok(register.includes(key), 'step 2 sends an Idempotency-Key');
-      const asPasted = register.replace(' | tee /tmp/holdfast-register.json', '');
-      const update = step(block, 5).trim().replace(/; echo$/, '');
-      assert.match(update, /\$ACCOUNT_ID/);
-      return [block,
-        kept(asPasted, 'same-key'),
-        kept(asPasted.replace('Idempotency-Key: reg-', 'Idempotency-Key: other-'), 'other-key'),
-        kept(asPasted.replace(key, ''), 'no-key'),
-        kept(update, 'update-again'),
-        'OTHER=$(curl -s -X POST $BASE/register -H "Authorization: Bearer $TOKEN" -H \'Content-Type: application/json\' ' +
-          '-d "{\\"username\\":\\"other-$N\\",\\"email\\":{\\"address\\":\\"other.$N@example.com\\"}}" | json payload.account_id)',
-        kept(update.replaceAll('$ACCOUNT_ID', '$OTHER'), 'update-other'),
-      ].join('\n');
-    } });
+    const run = await runBlock('Walk-through', await demoClientFile(), {
+      file: 'README.md',
+      extend: (block) => {
+        // Step 2's curl as pasted, the same values ($N, $USERNAME) still set: with its key, another one, none.
+        const register = /^curl -s -X POST \$BASE\/register[\s\S]*?\| tee \/tmp\/holdfast-register\.json$/m.exec(step(block, 2))?.[0];
+        assert.ok(register, 'step 2 registers with curl');
+        const key = ' -H "Idempotency-Key: reg-$USERNAME"';
+        assert.ok(register.includes(key), 'step 2 sends an Idempotency-Key');
+        const asPasted = register.replace(' | tee /tmp/holdfast-register.json', '');
+        const update = step(block, 5)
+          .trim()
+          .replace(/; echo$/, '');
+        assert.match(update, /\$ACCOUNT_ID/);
+        return [
+          block,
+          kept(asPasted, 'same-key'),
+          kept(asPasted.replace('Idempotency-Key: reg-', 'Idempotency-Key: other-'), 'other-key'),
+          kept(asPasted.replace(key, ''), 'no-key'),
+          kept(update, 'update-again'),
+          'OTHER=$(curl -s -X POST $BASE/register -H "Authorization: Bearer $TOKEN" -H \'Content-Type: application/json\' ' +
+            '-d "{\\"username\\":\\"other-$N\\",\\"email\\":{\\"address\\":\\"other.$N@example.com\\"}}" | json payload.account_id)',
+          kept(update.replaceAll('$ACCOUNT_ID', '$OTHER'), 'update-other'),
+        ].join('\n');
+      },
+    });
     assert.equal(run.status, 0, run.stderr);
     const registered = JSON.parse(run.stdout.trim().split('\n')[0] ?? 'null');
     assert.equal(registered.status, 'Success');
     const answer = (name: string) => {
       const headers = readFileSync(path.join(out, `${name}.headers`), 'utf8');
-      return { status: Number(/^HTTP\/[\d.]+ (\d{3})/.exec(headers)?.[1]), replayed: /^idempotent-replayed: true\r?$/im.test(headers),
-        body: JSON.parse(readFileSync(path.join(out, `${name}.json`), 'utf8')) };
+      return {
+        status: Number(/^HTTP\/[\d.]+ (\d{3})/.exec(headers)?.[1]),
+        replayed: /^idempotent-replayed: true\r?$/im.test(headers),
+        body: JSON.parse(readFileSync(path.join(out, `${name}.json`), 'utf8')),
+      };
     };
     // The same key: the first answer again, replayed — no second account.
     const same = answer('same-key');
@@ -143,7 +169,15 @@ describe('README walk-through', () => {
     this.timeout(90_000);
     const run = await runBlock('Escrow walk-through', await demoClientFile());
     assert.equal(run.status, 0, run.stderr);
-    assert.deepEqual(run.stdout.trim().split('\n').slice(0, 7), ['ESCROWED', 'COMMITTED', '1200', 'ESCROWED', 'CANCELLED', 'ESCROW_STATE_ERROR', 'USD 15.50']);
+    assert.deepEqual(run.stdout.trim().split('\n').slice(0, 7), [
+      'ESCROWED',
+      'COMMITTED',
+      '1200',
+      'ESCROWED',
+      'CANCELLED',
+      'ESCROW_STATE_ERROR',
+      'USD 15.50',
+    ]);
     assert.match(run.stdout, /ledger ok/);
   });
 
@@ -168,7 +202,17 @@ describe('README walk-through', () => {
     const lines = run.stdout.trim().split('\n');
     assert.deepEqual(lines.slice(0, 3), ['SUCCESS', 'publisher', 'true']);
     assert.match(lines[3], /^Account acct_\S+ is blocked\.$/);
-    assert.deepEqual(lines.slice(4), ['{}', 'true', 'false', '500', 'merge_account', 'merged-from', 'BLOCK_PERMISSION_ERROR', 'Bearer', 'Bearer']);
+    assert.deepEqual(lines.slice(4), [
+      '{}',
+      'true',
+      'false',
+      '500',
+      'merge_account',
+      'merged-from',
+      'BLOCK_PERMISSION_ERROR',
+      'Bearer',
+      'Bearer',
+    ]);
   });
 
   it('the webhooks walk-through works as pasted (register, receive, verify the signature)', async function () {

@@ -8,13 +8,23 @@ function valid(extra: Record<string, unknown> = {}) {
 }
 
 async function paymentMethods(accountId: string) {
-  return h().orm.em.fork().getConnection().execute<Array<{ provider: string; processing_currency: string; wallet_kind: string | null; details: any }>>(
-    'select provider, processing_currency, wallet_kind, details from payment_method where account_id = ? order by provider, wallet_kind', [accountId]);
+  return h()
+    .orm.em.fork()
+    .getConnection()
+    .execute<Array<{ provider: string; processing_currency: string; wallet_kind: string | null; details: any }>>(
+      'select provider, processing_currency, wallet_kind, details from payment_method where account_id = ? order by provider, wallet_kind',
+      [accountId],
+    );
 }
 
 async function outbox(accountId: string) {
-  return h().orm.em.fork().getConnection().execute<Array<{ event_name: string; message: any; integrator_id: string }>>(
-    `select event_name, message, integrator_id from outbox where message->>'account_id' = ?`, [accountId]);
+  return h()
+    .orm.em.fork()
+    .getConnection()
+    .execute<Array<{ event_name: string; message: any; integrator_id: string }>>(
+      `select event_name, message, integrator_id from outbox where message->>'account_id' = ?`,
+      [accountId],
+    );
 }
 
 describe('POST /register', () => {
@@ -24,7 +34,14 @@ describe('POST /register', () => {
   });
 
   it('registers with an email and answers the registration payload of spec §2.3', async () => {
-    const body = valid({ full_name: 'Ada Lovelace', street_address_1: '1 Main St', city: 'Springfield', state_province: 'IL', country_iso: 'US', zip_postal_code: '62701' });
+    const body = valid({
+      full_name: 'Ada Lovelace',
+      street_address_1: '1 Main St',
+      city: 'Springfield',
+      state_province: 'IL',
+      country_iso: 'US',
+      zip_postal_code: '62701',
+    });
     const res = await call('POST', '/register', { token: client.token, body });
     assert.equal(res.status, 200);
     const p = res.body.payload;
@@ -34,7 +51,8 @@ describe('POST /register', () => {
     assert.deepEqual(p.email.email_types, ['primary']);
     assert.equal(p.email.is_verified, false, 'requires_verification defaults to true');
     assert.deepEqual(p.external_platforms, {});
-    for (const f of ['full_name', 'street_address_1', 'city', 'state_province', 'country_iso', 'zip_postal_code']) assert.equal(p[f], (body as any)[f]);
+    for (const f of ['full_name', 'street_address_1', 'city', 'state_province', 'country_iso', 'zip_postal_code'])
+      assert.equal(p[f], (body as any)[f]);
   });
 
   it('marks an address registered with requires_verification false as verified', async () => {
@@ -47,7 +65,10 @@ describe('POST /register', () => {
   it('gives every account a USD wallet payment method', async () => {
     const account = await register(client);
     const methods = await paymentMethods(account.account_id);
-    assert.deepEqual(methods.map((m) => [m.provider, m.processing_currency, m.wallet_kind]), [['wallet', 'USD', null]]);
+    assert.deepEqual(
+      methods.map((m) => [m.provider, m.processing_currency, m.wallet_kind]),
+      [['wallet', 'USD', null]],
+    );
   });
 
   it('adds standard and convertible token wallets when the integrator has a token currency', async () => {
@@ -56,15 +77,26 @@ describe('POST /register', () => {
     const tokenClient = await newClient({ integrator: name });
     const account = await register(tokenClient);
     const methods = await paymentMethods(account.account_id);
-    assert.deepEqual(methods.map((m) => [m.provider, m.processing_currency, m.wallet_kind]), [
-      ['wallet', 'VCD', 'convertible'], ['wallet', 'VCD', 'standard'], ['wallet', 'USD', null],
-    ]);
+    assert.deepEqual(
+      methods.map((m) => [m.provider, m.processing_currency, m.wallet_kind]),
+      [
+        ['wallet', 'VCD', 'convertible'],
+        ['wallet', 'VCD', 'standard'],
+        ['wallet', 'USD', null],
+      ],
+    );
   });
 
   it('registers with external platform ids and adds a POBO method per id, carrying name and address', async () => {
     const res = await call('POST', '/register', {
       token: client.token,
-      body: { username: unique('pobo'), external_platforms: { steam: { user_id: unique('st') }, sony: { user_id: unique('ps') } }, full_name: 'Grace Hopper', country_iso: 'GB', state_province: 'London' },
+      body: {
+        username: unique('pobo'),
+        external_platforms: { steam: { user_id: unique('st') }, sony: { user_id: unique('ps') } },
+        full_name: 'Grace Hopper',
+        country_iso: 'GB',
+        state_province: 'London',
+      },
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.payload.email, undefined);
@@ -88,7 +120,10 @@ describe('POST /register', () => {
 
   it('writes nothing when the registration is refused', async () => {
     const before = await h().orm.em.fork().getConnection().execute<Array<{ n: string }>>('select count(*) as n from account');
-    const res = await call('POST', '/register', { token: client.token, body: { username: unique('x'), email: { address: 'not-an-email' } } });
+    const res = await call('POST', '/register', {
+      token: client.token,
+      body: { username: unique('x'), email: { address: 'not-an-email' } },
+    });
     assert.equal(res.status, 400);
     const after = await h().orm.em.fork().getConnection().execute<Array<{ n: string }>>('select count(*) as n from account');
     assert.equal(after[0].n, before[0].n);
@@ -106,12 +141,27 @@ describe('POST /register', () => {
       ['neither email nor external_platforms', { email: undefined }, 'email', 'REQUIRED'],
       ['both email and external_platforms', { external_platforms: { steam: { user_id: '1' } } }, 'email', 'NOT_ALLOWED'],
       ['empty external_platforms', { email: undefined, external_platforms: {} }, 'external_platforms', 'EMPTY'],
-      ['unknown platform', { email: undefined, external_platforms: { xbox: { user_id: '1' } } }, 'external_platforms.xbox', 'UNKNOWN_FIELD'],
+      [
+        'unknown platform',
+        { email: undefined, external_platforms: { xbox: { user_id: '1' } } },
+        'external_platforms.xbox',
+        'UNKNOWN_FIELD',
+      ],
       ['platform without user_id', { email: undefined, external_platforms: { steam: {} } }, 'external_platforms.steam.user_id', 'REQUIRED'],
       ['email without address', { email: { requires_verification: true } }, 'email.address', 'REQUIRED'],
       ['email address malformed', { email: { address: 'nope' } }, 'email.address', 'INVALID_FORMAT'],
-      ['email address of 255 characters', { email: { address: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com` } }, 'email.address', 'TOO_LONG'],
-      ['email requires_verification not boolean', { email: { address: 'a@example.com', requires_verification: 'yes' } }, 'email.requires_verification', 'INVALID_TYPE'],
+      [
+        'email address of 255 characters',
+        { email: { address: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com` } },
+        'email.address',
+        'TOO_LONG',
+      ],
+      [
+        'email requires_verification not boolean',
+        { email: { address: 'a@example.com', requires_verification: 'yes' } },
+        'email.requires_verification',
+        'INVALID_TYPE',
+      ],
       ['unknown email field', { email: { address: 'a@example.com', primary: true } }, 'email.primary', 'UNKNOWN_FIELD'],
       ['unknown body field', { nickname: 'x' }, 'nickname', 'UNKNOWN_FIELD'],
       ['state_province without country_iso', { state_province: 'CA' }, 'country_iso', 'REQUIRED'],
@@ -130,14 +180,20 @@ describe('POST /register', () => {
         assert.equal(res.status, 400, res.text);
         assert.equal(res.body.status, 'Failure');
         assert.deepEqual(res.body.codes, ['INPUT_ERROR']);
-        assert.ok(res.body.payload.errors[field]?.includes(code), `expected ${field}: ${code} in ${JSON.stringify(res.body.payload.errors)}`);
+        assert.ok(
+          res.body.payload.errors[field]?.includes(code),
+          `expected ${field}: ${code} in ${JSON.stringify(res.body.payload.errors)}`,
+        );
       });
     }
 
     it('accepts a username of exactly 64 characters and an email of exactly 254', async () => {
       const address = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
       assert.equal(address.length, 254);
-      const res = await call('POST', '/register', { token: client.token, body: { username: `${unique('m')}`.padEnd(64, 'z'), email: { address } } });
+      const res = await call('POST', '/register', {
+        token: client.token,
+        body: { username: `${unique('m')}`.padEnd(64, 'z'), email: { address } },
+      });
       assert.equal(res.status, 200, res.text);
     });
   });
@@ -147,7 +203,10 @@ describe('POST /register', () => {
     const steamId = unique('steam');
     before(async () => {
       existing = await register(client);
-      const res = await call('PUT', `/user-info/${existing.account_id}`, { token: client.token, body: { external_platforms: { steam: { user_id: steamId } } } });
+      const res = await call('PUT', `/user-info/${existing.account_id}`, {
+        token: client.token,
+        body: { external_platforms: { steam: { user_id: steamId } } },
+      });
       assert.equal(res.status, 200);
     });
 
@@ -156,12 +215,23 @@ describe('POST /register', () => {
       ['same username in another case', () => ({ ...valid(), username: existing.username.toUpperCase() }), 'username'],
       ['same email address', () => ({ ...valid(), email: { address: existing.email.address } }), 'email'],
       ['same email address in another case', () => ({ ...valid(), email: { address: existing.email.address.toUpperCase() } }), 'email'],
-      ['same external platform user id', () => ({ username: unique('d'), external_platforms: { steam: { user_id: steamId } } }), 'external_platforms.steam'],
+      [
+        'same external platform user id',
+        () => ({ username: unique('d'), external_platforms: { steam: { user_id: steamId } } }),
+        'external_platforms.steam',
+      ],
     ];
     for (const [what, body, field] of dupes) {
       it(`${what} → 409 with payload.account_id, and no event`, async () => {
-        const events = async () => Number((await h().orm.em.fork().getConnection().execute<Array<{ n: string }>>(
-          `select count(*) as n from outbox where event_name = 'register-account-completed'`))[0].n);
+        const events = async () =>
+          Number(
+            (
+              await h()
+                .orm.em.fork()
+                .getConnection()
+                .execute<Array<{ n: string }>>(`select count(*) as n from outbox where event_name = 'register-account-completed'`)
+            )[0].n,
+          );
         const before = await events();
         const res = await call('POST', '/register', { token: client.token, body: body() });
         assert.equal(await events(), before);

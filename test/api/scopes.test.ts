@@ -10,10 +10,39 @@ describe('scope matrix: every operation demands its scope', () => {
   it('covers every operation that names a scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
-      'addPaymentMethod', 'authorizeInvoice', 'authorizeUser', 'blockAccount', 'blockAccountLegacy', 'cancelEscrow', 'commitEscrow', 'createEscrow', 'createInvoice',
-      'createWebhook', 'deleteWebhook', 'enableWebhook', 'getAccountBlocks', 'getAccountProfile', 'getEscrow', 'getInvoice', 'getTosStatus',
-      'getWebhook', 'listInvoices', 'listPaymentMethods', 'listWebhooks', 'mergeAccounts', 'payEscrow', 'payInvoice', 'purchaseTokens', 'registerAccount',
-      'rotateWebhookSecret', 'searchAccountByUsername', 'signTos', 'unblockAccount', 'unblockAccountLegacy', 'unsignTos', 'updateAccount',
+      'addPaymentMethod',
+      'authorizeInvoice',
+      'authorizeUser',
+      'blockAccount',
+      'blockAccountLegacy',
+      'cancelEscrow',
+      'commitEscrow',
+      'createEscrow',
+      'createInvoice',
+      'createWebhook',
+      'deleteWebhook',
+      'enableWebhook',
+      'getAccountBlocks',
+      'getAccountProfile',
+      'getEscrow',
+      'getInvoice',
+      'getTosStatus',
+      'getWebhook',
+      'listInvoices',
+      'listPaymentMethods',
+      'listWebhooks',
+      'mergeAccounts',
+      'payEscrow',
+      'payInvoice',
+      'purchaseTokens',
+      'registerAccount',
+      'rotateWebhookSecret',
+      'searchAccountByUsername',
+      'signTos',
+      'unblockAccount',
+      'unblockAccountLegacy',
+      'unsignTos',
+      'updateAccount',
     ]);
   });
 
@@ -57,9 +86,12 @@ describe('scope matrix: every operation demands its scope', () => {
   }
 });
 
-describe('tenant matrix: another integrator\'s resources are not found', () => {
+describe("tenant matrix: another integrator's resources are not found", () => {
   const NOT_FOUND: Record<string, string> = {
-    '{account_id}': 'ACCOUNT_GET_ERROR', '{escrow_id}': 'ESCROW_GET_ERROR', '{invoice_id}': 'INVOICE_GET_ERROR', '{command_id}': 'COMMAND_GET_ERROR',
+    '{account_id}': 'ACCOUNT_GET_ERROR',
+    '{escrow_id}': 'ESCROW_GET_ERROR',
+    '{invoice_id}': 'INVOICE_GET_ERROR',
+    '{command_id}': 'COMMAND_GET_ERROR',
     '{webhook_id}': 'WEBHOOK_GET_ERROR',
   };
   const owned: Operation[] = [];
@@ -67,8 +99,21 @@ describe('tenant matrix: another integrator\'s resources are not found', () => {
   let b: Awaited<ReturnType<typeof newClient>>;
   let fixture: Fixture;
   before(async () => {
-    owned.push(...(await operations()).filter((op) => /\{(account|escrow|invoice|command|webhook)_id\}/.test(op.template)
-      || ['searchAccountByUsername', 'createEscrow', 'createInvoice', 'blockAccount', 'mergeAccounts', 'authorizeUser', 'authorizeInvoice'].includes(op.operationId)));
+    owned.push(
+      ...(await operations()).filter(
+        (op) =>
+          /\{(account|escrow|invoice|command|webhook)_id\}/.test(op.template) ||
+          [
+            'searchAccountByUsername',
+            'createEscrow',
+            'createInvoice',
+            'blockAccount',
+            'mergeAccounts',
+            'authorizeUser',
+            'authorizeInvoice',
+          ].includes(op.operationId),
+      ),
+    );
     a = await newClient();
     b = await newClient();
     fixture = await fixtureFor(a);
@@ -78,7 +123,7 @@ describe('tenant matrix: another integrator\'s resources are not found', () => {
     assert.equal(owned.length, 31);
   });
 
-  it('answers the resource\'s 404 to the other integrator, exactly as for a missing one, and success to the owner', async () => {
+  it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {
     for (const op of owned) {
       const req = sampleRequest(op, fixture);
       const other = await call(op.method, req.path, { token: b.token, body: req.body });
@@ -87,8 +132,14 @@ describe('tenant matrix: another integrator\'s resources are not found', () => {
       assert.deepEqual(other.body.codes, [param ? NOT_FOUND[param] : 'ACCOUNT_GET_ERROR']);
       assert.equal(other.body.payload, null);
       if (param) {
-        const missing = await call(op.method, op.template.replace(param, 'zz_00000000000000000000000000').replace(/\{[a-z_]+\}/g, (p) => sampleRequest({ ...op, template: p }, fixture).path), { token: b.token, body: req.body });
-        assert.deepEqual(missing.body, other.body, 'another integrator\'s resource must look exactly like a missing one');
+        const missing = await call(
+          op.method,
+          op.template
+            .replace(param, 'zz_00000000000000000000000000')
+            .replace(/\{[a-z_]+\}/g, (p) => sampleRequest({ ...op, template: p }, fixture).path),
+          { token: b.token, body: req.body },
+        );
+        assert.deepEqual(missing.body, other.body, "another integrator's resource must look exactly like a missing one");
       }
       const own = await call(op.method, req.path, { token: a.token, body: req.body });
       assert.equal(own.status, req.status, `${op.method} ${op.template}: ${own.text}`);
@@ -96,7 +147,10 @@ describe('tenant matrix: another integrator\'s resources are not found', () => {
   });
 
   it('does not let the other integrator register a username that only exists elsewhere as a conflict', async () => {
-    const res = await call('POST', '/register', { token: b.token, body: { username: fixture.username, email: { address: `${unique('o')}@example.com` } } });
+    const res = await call('POST', '/register', {
+      token: b.token,
+      body: { username: fixture.username, email: { address: `${unique('o')}@example.com` } },
+    });
     assert.equal(res.status, 200);
   });
 });

@@ -8,10 +8,17 @@ import { balance, fund, party, type Party } from '../support/money.js';
 /** Every callback an SDK flow made, in order. */
 function recorder() {
   const calls: Array<[string, ...unknown[]]> = [];
-  const record = (name: string) => (...args: unknown[]) => { calls.push([name, ...args]); };
-  return { calls, checkout: { completed: record('completed'), update: record('update'), canceled: record('canceled'), error: record('error') },
+  const record =
+    (name: string) =>
+    (...args: unknown[]) => {
+      calls.push([name, ...args]);
+    };
+  return {
+    calls,
+    checkout: { completed: record('completed'), update: record('update'), canceled: record('canceled'), error: record('error') },
     flow: { completed: record('completed'), canceled: record('canceled'), error: record('error') },
-    methods: { success: record('success'), failure: record('failure') } };
+    methods: { success: record('success'), failure: record('failure') },
+  };
 }
 
 describe('client SDK (spec §4.6) against a running Holdfast', () => {
@@ -24,13 +31,25 @@ describe('client SDK (spec §4.6) against a running Holdfast', () => {
     sdk = new HoldfastSdk({ baseUrl: h().baseUrl });
   });
 
-  const authorize = async (amount = 700) => (await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
-    account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'gem-pack' }],
-  } })).body.payload as { authorized_invoice_id: string; password_token: UserToken };
+  const authorize = async (amount = 700) =>
+    (
+      await call('POST', '/v2/authorize/invoice', {
+        token: client.token,
+        body: {
+          account_id: buyer.account_id,
+          invoice_mechanism: 'api',
+          line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'gem-pack' }],
+        },
+      })
+    ).body.payload as { authorized_invoice_id: string; password_token: UserToken };
 
   it('keeps its types equal to what the OpenAPI documents generate', async () => {
     for (const name of SDK_DOCUMENTS) {
-      assert.equal(readFileSync(typesFile(name), 'utf8'), await generatedTypes(name), `src/sdk/types/${name}.ts is stale: run npm run sdk:types`);
+      assert.equal(
+        readFileSync(typesFile(name), 'utf8'),
+        await generatedTypes(name),
+        `src/sdk/types/${name}.ts is stale: run npm run sdk:types`,
+      );
     }
   });
 
@@ -38,8 +57,11 @@ describe('client SDK (spec §4.6) against a running Holdfast', () => {
     await fund(buyer, 'USD:fiat', 700);
     const auth = await authorize();
     const r = recorder();
-    const input = { authorizedInvoiceId: auth.authorized_invoice_id, passwordToken: auth.password_token,
-      paymentMethods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }] };
+    const input = {
+      authorizedInvoiceId: auth.authorized_invoice_id,
+      passwordToken: auth.password_token,
+      paymentMethods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }],
+    };
     await sdk.checkout(input, r.checkout);
     assert.equal(r.calls.length, 1, JSON.stringify(r.calls));
     const [name, invoiceId, invoice] = r.calls[0] as [string, string, Invoice];
@@ -55,8 +77,14 @@ describe('client SDK (spec §4.6) against a running Holdfast', () => {
     try {
       const auth = await authorize(300);
       const r = recorder();
-      await new HoldfastSdk({ baseUrl: app.baseUrl }).checkout({ authorizedInvoiceId: auth.authorized_invoice_id, passwordToken: auth.password_token,
-        paymentMethods: [{ payment_method_id: buyer.card!, amount: 0 }] }, r.checkout);
+      await new HoldfastSdk({ baseUrl: app.baseUrl }).checkout(
+        {
+          authorizedInvoiceId: auth.authorized_invoice_id,
+          passwordToken: auth.password_token,
+          paymentMethods: [{ payment_method_id: buyer.card!, amount: 0 }],
+        },
+        r.checkout,
+      );
       assert.equal(r.calls[0][0], 'update', JSON.stringify(r.calls));
       assert.equal((r.calls[0][1] as Invoice).state, 'OPEN');
       const last = r.calls[r.calls.length - 1];
@@ -69,27 +97,52 @@ describe('client SDK (spec §4.6) against a running Holdfast', () => {
   it('reports a refused payment as error(402, [failure_reason]) and an API refusal with its status and messages', async () => {
     const declined = await authorize();
     const r = recorder();
-    await sdk.checkout({ authorizedInvoiceId: declined.authorized_invoice_id, passwordToken: declined.password_token.access_token,
-      paymentMethods: [{ payment_method_id: buyer.declined!, amount: 0 }] }, r.checkout);
+    await sdk.checkout(
+      {
+        authorizedInvoiceId: declined.authorized_invoice_id,
+        passwordToken: declined.password_token.access_token,
+        paymentMethods: [{ payment_method_id: buyer.declined!, amount: 0 }],
+      },
+      r.checkout,
+    );
     assert.deepEqual(r.calls, [['error', 402, ['card_declined']]]);
     const other = await authorize();
     const s = recorder();
-    await sdk.checkout({ authorizedInvoiceId: other.authorized_invoice_id, passwordToken: other.password_token,
-      paymentMethods: [{ payment_method_id: buyer.card!, amount: 5 }] }, s.checkout);
+    await sdk.checkout(
+      {
+        authorizedInvoiceId: other.authorized_invoice_id,
+        passwordToken: other.password_token,
+        paymentMethods: [{ payment_method_id: buyer.card!, amount: 5 }],
+      },
+      s.checkout,
+    );
     assert.equal(s.calls[0][0], 'error');
     assert.equal(s.calls[0][1], 400);
     const t = recorder();
     await sdk.checkout({ authorizedInvoiceId: other.authorized_invoice_id, passwordToken: other.password_token }, t.checkout);
-    assert.deepEqual(t.calls, [['error', 400, ['Give paymentMethods, or a container to show the hosted checkout in.']]], 'no hosted checkout outside a browser');
+    assert.deepEqual(
+      t.calls,
+      [['error', 400, ['Give paymentMethods, or a container to show the hosted checkout in.']]],
+      'no hosted checkout outside a browser',
+    );
     const unreachable = recorder();
-    await new HoldfastSdk({ baseUrl: 'http://127.0.0.1:9' }).checkout({ authorizedInvoiceId: other.authorized_invoice_id,
-      passwordToken: other.password_token, paymentMethods: [{ payment_method_id: buyer.card!, amount: 0 }] }, unreachable.checkout);
+    await new HoldfastSdk({ baseUrl: 'http://127.0.0.1:9' }).checkout(
+      {
+        authorizedInvoiceId: other.authorized_invoice_id,
+        passwordToken: other.password_token,
+        paymentMethods: [{ payment_method_id: buyer.card!, amount: 0 }],
+      },
+      unreachable.checkout,
+    );
     assert.equal(unreachable.calls[0][0], 'error');
     assert.equal(unreachable.calls[0][1], 0);
   });
 
-  it('lists the user\'s transaction history newest first and shows one receipt; another user\'s receipt is not found', async () => {
-    const session = await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id, return_token: true } });
+  it("lists the user's transaction history newest first and shows one receipt; another user's receipt is not found", async () => {
+    const session = await call('POST', '/authorize/user', {
+      token: client.token,
+      body: { account_id: buyer.account_id, return_token: true },
+    });
     const token = session.body.payload.token;
     const r = recorder();
     await sdk.transactionHistory(token, r.flow, { limit: 3 });
@@ -97,19 +150,27 @@ describe('client SDK (spec §4.6) against a running Holdfast', () => {
     assert.equal(name, 'completed');
     assert.equal(invoices.length, 3);
     assert.ok(invoices.every((i) => i.account_id === buyer.account_id));
-    assert.deepEqual(invoices.map((i) => i.invoice_id), [...invoices.map((i) => i.invoice_id)].sort().reverse(), 'newest first');
+    assert.deepEqual(
+      invoices.map((i) => i.invoice_id),
+      [...invoices.map((i) => i.invoice_id)].sort().reverse(),
+      'newest first',
+    );
     const receipt = recorder();
     await sdk.receipt(invoices[0].invoice_id, token, receipt.flow);
     assert.deepEqual(receipt.calls, [['completed', invoices[0]]]);
     const stranger = await register(client);
-    const theirs = (await call('POST', '/authorize/user', { token: client.token, body: { account_id: stranger.account_id, return_token: true } })).body.payload.token;
+    const theirs = (
+      await call('POST', '/authorize/user', { token: client.token, body: { account_id: stranger.account_id, return_token: true } })
+    ).body.payload.token;
     const refused = recorder();
     await sdk.receipt(invoices[0].invoice_id, theirs, refused.flow);
     assert.deepEqual(refused.calls, [['error', 404, ['Invoice not found.']]]);
   });
 
-  it('gets the payment methods with the SDK\'s own token, or the one given; a client token is not a user\'s', async () => {
-    const token = (await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id, return_token: true } })).body.payload.token;
+  it("gets the payment methods with the SDK's own token, or the one given; a client token is not a user's", async () => {
+    const token = (
+      await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id, return_token: true } })
+    ).body.payload.token;
     const mine = new HoldfastSdk({ baseUrl: h().baseUrl, token });
     const r = recorder();
     await mine.getPaymentMethods(r.methods);
@@ -130,20 +191,34 @@ describe('GET /v1/{account_id}/invoices', () => {
     const buyer = await party(client, true);
     const made: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await call('POST', '/v2/invoice', { token: client.token, body: { account_id: buyer.account_id,
-        payment_methods: [{ payment_method_id: buyer.card!, amount: 0 }], line_items: [{ amount: 100 + i, currency: 'USD', transaction_type: 'user_to_integrator' }] } });
+      const res = await call('POST', '/v2/invoice', {
+        token: client.token,
+        body: {
+          account_id: buyer.account_id,
+          payment_methods: [{ payment_method_id: buyer.card!, amount: 0 }],
+          line_items: [{ amount: 100 + i, currency: 'USD', transaction_type: 'user_to_integrator' }],
+        },
+      });
       made.push(res.body.payload.invoice_id);
     }
     const first = await call('GET', `/v1/${buyer.account_id}/invoices?limit=2`, { token: client.token });
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.body.payload.invoices.map((i: Invoice) => i.invoice_id), [made[4], made[3]]);
+    assert.deepEqual(
+      first.body.payload.invoices.map((i: Invoice) => i.invoice_id),
+      [made[4], made[3]],
+    );
     assert.equal(first.body.payload.has_more, true);
     const rest = await call('GET', `/v1/${buyer.account_id}/invoices?limit=10&starting_after=${made[3]}`, { token: client.token });
-    assert.deepEqual(rest.body.payload.invoices.map((i: Invoice) => i.invoice_id), [made[2], made[1], made[0]]);
+    assert.deepEqual(
+      rest.body.payload.invoices.map((i: Invoice) => i.invoice_id),
+      [made[2], made[1], made[0]],
+    );
     assert.equal(rest.body.payload.has_more, false);
     assert.equal((await call('GET', `/v1/${buyer.account_id}/invoices?limit=101`, { token: client.token })).status, 400);
     const other = await register(client);
-    const token = (await call('POST', '/authorize/user', { token: client.token, body: { account_id: other.account_id, return_token: true } })).body.payload.token;
+    const token = (
+      await call('POST', '/authorize/user', { token: client.token, body: { account_id: other.account_id, return_token: true } })
+    ).body.payload.token;
     assert.equal((await call('GET', `/v1/${buyer.account_id}/invoices`, { token: token.access_token })).status, 404);
     const own = await call('GET', `/v1/${other.account_id}/invoices`, { token: token.access_token });
     assert.deepEqual([own.status, own.body.payload], [200, { invoices: [], has_more: false }]);
@@ -151,9 +226,15 @@ describe('GET /v1/{account_id}/invoices', () => {
 });
 
 describe('CORS for the operations a user password token calls', () => {
-  const preflight = (path: string, method: string) => fetch(`${h().baseUrl}${path}`, {
-    method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' },
-  });
+  const preflight = (path: string, method: string) =>
+    fetch(`${h().baseUrl}${path}`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': method,
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
 
   it('lets any origin call them with a bearer token, and gives server-only operations no CORS at all', async () => {
     const pay = await preflight('/v2/invoice/inv_1/pay', 'POST');
@@ -163,13 +244,20 @@ describe('CORS for the operations a user password token calls', () => {
     assert.match(pay.headers.get('access-control-allow-headers') ?? '', /Authorization/);
     assert.equal(pay.headers.get('access-control-allow-credentials'), null, 'never with cookies');
     assert.equal((await preflight('/v1/acct_1/payment_methods', 'GET')).headers.get('access-control-allow-methods'), 'GET, POST');
-    for (const [path, method] of [['/v2/escrow', 'POST'], ['/v2/authorize/invoice', 'POST'], ['/token', 'POST'], ['/register', 'POST']]) {
+    for (const [path, method] of [
+      ['/v2/escrow', 'POST'],
+      ['/v2/authorize/invoice', 'POST'],
+      ['/token', 'POST'],
+      ['/register', 'POST'],
+    ]) {
       const res = await preflight(path, method);
       assert.equal(res.headers.get('access-control-allow-origin'), null, `${method} ${path}`);
     }
     const client = await newClient();
     const account = await register(client);
-    const listed = await fetch(`${h().baseUrl}/v1/${account.account_id}/payment_methods`, { headers: { authorization: `Bearer ${client.token}`, origin: 'https://app.example' } });
+    const listed = await fetch(`${h().baseUrl}/v1/${account.account_id}/payment_methods`, {
+      headers: { authorization: `Bearer ${client.token}`, origin: 'https://app.example' },
+    });
     assert.equal(listed.headers.get('access-control-allow-origin'), '*');
     assert.match(listed.headers.get('access-control-expose-headers') ?? '', /X-Command-Id/);
   });

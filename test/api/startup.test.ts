@@ -44,20 +44,29 @@ function startHoldfast(env: Record<string, string>, limitMs = 90_000): Started {
   const child = spawn(process.execPath, ['--import', TSX, path.join(ROOT, 'src/server.ts')], {
     cwd,
     env: {
-      ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.json'), LOG_LEVEL: 'warn',
-      QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-${unique('start')}`, ...env,
+      ...process.env,
+      TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.json'),
+      LOG_LEVEL: 'warn',
+      QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-${unique('start')}`,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    clearTimeout(timer);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    }),
+  );
   return {
     stdout: () => stdout,
     stderr: () => stderr,
@@ -106,14 +115,19 @@ async function databaseExists(name: string): Promise<boolean> {
 function refusingPostgres(): Promise<{ port: number; server: Server }> {
   const field = (type: string, value: string) => Buffer.concat([Buffer.from(type), Buffer.from(value), Buffer.from([0])]);
   const body = Buffer.concat([
-    field('S', 'FATAL'), field('V', 'FATAL'), field('C', '28P01'),
-    field('M', 'password authentication failed for user "postgres"'), Buffer.from([0]),
+    field('S', 'FATAL'),
+    field('V', 'FATAL'),
+    field('C', '28P01'),
+    field('M', 'password authentication failed for user "postgres"'),
+    Buffer.from([0]),
   ]);
   const length = Buffer.alloc(4);
   length.writeInt32BE(body.length + 4);
   const error = Buffer.concat([Buffer.from('E'), length, body]);
   const server = createServer((socket) => socket.once('data', () => socket.end(error)));
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as { port: number }).port, server })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as { port: number }).port, server })),
+  );
 }
 
 describe('starting Holdfast', function () {
@@ -135,7 +149,10 @@ describe('starting Holdfast', function () {
       const run = startHoldfast({ DATABASE_URL: url, REDIS_URL: h().redisUrl });
       assert.equal(await run.exited, 1);
       assert.equal(run.stderr(), 'holdfast: PostgreSQL refused the connection (DATABASE_URL): role "nobody" does not exist\n');
-      for (const args of [['ledger', 'verify'], ['client', 'create', '--integrator', 'x']]) {
+      for (const args of [
+        ['ledger', 'verify'],
+        ['client', 'create', '--integrator', 'x'],
+      ]) {
         const cli = await holdfastCli(args, { DATABASE_URL: url });
         assert.equal(cli.status, 1);
         assert.equal(cli.stderr, 'holdfast: PostgreSQL refused the connection (DATABASE_URL): role "nobody" does not exist\n');
@@ -147,7 +164,10 @@ describe('starting Holdfast', function () {
       try {
         const run = startHoldfast({ DATABASE_URL: `postgres://postgres:wrong@127.0.0.1:${port}/holdfast`, REDIS_URL: h().redisUrl });
         assert.equal(await run.exited, 1);
-        assert.equal(run.stderr(), 'holdfast: PostgreSQL refused the connection (DATABASE_URL): password authentication failed for user "postgres"\n');
+        assert.equal(
+          run.stderr(),
+          'holdfast: PostgreSQL refused the connection (DATABASE_URL): password authentication failed for user "postgres"\n',
+        );
       } finally {
         server.close();
       }
@@ -158,7 +178,10 @@ describe('starting Holdfast', function () {
       const run = startHoldfast({ ROLE: 'worker', DATABASE_URL: withDatabase(h().databaseUrl, name), REDIS_URL: h().redisUrl });
       assert.equal(await run.exited, 1);
       assert.equal(run.stderr().trim().split('\n').length, 1, run.stderr());
-      assert.match(run.stderr(), new RegExp(`^holdfast: database "${name}" does not exist on .* \\(DATABASE_URL\\): ROLE=worker never creates it`));
+      assert.match(
+        run.stderr(),
+        new RegExp(`^holdfast: database "${name}" does not exist on .* \\(DATABASE_URL\\): ROLE=worker never creates it`),
+      );
       assert.equal(await databaseExists(name), false);
     });
   });
@@ -166,11 +189,18 @@ describe('starting Holdfast', function () {
   it('with Redis down, prints the banner saying Redis is unreachable; readyz says 503; SIGTERM ends it', async () => {
     const [httpPort, redisPort] = [await freePort(), await freePort()];
     const run = startHoldfast({
-      ROLE: 'all', APP_ENV: 'production', PORT: String(httpPort), DATABASE_URL: h().databaseUrl, REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      ROLE: 'all',
+      APP_ENV: 'production',
+      PORT: String(httpPort),
+      DATABASE_URL: h().databaseUrl,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     });
     try {
       await until('the banner', () => (run.stdout().includes('Holdfast is up') ? true : undefined));
-      const banner = run.stdout().split('\n').filter((l) => !l.startsWith('{'));
+      const banner = run
+        .stdout()
+        .split('\n')
+        .filter((l) => !l.startsWith('{'));
       const redisLine = banner.findIndex((l) => l.startsWith('  Redis '));
       assert.match(banner[redisLine], new RegExp(`redis://127.0.0.1:${redisPort}`));
       assert.match(banner[redisLine + 1], /UNREACHABLE \(REDIS_URL\): commands are accepted \(202\) and wait/);
@@ -185,7 +215,13 @@ describe('starting Holdfast', function () {
 
   it('ROLE=web serves the demo shop in staging and says so in the banner', async () => {
     const httpPort = await freePort();
-    const run = startHoldfast({ ROLE: 'web', APP_ENV: 'staging', PORT: String(httpPort), DATABASE_URL: h().databaseUrl, REDIS_URL: h().redisUrl });
+    const run = startHoldfast({
+      ROLE: 'web',
+      APP_ENV: 'staging',
+      PORT: String(httpPort),
+      DATABASE_URL: h().databaseUrl,
+      REDIS_URL: h().redisUrl,
+    });
     try {
       await until('the banner', () => (run.stdout().includes('Holdfast is up') ? true : undefined));
       await until('the demo client lines', () => (run.stdout().includes('CLIENT_SECRET=') ? true : undefined), 5_000);

@@ -37,7 +37,10 @@ describe('POST /token (client credentials)', () => {
 
   it('issues a token with HTTP Basic client authentication', async () => {
     const basic = Buffer.from(`${creds.client_id}:${creds.client_secret}`).toString('base64');
-    const res = await call('POST', '/token', { ...form({ grant_type: 'client_credentials' }), headers: { ...form({}).headers, authorization: `Basic ${basic}` } });
+    const res = await call('POST', '/token', {
+      ...form({ grant_type: 'client_credentials' }),
+      headers: { ...form({}).headers, authorization: `Basic ${basic}` },
+    });
     assert.equal(res.status, 200);
   });
 
@@ -54,14 +57,22 @@ describe('POST /token (client credentials)', () => {
   });
 
   it('refuses a wrong secret with 401 invalid_client', async () => {
-    const res = await call('POST', '/token', form({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: 'hfs_wrong' }));
+    const res = await call(
+      'POST',
+      '/token',
+      form({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: 'hfs_wrong' }),
+    );
     assert.equal(res.status, 401);
     assert.equal(res.body.error, 'invalid_client');
     assert.match(res.headers.get('www-authenticate') ?? '', /^Basic/);
   });
 
   it('refuses an unknown client with 401 invalid_client', async () => {
-    const res = await call('POST', '/token', form({ grant_type: 'client_credentials', client_id: 'cli_nope', client_secret: creds.client_secret }));
+    const res = await call(
+      'POST',
+      '/token',
+      form({ grant_type: 'client_credentials', client_id: 'cli_nope', client_secret: creds.client_secret }),
+    );
     assert.equal(res.status, 401);
     assert.equal(res.body.error, 'invalid_client');
   });
@@ -80,7 +91,10 @@ describe('POST /token (client credentials)', () => {
 
   it('refuses credentials sent both by Basic and as parameters', async () => {
     const basic = Buffer.from(`${creds.client_id}:${creds.client_secret}`).toString('base64');
-    const res = await call('POST', '/token', { ...form({ grant_type: 'client_credentials', ...creds }), headers: { ...form({}).headers, authorization: `Basic ${basic}` } });
+    const res = await call('POST', '/token', {
+      ...form({ grant_type: 'client_credentials', ...creds }),
+      headers: { ...form({}).headers, authorization: `Basic ${basic}` },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'invalid_request');
   });
@@ -101,7 +115,10 @@ describe('bearer tokens on API calls', () => {
   let accountPath: string;
   before(async () => {
     client = await newClient();
-    const reg = await call('POST', '/register', { token: client.token, body: { username: unique('u'), email: { address: `${unique('e')}@example.com` } } });
+    const reg = await call('POST', '/register', {
+      token: client.token,
+      body: { username: unique('u'), email: { address: `${unique('e')}@example.com` } },
+    });
     accountPath = `/v1/user-info/${reg.body.payload.account_id}`;
   });
 
@@ -117,18 +134,46 @@ describe('bearer tokens on API calls', () => {
     ['a missing Authorization header', async () => ({}), /^Bearer realm="holdfast"$/],
     ['another scheme', async () => ({ authorization: 'Token abc' }), /error="invalid_token"/],
     ['a malformed token', async () => ({ authorization: 'Bearer not.a.jwt' }), /error="invalid_token"/],
-    ['an expired token', async () => ({ authorization: `Bearer ${await h().signer.sign({ clientId: client.clientId, integratorId: 'int_x', scopes: ['search_accounts'], isOperator: false, canUnblock: false }, -60)}` }), /expired/],
-    ['a token signed with another key', async () => {
-      const forged = await new SignJWT({ int: 'int_x', scope: 'search_accounts', op: false })
-        .setProtectedHeader({ alg: 'HS256', kid: 'key_primary' }).setIssuer('holdfast').setAudience('holdfast-api')
-        .setSubject(client.clientId).setIssuedAt().setExpirationTime('1h').sign(new Uint8Array(32).fill(7));
-      return { authorization: `Bearer ${forged}` };
-    }, /error="invalid_token"/],
-    ['an unsigned (alg none) token', async () => {
-      const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
-      const body = Buffer.from(JSON.stringify({ sub: client.clientId, int: 'int_x', scope: 'search_accounts', iss: 'holdfast', aud: 'holdfast-api', exp: 9999999999 })).toString('base64url');
-      return { authorization: `Bearer ${header}.${body}.` };
-    }, /error="invalid_token"/],
+    [
+      'an expired token',
+      async () => ({
+        authorization: `Bearer ${await h().signer.sign({ clientId: client.clientId, integratorId: 'int_x', scopes: ['search_accounts'], isOperator: false, canUnblock: false }, -60)}`,
+      }),
+      /expired/,
+    ],
+    [
+      'a token signed with another key',
+      async () => {
+        const forged = await new SignJWT({ int: 'int_x', scope: 'search_accounts', op: false })
+          .setProtectedHeader({ alg: 'HS256', kid: 'key_primary' })
+          .setIssuer('holdfast')
+          .setAudience('holdfast-api')
+          .setSubject(client.clientId)
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(new Uint8Array(32).fill(7));
+        return { authorization: `Bearer ${forged}` };
+      },
+      /error="invalid_token"/,
+    ],
+    [
+      'an unsigned (alg none) token',
+      async () => {
+        const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+        const body = Buffer.from(
+          JSON.stringify({
+            sub: client.clientId,
+            int: 'int_x',
+            scope: 'search_accounts',
+            iss: 'holdfast',
+            aud: 'holdfast-api',
+            exp: 9999999999,
+          }),
+        ).toString('base64url');
+        return { authorization: `Bearer ${header}.${body}.` };
+      },
+      /error="invalid_token"/,
+    ],
   ];
   for (const [what, headers, challenge] of refused) {
     it(`answers 401 with WWW-Authenticate for ${what}`, async () => {

@@ -32,8 +32,12 @@ describe('user sessions', () => {
     const match = /^http:\/\/localhost:3000\/ui\/appauth\/([A-Za-z0-9_-]{43})$/.exec(res.body.payload.redirect);
     assert.ok(match, res.body.payload.redirect);
     const nonce = match[1];
-    const rows = await h().orm.em.fork().execute<Array<{ nonce_hash: string; expires_at: Date }>>(
-      'select nonce_hash, expires_at from user_session_nonce where account_id = ?', [account.account_id]);
+    const rows = await h()
+      .orm.em.fork()
+      .execute<Array<{ nonce_hash: string; expires_at: Date }>>(
+        'select nonce_hash, expires_at from user_session_nonce where account_id = ?',
+        [account.account_id],
+      );
     assert.equal(rows[0].nonce_hash, createHash('sha256').update(nonce).digest('hex'), 'only the hash is stored');
     const hours = (new Date(rows[0].expires_at).getTime() - Date.now()) / 3_600_000;
     assert.ok(hours > 23.9 && hours <= 24, `expires in ${hours} h`);
@@ -46,7 +50,9 @@ describe('user sessions', () => {
     const account = await register(client);
     const res = await call('POST', '/authorize/user', { token: client.token, body: { account_id: account.account_id } });
     const nonce = res.body.payload.redirect.split('/').pop();
-    await h().orm.em.fork().execute(`update user_session_nonce set expires_at = now() - interval '1 second' where account_id = ?`, [account.account_id]);
+    await h()
+      .orm.em.fork()
+      .execute(`update user_session_nonce set expires_at = now() - interval '1 second' where account_id = ?`, [account.account_id]);
     assert.equal(await consumeSessionNonce(h().orm.em.fork(), nonce), null);
   });
 
@@ -61,15 +67,23 @@ describe('user sessions', () => {
 
     const own = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: token.access_token });
     assert.equal(own.status, 200, own.text);
-    const card = await call('POST', `/v1/${account.account_id}/payment_methods`, { token: token.access_token, body: {
-      type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 1, cvc: '123' },
-    } });
+    const card = await call('POST', `/v1/${account.account_id}/payment_methods`, {
+      token: token.access_token,
+      body: {
+        type: 'card',
+        card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 1, cvc: '123' },
+      },
+    });
     assert.equal(card.status, 201, card.text);
     const foreign = await call('GET', `/v1/${other.account_id}/payment_methods`, { token: token.access_token });
     assert.equal(foreign.status, 404);
     assert.deepEqual(foreign.body.codes, ['ACCOUNT_GET_ERROR']);
     // Operations that do not list user_auth refuse it, whatever they are.
-    for (const [method, path] of [['GET', `/v1/user-info/${account.account_id}`], ['GET', `/v1/${account.account_id}/user-info`], ['POST', '/v2/escrow']]) {
+    for (const [method, path] of [
+      ['GET', `/v1/user-info/${account.account_id}`],
+      ['GET', `/v1/${account.account_id}/user-info`],
+      ['POST', '/v2/escrow'],
+    ]) {
       const res = await call(method, path, { token: token.access_token, body: method === 'POST' ? {} : undefined });
       assert.equal(res.status, 401, `${method} ${path}: ${res.text}`);
       assert.match(res.headers.get('www-authenticate') ?? '', /invalid_token/);
@@ -109,8 +123,11 @@ describe('user sessions', () => {
     assert.equal(right.status, 200, right.text);
 
     const expiring = await session(account.account_id);
-    await h().orm.em.fork().execute(`update refresh_token set expires_at = now() - interval '1 second' where token_hash = ?`,
-      [createHash('sha256').update(expiring.refresh_token).digest('hex')]);
+    await h()
+      .orm.em.fork()
+      .execute(`update refresh_token set expires_at = now() - interval '1 second' where token_hash = ?`, [
+        createHash('sha256').update(expiring.refresh_token).digest('hex'),
+      ]);
     const expired = await refresh(expiring.refresh_token);
     assert.equal(expired.body.error, 'invalid_grant');
     assert.match(expired.body.error_description, /expired/);
@@ -119,7 +136,10 @@ describe('user sessions', () => {
   it('ends the sessions of an account whose login is blocked: its token answers 403 and its refresh token is refused', async () => {
     const account = await register(client);
     const token = await session(account.account_id);
-    await call('POST', '/v2/block', { token: operator.token, body: { account_id: account.account_id, block_capability: 'login', block_reason: 'compliance' } });
+    await call('POST', '/v2/block', {
+      token: operator.token,
+      body: { account_id: account.account_id, block_capability: 'login', block_reason: 'compliance' },
+    });
     const use = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: token.access_token });
     assert.equal(use.status, 403);
     assert.equal(use.body.payload, `Account ${account.account_id} is blocked.`);
@@ -128,10 +148,13 @@ describe('user sessions', () => {
     // Unblocking does not bring the ended session back; a new one can be opened.
     await call('DELETE', `/v2/block/${account.account_id}/capability/login`, { token: operator.token });
     assert.equal((await refresh(token.refresh_token)).body.error, 'invalid_grant');
-    assert.equal((await call('GET', `/v1/${account.account_id}/payment_methods`, { token: (await session(account.account_id)).access_token })).status, 200);
+    assert.equal(
+      (await call('GET', `/v1/${account.account_id}/payment_methods`, { token: (await session(account.account_id)).access_token })).status,
+      200,
+    );
   });
 
-  it('never keeps a session\'s token for an Idempotency-Key replay: a retry opens a new session', async () => {
+  it("never keeps a session's token for an Idempotency-Key replay: a retry opens a new session", async () => {
     const account = await register(client);
     const body = { account_id: account.account_id, return_token: true };
     const key = `session-${account.account_id}`;
@@ -140,9 +163,14 @@ describe('user sessions', () => {
     assert.equal(again.status, 200, again.text);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
     assert.notEqual(again.body.payload.token.refresh_token, first.body.payload.token.refresh_token);
-    const [stored] = await h().orm.em.fork().execute<Array<{ body: string }>>('select response_body::text as body from idempotency_key where key = ?', [key]);
-    assert.ok(!stored.body.includes(first.body.payload.token.refresh_token) && !stored.body.includes(first.body.payload.token.access_token), stored.body);
-    assert.equal((await refresh(again.body.payload.token.refresh_token)).status, 200, 'the replay\'s refresh token works');
+    const [stored] = await h()
+      .orm.em.fork()
+      .execute<Array<{ body: string }>>('select response_body::text as body from idempotency_key where key = ?', [key]);
+    assert.ok(
+      !stored.body.includes(first.body.payload.token.refresh_token) && !stored.body.includes(first.body.payload.token.access_token),
+      stored.body,
+    );
+    assert.equal((await refresh(again.body.payload.token.refresh_token)).status, 200, "the replay's refresh token works");
   });
 
   it('answers 404 for an account of another integrator', async () => {

@@ -28,12 +28,27 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
   });
 
   const authorizeWidget = async (buyer: string, extra: Record<string, unknown> = {}) => {
-    const res = await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
-      account_id: buyer, invoice_mechanism: 'widget', reference_type: 'order', reference_id: 'ord-42', description: 'Winter cape',
-      line_items: [{ amount: 1250, currency: 'USD', transaction_type: 'user_to_user', product_sku: 'cape-1', description: 'Cape',
-        recipients: [{ amount: 1000, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }] }],
-      ...extra,
-    } });
+    const res = await call('POST', '/v2/authorize/invoice', {
+      token: client.token,
+      body: {
+        account_id: buyer,
+        invoice_mechanism: 'widget',
+        reference_type: 'order',
+        reference_id: 'ord-42',
+        description: 'Winter cape',
+        line_items: [
+          {
+            amount: 1250,
+            currency: 'USD',
+            transaction_type: 'user_to_user',
+            product_sku: 'cape-1',
+            description: 'Cape',
+            recipients: [{ amount: 1000, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }],
+          },
+        ],
+        ...extra,
+      },
+    });
     assert.equal(res.status, 200, res.text);
     return res.body.payload as { redirect: string; authorized_invoice_id: string; nonce_auth_id: string };
   };
@@ -67,10 +82,15 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     const buyer = await register(client);
     const auth = await authorizeWidget(buyer.account_id);
     const before = await balance(seller.wallets['USD:fiat'].wallet);
-    const { page, frame } = await openShop({
-      redirect: onTestServer(auth.redirect), flow: 'checkout', theme: { primaryColor: '#0a7d32' },
-      config: { hideSKUs: true, showInvoiceReferenceInfo: true, selectButton: { label: 'Buy now' } },
-    }, '[data-hf=accept-tos]');
+    const { page, frame } = await openShop(
+      {
+        redirect: onTestServer(auth.redirect),
+        flow: 'checkout',
+        theme: { primaryColor: '#0a7d32' },
+        config: { hideSKUs: true, showInvoiceReferenceInfo: true, selectButton: { label: 'Buy now' } },
+      },
+      '[data-hf=accept-tos]',
+    );
     assert.equal(new URL(frame.url()).hash, '', 'the session token leaves the address bar at once');
     await frame.click('[data-hf=accept-tos]');
     await frame.waitForSelector('[data-hf=pay]');
@@ -84,10 +104,11 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await frame.waitForSelector('[data-hf-method]:checked:not([disabled])');
     assert.equal(await frame.isVisible('input[name=number]'), false, 'the card form closes once the card is saved');
     // The frame takes the page's height (svc.resize), so nothing scrolls inside it.
-    const heights = () => Promise.all([
-      page.evaluate(() => document.querySelector('iframe')!.getBoundingClientRect().height),
-      frame.evaluate(() => document.documentElement.scrollHeight),
-    ]);
+    const heights = () =>
+      Promise.all([
+        page.evaluate(() => document.querySelector('iframe')!.getBoundingClientRect().height),
+        frame.evaluate(() => document.documentElement.scrollHeight),
+      ]);
     let [outer, inner] = await heights();
     for (let i = 0; i < 100 && Math.abs(outer - inner) > 1; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -96,11 +117,13 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     assert.ok(Math.abs(outer - inner) <= 1 && outer !== 620, `frame ${outer} px, page ${inner} px`);
     await frame.click('[data-hf=pay]');
     await frame.click('[data-hf=done]');
-    assert.deepEqual(await events(page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }]]);
+    assert.deepEqual(await events(page), [
+      ['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }],
+    ]);
     assert.equal(await page.$('iframe'), null, 'the widget removes its frame');
     const invoice = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
     assert.equal(invoice.body.payload.state, 'SUCCESS');
-    assert.equal(await balance(seller.wallets['USD:fiat'].wallet) - before, 1000);
+    assert.equal((await balance(seller.wallets['USD:fiat'].wallet)) - before, 1000);
     assert.deepEqual((await call('GET', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token })).body, { signed_tos: true });
     await page.close();
   });
@@ -115,9 +138,11 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await frame.waitForSelector('[data-hf-method]:checked');
     await frame.click('[data-hf=pay]');
     await frame.waitForSelector('[data-hf=close]');
-    assert.match(await frame.textContent('[role=alert]') ?? '', /declined/);
+    assert.match((await frame.textContent('[role=alert]')) ?? '', /declined/);
     await frame.click('[data-hf=close]');
-    assert.deepEqual(await events(page), [['error', { event: 'svc.checkout.complete', source: 'svc', state: 'error', trigger: 'close-button' }]]);
+    assert.deepEqual(await events(page), [
+      ['error', { event: 'svc.checkout.complete', source: 'svc', state: 'error', trigger: 'close-button' }],
+    ]);
     const invoice = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
     assert.deepEqual([invoice.body.payload.state, invoice.body.payload.failure_reason], ['FAILED', 'card_declined']);
     await page.close();
@@ -127,14 +152,20 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     const buyer = await party(client);
     await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
     const auth = await authorizeWidget(buyer.account_id);
-    assert.equal((await fetch(onTestServer(auth.redirect), { method: 'HEAD' })).status, 200, 'a link preview\'s HEAD does not spend the link');
+    assert.equal(
+      (await fetch(onTestServer(auth.redirect), { method: 'HEAD' })).status,
+      200,
+      "a link preview's HEAD does not spend the link",
+    );
     const first = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=cancel]');
     // A message that does not come from the widget's frame is not the flow's end.
-    await first.page.evaluate(() => window.postMessage({ event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }, '*'));
+    await first.page.evaluate(() =>
+      window.postMessage({ event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }, '*'),
+    );
     await first.frame.click('[data-hf=cancel]');
     assert.deepEqual(await events(first.page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'cancel' }]]);
     const again = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=close]');
-    assert.match(await again.frame.textContent('[role=alert]') ?? '', /expired or was already used/);
+    assert.match((await again.frame.textContent('[role=alert]')) ?? '', /expired or was already used/);
     await again.frame.click('[data-hf=close]');
     assert.equal((await events(again.page))[0][1].state, 'error');
     const invoice = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
@@ -143,25 +174,40 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await again.page.close();
   });
 
-  it('lets the user choose the wallet\'s balance and a card for the rest; the choice pays an escrow as it is', async () => {
+  it("lets the user choose the wallet's balance and a card for the rest; the choice pays an escrow as it is", async () => {
     const buyer = await party(client, true);
     await fund(buyer, 'USD:fiat', 300);
     const session = await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id } });
-    const { page, frame } = await openShop({
-      redirect: onTestServer(session.body.payload.redirect), flow: 'payment-selection',
-      config: { transactionDetails: { transaction_amount: 1000, currency: 'USD' } },
-    }, '[data-hf=select]');
+    const { page, frame } = await openShop(
+      {
+        redirect: onTestServer(session.body.payload.redirect),
+        flow: 'payment-selection',
+        config: { transactionDetails: { transaction_amount: 1000, currency: 'USD' } },
+      },
+      '[data-hf=select]',
+    );
     await frame.check(`[data-hf-method="${buyer.wallets['USD:fiat'].pm}"]`);
     await frame.check(`input[name=hf-second][value="${buyer.card}"]`);
     await frame.click('[data-hf=select]');
     const [[kind, message]] = await events(page);
     assert.equal(kind, 'complete');
-    assert.deepEqual(message, { event: 'svc.payment-selection.complete', source: 'svc', state: 'complete',
-      paymentMethods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 300 }, { payment_method_id: buyer.card, amount: 0 }] });
-    const escrow = await call('POST', '/v2/escrow', { token: client.token, body: {
-      account_id: buyer.account_id, payment_methods: message.paymentMethods,
-      line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } });
+    assert.deepEqual(message, {
+      event: 'svc.payment-selection.complete',
+      source: 'svc',
+      state: 'complete',
+      paymentMethods: [
+        { payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 300 },
+        { payment_method_id: buyer.card, amount: 0 },
+      ],
+    });
+    const escrow = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: message.paymentMethods,
+        line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
     assert.equal(escrow.status, 201, escrow.text);
     const paid = await call('POST', `/v2/escrow/${escrow.body.payload.id}/pay`, { token: client.token });
     assert.equal(paid.body.payload.status, 'ESCROWED');
@@ -174,17 +220,21 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
     const auth = await authorizeWidget(buyer.account_id);
     const page = await browser.newPage();
-    const link = (override: string) => `${onTestServer(auth.redirect)}&config=${encodeURIComponent(JSON.stringify({ postOAuthURLOverride: override }))}`;
+    const link = (override: string) =>
+      `${onTestServer(auth.redirect)}&config=${encodeURIComponent(JSON.stringify({ postOAuthURLOverride: override }))}`;
     const refused = await page.goto(link('https://evil.example.net/back'));
     assert.equal(refused?.status(), 400);
-    assert.match(await page.textContent('[role=alert]') ?? '', /not allowed/);
+    assert.match((await page.textContent('[role=alert]')) ?? '', /not allowed/);
     const opened = await page.goto(link(`${shop.url}/back`));
     assert.equal(opened?.status(), 200, 'the refused link did not spend the nonce');
     assert.ok(opened?.headers()['content-security-policy']?.includes("script-src 'self'"));
     await page.click('[data-hf=cancel]');
     await page.waitForURL(/\/back\?/);
     const back = new URL(page.url());
-    assert.deepEqual([back.origin, back.searchParams.get('event'), back.searchParams.get('state')], [shop.url, 'svc.checkout.complete', 'cancel']);
+    assert.deepEqual(
+      [back.origin, back.searchParams.get('event'), back.searchParams.get('state')],
+      [shop.url, 'svc.checkout.complete', 'cancel'],
+    );
     await page.close();
   });
 
@@ -205,7 +255,7 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
       await frame.click('[data-hf=pay]');
       await frame.click('[data-hf=done]');
       await page.waitForFunction(() => document.getElementById('demo-log')!.textContent!.includes('onComplete'));
-      assert.match(await page.textContent('#demo-log') ?? '', /"state":"complete","trigger":"done-button"/);
+      assert.match((await page.textContent('#demo-log')) ?? '', /"state":"complete","trigger":"done-button"/);
       const production = await startExtraApp({ appEnv: 'production', frameAncestors: 'https://shop.example' });
       const csp = (await fetch(`${production.baseUrl}/ui/checkout`)).headers.get('content-security-policy') ?? '';
       assert.match(csp, /frame-ancestors https:\/\/shop\.example(;|$)/, 'FRAME_ANCESTORS decides who may frame the pages');
@@ -217,44 +267,72 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     }
   });
 
-  it('runs the SDK\'s checkout with a password token (api mechanism): the hosted checkout in the app\'s page, completed(invoiceId, invoice)', async () => {
+  it("runs the SDK's checkout with a password token (api mechanism): the hosted checkout in the app's page, completed(invoiceId, invoice)", async () => {
     const buyer = await party(client, true);
     await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });
-    const auth = (await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
-      account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } })).body.payload;
+    const auth = (
+      await call('POST', '/v2/authorize/invoice', {
+        token: client.token,
+        body: {
+          account_id: buyer.account_id,
+          invoice_mechanism: 'api',
+          line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
+        },
+      })
+    ).body.payload;
     const page = await browser.newPage();
-    await page.goto(`${shop.url}/sdk-checkout?${new URLSearchParams({ invoice: auth.authorized_invoice_id, token: auth.password_token.access_token })}`);
+    await page.goto(
+      `${shop.url}/sdk-checkout?${new URLSearchParams({ invoice: auth.authorized_invoice_id, token: auth.password_token.access_token })}`,
+    );
     const frame = (await (await page.waitForSelector('iframe')).contentFrame())!;
     await frame.check(`[data-hf-method="${buyer.card}"]`);
     await frame.click('[data-hf=pay]');
     await frame.click('[data-hf=done]');
     assert.deepEqual(await events(page), [['completed', auth.authorized_invoice_id, 'SUCCESS']]);
-    const cancelled = (await call('POST', '/v2/authorize/invoice', { token: client.token, body: {
-      account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } })).body.payload;
-    await page.goto(`${shop.url}/sdk-checkout?${new URLSearchParams({ invoice: cancelled.authorized_invoice_id, token: cancelled.password_token.access_token })}`);
+    const cancelled = (
+      await call('POST', '/v2/authorize/invoice', {
+        token: client.token,
+        body: {
+          account_id: buyer.account_id,
+          invoice_mechanism: 'api',
+          line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
+        },
+      })
+    ).body.payload;
+    await page.goto(
+      `${shop.url}/sdk-checkout?${new URLSearchParams({ invoice: cancelled.authorized_invoice_id, token: cancelled.password_token.access_token })}`,
+    );
     const again = (await (await page.waitForSelector('iframe')).contentFrame())!;
     await again.click('[data-hf=cancel]');
     assert.deepEqual(await events(page), [['canceled']]);
     await page.close();
   });
 
-  it('shows the user\'s transaction history, newest first, each with its receipt; and a receipt on its own', async () => {
+  it("shows the user's transaction history, newest first, each with its receipt; and a receipt on its own", async () => {
     const buyer = await party(client, true);
     const purchase = async (card: string, amount: number) => {
-      const made = await call('POST', '/v2/invoice', { token: client.token, body: { account_id: buyer.account_id, description: `Order ${amount}`,
-        payment_methods: [{ payment_method_id: card, amount: 0 }], line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'sku-1' }] } });
+      const made = await call('POST', '/v2/invoice', {
+        token: client.token,
+        body: {
+          account_id: buyer.account_id,
+          description: `Order ${amount}`,
+          payment_methods: [{ payment_method_id: card, amount: 0 }],
+          line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'sku-1' }],
+        },
+      });
       await call('POST', `/v2/invoice/${made.body.payload.invoice_id}/pay`, { token: client.token });
       return made.body.payload.invoice_id as string;
     };
     const paid = await purchase(buyer.card!, 450);
     const failed = await purchase(buyer.declined!, 990);
-    const link = async () => onTestServer((await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id } })).body.payload.redirect);
+    const link = async () =>
+      onTestServer(
+        (await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id } })).body.payload.redirect,
+      );
 
     const { page, frame } = await openShop({ redirect: await link(), flow: 'transaction-history' }, '[data-hf=history]');
     assert.deepEqual(await frame.$$eval('[data-hf-invoice]', (rows) => rows.map((r) => r.getAttribute('data-hf-invoice'))), [failed, paid]);
-    assert.match(await frame.textContent('[data-hf=history]') ?? '', /USD 9\.90 · Failed[\s\S]*USD 4\.50 · Paid/);
+    assert.match((await frame.textContent('[data-hf=history]')) ?? '', /USD 9\.90 · Failed[\s\S]*USD 4\.50 · Paid/);
     await frame.click(`[data-hf-invoice="${paid}"]`);
     assert.equal(await frame.textContent('[data-hf=total]'), 'USD 4.50');
     await frame.click('[data-hf=back]');
@@ -263,16 +341,20 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
 
     const alone = await openShop({ redirect: await link(), flow: 'receipt', invoice_id: paid }, '[data-hf=receipt]');
     assert.equal(await alone.frame.textContent('[data-hf=total]'), 'USD 4.50');
-    assert.match(await alone.frame.textContent('[data-hf=receipt]') ?? '', /Visa •••• 4242USD 4\.50/, 'names the card charged');
+    assert.match((await alone.frame.textContent('[data-hf=receipt]')) ?? '', /Visa •••• 4242USD 4\.50/, 'names the card charged');
     await alone.frame.click('[data-hf=done]');
     assert.deepEqual(await events(alone.page), [['complete', { event: 'svc.receipt.complete', source: 'svc', state: 'complete' }]]);
 
     const stranger = await register(client);
-    const theirs = onTestServer((await call('POST', '/authorize/user', { token: client.token, body: { account_id: stranger.account_id } })).body.payload.redirect);
+    const theirs = onTestServer(
+      (await call('POST', '/authorize/user', { token: client.token, body: { account_id: stranger.account_id } })).body.payload.redirect,
+    );
     const refused = await openShop({ redirect: theirs, flow: 'receipt', invoice_id: paid }, '[data-hf=close]');
-    assert.match(await refused.frame.textContent('[role=alert]') ?? '', /Invoice not found/);
+    assert.match((await refused.frame.textContent('[role=alert]')) ?? '', /Invoice not found/);
     await refused.frame.click('[data-hf=close]');
-    assert.deepEqual(await events(refused.page), [['error', { event: 'svc.receipt.complete', source: 'svc', state: 'error', trigger: 'close-button' }]]);
+    assert.deepEqual(await events(refused.page), [
+      ['error', { event: 'svc.receipt.complete', source: 'svc', state: 'error', trigger: 'close-button' }],
+    ]);
     for (const p of [page, alone.page, refused.page]) await p.close();
   });
 
@@ -282,15 +364,21 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await fund(buyer, 'USD:fiat', 2000);
     const auth = await authorizeWidget(buyer.account_id);
     // The state an earlier pay leaves when it is cut short after choosing: methods chosen, invoice OPEN, no command.
-    await h().orm.em.fork().execute('update invoice set payment_methods = ?::jsonb where id = ?',
-      [JSON.stringify([{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 1250, currency: 'USD' }]), auth.authorized_invoice_id]);
+    await h()
+      .orm.em.fork()
+      .execute('update invoice set payment_methods = ?::jsonb where id = ?', [
+        JSON.stringify([{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 1250, currency: 'USD' }]),
+        auth.authorized_invoice_id,
+      ]);
     const { page, frame } = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=done]');
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 750, 'the chosen wallet paid, once');
     const again = await call('POST', `/v2/invoice/${auth.authorized_invoice_id}/pay`, { token: client.token });
     assert.equal(again.body.payload.state, 'SUCCESS', again.text);
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 750);
     await frame.click('[data-hf=done]');
-    assert.deepEqual(await events(page), [['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }]]);
+    assert.deepEqual(await events(page), [
+      ['complete', { event: 'svc.checkout.complete', source: 'svc', state: 'complete', trigger: 'done-button' }],
+    ]);
     await page.close();
   });
 });

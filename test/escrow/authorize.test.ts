@@ -8,14 +8,19 @@ import { call, h, newClient, register, unique, type TestClient } from '../suppor
 import { balance, fund, party, type Party } from '../support/money.js';
 
 const line = (amount: number, currency = 'USD', sellerWallet?: string) => ({
-  amount, currency, transaction_type: sellerWallet ? 'user_to_user' : 'user_to_integrator', product_sku: 'sword',
+  amount,
+  currency,
+  transaction_type: sellerWallet ? 'user_to_user' : 'user_to_integrator',
+  product_sku: 'sword',
   recipients: sellerWallet ? [{ amount: amount - 100, currency, destination_wallet_id: sellerWallet }] : [],
 });
 
 const count = async (table: string, accountId: string) =>
-  Number((await h().orm.em.fork().execute<Array<{ n: string }>>(`select count(*) as n from ${table} where account_id = ?`, [accountId]))[0].n);
+  Number(
+    (await h().orm.em.fork().execute<Array<{ n: string }>>(`select count(*) as n from ${table} where account_id = ?`, [accountId]))[0].n,
+  );
 
-describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pay', () => {
+describe("invoice authorization (POST /v2/authorize/invoice) and the buyer's pay", () => {
   let client: TestClient;
   let buyer: Party;
   let seller: Party;
@@ -26,7 +31,10 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
   });
 
   const authorize = (body: Record<string, unknown>, token = client.token) =>
-    call('POST', '/v2/authorize/invoice', { token, body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(1000)], ...body } });
+    call('POST', '/v2/authorize/invoice', {
+      token,
+      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(1000)], ...body },
+    });
   const pay = (invoiceId: string, token: string, methods?: unknown) =>
     call('POST', `/v2/invoice/${invoiceId}/pay`, { token, ...(methods ? { body: { payment_methods: methods } } : {}) });
 
@@ -52,15 +60,18 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     const paid = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [{ payment_method_id: buyer.card, amount: 0 }]);
     assert.equal(paid.status, 200, paid.text);
     assert.equal(paid.body.payload.state, 'SUCCESS');
-    assert.deepEqual(Object.values(paid.body.payload.payment_methods).map((m: any) => [m.payment_method_id, m.authorized_amount]), [[buyer.card, 1000]]);
-    assert.equal(await balance(seller.wallets['USD:fiat'].wallet) - before, 900);
+    assert.deepEqual(
+      Object.values(paid.body.payload.payment_methods).map((m: any) => [m.payment_method_id, m.authorized_amount]),
+      [[buyer.card, 1000]],
+    );
+    assert.equal((await balance(seller.wallets['USD:fiat'].wallet)) - before, 900);
     const again = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [{ payment_method_id: buyer.card, amount: 0 }]);
     assert.equal(again.status, 200);
-    assert.equal(await balance(seller.wallets['USD:fiat'].wallet) - before, 900, 'paid once');
+    assert.equal((await balance(seller.wallets['USD:fiat'].wallet)) - before, 900, 'paid once');
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
-  it('holds an authorized escrow until the buyer pays: the integrator\'s pay before that is 409 and moves nothing; then commit settles', async () => {
+  it("holds an authorized escrow until the buyer pays: the integrator's pay before that is 409 and moves nothing; then commit settles", async () => {
     await fund(buyer, 'USD:fiat', 2000);
     const auth = (await authorize({ is_escrow: true, line_items: [line(1500, 'USD', seller.wallets['USD:fiat'].wallet)] })).body.payload;
     assert.match(auth.escrow_id, /^esc_/);
@@ -77,7 +88,9 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     assert.equal(noMethods.status, 400);
     assert.deepEqual(noMethods.body.payload.errors, { payment_methods: ['REQUIRED'] });
 
-    const paid = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }]);
+    const paid = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [
+      { payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 },
+    ]);
     assert.equal(paid.status, 200, paid.text);
     assert.equal(paid.body.payload.invoice_id, auth.authorized_invoice_id);
     assert.equal(paid.body.payload.state, 'SUCCESS');
@@ -88,14 +101,20 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     const before = await balance(seller.wallets['USD:fiat'].wallet);
     const committed = await call('POST', `/v2/escrow/${auth.escrow_id}/commit`, { token: client.token });
     assert.equal(committed.body.payload.status, 'COMMITTED');
-    assert.equal(await balance(seller.wallets['USD:fiat'].wallet) - before, 1400);
-    assert.equal((await pay(auth.authorized_invoice_id, auth.password_token.access_token)).status, 200, 'paying a paid invoice answers it as it is');
+    assert.equal((await balance(seller.wallets['USD:fiat'].wallet)) - before, 1400);
+    assert.equal(
+      (await pay(auth.authorized_invoice_id, auth.password_token.access_token)).status,
+      200,
+      'paying a paid invoice answers it as it is',
+    );
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
   it('a failed charge fails the authorized escrow (200, ESCROW-FAILED behind it) and a second pay is 409', async () => {
     const auth = (await authorize({ is_escrow: true })).body.payload;
-    const failed = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [{ payment_method_id: buyer.declined, amount: 0 }]);
+    const failed = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [
+      { payment_method_id: buyer.declined, amount: 0 },
+    ]);
     assert.equal(failed.status, 200, failed.text);
     assert.deepEqual([failed.body.payload.state, failed.body.payload.failure_reason], ['FAILED', 'card_declined']);
     assert.equal((await call('GET', `/v2/escrow/${auth.escrow_id}`, { token: client.token })).body.payload.status, 'ESCROW-FAILED');
@@ -111,7 +130,13 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     const cases: Array<[unknown, Record<string, string[]>]> = [
       [[{ payment_method_id: other.card, amount: 0 }], { 'payment_methods.0.payment_method_id': ['NOT_FOUND'] }],
       [[{ payment_method_id: buyer.card, amount: 999 }], { 'payment_methods.0.amount': ['MUST_COVER_TOTAL'] }],
-      [[{ payment_method_id: buyer.card, amount: 0 }, { payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }], { payment_methods: ['EXACTLY_ONE_REMAINDER'] }],
+      [
+        [
+          { payment_method_id: buyer.card, amount: 0 },
+          { payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 },
+        ],
+        { payment_methods: ['EXACTLY_ONE_REMAINDER'] },
+      ],
     ];
     for (const [methods, errors] of cases) {
       const res = await pay(auth.authorized_invoice_id, token, methods);
@@ -135,22 +160,37 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     const won = answers.find((a) => a.status === 200)!.body.payload;
     assert.equal(won.state, 'SUCCESS');
     const byWallet = Object.values(won.payment_methods).some((m: any) => m.payment_method_id === buyer.wallets['USD:fiat'].pm);
-    assert.equal(walletBefore - await balance(buyer.wallets['USD:fiat'].wallet), byWallet ? 1000 : 0, 'only the winner\'s method was charged');
+    assert.equal(
+      walletBefore - (await balance(buyer.wallets['USD:fiat'].wallet)),
+      byWallet ? 1000 : 0,
+      "only the winner's method was charged",
+    );
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
   it('never lets a later pay replace methods chosen by one still running: 409, and the chosen ones are charged', async () => {
     const auth = (await authorize({})).body.payload;
     // The state a first pay leaves between choosing the methods and its command running.
-    await h().orm.em.fork().execute(`update invoice set payment_methods = ?::jsonb where id = ?`,
-      [JSON.stringify([{ payment_method_id: buyer.card, amount: 1000, currency: 'USD' }]), auth.authorized_invoice_id]);
-    const other = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }]);
+    await h()
+      .orm.em.fork()
+      .execute(`update invoice set payment_methods = ?::jsonb where id = ?`, [
+        JSON.stringify([{ payment_method_id: buyer.card, amount: 1000, currency: 'USD' }]),
+        auth.authorized_invoice_id,
+      ]);
+    const other = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [
+      { payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 },
+    ]);
     assert.equal(other.status, 409, other.text);
     assert.deepEqual(other.body.codes, ['INVOICE_STATE_ERROR']);
     assert.match(other.body.message[0], /already chosen/);
-    const first = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [{ payment_method_id: buyer.card, amount: 1000 }]);
+    const first = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [
+      { payment_method_id: buyer.card, amount: 1000 },
+    ]);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(Object.values(first.body.payload.payment_methods).map((m: any) => m.payment_method_id), [buyer.card]);
+    assert.deepEqual(
+      Object.values(first.body.payload.payment_methods).map((m: any) => m.payment_method_id),
+      [buyer.card],
+    );
   });
 
   it('lets the first pay to choose the methods win a race: a later one waiting on the same row cannot replace them', async () => {
@@ -159,8 +199,11 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     // Pays waiting on the row lock to store their methods.
     const waiting = async (n: number) => {
       for (let i = 0; i < 500; i++) {
-        const [row] = await h().orm.em.fork().execute<Array<{ n: string }>>(
-          `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'update invoice set payment_methods%'`);
+        const [row] = await h()
+          .orm.em.fork()
+          .execute<Array<{ n: string }>>(
+            `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'update invoice set payment_methods%'`,
+          );
         if (Number(row.n) >= n) return;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -168,24 +211,33 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     };
     let answers: Array<ReturnType<typeof pay>> = [];
     // Both pays pass their checks while the invoice row is held, then store in the order they came.
-    await h().orm.em.fork().transactional(async (tx) => {
-      await tx.execute('select 1 from invoice where id = ? for update', [auth.authorized_invoice_id]);
-      const first = pay(auth.authorized_invoice_id, token, [{ payment_method_id: buyer.card, amount: 0 }]);
-      await waiting(1);
-      const second = pay(auth.authorized_invoice_id, token, [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }]);
-      await waiting(2);
-      answers = [first, second];
-    });
+    await h()
+      .orm.em.fork()
+      .transactional(async (tx) => {
+        await tx.execute('select 1 from invoice where id = ? for update', [auth.authorized_invoice_id]);
+        const first = pay(auth.authorized_invoice_id, token, [{ payment_method_id: buyer.card, amount: 0 }]);
+        await waiting(1);
+        const second = pay(auth.authorized_invoice_id, token, [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }]);
+        await waiting(2);
+        answers = [first, second];
+      });
     const [first, second] = await Promise.all(answers);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(Object.values(first.body.payload.payment_methods).map((m: any) => m.payment_method_id), [buyer.card]);
+    assert.deepEqual(
+      Object.values(first.body.payload.payment_methods).map((m: any) => m.payment_method_id),
+      [buyer.card],
+    );
     assert.equal(second.status, 409, second.text);
   });
 
   it('a pay command that reaches the worker before any methods were chosen answers 409 and charges nothing', async () => {
     const auth = (await authorize({})).body.payload;
     const em = h().orm.em.fork();
-    const commandId = await submitCommand(em, { integratorId: buyer.integrator_id, kind: 'invoice.pay', targetId: auth.authorized_invoice_id });
+    const commandId = await submitCommand(em, {
+      integratorId: buyer.integrator_id,
+      kind: 'invoice.pay',
+      targetId: auth.authorized_invoice_id,
+    });
     // As the worker runs it: the runner's refusal is the command's stored result.
     const result = await runCommandWith(invoiceCommands['invoice.pay']!, em, commandId);
     assert.deepEqual(await commandResult(em, commandId), result);
@@ -195,7 +247,7 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     assert.equal(seen.body.payload.state, 'OPEN');
   });
 
-  it('keeps each password token to its own account\'s authorized invoices', async () => {
+  it("keeps each password token to its own account's authorized invoices", async () => {
     const mine = (await authorize({})).body.payload;
     const other = await register(client);
     const theirs = (await authorize({ account_id: other.account_id })).body.payload;
@@ -208,16 +260,32 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
       assert.deepEqual(res.body.codes, ['INVOICE_GET_ERROR']);
     }
     // An invoice the integrator made with its payment methods is not the buyer's to pay.
-    const standard = await call('POST', '/v2/invoice', { token: client.token, body: {
-      account_id: buyer.account_id, payment_methods: [{ payment_method_id: buyer.card, amount: 0 }], line_items: [line(300)],
-    } });
+    const standard = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+        line_items: [line(300)],
+      },
+    });
     assert.equal((await pay(standard.body.payload.invoice_id, mine.password_token.access_token)).status, 404);
     const named = await pay(standard.body.payload.invoice_id, client.token, [{ payment_method_id: buyer.card, amount: 0 }]);
     assert.equal(named.status, 400);
     assert.deepEqual(named.body.payload.errors, { payment_methods: ['NOT_ALLOWED'] });
     // The token cannot reach the server-only operations.
-    assert.equal((await call('POST', '/v2/authorize/invoice', { token: mine.password_token.access_token, body: {
-      account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(100)] } })).status, 401);
+    assert.equal(
+      (
+        await call('POST', '/v2/authorize/invoice', {
+          token: mine.password_token.access_token,
+          body: {
+            account_id: buyer.account_id,
+            invoice_mechanism: 'api',
+            line_items: [line(100)],
+          },
+        })
+      ).status,
+      401,
+    );
   });
 
   it('replays an Idempotency-Key retry with the same invoice and a fresh token, and never keeps a token or nonce at rest', async () => {
@@ -228,25 +296,41 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
       const again = await call('POST', '/v2/authorize/invoice', { token: client.token, body, headers: { 'idempotency-key': key } });
       assert.equal(again.status, 200, again.text);
       assert.equal(again.headers.get('idempotent-replayed'), 'true');
-      assert.deepEqual([again.body.payload.authorized_invoice_id, again.body.payload.escrow_id],
-        [first.body.payload.authorized_invoice_id, first.body.payload.escrow_id], 'the same invoice and escrow: nothing made twice');
-      const [stored] = await h().orm.em.fork().execute<Array<{ body: string }>>('select response_body::text as body from idempotency_key where key = ?', [key]);
-      assert.deepEqual(JSON.parse(stored.body), { authorized_invoice_id: first.body.payload.authorized_invoice_id, escrow_id: first.body.payload.escrow_id });
+      assert.deepEqual(
+        [again.body.payload.authorized_invoice_id, again.body.payload.escrow_id],
+        [first.body.payload.authorized_invoice_id, first.body.payload.escrow_id],
+        'the same invoice and escrow: nothing made twice',
+      );
+      const [stored] = await h()
+        .orm.em.fork()
+        .execute<Array<{ body: string }>>('select response_body::text as body from idempotency_key where key = ?', [key]);
+      assert.deepEqual(JSON.parse(stored.body), {
+        authorized_invoice_id: first.body.payload.authorized_invoice_id,
+        escrow_id: first.body.payload.escrow_id,
+      });
       if (mechanism === 'api') {
         assert.notEqual(again.body.payload.password_token.refresh_token, first.body.payload.password_token.refresh_token);
-        const seen = await call('GET', `/v2/invoice/${first.body.payload.authorized_invoice_id}`, { token: again.body.payload.password_token.access_token });
-        assert.equal(seen.status, 200, 'the replay\'s token works');
+        const seen = await call('GET', `/v2/invoice/${first.body.payload.authorized_invoice_id}`, {
+          token: again.body.payload.password_token.access_token,
+        });
+        assert.equal(seen.status, 200, "the replay's token works");
       } else {
         assert.notEqual(again.body.payload.nonce_auth_id, first.body.payload.nonce_auth_id);
         assert.equal((await consumeSessionNonce(h().orm.em.fork(), again.body.payload.nonce_auth_id))?.accountId, buyer.account_id);
       }
     }
-    assert.equal(await count('invoice', buyer.account_id) > 0, true);
-    const different = await call('POST', '/v2/authorize/invoice', { token: client.token, headers: { 'idempotency-key': 'reuse-check' },
-      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(100)] } });
+    assert.equal((await count('invoice', buyer.account_id)) > 0, true);
+    const different = await call('POST', '/v2/authorize/invoice', {
+      token: client.token,
+      headers: { 'idempotency-key': 'reuse-check' },
+      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(100)] },
+    });
     assert.equal(different.status, 200);
-    const reused = await call('POST', '/v2/authorize/invoice', { token: client.token, headers: { 'idempotency-key': 'reuse-check' },
-      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(101)] } });
+    const reused = await call('POST', '/v2/authorize/invoice', {
+      token: client.token,
+      headers: { 'idempotency-key': 'reuse-check' },
+      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(101)] },
+    });
     assert.equal(reused.status, 422, 'another request under the same key is still refused');
   });
 
@@ -264,7 +348,15 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
 
   it('refuses what the money rules refuse, naming the field, and makes nothing', async () => {
     const account = await register(client);
-    const res = await authorize({ account_id: account.account_id, line_items: [{ ...line(500, 'USD', 'pm_nope'), recipients: [{ amount: 600, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }] }] });
+    const res = await authorize({
+      account_id: account.account_id,
+      line_items: [
+        {
+          ...line(500, 'USD', 'pm_nope'),
+          recipients: [{ amount: 600, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }],
+        },
+      ],
+    });
     assert.equal(res.status, 400);
     assert.deepEqual(res.body.payload.errors, { 'line_items.0.recipients': ['EXCEEDS_LINE_AMOUNT'] });
     const mechanism = await authorize({ account_id: account.account_id, invoice_mechanism: 'email' });
@@ -275,7 +367,10 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
 
   it('refuses a buyer blocked from logging in (403) and leaves nothing behind', async () => {
     const account = await register(client);
-    await call('POST', '/v2/block', { token: client.token, body: { account_id: account.account_id, block_capability: 'login', block_reason: 'account_close' } });
+    await call('POST', '/v2/block', {
+      token: client.token,
+      body: { account_id: account.account_id, block_capability: 'login', block_reason: 'account_close' },
+    });
     const res = await authorize({ account_id: account.account_id, is_escrow: true });
     assert.equal(res.status, 403, res.text);
     assert.equal(res.body.payload, `Account ${account.account_id} is blocked.`);
@@ -284,7 +379,7 @@ describe('invoice authorization (POST /v2/authorize/invoice) and the buyer\'s pa
     assert.equal(await count('refresh_token', account.account_id), 0);
   });
 
-  it('refuses a token purchase the buyer\'s token wallets cannot cover, counting standard and convertible together', async () => {
+  it("refuses a token purchase the buyer's token wallets cannot cover, counting standard and convertible together", async () => {
     const name = unique('authtok-');
     await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 100 });
     const gems = await newClient({ integrator: name });

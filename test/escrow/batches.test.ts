@@ -11,10 +11,14 @@ import { balance, fund, party, type Party } from '../support/money.js';
  */
 describe('escrow commands run in batches', () => {
   async function walletEscrow(client: TestClient, buyer: Party, amount: number): Promise<string> {
-    const created = await call('POST', '/v2/escrow', { token: client.token, body: {
-      account_id: buyer.account_id, payment_methods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }],
-      line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } });
+    const created = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }],
+        line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     return created.body.payload.id;
   }
@@ -53,7 +57,9 @@ describe('escrow commands run in batches', () => {
       assert.equal((r?.body as any).payload.status, 'ESCROWED');
     });
     // Commit the first of each buyer, cancel the second, all in one turn.
-    const moves = await Promise.all(escrows.map((id, i) => command(buyers[Math.floor(i / 2)], i % 2 ? 'escrow.cancel' : 'escrow.commit', id)));
+    const moves = await Promise.all(
+      escrows.map((id, i) => command(buyers[Math.floor(i / 2)], i % 2 ? 'escrow.cancel' : 'escrow.commit', id)),
+    );
     const moved = await Promise.all(moves.map((id) => runEscrowCommand(h().orm.em.fork(), id)));
     moved.forEach((r, i) => assert.equal((r?.body as any).payload.status, i % 2 ? 'CANCELLED' : 'COMMITTED'));
     for (const b of buyers) assert.equal(await balance(b.wallets['USD:fiat'].wallet), 300);
@@ -74,7 +80,7 @@ describe('escrow commands run in batches', () => {
     assert.deepEqual(answers, [200, 409]);
     const final = (await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.status;
     assert.equal(final, a?.status === 200 ? 'COMMITTED' : 'CANCELLED');
-    assert.equal((((a?.status === 409 ? a : b)!.body) as any).payload.status, final, 'the refusal shows the escrow as the winner left it');
+    assert.equal(((a?.status === 409 ? a : b)!.body as any).payload.status, final, 'the refusal shows the escrow as the winner left it');
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), final === 'CANCELLED' ? 900 : 0);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
@@ -85,7 +91,9 @@ describe('escrow commands run in batches', () => {
     await fund(buyer, 'USD:fiat', 10 * 300);
     const escrows: string[] = [];
     for (let i = 0; i < 10; i++) escrows.push(await walletEscrow(client, buyer, 300));
-    await Promise.all((await Promise.all(escrows.map((id) => command(buyer, 'escrow.pay', id)))).map((id) => runEscrowCommand(h().orm.em.fork(), id)));
+    await Promise.all(
+      (await Promise.all(escrows.map((id) => command(buyer, 'escrow.pay', id)))).map((id) => runEscrowCommand(h().orm.em.fork(), id)),
+    );
     const runs: Array<Promise<unknown>> = [];
     for (const id of escrows) {
       const [commit, cancel] = [await command(buyer, 'escrow.commit', id), await command(buyer, 'escrow.cancel', id)];
@@ -100,8 +108,14 @@ describe('escrow commands run in batches', () => {
       assert.deepEqual(pair, [200, 409], `escrow ${i}: one wins, one is refused`);
       const status = (await call('GET', `/v2/escrow/${escrows[i]}`, { token: client.token })).body.payload.status;
       if (status === 'CANCELLED') cancelled++;
-      const refs = await h().orm.em.fork().execute('select reference from ledger_posting where reference like ?', [`escrow:${escrows[i]}:%`]);
-      assert.deepEqual(refs.map((r: any) => r.reference.split(':')[2]).filter((p: string) => p !== 'pay'), [status === 'CANCELLED' ? 'cancel' : 'commit'], 'one phase posted, not both');
+      const refs = await h()
+        .orm.em.fork()
+        .execute('select reference from ledger_posting where reference like ?', [`escrow:${escrows[i]}:%`]);
+      assert.deepEqual(
+        refs.map((r: any) => r.reference.split(':')[2]).filter((p: string) => p !== 'pay'),
+        [status === 'CANCELLED' ? 'cancel' : 'commit'],
+        'one phase posted, not both',
+      );
     }
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), cancelled * 300);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
@@ -114,7 +128,13 @@ describe('escrow commands run in batches', () => {
     const escrowId = await walletEscrow(client, buyer, 100);
     const pay = await command(buyer, 'escrow.pay', escrowId);
     // Not an escrow command: its run is an error (its job would retry), not the batch's.
-    const stray = await submitCommand(h().orm.em.fork(), { integratorId: buyer.integrator_id, kind: 'account.merge', targetId: buyer.account_id, input: { x: 1 }, inputKey: 'x' });
+    const stray = await submitCommand(h().orm.em.fork(), {
+      integratorId: buyer.integrator_id,
+      kind: 'account.merge',
+      targetId: buyer.account_id,
+      input: { x: 1 },
+      inputKey: 'x',
+    });
     const [bad, good] = await Promise.allSettled([runEscrowCommand(h().orm.em.fork(), stray), runEscrowCommand(h().orm.em.fork(), pay)]);
     assert.equal(bad.status, 'rejected');
     assert.match(String((bad as PromiseRejectedResult).reason), /not an escrow command/);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Principal } from '../../src/auth/auth.service.js';
-import { AppError } from '../../src/errors.js';
+import type { AppError } from '../../src/errors.js';
 import { createEscrow } from '../../src/escrow/escrow.service.js';
 import { h, newClient } from '../support/harness.js';
 import { party, type Party } from '../support/money.js';
@@ -10,16 +10,27 @@ import { party, type Party } from '../support/money.js';
  * call the service several times in one turn, as concurrent requests do.
  */
 describe('escrow creation in batches', () => {
-  const principal = (p: Party): Principal => ({ clientId: 'cli_test', integratorId: p.integrator_id, scopes: [], isOperator: false, canUnblock: false });
+  const principal = (p: Party): Principal => ({
+    clientId: 'cli_test',
+    integratorId: p.integrator_id,
+    scopes: [],
+    isOperator: false,
+    canUnblock: false,
+  });
   const purchase = (buyer: Party, amount: number, description = 'batch') => ({
-    account_id: buyer.account_id, description,
+    account_id: buyer.account_id,
+    description,
     payment_methods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }],
     line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator' as const }],
   });
   const stored = async (escrowId: string) => {
-    const rows = await h().orm.em.fork().execute<Array<{ status: string; total_amount: string; invoice_state: string; invoice_escrow: string; description: string }>>(
-      `select e.status, e.total_amount, i.state as invoice_state, i.escrow_id as invoice_escrow, e.description
-         from escrow e join invoice i on i.id = e.escrow_invoice_id where e.id = ?`, [escrowId]);
+    const rows = await h()
+      .orm.em.fork()
+      .execute<Array<{ status: string; total_amount: string; invoice_state: string; invoice_escrow: string; description: string }>>(
+        `select e.status, e.total_amount, i.state as invoice_state, i.escrow_id as invoice_escrow, e.description
+         from escrow e join invoice i on i.id = e.escrow_invoice_id where e.id = ?`,
+        [escrowId],
+      );
     return rows[0];
   };
 
@@ -37,21 +48,36 @@ describe('escrow creation in batches', () => {
       // B's integrator naming A's buyer and wallet: not found for B.
       createEscrow(h().orm.em.fork(), principal(b), purchase(a, 300)),
       // A's buyer paying with B's wallet: that payment method is not A's buyer's.
-      createEscrow(h().orm.em.fork(), principal(a), { ...purchase(a, 400), payment_methods: [{ payment_method_id: b.wallets['USD:fiat'].pm, amount: 0 }] }),
+      createEscrow(h().orm.em.fork(), principal(a), {
+        ...purchase(a, 400),
+        payment_methods: [{ payment_method_id: b.wallets['USD:fiat'].pm, amount: 0 }],
+      }),
     ]);
     const [first, second, foreignBuyer, foreignMethod] = results;
     assert.equal(first.status, 'fulfilled');
     assert.equal(second.status, 'fulfilled');
     const made = [first, second].map((r) => (r as PromiseFulfilledResult<any>).value);
-    assert.deepEqual(made.map((e) => [e.account_id, e.status]), [[a.account_id, 'OPEN'], [b.account_id, 'OPEN']]);
+    assert.deepEqual(
+      made.map((e) => [e.account_id, e.status]),
+      [
+        [a.account_id, 'OPEN'],
+        [b.account_id, 'OPEN'],
+      ],
+    );
     for (const [i, e] of made.entries()) {
       const row = await stored(e.id);
-      assert.deepEqual([row.status, Number(row.total_amount), row.invoice_state, row.invoice_escrow], ['OPEN', [100, 250][i], 'OPEN', e.id]);
+      assert.deepEqual(
+        [row.status, Number(row.total_amount), row.invoice_state, row.invoice_escrow],
+        ['OPEN', [100, 250][i], 'OPEN', e.id],
+      );
     }
     assert.equal(foreignBuyer.status, 'rejected');
     assert.deepEqual(((foreignBuyer as PromiseRejectedResult).reason as AppError).details.codes, ['ACCOUNT_GET_ERROR']);
     assert.equal(foreignMethod.status, 'rejected');
-    assert.deepEqual({ ...((foreignMethod as PromiseRejectedResult).reason as AppError).details.fields }, { 'payment_methods.0.payment_method_id': ['NOT_FOUND'] });
+    assert.deepEqual(
+      { ...((foreignMethod as PromiseRejectedResult).reason as AppError).details.fields },
+      { 'payment_methods.0.payment_method_id': ['NOT_FOUND'] },
+    );
   });
 
   it('an escrow that cannot be written fails alone: the others of its statement are written', async () => {
@@ -68,7 +94,10 @@ describe('escrow creation in batches', () => {
         createEscrow(h().orm.em.fork(), principal(buyer), purchase(buyer, 20, 'refuse me')),
         createEscrow(h().orm.em.fork(), principal(buyer), purchase(buyer, 30, 'keep 2')),
       ]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       for (const r of [results[0], results[2]]) {
         const escrow = (r as PromiseFulfilledResult<any>).value;
         assert.equal((await stored(escrow.id)).status, 'OPEN');

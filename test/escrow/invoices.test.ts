@@ -10,17 +10,37 @@ describe('standard invoices', () => {
   before(async () => {
     client = await newClient();
     const b = await register(client);
-    buyer = { id: b.account_id, card: await addCard(client, b.account_id), declined: await addCard(client, b.account_id, '4000000000000002') };
+    buyer = {
+      id: b.account_id,
+      card: await addCard(client, b.account_id),
+      declined: await addCard(client, b.account_id, '4000000000000002'),
+    };
     const s = await register(client);
-    sellerWallet = (await call('GET', `/v1/${s.account_id}/payment_methods`, { token: client.token })).body.payload[0].provider_data.wallet_id;
-    integratorId = (await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [b.account_id]))[0].integrator_id;
+    sellerWallet = (await call('GET', `/v1/${s.account_id}/payment_methods`, { token: client.token })).body.payload[0].provider_data
+      .wallet_id;
+    integratorId = (
+      await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [b.account_id])
+    )[0].integrator_id;
   });
 
   const create = async (card: string) => {
-    const res = await call('POST', '/v2/invoice', { token: client.token, body: {
-      account_id: buyer.id, reference_type: 'order', reference_id: 'o-1', payment_methods: [{ payment_method_id: card, amount: 0 }],
-      line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_user', recipients: [{ amount: 700, currency: 'USD', destination_wallet_id: sellerWallet }] }],
-    } });
+    const res = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: buyer.id,
+        reference_type: 'order',
+        reference_id: 'o-1',
+        payment_methods: [{ payment_method_id: card, amount: 0 }],
+        line_items: [
+          {
+            amount: 1000,
+            currency: 'USD',
+            transaction_type: 'user_to_user',
+            recipients: [{ amount: 700, currency: 'USD', destination_wallet_id: sellerWallet }],
+          },
+        ],
+      },
+    });
     assert.equal(res.status, 201, res.text);
     return res.body.payload;
   };
@@ -32,7 +52,7 @@ describe('standard invoices', () => {
     assert.deepEqual(invoice.summary, { total_amount: 1000, currency: 'USD', display_amount: 'USD 10.00' });
   });
 
-  it('pay charges the card and settles at once: the seller\'s share and the integrator\'s rest', async () => {
+  it("pay charges the card and settles at once: the seller's share and the integrator's rest", async () => {
     const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
     const before = await balances(h().orm.em.fork(), [sellerWallet, publisher]);
     const invoice = await create(buyer.card);
@@ -45,7 +65,12 @@ describe('standard invoices', () => {
     const again = await call('POST', `/v2/invoice/${invoice.invoice_id}/pay`, { token: client.token });
     assert.equal(again.status, 200);
     assert.equal((await balances(h().orm.em.fork(), [sellerWallet])).get(sellerWallet), after.get(sellerWallet), 'paid once');
-    const [event] = await h().orm.em.fork().execute<Array<{ n: string }>>(`select count(*) as n from outbox where event_name = 'invoice-completed' and message->>'invoice_id' = ?`, [invoice.invoice_id]);
+    const [event] = await h()
+      .orm.em.fork()
+      .execute<Array<{ n: string }>>(
+        `select count(*) as n from outbox where event_name = 'invoice-completed' and message->>'invoice_id' = ?`,
+        [invoice.invoice_id],
+      );
     assert.equal(Number(event.n), 1);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
@@ -61,11 +86,15 @@ describe('standard invoices', () => {
     assert.deepEqual(again.body.codes, ['INVOICE_STATE_ERROR']);
   });
 
-  it('refuses to pay an escrow\'s invoice directly (409 INVOICE_STATE_ERROR)', async () => {
-    const escrow = await call('POST', '/v2/escrow', { token: client.token, body: {
-      account_id: buyer.id, payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
-      line_items: [{ amount: 100, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } });
+  it("refuses to pay an escrow's invoice directly (409 INVOICE_STATE_ERROR)", async () => {
+    const escrow = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.id,
+        payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+        line_items: [{ amount: 100, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
     const res = await call('POST', `/v2/invoice/${escrow.body.payload.escrow_invoice_id}/pay`, { token: client.token });
     assert.equal(res.status, 409);
     assert.deepEqual(res.body.codes, ['INVOICE_STATE_ERROR']);

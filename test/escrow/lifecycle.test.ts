@@ -5,9 +5,13 @@ import { call, h, newClient, unique, type TestClient } from '../support/harness.
 import { balance, fund, party, type Party } from '../support/money.js';
 
 async function events(escrowId: string): Promise<string[]> {
-  const rows = await h().orm.em.fork().execute<Array<{ event_name: string; status: string }>>(
-    `select event_name, coalesce(message->>'status', message->>'state') as status from outbox
-      where message->>'id' = ? or message->>'invoice_id' in (select id from invoice where escrow_id = ?) order by created_at, id`, [escrowId, escrowId]);
+  const rows = await h()
+    .orm.em.fork()
+    .execute<Array<{ event_name: string; status: string }>>(
+      `select event_name, coalesce(message->>'status', message->>'state') as status from outbox
+      where message->>'id' = ? or message->>'invoice_id' in (select id from invoice where escrow_id = ?) order by created_at, id`,
+      [escrowId, escrowId],
+    );
   return rows.map((r) => `${r.event_name}:${r.status}`);
 }
 
@@ -22,20 +26,36 @@ describe('escrow lifecycle', () => {
   });
 
   const create = async (payment_methods: Array<{ payment_method_id: string; amount: number }>, over: Record<string, unknown> = {}) => {
-    const res = await call('POST', '/v2/escrow', { token: client.token, body: {
-      account_id: buyer.account_id, payment_methods,
-      line_items: [{ amount: 1550, currency: 'USD', transaction_type: 'user_to_user', recipients: [{ amount: 1200, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }] }],
-      ...over,
-    } });
+    const res = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods,
+        line_items: [
+          {
+            amount: 1550,
+            currency: 'USD',
+            transaction_type: 'user_to_user',
+            recipients: [{ amount: 1200, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }],
+          },
+        ],
+        ...over,
+      },
+    });
     assert.equal(res.status, 201, res.text);
     return res.body.payload.id as string;
   };
-  const act = (id: string, transition: string, headers: Record<string, string> = {}) => call('POST', `/v2/escrow/${id}/${transition}`, { token: client.token, headers });
+  const act = (id: string, transition: string, headers: Record<string, string> = {}) =>
+    call('POST', `/v2/escrow/${id}/${transition}`, { token: client.token, headers });
 
   it('create → pay → commit: the card is charged, the seller and the integrator are paid, the ledger balances', async () => {
     const publisher = await systemAccount(h().orm.em.fork(), buyer.integrator_id, 'publisher_wallet', 'USD');
     const holding = await systemAccount(h().orm.em.fork(), buyer.integrator_id, 'escrow_holding', 'USD');
-    const before = { seller: await balance(seller.wallets['USD:fiat'].wallet), publisher: await balance(publisher), holding: await balance(holding) };
+    const before = {
+      seller: await balance(seller.wallets['USD:fiat'].wallet),
+      publisher: await balance(publisher),
+      holding: await balance(holding),
+    };
     const id = await create([{ payment_method_id: buyer.card!, amount: 0 }]);
     const paid = await act(id, 'pay');
     assert.equal(paid.status, 200, paid.text);
@@ -49,12 +69,18 @@ describe('escrow lifecycle', () => {
     assert.equal(await balance(seller.wallets['USD:fiat'].wallet), before.seller + 1200);
     assert.equal(await balance(publisher), before.publisher + 350);
     assert.equal(await balance(holding), before.holding);
-    const commitInvoice = (await call('GET', `/v2/invoice/${committed.body.payload.commit_invoice_id}`, { token: client.token })).body.payload;
+    const commitInvoice = (await call('GET', `/v2/invoice/${committed.body.payload.commit_invoice_id}`, { token: client.token })).body
+      .payload;
     assert.equal(commitInvoice.invoice_type, 'user_purchase_commit_escrow');
     assert.equal(commitInvoice.state, 'SUCCESS');
-    const escrowInvoice = (await call('GET', `/v2/invoice/${committed.body.payload.escrow_invoice_id}`, { token: client.token })).body.payload;
+    const escrowInvoice = (await call('GET', `/v2/invoice/${committed.body.payload.escrow_invoice_id}`, { token: client.token })).body
+      .payload;
     assert.equal(escrowInvoice.state, 'SUCCESS');
-    assert.deepEqual(await events(id), ['escrow-transaction-update:ESCROWED', 'invoice-completed:SUCCESS', 'escrow-transaction-update:COMMITTED']);
+    assert.deepEqual(await events(id), [
+      'escrow-transaction-update:ESCROWED',
+      'invoice-completed:SUCCESS',
+      'escrow-transaction-update:COMMITTED',
+    ]);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
@@ -78,7 +104,10 @@ describe('escrow lifecycle', () => {
   it('is all-or-nothing: a declined card after a funded wallet charges neither', async () => {
     await fund(buyer, 'USD:fiat', 2000);
     const before = await balance(buyer.wallets['USD:fiat'].wallet);
-    const id = await create([{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 1000 }, { payment_method_id: buyer.declined!, amount: 0 }]);
+    const id = await create([
+      { payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 1000 },
+      { payment_method_id: buyer.declined!, amount: 0 },
+    ]);
     const res = await act(id, 'pay');
     assert.equal(res.body.payload.status, 'ESCROW-FAILED');
     const invoice = (await call('GET', `/v2/invoice/${res.body.payload.escrow_invoice_id}`, { token: client.token })).body.payload;
@@ -91,7 +120,10 @@ describe('escrow lifecycle', () => {
     const wallet = buyer.wallets['USD:fiat'].wallet;
     const start = await balance(wallet);
     const sellerStart = await balance(seller.wallets['USD:fiat'].wallet);
-    const id = await create([{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 500 }, { payment_method_id: buyer.card!, amount: 0 }]);
+    const id = await create([
+      { payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 500 },
+      { payment_method_id: buyer.card!, amount: 0 },
+    ]);
     assert.equal((await act(id, 'pay')).body.payload.status, 'ESCROWED');
     assert.equal(await balance(wallet), start - 500);
     const cancelled = await act(id, 'cancel');
@@ -141,7 +173,10 @@ describe('escrow lifecycle', () => {
       assert.equal(r.body.payload.status, 'COMMITTED');
     }
     assert.equal(await balance(seller.wallets['USD:fiat'].wallet), before + 1200);
-    assert.deepEqual((await events(id)).filter((e) => e === 'escrow-transaction-update:COMMITTED'), ['escrow-transaction-update:COMMITTED']);
+    assert.deepEqual(
+      (await events(id)).filter((e) => e === 'escrow-transaction-update:COMMITTED'),
+      ['escrow-transaction-update:COMMITTED'],
+    );
   });
 
   it('commit racing cancel: exactly one wins, and money follows the winner', async () => {
@@ -174,24 +209,39 @@ describe('escrow lifecycle', () => {
     assert.equal(status, 'ESCROWED');
   });
 
-  it('a token-currency commit lands in the seller\'s convertible wallet', async () => {
+  it("a token-currency commit lands in the seller's convertible wallet", async () => {
     const name = unique('esc-vcd-');
     await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'VCD', tokensPerUsd: 100 });
     const tc = await newClient({ integrator: name });
     const b = await party(tc);
     const s = await party(tc);
     await fund(b, 'VCD:standard', 500);
-    const res = await call('POST', '/v2/escrow', { token: tc.token, body: {
-      account_id: b.account_id, payment_methods: [{ payment_method_id: b.wallets['VCD:standard'].pm, amount: 0 }],
-      line_items: [{ amount: 300, currency: 'VCD', transaction_type: 'user_to_user', recipients: [{ amount: 250, currency: 'VCD', destination_wallet_id: s.wallets['VCD:standard'].wallet }] }],
-    } });
+    const res = await call('POST', '/v2/escrow', {
+      token: tc.token,
+      body: {
+        account_id: b.account_id,
+        payment_methods: [{ payment_method_id: b.wallets['VCD:standard'].pm, amount: 0 }],
+        line_items: [
+          {
+            amount: 300,
+            currency: 'VCD',
+            transaction_type: 'user_to_user',
+            recipients: [{ amount: 250, currency: 'VCD', destination_wallet_id: s.wallets['VCD:standard'].wallet }],
+          },
+        ],
+      },
+    });
     const id = res.body.payload.id;
     assert.equal((await call('POST', `/v2/escrow/${id}/pay`, { token: tc.token })).body.payload.status, 'ESCROWED');
     assert.equal((await call('POST', `/v2/escrow/${id}/commit`, { token: tc.token })).body.payload.status, 'COMMITTED');
     assert.equal(await balance(b.wallets['VCD:standard'].wallet), 200);
     assert.equal(await balance(s.wallets['VCD:convertible'].wallet), 250);
     assert.equal(await balance(s.wallets['VCD:standard'].wallet), 0);
-    const commitInvoice = (await call('GET', `/v2/invoice/${(await call('GET', `/v2/escrow/${id}`, { token: tc.token })).body.payload.commit_invoice_id}`, { token: tc.token })).body.payload;
+    const commitInvoice = (
+      await call('GET', `/v2/invoice/${(await call('GET', `/v2/escrow/${id}`, { token: tc.token })).body.payload.commit_invoice_id}`, {
+        token: tc.token,
+      })
+    ).body.payload;
     assert.equal(commitInvoice.invoice_type, 'user_purchase_commit_escrow_virtual');
   });
 });

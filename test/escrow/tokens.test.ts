@@ -31,7 +31,10 @@ describe('token purchase', () => {
     const card = await addCard(client, buyer.account_id);
     const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
     const before = (await balances(h().orm.em.fork(), [publisher])).get(publisher)!;
-    const res = await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: card, amount: 1000, currency: 'GEM' } });
+    const res = await call('POST', '/v2/token/purchase', {
+      token: client.token,
+      body: { payment_method_id: card, amount: 1000, currency: 'GEM' },
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.payload.invoice_type, 'token_purchase');
     assert.equal(res.body.payload.state, 'SUCCESS');
@@ -47,7 +50,10 @@ describe('token purchase', () => {
     const payer = await register(client);
     const friend = await register(client);
     const card = await addCard(client, payer.account_id);
-    const res = await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: card, amount: 200, currency: 'USD', destination_account_id: friend.account_id } });
+    const res = await call('POST', '/v2/token/purchase', {
+      token: client.token,
+      body: { payment_method_id: card, amount: 200, currency: 'USD', destination_account_id: friend.account_id },
+    });
     assert.equal(res.status, 201);
     assert.equal((await wallets(friend.account_id)).standard.wallet_balance, '500');
     assert.equal((await wallets(payer.account_id)).standard.wallet_balance, '0');
@@ -56,7 +62,10 @@ describe('token purchase', () => {
   it('a declined card fails the purchase (FAILED) and issues nothing', async () => {
     const buyer = await register(client);
     const card = await addCard(client, buyer.account_id, '4000000000000002');
-    const res = await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: card, amount: 250, currency: 'GEM' } });
+    const res = await call('POST', '/v2/token/purchase', {
+      token: client.token,
+      body: { payment_method_id: card, amount: 250, currency: 'GEM' },
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body.payload.state, 'FAILED');
     assert.equal(res.body.payload.failure_reason, 'card_declined');
@@ -81,7 +90,10 @@ describe('token purchase', () => {
 
   it('refuses a token wallet as the payment method (INCOMPATIBLE_CURRENCY)', async () => {
     const buyer = await register(client);
-    const res = await call('POST', '/v2/token/purchase', { token: client.token, body: { payment_method_id: (await wallets(buyer.account_id)).standard.id, amount: 250, currency: 'GEM' } });
+    const res = await call('POST', '/v2/token/purchase', {
+      token: client.token,
+      body: { payment_method_id: (await wallets(buyer.account_id)).standard.id, amount: 250, currency: 'GEM' },
+    });
     assert.deepEqual(res.body.payload.errors, { payment_method_id: ['INCOMPATIBLE_CURRENCY'] });
   });
 
@@ -89,7 +101,10 @@ describe('token purchase', () => {
     const plain = await newClient();
     const buyer = await register(plain);
     const usd = (await call('GET', `/v1/${buyer.account_id}/payment_methods`, { token: plain.token })).body.payload[0].id;
-    const res = await call('POST', '/v2/token/purchase', { token: plain.token, body: { payment_method_id: usd, amount: 100, currency: 'USD' } });
+    const res = await call('POST', '/v2/token/purchase', {
+      token: plain.token,
+      body: { payment_method_id: usd, amount: 100, currency: 'USD' },
+    });
     assert.deepEqual(res.body.payload.errors, { currency: ['UNSUPPORTED_CURRENCY'] });
   });
 });

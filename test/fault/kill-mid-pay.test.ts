@@ -4,18 +4,34 @@ import { verifyLedger } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { addCard, call, h, newClient, register, startExtraApp, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
 
-function worker(prefix: string, env: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+function worker(
+  prefix: string,
+  env: Record<string, string> = {},
+): { child: ChildProcess; output: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/index.ts'], {
     env: {
-      ...process.env, DATABASE_URL: h().databaseUrl, REDIS_URL: h().redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info',
-      WORKER_LOCK_MS: '1500', COMMAND_SWEEP_AFTER_MS: '1000', COMMAND_SWEEP_EVERY_MS: '500', ...env,
+      ...process.env,
+      DATABASE_URL: h().databaseUrl,
+      REDIS_URL: h().redisUrl,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+      WORKER_LOCK_MS: '1500',
+      COMMAND_SWEEP_AFTER_MS: '1000',
+      COMMAND_SWEEP_EVERY_MS: '500',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => out, exited };
 }
 
@@ -49,12 +65,20 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
         const client = await newClient();
         const buyer = await register(client);
         const card = await addCard(client, buyer.account_id);
-        const created = await call('POST', '/v2/escrow', { token: client.token, body: {
-          account_id: buyer.account_id, payment_methods: [{ payment_method_id: card, amount: 0 }],
-          line_items: [{ amount: 777, currency: 'USD', transaction_type: 'user_to_integrator' }],
-        } });
+        const created = await call('POST', '/v2/escrow', {
+          token: client.token,
+          body: {
+            account_id: buyer.account_id,
+            payment_methods: [{ payment_method_id: card, amount: 0 }],
+            line_items: [{ amount: 777, currency: 'USD', transaction_type: 'user_to_integrator' }],
+          },
+        });
         const escrowId = created.body.payload.id;
-        const accepted = await call('POST', `/v2/escrow/${escrowId}/pay`, { token: client.token, baseUrl: app.baseUrl, headers: { prefer: 'respond-async' } });
+        const accepted = await call('POST', `/v2/escrow/${escrowId}/pay`, {
+          token: client.token,
+          baseUrl: app.baseUrl,
+          headers: { prefer: 'respond-async' },
+        });
         assert.equal(accepted.status, 202);
         const commandId = accepted.headers.get('x-command-id');
 
@@ -62,7 +86,9 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
         assert.equal(death.signal, 'SIGKILL', first.output());
         // Charge and state change are one statement: both there, or neither.
         assert.equal((await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.status, c.after);
-        const postingsNow = await h().orm.em.fork().execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
+        const postingsNow = await h()
+          .orm.em.fork()
+          .execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
         assert.equal(postingsNow.length, c.postings);
         assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
 
@@ -75,7 +101,9 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
           assert.equal(command.result.status, 200);
           assert.equal(command.result.body.payload.status, 'ESCROWED');
           assert.equal((await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.status, 'ESCROWED');
-          const postings = await h().orm.em.fork().execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
+          const postings = await h()
+            .orm.em.fork()
+            .execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
           assert.equal(postings.length, 1, 'charged exactly once');
           assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
         } finally {

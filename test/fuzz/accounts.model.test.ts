@@ -22,9 +22,25 @@ type Op =
 
 const account = fc.nat(2);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('create' as const), buyer: account, seller: account, amount: fc.integer({ min: 1, max: 400 }), share: fc.integer({ min: 0, max: 100 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      buyer: account,
+      seller: account,
+      amount: fc.integer({ min: 1, max: 400 }),
+      share: fc.integer({ min: 0, max: 100 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('pay' as const, 'commit' as const, 'cancel' as const), escrow: fc.nat(20) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('block' as const, 'unblock' as const), account, capability: fc.constantFrom<Capability>('login', 'transactions', 'payouts') }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('block' as const, 'unblock' as const),
+      account,
+      capability: fc.constantFrom<Capability>('login', 'transactions', 'payouts'),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('merge' as const), source: account, destination: account }) },
 );
 
@@ -55,118 +71,146 @@ describe('accounts model (fast-check): blocks, merges and escrows interleaved ke
 
   async function fund(wallet: string, amount: number) {
     const source = await systemAccount(h().orm.em.fork(), integratorId, 'token_issuance', 'VCD');
-    await h().orm.em.fork().transactional((tx) => post(tx, {
-      integratorId, reference: unique('amodel-fund-'), description: 'model funding',
-      entries: [{ account: source, currency: 'VCD', amount: -amount }, { account: wallet, currency: 'VCD', amount }],
-    }));
+    await h()
+      .orm.em.fork()
+      .transactional((tx) =>
+        post(tx, {
+          integratorId,
+          reference: unique('amodel-fund-'),
+          description: 'model funding',
+          entries: [
+            { account: source, currency: 'VCD', amount: -amount },
+            { account: wallet, currency: 'VCD', amount },
+          ],
+        }),
+      );
   }
 
   it('holds for random sequences', async function () {
     this.timeout(240_000);
-    await fc.assert(fc.asyncProperty(fc.array(opArb, { minLength: 8, maxLength: 24, size: 'max' }), async (ops) => {
-      const accounts = [await newAccount(), await newAccount(), await newAccount()];
-      const model = new Map<string, number>();
-      for (const a of accounts) {
-        model.set(a.wallet.standard, 500);
-        model.set(a.wallet.convertible, 0);
-        await fund(a.wallet.standard, 500);
-      }
-      const escrows: Array<{ id: string; status: Status; buyer: Account; seller: Account; amount: number; share: number }> = [];
-      for (const op of ops) {
-        switch (op.kind) {
-          case 'create': {
-            const buyer = accounts[op.buyer];
-            const seller = accounts[op.seller];
-            const share = Math.floor((op.amount * op.share) / 100);
-            const res = await call('POST', '/v2/escrow', { token: client.token, body: {
-              account_id: buyer.id, payment_methods: [{ payment_method_id: buyer.pm.standard, amount: 0 }],
-              line_items: [{ amount: op.amount, currency: 'VCD', transaction_type: 'user_to_user',
-                recipients: share > 0 ? [{ amount: share, currency: 'VCD', destination_wallet_id: seller.wallet.standard }] : [] }],
-            } });
-            const refused = cannotTransact(buyer) ? buyer : share > 0 && cannotTransact(seller) ? seller : undefined;
-            if (refused) {
-              assert.equal(res.status, 403, res.text);
-              assert.equal(res.body.payload, `Account ${refused.id} is blocked.`);
-            } else {
-              assert.equal(res.status, 201, res.text);
-              escrows.push({ id: res.body.payload.id, status: 'OPEN', buyer, seller, amount: op.amount, share });
-            }
-            break;
-          }
-          case 'pay':
-          case 'commit':
-          case 'cancel': {
-            const e = escrows[op.escrow % Math.max(escrows.length, 1)];
-            if (!e) break;
-            const res = await call('POST', `/v2/escrow/${e.id}/${op.kind}`, { token: client.token });
-            let expected = e.status;
-            let http = 200;
-            if (e.status === 'ESCROW-FAILED') http = 409;
-            else if (op.kind === 'pay' && e.status === 'OPEN') {
-              const wallet = e.buyer.wallet.standard;
-              const ok = !cannotTransact(e.buyer) && model.get(wallet)! >= e.amount;
-              expected = ok ? 'ESCROWED' : 'ESCROW-FAILED';
-              if (ok) model.set(wallet, model.get(wallet)! - e.amount);
-            } else if (op.kind === 'commit') {
-              // Blocks never stop a commit: the seller's convertible wallet is paid even when blocked.
-              if (e.status === 'ESCROWED') {
-                expected = 'COMMITTED';
-                if (e.share > 0) model.set(e.seller.wallet.convertible, model.get(e.seller.wallet.convertible)! + e.share);
-              } else if (e.status !== 'COMMITTED') http = 409;
-            } else if (op.kind === 'cancel') {
-              if (e.status === 'ESCROWED') {
-                expected = 'CANCELLED';
-                model.set(e.buyer.wallet.standard, model.get(e.buyer.wallet.standard)! + e.amount);
-              } else if (e.status !== 'CANCELLED') http = 409;
-            }
-            assert.equal(res.status, http, `${op.kind} on ${e.status}: ${res.text}`);
-            if (http === 200) assert.equal(res.body.payload.status, expected);
-            e.status = expected;
-            break;
-          }
-          case 'block': {
-            const a = accounts[op.account];
-            const res = await call('POST', '/v2/block', { token: operator.token, body: { account_id: a.id, block_capability: op.capability, block_reason: 'compliance' } });
-            assert.equal(res.status, 200, res.text);
-            a.blocks.add(op.capability);
-            assert.deepEqual(Object.keys(res.body.blocks).sort(), [...a.blocks].sort());
-            break;
-          }
-          case 'unblock': {
-            const a = accounts[op.account];
-            const res = await call('DELETE', `/v2/block/${a.id}/capability/${op.capability}`, { token: operator.token });
-            assert.equal(res.status, 200, res.text);
-            a.blocks.delete(op.capability);
-            assert.deepEqual(Object.keys(res.body.blocks).sort(), [...a.blocks].sort());
-            break;
-          }
-          case 'merge': {
-            const source = accounts[op.source];
-            const destination = accounts[op.destination];
-            const res = await call('POST', '/v2/merge-accounts', { token: client.token, body: { source_account_id: source.id, destination_account_id: destination.id } });
-            const inEscrow = escrows.some((e) => e.status === 'ESCROWED' && (e.buyer === source || (e.seller === source && e.share > 0)));
-            if (source === destination) assert.equal(res.status, 400, res.text);
-            else if (source.blocks.has('login') || destination.blocks.has('login') || inEscrow) assert.equal(res.status, 409, res.text);
-            else {
-              assert.equal(res.status, 200, res.text);
-              for (const kind of ['standard', 'convertible'] as const) {
-                model.set(destination.wallet[kind], model.get(destination.wallet[kind])! + model.get(source.wallet[kind])!);
-                model.set(source.wallet[kind], 0);
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 8, maxLength: 24, size: 'max' }), async (ops) => {
+        const accounts = [await newAccount(), await newAccount(), await newAccount()];
+        const model = new Map<string, number>();
+        for (const a of accounts) {
+          model.set(a.wallet.standard, 500);
+          model.set(a.wallet.convertible, 0);
+          await fund(a.wallet.standard, 500);
+        }
+        const escrows: Array<{ id: string; status: Status; buyer: Account; seller: Account; amount: number; share: number }> = [];
+        for (const op of ops) {
+          switch (op.kind) {
+            case 'create': {
+              const buyer = accounts[op.buyer];
+              const seller = accounts[op.seller];
+              const share = Math.floor((op.amount * op.share) / 100);
+              const res = await call('POST', '/v2/escrow', {
+                token: client.token,
+                body: {
+                  account_id: buyer.id,
+                  payment_methods: [{ payment_method_id: buyer.pm.standard, amount: 0 }],
+                  line_items: [
+                    {
+                      amount: op.amount,
+                      currency: 'VCD',
+                      transaction_type: 'user_to_user',
+                      recipients: share > 0 ? [{ amount: share, currency: 'VCD', destination_wallet_id: seller.wallet.standard }] : [],
+                    },
+                  ],
+                },
+              });
+              const refused = cannotTransact(buyer) ? buyer : share > 0 && cannotTransact(seller) ? seller : undefined;
+              if (refused) {
+                assert.equal(res.status, 403, res.text);
+                assert.equal(res.body.payload, `Account ${refused.id} is blocked.`);
+              } else {
+                assert.equal(res.status, 201, res.text);
+                escrows.push({ id: res.body.payload.id, status: 'OPEN', buyer, seller, amount: op.amount, share });
               }
-              source.blocks.add('login');
+              break;
             }
-            break;
+            case 'pay':
+            case 'commit':
+            case 'cancel': {
+              const e = escrows[op.escrow % Math.max(escrows.length, 1)];
+              if (!e) break;
+              const res = await call('POST', `/v2/escrow/${e.id}/${op.kind}`, { token: client.token });
+              let expected = e.status;
+              let http = 200;
+              if (e.status === 'ESCROW-FAILED') http = 409;
+              else if (op.kind === 'pay' && e.status === 'OPEN') {
+                const wallet = e.buyer.wallet.standard;
+                const ok = !cannotTransact(e.buyer) && model.get(wallet)! >= e.amount;
+                expected = ok ? 'ESCROWED' : 'ESCROW-FAILED';
+                if (ok) model.set(wallet, model.get(wallet)! - e.amount);
+              } else if (op.kind === 'commit') {
+                // Blocks never stop a commit: the seller's convertible wallet is paid even when blocked.
+                if (e.status === 'ESCROWED') {
+                  expected = 'COMMITTED';
+                  if (e.share > 0) model.set(e.seller.wallet.convertible, model.get(e.seller.wallet.convertible)! + e.share);
+                } else if (e.status !== 'COMMITTED') http = 409;
+              } else if (op.kind === 'cancel') {
+                if (e.status === 'ESCROWED') {
+                  expected = 'CANCELLED';
+                  model.set(e.buyer.wallet.standard, model.get(e.buyer.wallet.standard)! + e.amount);
+                } else if (e.status !== 'CANCELLED') http = 409;
+              }
+              assert.equal(res.status, http, `${op.kind} on ${e.status}: ${res.text}`);
+              if (http === 200) assert.equal(res.body.payload.status, expected);
+              e.status = expected;
+              break;
+            }
+            case 'block': {
+              const a = accounts[op.account];
+              const res = await call('POST', '/v2/block', {
+                token: operator.token,
+                body: { account_id: a.id, block_capability: op.capability, block_reason: 'compliance' },
+              });
+              assert.equal(res.status, 200, res.text);
+              a.blocks.add(op.capability);
+              assert.deepEqual(Object.keys(res.body.blocks).sort(), [...a.blocks].sort());
+              break;
+            }
+            case 'unblock': {
+              const a = accounts[op.account];
+              const res = await call('DELETE', `/v2/block/${a.id}/capability/${op.capability}`, { token: operator.token });
+              assert.equal(res.status, 200, res.text);
+              a.blocks.delete(op.capability);
+              assert.deepEqual(Object.keys(res.body.blocks).sort(), [...a.blocks].sort());
+              break;
+            }
+            case 'merge': {
+              const source = accounts[op.source];
+              const destination = accounts[op.destination];
+              const res = await call('POST', '/v2/merge-accounts', {
+                token: client.token,
+                body: { source_account_id: source.id, destination_account_id: destination.id },
+              });
+              const inEscrow = escrows.some((e) => e.status === 'ESCROWED' && (e.buyer === source || (e.seller === source && e.share > 0)));
+              if (source === destination) assert.equal(res.status, 400, res.text);
+              else if (source.blocks.has('login') || destination.blocks.has('login') || inEscrow) assert.equal(res.status, 409, res.text);
+              else {
+                assert.equal(res.status, 200, res.text);
+                for (const kind of ['standard', 'convertible'] as const) {
+                  model.set(destination.wallet[kind], model.get(destination.wallet[kind])! + model.get(source.wallet[kind])!);
+                  model.set(source.wallet[kind], 0);
+                }
+                source.blocks.add('login');
+              }
+              break;
+            }
           }
         }
-      }
-      assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
-      const actual = await balances(h().orm.em.fork(), [...model.keys()]);
-      for (const [wallet, balance] of model) assert.equal(actual.get(wallet), balance, `wallet ${wallet}`);
-      for (const a of accounts) {
-        const profile = (await call('GET', `/v1/user-info/${a.id}`, { token: client.token })).body.payload;
-        assert.deepEqual(Object.keys(profile.blocked_capabilities).sort(), [...a.blocks].sort());
-        assert.equal(profile.is_blocked, a.blocks.size > 0);
-      }
-    }), { numRuns: 40 });
+        assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+        const actual = await balances(h().orm.em.fork(), [...model.keys()]);
+        for (const [wallet, balance] of model) assert.equal(actual.get(wallet), balance, `wallet ${wallet}`);
+        for (const a of accounts) {
+          const profile = (await call('GET', `/v1/user-info/${a.id}`, { token: client.token })).body.payload;
+          assert.deepEqual(Object.keys(profile.blocked_capabilities).sort(), [...a.blocks].sort());
+          assert.equal(profile.is_blocked, a.blocks.size > 0);
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });

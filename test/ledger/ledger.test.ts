@@ -6,8 +6,12 @@ import { balances, isOverdraft, post, systemAccount, verifyLedger } from '../../
 import { dropDatabase, h, newClient, register, scratchDatabase, unique, withDatabase } from '../support/harness.js';
 
 async function walletOf(accountId: string, currency = 'USD'): Promise<string> {
-  const [row] = await h().orm.em.fork().execute<Array<{ id: string }>>(
-    `select la.id from ledger_account la join payment_method pm on pm.id = la.payment_method_id where pm.account_id = ? and la.currency = ?`, [accountId, currency]);
+  const [row] = await h()
+    .orm.em.fork()
+    .execute<Array<{ id: string }>>(
+      `select la.id from ledger_account la join payment_method pm on pm.id = la.payment_method_id where pm.account_id = ? and la.currency = ?`,
+      [accountId, currency],
+    );
   return row.id;
 }
 
@@ -19,13 +23,21 @@ describe('ledger', () => {
     const client = await newClient();
     const account = await register(client);
     wallet = await walletOf(account.account_id);
-    const [row] = await h().orm.em.fork().execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
+    const [row] = await h()
+      .orm.em.fork()
+      .execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
     integratorId = row.integrator_id;
     clearing = await systemAccount(h().orm.em.fork(), integratorId, 'card_clearing', 'USD');
   });
 
   const move = (reference: string, amount: number, from = clearing, to = wallet) => ({
-    integratorId, reference, description: 'test', entries: [{ account: from, currency: 'USD', amount: -amount }, { account: to, currency: 'USD', amount }],
+    integratorId,
+    reference,
+    description: 'test',
+    entries: [
+      { account: from, currency: 'USD', amount: -amount },
+      { account: to, currency: 'USD', amount },
+    ],
   });
 
   it('gives every registered wallet a ledger account at zero', async () => {
@@ -50,9 +62,13 @@ describe('ledger', () => {
 
   it('moves nothing when the same reference is posted again', async () => {
     const reference = unique('ref-');
-    const first = await h().orm.em.fork().transactional((tx) => post(tx, move(reference, 100)));
+    const first = await h()
+      .orm.em.fork()
+      .transactional((tx) => post(tx, move(reference, 100)));
     const before = await balances(h().orm.em.fork(), [wallet]);
-    const second = await h().orm.em.fork().transactional((tx) => post(tx, move(reference, 100)));
+    const second = await h()
+      .orm.em.fork()
+      .transactional((tx) => post(tx, move(reference, 100)));
     assert.equal(first, 1);
     assert.equal(second, 0);
     assert.deepEqual(await balances(h().orm.em.fork(), [wallet]), before);
@@ -61,7 +77,13 @@ describe('ledger', () => {
   it('posts a reference exactly once when ten transactions race with it', async () => {
     const reference = unique('race-');
     const before = await balances(h().orm.em.fork(), [wallet]);
-    const results = await Promise.all(Array.from({ length: 10 }, () => h().orm.em.fork().transactional((tx) => post(tx, move(reference, 7)))));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        h()
+          .orm.em.fork()
+          .transactional((tx) => post(tx, move(reference, 7))),
+      ),
+    );
     assert.equal(results.filter((n) => n === 1).length, 1);
     assert.equal((await balances(h().orm.em.fork(), [wallet])).get(wallet)! - before.get(wallet)!, 7);
   });
@@ -70,7 +92,9 @@ describe('ledger', () => {
     const before = await balances(h().orm.em.fork(), [wallet]);
     const reference = unique('over-');
     await assert.rejects(
-      h().orm.em.fork().transactional((tx) => post(tx, move(reference, before.get(wallet)! + 1, wallet, clearing))),
+      h()
+        .orm.em.fork()
+        .transactional((tx) => post(tx, move(reference, before.get(wallet)! + 1, wallet, clearing))),
       (err: unknown) => isOverdraft(err),
     );
     assert.deepEqual(await balances(h().orm.em.fork(), [wallet]), before);
@@ -81,13 +105,17 @@ describe('ledger', () => {
   it('several postings in one statement change a balance by their sum, and are refused together when the sum overdraws', async () => {
     const start = (await balances(h().orm.em.fork(), [wallet])).get(wallet)!;
     // In, out, in again — one statement: the wallet moves by the sum.
-    await h().orm.em.fork().transactional((tx) => post(tx, move(unique('sum-'), 500), move(unique('sum-'), 300, wallet, clearing), move(unique('sum-'), 20)));
+    await h()
+      .orm.em.fork()
+      .transactional((tx) => post(tx, move(unique('sum-'), 500), move(unique('sum-'), 300, wallet, clearing), move(unique('sum-'), 20)));
     assert.equal((await balances(h().orm.em.fork(), [wallet])).get(wallet)! - start, 220);
     // Two spends that fit one at a time but not together.
     const now = start + 220;
     const refs = [unique('both-'), unique('both-')];
     await assert.rejects(
-      h().orm.em.fork().transactional((tx) => post(tx, move(refs[0], now - 1, wallet, clearing), move(refs[1], 2, wallet, clearing))),
+      h()
+        .orm.em.fork()
+        .transactional((tx) => post(tx, move(refs[0], now - 1, wallet, clearing), move(refs[1], 2, wallet, clearing))),
       (err: unknown) => isOverdraft(err),
     );
     assert.equal((await balances(h().orm.em.fork(), [wallet])).get(wallet)!, now);
@@ -99,10 +127,19 @@ describe('ledger', () => {
     const integrator = await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'VCD', tokensPerUsd: 100 });
     const issuance = await systemAccount(h().orm.em.fork(), integrator.id, 'token_issuance', 'VCD');
     const holding = await systemAccount(h().orm.em.fork(), integrator.id, 'publisher_wallet', 'VCD');
-    await h().orm.em.fork().transactional((tx) => post(tx, {
-      integratorId: integrator.id, reference: unique('iss-'), description: 'issue',
-      entries: [{ account: issuance, currency: 'VCD', amount: -500 }, { account: holding, currency: 'VCD', amount: 500 }],
-    }));
+    await h()
+      .orm.em.fork()
+      .transactional((tx) =>
+        post(tx, {
+          integratorId: integrator.id,
+          reference: unique('iss-'),
+          description: 'issue',
+          entries: [
+            { account: issuance, currency: 'VCD', amount: -500 },
+            { account: holding, currency: 'VCD', amount: 500 },
+          ],
+        }),
+      );
     const b = await balances(h().orm.em.fork(), [issuance, holding]);
     assert.equal(b.get(issuance), -500);
     assert.equal(b.get(holding), 500);
@@ -110,21 +147,42 @@ describe('ledger', () => {
 
   it('the database itself refuses an unbalanced posting, even past the service', async () => {
     const em = h().orm.em.fork();
-    await assert.rejects(em.transactional(async (tx) => {
-      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_raw1', ?, ?, 'raw')`, [integratorId, unique('raw-')]);
-      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_raw1', ?, 'USD', 5)`, [wallet]);
-    }), /does not balance/);
+    await assert.rejects(
+      em.transactional(async (tx) => {
+        await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_raw1', ?, ?, 'raw')`, [
+          integratorId,
+          unique('raw-'),
+        ]);
+        await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_raw1', ?, 'USD', 5)`, [
+          wallet,
+        ]);
+      }),
+      /does not balance/,
+    );
     const [row] = await h().orm.em.fork().execute(`select 1 from ledger_posting where id = 'pst_raw1'`);
     assert.equal(row, undefined);
   });
 
   it('the database refuses a posting whose entries balance only across statements: each statement must balance its own', async () => {
     const reference = unique('split-');
-    await assert.rejects(h().orm.em.fork().transactional(async (tx) => {
-      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_split', ?, ?, 'raw')`, [integratorId, reference]);
-      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_split', ?, 'USD', 5)`, [wallet]);
-      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_split', ?, 'USD', -5)`, [clearing]);
-    }), /ledger posting pst_split does not balance in USD/);
+    await assert.rejects(
+      h()
+        .orm.em.fork()
+        .transactional(async (tx) => {
+          await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_split', ?, ?, 'raw')`, [
+            integratorId,
+            reference,
+          ]);
+          await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_split', ?, 'USD', 5)`, [
+            wallet,
+          ]);
+          await tx.execute(
+            `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_split', ?, 'USD', -5)`,
+            [clearing],
+          );
+        }),
+      /ledger posting pst_split does not balance in USD/,
+    );
     const [row] = await h().orm.em.fork().execute(`select 1 from ledger_posting where reference = ?`, [reference]);
     assert.equal(row, undefined);
   });
@@ -132,50 +190,89 @@ describe('ledger', () => {
   it('one unbalanced posting refuses the whole statement: no posting, entry or balance of it is written', async () => {
     const before = await balances(h().orm.em.fork(), [wallet, clearing]);
     const good = unique('good-');
-    await assert.rejects(h().orm.em.fork().transactional(async (tx) => {
-      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_good', ?, ?, 'raw'), ('pst_bad1', ?, ?, 'raw')`,
-        [integratorId, good, integratorId, unique('bad-')]);
-      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_good', ?, 'USD', 7), ('pst_good', ?, 'USD', -7), ('pst_bad1', ?, 'USD', 3)`,
-        [wallet, clearing, wallet]);
-    }), /ledger posting pst_bad1 does not balance in USD/);
+    await assert.rejects(
+      h()
+        .orm.em.fork()
+        .transactional(async (tx) => {
+          await tx.execute(
+            `insert into ledger_posting (id, integrator_id, reference, description) values ('pst_good', ?, ?, 'raw'), ('pst_bad1', ?, ?, 'raw')`,
+            [integratorId, good, integratorId, unique('bad-')],
+          );
+          await tx.execute(
+            `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_good', ?, 'USD', 7), ('pst_good', ?, 'USD', -7), ('pst_bad1', ?, 'USD', 3)`,
+            [wallet, clearing, wallet],
+          );
+        }),
+      /ledger posting pst_bad1 does not balance in USD/,
+    );
     assert.deepEqual(await balances(h().orm.em.fork(), [wallet, clearing]), before);
     const [row] = await h().orm.em.fork().execute(`select 1 from ledger_posting where reference = ?`, [good]);
     assert.equal(row, undefined);
   });
 
   it('the database refuses an entry in another currency than its account', async () => {
-    await assert.rejects(h().orm.em.fork().transactional(async (tx) => {
-      await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_raw2', ?, ?, 'raw')`, [integratorId, unique('raw-')]);
-      await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_raw2', ?, 'EUR', 5), ('pst_raw2', ?, 'EUR', -5)`, [wallet, clearing]);
-    }));
+    await assert.rejects(
+      h()
+        .orm.em.fork()
+        .transactional(async (tx) => {
+          await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_raw2', ?, ?, 'raw')`, [
+            integratorId,
+            unique('raw-'),
+          ]);
+          await tx.execute(
+            `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_raw2', ?, 'EUR', 5), ('pst_raw2', ?, 'EUR', -5)`,
+            [wallet, clearing],
+          );
+        }),
+    );
   });
 
   it('entries and postings are append-only', async () => {
-    await assert.rejects(h().orm.em.fork().execute('update ledger_entry set amount = amount + 1 where ledger_account_id = ?', [wallet]), /append-only/);
+    await assert.rejects(
+      h().orm.em.fork().execute('update ledger_entry set amount = amount + 1 where ledger_account_id = ?', [wallet]),
+      /append-only/,
+    );
     await assert.rejects(h().orm.em.fork().execute('delete from ledger_posting where integrator_id = ?', [integratorId]), /append-only/);
   });
 
-  it('applies a statement\'s balances in account-id order, whatever order its entries come in (shared rows lock in one order)', async () => {
+  it("applies a statement's balances in account-id order, whatever order its entries come in (shared rows lock in one order)", async () => {
     const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
     const accounts = [wallet, clearing, publisher].sort();
     const db = h().orm.em.fork().getConnection();
     await db.execute('create table test_balance_updates (n serial, account varchar(36))');
     await db.execute(`create function test_log_balance_update() returns trigger language plpgsql as $$
       begin insert into test_balance_updates (account) values (new.id); return null; end $$`);
-    await db.execute('create trigger test_log_balance_update after update on ledger_account for each row execute function test_log_balance_update()');
+    await db.execute(
+      'create trigger test_log_balance_update after update on ledger_account for each row execute function test_log_balance_update()',
+    );
     try {
-      await h().orm.em.fork().transactional(async (tx) => {
-        const posting = unique('pst_order');
-        await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values (?, ?, ?, 'order')`, [posting, integratorId, unique('order-')]);
-        // Entries in descending account order, in one statement.
-        // Money paid in through the clearing account (a debit, which it can always take) to the wallet and the publisher.
-        const amounts = new Map([[clearing, -7], [wallet, 3], [publisher, 4]]);
-        const descending = [...accounts].reverse();
-        await tx.execute(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ${descending.map(() => `(?, ?, 'USD', ?)`).join(', ')}`,
-          descending.flatMap((account) => [posting, account, amounts.get(account)!]));
-      });
+      await h()
+        .orm.em.fork()
+        .transactional(async (tx) => {
+          const posting = unique('pst_order');
+          await tx.execute(`insert into ledger_posting (id, integrator_id, reference, description) values (?, ?, ?, 'order')`, [
+            posting,
+            integratorId,
+            unique('order-'),
+          ]);
+          // Entries in descending account order, in one statement.
+          // Money paid in through the clearing account (a debit, which it can always take) to the wallet and the publisher.
+          const amounts = new Map([
+            [clearing, -7],
+            [wallet, 3],
+            [publisher, 4],
+          ]);
+          const descending = [...accounts].reverse();
+          await tx.execute(
+            `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ${descending.map(() => `(?, ?, 'USD', ?)`).join(', ')}`,
+            descending.flatMap((account) => [posting, account, amounts.get(account)!]),
+          );
+        });
       const logged = await db.execute<Array<{ account: string }>>('select account from test_balance_updates order by n');
-      assert.deepEqual(logged.map((r) => r.account), accounts);
+      assert.deepEqual(
+        logged.map((r) => r.account),
+        accounts,
+      );
     } finally {
       await db.execute('drop trigger test_log_balance_update on ledger_account');
       await db.execute('drop function test_log_balance_update()');
@@ -185,12 +282,20 @@ describe('ledger', () => {
 
   it('keeps balances exact under concurrent postings in both directions (no deadlock)', async () => {
     const publisher = await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD');
-    await h().orm.em.fork().transactional((tx) => post(tx, move(unique('seed-'), 10_000)));
+    await h()
+      .orm.em.fork()
+      .transactional((tx) => post(tx, move(unique('seed-'), 10_000)));
     const before = await balances(h().orm.em.fork(), [wallet, clearing, publisher]);
     // Odd: wallet → publisher (10). Even: a card charge straight to the publisher (5).
-    await Promise.all(Array.from({ length: 30 }, (_, i) => h().orm.em.fork().transactional((tx) => post(tx, i % 2
-      ? move(unique('conc-'), 10, wallet, publisher)
-      : move(unique('conc-'), 5, clearing, publisher)))));
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        h()
+          .orm.em.fork()
+          .transactional((tx) =>
+            post(tx, i % 2 ? move(unique('conc-'), 10, wallet, publisher) : move(unique('conc-'), 5, clearing, publisher)),
+          ),
+      ),
+    );
     const after = await balances(h().orm.em.fork(), [wallet, clearing, publisher]);
     assert.equal(after.get(wallet)! - before.get(wallet)!, -150);
     assert.equal(after.get(publisher)! - before.get(publisher)!, 150 + 75);
@@ -218,13 +323,18 @@ describe('holdfast ledger verify on a breached ledger', () => {
     try {
       await migrate(orm);
       const { spawn } = await import('node:child_process');
-      const verify = () => new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: url() } });
-        let out = '';
-        child.stdout.on('data', (d) => { out += d; });
-        child.stderr.on('data', (d) => { out += d; });
-        child.on('close', (code) => resolve({ code, out }));
-      });
+      const verify = () =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const child = spawn(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], { env: { ...process.env, DATABASE_URL: url() } });
+          let out = '';
+          child.stdout.on('data', (d) => {
+            out += d;
+          });
+          child.stderr.on('data', (d) => {
+            out += d;
+          });
+          child.on('close', (code) => resolve({ code, out }));
+        });
       const clean = await verify();
       assert.equal(clean.code, 0, clean.out);
       assert.match(clean.out, /ledger ok/);
@@ -238,8 +348,13 @@ describe('holdfast ledger verify on a breached ledger', () => {
       try {
         await admin.query(`set session_replication_role = replica`);
         await admin.query(`alter table ledger_account drop constraint ledger_account_no_overdraft`);
-        await admin.query(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_bad', $1, 'bad', 'bad')`, [integrator.id]);
-        await admin.query(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_bad', $1, 'USD', -900), ('pst_bad', $2, 'USD', 100)`, [a, b]);
+        await admin.query(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_bad', $1, 'bad', 'bad')`, [
+          integrator.id,
+        ]);
+        await admin.query(
+          `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_bad', $1, 'USD', -900), ('pst_bad', $2, 'USD', 100)`,
+          [a, b],
+        );
         await admin.query(`update ledger_account set balance = -100 where id = $1`, [b]);
       } finally {
         await admin.end();
@@ -258,11 +373,23 @@ describe('holdfast ledger verify on a breached ledger', () => {
       try {
         await breach2.query(`insert into account (id, integrator_id, username) values ('acct_b', $1, 'b')`, [integrator.id]);
         await breach2.query(`begin`);
-        await breach2.query(`insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, currency, total_amount) values ('inv_b', $1, 'acct_b', 'esc_b', 'user_purchase_escrow', 'SUCCESS', 'USD', 700)`, [integrator.id]);
-        await breach2.query(`insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id) values ('esc_b', $1, 'acct_b', 'ESCROWED', 'USD', 700, 'inv_b')`, [integrator.id]);
+        await breach2.query(
+          `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, currency, total_amount) values ('inv_b', $1, 'acct_b', 'esc_b', 'user_purchase_escrow', 'SUCCESS', 'USD', 700)`,
+          [integrator.id],
+        );
+        await breach2.query(
+          `insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id) values ('esc_b', $1, 'acct_b', 'ESCROWED', 'USD', 700, 'inv_b')`,
+          [integrator.id],
+        );
         await breach2.query(`commit`);
-        await breach2.query(`insert into ledger_posting (id, integrator_id, reference, description) values ('pst_hold', $1, 'stray', 'stray')`, [integrator.id]);
-        await breach2.query(`insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_hold', $1, 'USD', 300), ('pst_hold', $2, 'USD', -300)`, [holding, a]);
+        await breach2.query(
+          `insert into ledger_posting (id, integrator_id, reference, description) values ('pst_hold', $1, 'stray', 'stray')`,
+          [integrator.id],
+        );
+        await breach2.query(
+          `insert into ledger_entry (posting_id, ledger_account_id, currency, amount) values ('pst_hold', $1, 'USD', 300), ('pst_hold', $2, 'USD', -300)`,
+          [holding, a],
+        );
       } finally {
         await breach2.end();
       }

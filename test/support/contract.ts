@@ -53,6 +53,8 @@ function validate(key: string, schema: object, res: { body: unknown; text: strin
     cache.set(key, fn);
   }
   if (fn && !fn(res.body)) {
-    throw new ContractError(`${key}: response does not match the OpenAPI document: ${ajv.errorsText(fn.errors)} (body: ${res.text.slice(0, 300)})`);
+    throw new ContractError(
+      `${key}: response does not match the OpenAPI document: ${ajv.errorsText(fn.errors)} (body: ${res.text.slice(0, 300)})`,
+    );
   }
 }

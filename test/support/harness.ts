@@ -84,13 +84,15 @@ async function prepareDatabase(databaseUrl: string): Promise<void> {
   await withAdmin(databaseUrl, async (admin) => {
     if (NAMED_URL) {
       const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [TEST_DATABASE]);
-      if (rows[0].n > 0) throw new Error(`TEST_DATABASE_URL names ${TEST_DATABASE}, which another session is using: choose another database`);
+      if (rows[0].n > 0)
+        throw new Error(`TEST_DATABASE_URL names ${TEST_DATABASE}, which another session is using: choose another database`);
       await admin.query(`drop database if exists "${TEST_DATABASE}"`);
       return;
     }
     const { rows } = await admin.query<{ datname: string }>(
       `select datname from pg_database d where datname ~ '^holdfast_test_[0-9a-z]+_[0-9a-f]{6}$'
-          and not exists (select 1 from pg_stat_activity a where a.datname = d.datname)`);
+          and not exists (select 1 from pg_stat_activity a where a.datname = d.datname)`,
+    );
     for (const { datname } of rows) {
       const started = parseInt(datname.split('_')[2], 36);
       if (Date.now() - started > STALE_AFTER_MS) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
@@ -117,32 +119,75 @@ export async function startHarness(): Promise<Harness> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'holdfast-test');
   const bus = new CommandBus(services.redisUrl, TEST_QUEUE_PREFIX, redis);
   const workers = await startWorkers({
-    orm, redisUrl: services.redisUrl, queuePrefix: TEST_QUEUE_PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: services.databaseUrl,
+    orm,
+    redisUrl: services.redisUrl,
+    queuePrefix: TEST_QUEUE_PREFIX,
+    logger,
+    commandSweepAfterMs: 30_000,
+    databaseUrl: services.databaseUrl,
     webhooks: TEST_WEBHOOK_POLICY,
   });
   const app = await buildApp({
-    config: { appEnv: 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: 10_000, queuePrefix: TEST_QUEUE_PREFIX, allowedRedirectPatterns: ['127.0.0.1'] },
-    orm, redis, signer, logger, bus,
+    config: {
+      appEnv: 'staging',
+      publicUrl: 'http://localhost:3000',
+      syncWaitMs: 10_000,
+      queuePrefix: TEST_QUEUE_PREFIX,
+      allowedRedirectPatterns: ['127.0.0.1'],
+    },
+    orm,
+    redis,
+    signer,
+    logger,
+    bus,
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
-  state.holdfastHarness = { bus, workers, baseUrl: `http://127.0.0.1:${port}`, databaseUrl: services.databaseUrl, redisUrl: services.redisUrl, orm, redis, signer, server, services };
+  state.holdfastHarness = {
+    bus,
+    workers,
+    baseUrl: `http://127.0.0.1:${port}`,
+    databaseUrl: services.databaseUrl,
+    redisUrl: services.redisUrl,
+    orm,
+    redis,
+    signer,
+    server,
+    services,
+  };
   return state.holdfastHarness;
 }
 
 /** Another app on the harness database with other settings or connections; close it after. */
-export async function startExtraApp(opts: {
-  appEnv?: 'staging' | 'production'; orm?: MikroORM; redis?: Redis; logger?: Logger; syncWaitMs?: number; bus?: CommandBus; adminPassword?: string;
-  demoClientId?: string; userRateLimitPerMinute?: number; cardAddsPerHour?: number; frameAncestors?: string;
-} = {}) {
+export async function startExtraApp(
+  opts: {
+    appEnv?: 'staging' | 'production';
+    orm?: MikroORM;
+    redis?: Redis;
+    logger?: Logger;
+    syncWaitMs?: number;
+    bus?: CommandBus;
+    adminPassword?: string;
+    demoClientId?: string;
+    userRateLimitPerMinute?: number;
+    cardAddsPerHour?: number;
+    frameAncestors?: string;
+  } = {},
+) {
   const base = h();
   const app = await buildApp({
     config: {
-      appEnv: opts.appEnv ?? 'staging', publicUrl: 'http://localhost:3000', syncWaitMs: opts.syncWaitMs ?? 10_000,
-      queuePrefix: TEST_QUEUE_PREFIX, adminUser: 'ops', adminPassword: opts.adminPassword,
-      userRateLimitPerMinute: opts.userRateLimitPerMinute, cardAddsPerHour: opts.cardAddsPerHour, frameAncestors: opts.frameAncestors,
+      appEnv: opts.appEnv ?? 'staging',
+      publicUrl: 'http://localhost:3000',
+      syncWaitMs: opts.syncWaitMs ?? 10_000,
+      queuePrefix: TEST_QUEUE_PREFIX,
+      adminUser: 'ops',
+      adminPassword: opts.adminPassword,
+      userRateLimitPerMinute: opts.userRateLimitPerMinute,
+      cardAddsPerHour: opts.cardAddsPerHour,
+      frameAncestors: opts.frameAncestors,
     },
     bus: opts.bus ?? base.bus,
     orm: opts.orm ?? base.orm,
@@ -157,10 +202,11 @@ export async function startExtraApp(opts: {
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections?.();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -174,7 +220,10 @@ export async function stopHarness(): Promise<void> {
   await deleteKeys(redis, TEST_QUEUE_PREFIX).catch(() => undefined);
   await redis.quit().catch(() => redis.disconnect());
   await orm.close();
-  if (!NAMED_URL) await withAdmin(services.databaseUrl, (admin) => admin.query(`drop database if exists "${TEST_DATABASE}" with (force)`)).catch(() => undefined);
+  if (!NAMED_URL)
+    await withAdmin(services.databaseUrl, (admin) => admin.query(`drop database if exists "${TEST_DATABASE}" with (force)`)).catch(
+      () => undefined,
+    );
   services.stop();
   state.holdfastHarness = undefined;
 }
@@ -204,7 +253,8 @@ export async function dropDatabase(name: string): Promise<void> {
 /** Adds a sandbox card to an account; returns its payment method id. */
 export async function addCard(client: TestClient, accountId: string, number = '4242424242424242'): Promise<string> {
   const res = await call('POST', `/v1/${accountId}/payment_methods`, {
-    token: client.token, body: { type: 'card', card: { number, exp_month: 12, exp_year: 2099, cvc: '123' } },
+    token: client.token,
+    body: { type: 'card', card: { number, exp_month: 12, exp_year: 2099, cvc: '123' } },
   });
   if (res.status !== 201) throw new Error(`add card failed: ${res.status} ${res.text}`);
   return res.body.payload.id;
@@ -246,13 +296,23 @@ export function unique(prefix = 'x'): string {
  * loop also serves the suite's app, and a loop blocked for seconds (spawnSync under load) had the
  * server close a kept-alive socket just as the next request reused it (ECONNRESET).
  */
-export function holdfastCli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function holdfastCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/holdfast.js', ...args], { env: { ...process.env, DATABASE_URL: h().databaseUrl, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/holdfast.js', ...args], {
+      env: { ...process.env, DATABASE_URL: h().databaseUrl, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('close', (status) => {
       clearTimeout(timer);
@@ -273,7 +333,7 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
   }
   const res = await fetch(`${opts.baseUrl ?? h().baseUrl}${path}`, { method, headers, body });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
@@ -292,9 +352,9 @@ export interface TestClient {
 }
 
 /** A new client (of a new integrator unless named) and a token for it. */
-export async function newClient(opts: {
-  integrator?: string; scopes?: string[]; tosSigning?: boolean; isOperator?: boolean; canUnblock?: boolean;
-} = {}): Promise<TestClient> {
+export async function newClient(
+  opts: { integrator?: string; scopes?: string[]; tosSigning?: boolean; isOperator?: boolean; canUnblock?: boolean } = {},
+): Promise<TestClient> {
   const { ALL_SCOPES } = await import('../../src/auth/auth.rules.js');
   const created = await createClient(h().orm.em.fork(), {
     integrator: opts.integrator ?? unique('int-'),
@@ -304,7 +364,11 @@ export async function newClient(opts: {
     canUnblock: opts.canUnblock,
   });
   const res = await call('POST', '/token', {
-    rawBody: new URLSearchParams({ grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret }).toString(),
+    rawBody: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: created.client_id,
+      client_secret: created.client_secret,
+    }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);

@@ -52,7 +52,10 @@ export async function fixtureFor(client: TestClient): Promise<Fixture> {
   const escrow = await call('POST', '/v2/escrow', { token: client.token, body: escrowBody(account.account_id, walletPm) });
   if (escrow.status !== 201) throw new Error(`escrow create failed: ${escrow.text}`);
   const second = await call('POST', '/v2/escrow', { token: client.token, body: escrowBody(account.account_id, walletPm) });
-  const paid = await call('POST', `/v2/escrow/${second.body.payload.id}/pay`, { token: client.token, headers: { prefer: 'respond-async' } });
+  const paid = await call('POST', `/v2/escrow/${second.body.payload.id}/pay`, {
+    token: client.token,
+    headers: { prefer: 'respond-async' },
+  });
   return {
     account_id: account.account_id,
     username: account.username,
@@ -83,8 +86,12 @@ export function escrowBody(accountId: string, paymentMethodId: string) {
 /** A valid request for an operation, given what the caller owns, and the status it earns. */
 export function sampleRequest(op: Operation, f: Fixture): { path: string; body?: unknown; status: number } {
   const account = op.operationId === 'blockAccountLegacy' ? f.block_account_id : f.account_id;
-  const path = op.template.replace('{account_id}', account).replace('{escrow_id}', f.escrow_id).replace('{invoice_id}', f.invoice_id)
-    .replace('{command_id}', f.command_id).replace('{block_capability}', 'login')
+  const path = op.template
+    .replace('{account_id}', account)
+    .replace('{escrow_id}', f.escrow_id)
+    .replace('{invoice_id}', f.invoice_id)
+    .replace('{command_id}', f.command_id)
+    .replace('{block_capability}', 'login')
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
     case 'blockAccount':
@@ -96,7 +103,11 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     case 'authorizeUser':
       return { path, body: { account_id: f.account_id }, status: 200 };
     case 'authorizeInvoice':
-      return { path, body: { account_id: f.account_id, invoice_mechanism: 'api', line_items: escrowBody(f.account_id, f.wallet_pm).line_items }, status: 200 };
+      return {
+        path,
+        body: { account_id: f.account_id, invoice_mechanism: 'api', line_items: escrowBody(f.account_id, f.wallet_pm).line_items },
+        status: 200,
+      };
     case 'registerAccount': {
       const name = unique('s');
       return { path, body: { username: name, email: { address: `${name}@example.com` } }, status: 200 };
@@ -106,7 +117,11 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     case 'searchAccountByUsername':
       return { path: `${path}?username=${encodeURIComponent(f.username)}`, status: 200 };
     case 'addPaymentMethod':
-      return { path, body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } }, status: 201 };
+      return {
+        path,
+        body: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } },
+        status: 201,
+      };
     case 'createEscrow':
     case 'createInvoice':
       return { path, body: escrowBody(f.account_id, f.wallet_pm), status: 201 };

@@ -38,7 +38,9 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
-    req.on('data', (d) => { body += d; });
+    req.on('data', (d) => {
+      body += d;
+    });
     req.on('end', () => {
       let json: unknown;
       try {
@@ -56,10 +58,11 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   receiver.port = (server.address() as AddressInfo).port;
   receiver.url = `http://127.0.0.1:${receiver.port}/hooks`;
-  receiver.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return receiver;
 }
 

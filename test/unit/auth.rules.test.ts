@@ -26,6 +26,7 @@ describe('auth rules', () => {
 
   it('defines the scopes of spec §5 plus the four Holdfast adds', () => {
     assert.equal(ALL_SCOPES.length, 16);
-    for (const s of ['write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks']) assert.ok(ALL_SCOPES.includes(s as never));
+    for (const s of ['write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks'])
+      assert.ok(ALL_SCOPES.includes(s as never));
   });
 });

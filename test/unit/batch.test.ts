@@ -10,7 +10,14 @@ describe('batched (group commit)', () => {
     }, 3);
     const results = await Promise.all([1, 2, 3, 4, 5].map(double));
     assert.deepEqual(results, [2, 4, 6, 8, 10]);
-    assert.deepEqual(runs, [[1, 2, 3], [4, 5]], 'at most maxBatch per run');
+    assert.deepEqual(
+      runs,
+      [
+        [1, 2, 3],
+        [4, 5],
+      ],
+      'at most maxBatch per run',
+    );
     assert.equal(await double(7), 14);
     assert.deepEqual(runs.at(-1), [7], 'a later call makes a batch of its own');
   });
@@ -22,7 +29,10 @@ describe('batched (group commit)', () => {
       return items;
     });
     const failed = await Promise.allSettled([echo('a'), echo('b')]);
-    assert.deepEqual(failed.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      failed.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
     fail = false;
     assert.equal(await echo('c'), 'c');
   });

@@ -10,7 +10,8 @@ describe('block rules', () => {
     assert.deepEqual(issueDecision(unlicensed, 'login', 'account_close'), { ok: true, issuer: 'publisher' });
     assert.deepEqual(issueDecision(licensed, 'payouts', 'account_close'), { ok: false, fields: { block_capability: ['OPERATOR_ONLY'] } });
     assert.deepEqual(issueDecision(unlicensed, 'transactions', 'gdpr'), {
-      ok: false, fields: { block_capability: ['OPERATOR_ONLY'], block_reason: ['OPERATOR_ONLY'] },
+      ok: false,
+      fields: { block_capability: ['OPERATOR_ONLY'], block_reason: ['OPERATOR_ONLY'] },
     });
     assert.deepEqual(issueDecision(unlicensed, 'login', 'compliance'), { ok: false, fields: { block_reason: ['OPERATOR_ONLY'] } });
   });

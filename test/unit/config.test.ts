@@ -16,18 +16,34 @@ describe('config', () => {
   });
 
   const bad: Array<[string, string]> = [
-    ['PORT', 'eighty'], ['PORT', '70000'], ['ROLE', 'both'], ['APP_ENV', 'prod'], ['DATABASE_URL', 'mysql://x'],
-    ['DATABASE_URL', 'not a url'], ['REDIS_URL', 'http://x'], ['SYNC_WAIT_MS', '-1'], ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
-    ['LOG_LEVEL', 'loud'], ['PUBLIC_URL', 'ftp://x'], ['COMMAND_SWEEP_AFTER_MS', '5'],
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['ROLE', 'both'],
+    ['APP_ENV', 'prod'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://x'],
+    ['SYNC_WAIT_MS', '-1'],
+    ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_URL', 'ftp://x'],
+    ['COMMAND_SWEEP_AFTER_MS', '5'],
   ];
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value} naming the variable`, () => {
-      assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.startsWith(name));
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: Error) => err instanceof ConfigError && err.message.startsWith(name),
+      );
     });
   }
 
   it('stops the process at boot with one line naming the bad variable', () => {
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: 'abc' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(res.status, 1);
     assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
     assert.match(res.stderr, /^holdfast: PORT must be/);
@@ -35,8 +51,10 @@ describe('config', () => {
 
   it('reads FRAME_ANCESTORS as CSP origins (any page by default) and refuses anything else', () => {
     assert.equal(loadConfig({}).frameAncestors, '*');
-    assert.equal(loadConfig({ FRAME_ANCESTORS: " https://shop.example   https://*.games.example:8443 'self' " }).frameAncestors,
-      "https://shop.example https://*.games.example:8443 'self'");
+    assert.equal(
+      loadConfig({ FRAME_ANCESTORS: " https://shop.example   https://*.games.example:8443 'self' " }).frameAncestors,
+      "https://shop.example https://*.games.example:8443 'self'",
+    );
     for (const bad of ['shop.example', "https://x.example; script-src 'unsafe-inline'", 'javascript:alert(1)']) {
       assert.throws(() => loadConfig({ FRAME_ANCESTORS: bad }), /FRAME_ANCESTORS/, bad);
     }

@@ -32,7 +32,13 @@ describe('Redis connection failures', () => {
     onError(withCode('read ECONNRESET', 'ECONNRESET'));
     onError(new Error('Missing key for job 1. moveToFinished'));
     await new Promise<void>((resolve, reject) => logger.flush((err) => (err ? reject(err) : resolve())));
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => [l.msg, l.queue, l.err]), [['queue error', 'commands', { type: 'Error', message: 'Missing key for job 1. moveToFinished' }]]);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => [l.msg, l.queue, l.err]),
+      [['queue error', 'commands', { type: 'Error', message: 'Missing key for job 1. moveToFinished' }]],
+    );
   });
 });

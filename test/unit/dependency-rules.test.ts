@@ -10,8 +10,11 @@ const depcruise = fileURLToPath(new URL('../../node_modules/dependency-cruiser/b
 /** The violations depcruise finds in the fixture tree with one of our configs, as `rule: from -> to`. */
 async function violations(config: string): Promise<string[]> {
   // depcruise exits non-zero when it finds violations: its report is on stdout all the same.
-  const run = await promisify(execFile)(process.execPath, [depcruise, 'src', 'workers', '--config', `${root}/${config}`, '--output-type', 'json'], { cwd: fixtures })
-    .catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const run = await promisify(execFile)(
+    process.execPath,
+    [depcruise, 'src', 'workers', '--config', `${root}/${config}`, '--output-type', 'json'],
+    { cwd: fixtures },
+  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
   const report = JSON.parse(run.stdout) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
   return report.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
 }

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { displayAmount, MAX_AMOUNT, planMoney, type LineItemInput, type PaymentMethodInput } from '../../src/invoices/invoice.rules.js';
 
-const line = (amount: number, currency = 'USD', recipients: LineItemInput['recipients'] = []): LineItemInput =>
-  ({ amount, currency, transaction_type: 'user_to_user', recipients });
+const line = (amount: number, currency = 'USD', recipients: LineItemInput['recipients'] = []): LineItemInput => ({
+  amount,
+  currency,
+  transaction_type: 'user_to_user',
+  recipients,
+});
 const pm = (payment_method_id: string, amount: number): PaymentMethodInput => ({ payment_method_id, amount });
 const share = (amount: number, currency = 'USD') => ({ amount, currency, destination_wallet_id: 'wal_seller' });
 
@@ -11,13 +15,21 @@ describe('invoice money rules (DESIGN §4 escrow money rules)', () => {
     const result = planMoney([line(1000), line(550)], [pm('pm_wallet', 300), pm('pm_card', 0)]);
     assert.deepEqual(result, {
       ok: true,
-      plan: { currency: 'USD', total: 1550, charges: [{ paymentMethodId: 'pm_wallet', amount: 300 }, { paymentMethodId: 'pm_card', amount: 1250 }] },
+      plan: {
+        currency: 'USD',
+        total: 1550,
+        charges: [
+          { paymentMethodId: 'pm_wallet', amount: 300 },
+          { paymentMethodId: 'pm_card', amount: 1250 },
+        ],
+      },
     });
   });
 
   it('lets one method name the total itself', () => {
     assert.deepEqual(planMoney([line(1550)], [pm('pm_card', 1550)]), {
-      ok: true, plan: { currency: 'USD', total: 1550, charges: [{ paymentMethodId: 'pm_card', amount: 1550 }] },
+      ok: true,
+      plan: { currency: 'USD', total: 1550, charges: [{ paymentMethodId: 'pm_card', amount: 1550 }] },
     });
   });
 
@@ -28,17 +40,30 @@ describe('invoice money rules (DESIGN §4 escrow money rules)', () => {
   const refusals: Array<[string, LineItemInput[], PaymentMethodInput[], Record<string, string[]>]> = [
     ['no line items', [], [pm('pm_card', 0)], { line_items: ['REQUIRED'] }],
     ['lines in two currencies', [line(100), line(100, 'EUR')], [pm('pm_card', 0)], { 'line_items.1.currency': ['CURRENCY_MISMATCH'] }],
-    ['a recipient in another currency than its line', [line(100, 'USD', [share(10, 'EUR')])], [pm('pm_card', 0)],
-      { 'line_items.0.recipients.0.currency': ['CURRENCY_MISMATCH'] }],
-    ['recipients whose shares pass their line', [line(1000, 'USD', [share(600), share(401)])], [pm('pm_card', 0)],
-      { 'line_items.0.recipients': ['EXCEEDS_LINE_AMOUNT'] }],
+    [
+      'a recipient in another currency than its line',
+      [line(100, 'USD', [share(10, 'EUR')])],
+      [pm('pm_card', 0)],
+      { 'line_items.0.recipients.0.currency': ['CURRENCY_MISMATCH'] },
+    ],
+    [
+      'recipients whose shares pass their line',
+      [line(1000, 'USD', [share(600), share(401)])],
+      [pm('pm_card', 0)],
+      { 'line_items.0.recipients': ['EXCEEDS_LINE_AMOUNT'] },
+    ],
     ['a total past 2^53 − 1', [line(MAX_AMOUNT), line(1)], [pm('pm_card', 0)], { line_items: ['TOTAL_TOO_LARGE'] }],
     ['no payment method', [line(100)], [], { payment_methods: ['REQUIRED'] }],
     ['one method naming less than the total', [line(100)], [pm('pm_card', 99)], { 'payment_methods.0.amount': ['MUST_COVER_TOTAL'] }],
     ['one method naming more than the total', [line(100)], [pm('pm_card', 101)], { 'payment_methods.0.amount': ['MUST_COVER_TOTAL'] }],
     ['several methods without a remainder', [line(100)], [pm('pm_a', 50), pm('pm_b', 50)], { payment_methods: ['EXACTLY_ONE_REMAINDER'] }],
     ['several methods with two remainders', [line(100)], [pm('pm_a', 0), pm('pm_b', 0)], { payment_methods: ['EXACTLY_ONE_REMAINDER'] }],
-    ['fixed amounts that leave nothing for the remainder', [line(100)], [pm('pm_a', 100), pm('pm_b', 0)], { payment_methods: ['EXCEEDS_TOTAL'] }],
+    [
+      'fixed amounts that leave nothing for the remainder',
+      [line(100)],
+      [pm('pm_a', 100), pm('pm_b', 0)],
+      { payment_methods: ['EXCEEDS_TOTAL'] },
+    ],
     ['the same method twice', [line(100)], [pm('pm_a', 40), pm('pm_a', 0)], { 'payment_methods.1.payment_method_id': ['DUPLICATE'] }],
   ];
   for (const [what, lines, methods, fields] of refusals) {

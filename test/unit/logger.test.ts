@@ -17,7 +17,10 @@ describe('the process logger', () => {
     await new Promise<void>((resolve, reject) => access.flush((err) => (err ? reject(err) : resolve())));
     const text = readFileSync(file, 'utf8');
     assert.doesNotMatch(text, /s3cr3t-value|t0ken-value/);
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.find((l) => l.msg === 'with credentials')?.client_secret, '[redacted]');
     assert.deepEqual(
       lines.filter((l) => l.msg === 'request').map(({ name, req_id, path: p, status }) => ({ name, req_id, path: p, status })),
@@ -33,7 +36,10 @@ describe('the process logger', () => {
     await new Promise<void>((resolve, reject) => logger.flush((err) => (err ? reject(err) : resolve())));
     const text = readFileSync(file, 'utf8');
     assert.doesNotMatch(text, /stack|logger\.test\.ts/);
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual(lines.find((l) => l.msg === 'raw error')?.err, { type: 'TypeError', code: 'E_BOOM', message: 'boom' });
     assert.deepEqual(lines.find((l) => l.msg === 'described error')?.err, { type: 'RangeError', message: 'described' });
   });

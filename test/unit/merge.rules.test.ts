@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { mergeRefusal, mergeTransfers, type MergeFacts, type MergeWallet } from '../../src/merge/merge.rules.js';
 
-const clean: MergeFacts = { sourceLoginBlock: null, destinationLoginBlocked: false, escrowedAsBuyer: 0, escrowedAsSeller: 0, fiatBalance: 0 };
+const clean: MergeFacts = {
+  sourceLoginBlock: null,
+  destinationLoginBlocked: false,
+  escrowedAsBuyer: 0,
+  escrowedAsSeller: 0,
+  fiatBalance: 0,
+};
 
 describe('merge rules', () => {
   it('allows a merge with nothing in the way', () => {
@@ -22,15 +28,22 @@ describe('merge rules', () => {
     });
   }
 
-  const wallet = (accountId: string, currency: string, walletKind: MergeWallet['walletKind'], balance: number): MergeWallet =>
-    ({ accountId, currency, walletKind, ledgerAccountId: `wal_${accountId}_${currency}_${walletKind}`, balance });
+  const wallet = (accountId: string, currency: string, walletKind: MergeWallet['walletKind'], balance: number): MergeWallet => ({
+    accountId,
+    currency,
+    walletKind,
+    ledgerAccountId: `wal_${accountId}_${currency}_${walletKind}`,
+    balance,
+  });
 
   it('moves every non-empty token wallet whole into the matching wallet, and never fiat', () => {
     const source = [wallet('s', 'USD', null, 0), wallet('s', 'GEM', 'standard', 40), wallet('s', 'GEM', 'convertible', 0)];
     const destination = [wallet('d', 'USD', null, 5), wallet('d', 'GEM', 'standard', 1), wallet('d', 'GEM', 'convertible', 2)];
     assert.deepEqual(mergeTransfers(source, destination), {
       ok: true,
-      transfers: [{ currency: 'GEM', wallet_kind: 'standard', amount: 40, from_wallet_id: 'wal_s_GEM_standard', to_wallet_id: 'wal_d_GEM_standard' }],
+      transfers: [
+        { currency: 'GEM', wallet_kind: 'standard', amount: 40, from_wallet_id: 'wal_s_GEM_standard', to_wallet_id: 'wal_d_GEM_standard' },
+      ],
     });
   });
 

@@ -12,16 +12,28 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Table → the module (folder of src/) that owns it. A new migration's table must be added here. */
 const OWNER: Record<string, string> = {
-  integrator: 'auth', client: 'auth', signing_key: 'auth', user_session_nonce: 'auth', refresh_token: 'auth',
-  account: 'accounts', account_external_platform: 'accounts',
-  account_block: 'blocks', account_tag: 'blocks',
+  integrator: 'auth',
+  client: 'auth',
+  signing_key: 'auth',
+  user_session_nonce: 'auth',
+  refresh_token: 'auth',
+  account: 'accounts',
+  account_external_platform: 'accounts',
+  account_block: 'blocks',
+  account_tag: 'blocks',
   payment_method: 'payment-methods',
-  tos_version: 'tos', tos_signature: 'tos',
-  ledger_account: 'ledger', ledger_posting: 'ledger', ledger_entry: 'ledger',
+  tos_version: 'tos',
+  tos_signature: 'tos',
+  ledger_account: 'ledger',
+  ledger_posting: 'ledger',
+  ledger_entry: 'ledger',
   invoice: 'invoices',
   escrow: 'escrow',
   command: 'commands',
-  outbox: 'webhooks', webhook_endpoint: 'webhooks', webhook_delivery: 'webhooks', webhook_attempt: 'webhooks',
+  outbox: 'webhooks',
+  webhook_endpoint: 'webhooks',
+  webhook_delivery: 'webhooks',
+  webhook_attempt: 'webhooks',
   idempotency_key: 'idempotency',
 };
 
@@ -31,7 +43,15 @@ const OWNER: Record<string, string> = {
  * (so the list only shrinks).
  */
 const ALLOWED: Record<string, string[]> = {
-  'src/escrow/escrow-phases.service.ts': ['command', 'invoice', 'ledger_account', 'ledger_entry', 'ledger_posting', 'outbox', 'payment_method'],
+  'src/escrow/escrow-phases.service.ts': [
+    'command',
+    'invoice',
+    'ledger_account',
+    'ledger_entry',
+    'ledger_posting',
+    'outbox',
+    'payment_method',
+  ],
   'src/escrow/escrow.service.ts': ['command'],
   'src/invoices/invoice-phases.service.ts': ['ledger_account', 'payment_method'],
   'src/invoices/invoice.service.ts': ['account', 'escrow', 'ledger_account', 'payment_method'],
@@ -50,7 +70,10 @@ export function entityModulesUsed(text: string): string[] {
   const found = new Set<string>();
   for (const m of text.matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+'\.\.\/([\w-]+)\/[\w.-]+\.entity\.js';/gm)) {
     if (m[1]) continue;
-    const values = m[2].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type '));
+    const values = m[2]
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n && !n.startsWith('type '));
     if (values.length) found.add(m[3]);
   }
   return [...found].sort();
@@ -135,33 +158,67 @@ describe('table ownership', () => {
     for (const file of readdirSync(path.join(ROOT, 'src/migrations'))) {
       for (const m of readFileSync(path.join(ROOT, 'src/migrations', file), 'utf8').matchAll(/create table (\w+)/g)) created.add(m[1]);
     }
-    assert.deepEqual([...created].filter((t) => !(t in OWNER)), [], 'give each new table an owner in OWNER');
-    assert.deepEqual(Object.keys(OWNER).filter((t) => !created.has(t)), [], 'OWNER names a table no migration creates');
+    assert.deepEqual(
+      [...created].filter((t) => !(t in OWNER)),
+      [],
+      'give each new table an owner in OWNER',
+    );
+    assert.deepEqual(
+      Object.keys(OWNER).filter((t) => !created.has(t)),
+      [],
+      'OWNER names a table no migration creates',
+    );
   });
 
   it('reads table names in SQL positions only', () => {
     assert.deepEqual(tablesNamed(`const q = 'select a.id from account a join ledger_account l on true';`), ['account', 'ledger_account']);
-    assert.deepEqual(tablesNamed('db.execute(`insert into outbox (id) values (?)`); db.execute("update escrow set x = 1"); const d = `delete from command`;'), ['command', 'escrow', 'outbox']);
-    assert.deepEqual(tablesNamed(`import { x } from './account.js'; // select from escrow\n/* select into invoice */ const s = 'references integrator (id)';`), ['integrator']);
-    assert.deepEqual(tablesNamed('const m = `The account has money in escrow (${n} of them); commit them first.`;'), [], 'a message is not SQL');
-    assert.deepEqual(tablesNamed('const q = `select ${cols} from payment_method pm where pm.id = ${x ? `(select 1 from tos_version)` : \'?\'}`;'), ['payment_method', 'tos_version']);
+    assert.deepEqual(
+      tablesNamed(
+        'db.execute(`insert into outbox (id) values (?)`); db.execute("update escrow set x = 1"); const d = `delete from command`;',
+      ),
+      ['command', 'escrow', 'outbox'],
+    );
+    assert.deepEqual(
+      tablesNamed(
+        `import { x } from './account.js'; // select from escrow\n/* select into invoice */ const s = 'references integrator (id)';`,
+      ),
+      ['integrator'],
+    );
+    assert.deepEqual(
+      tablesNamed('const m = `The account has money in escrow (${n} of them); commit them first.`;'),
+      [],
+      'a message is not SQL',
+    );
+    assert.deepEqual(
+      tablesNamed("const q = `select ${cols} from payment_method pm where pm.id = ${x ? `(select 1 from tos_version)` : '?'}`;"),
+      ['payment_method', 'tos_version'],
+    );
   });
 
-  it('finds no file naming another module\'s tables beyond the known debt', () => {
+  it("finds no file naming another module's tables beyond the known debt", () => {
     const found: Record<string, string[]> = {};
     for (const file of sources) {
       const own = moduleOf(file);
       const foreign = tablesNamed(readFileSync(path.join(ROOT, file), 'utf8')).filter((t) => OWNER[t] !== own);
       if (foreign.length) found[file] = foreign;
     }
-    assert.deepEqual(found, ALLOWED, 'a file names tables another module owns: use that module\'s repository (or a fragment it exports); when you removed debt, shrink ALLOWED');
+    assert.deepEqual(
+      found,
+      ALLOWED,
+      "a file names tables another module owns: use that module's repository (or a fragment it exports); when you removed debt, shrink ALLOWED",
+    );
   });
 
   it('reads value imports of entities, not type-only ones', () => {
-    assert.deepEqual(entityModulesUsed(`import { Invoice } from '../invoices/invoice.entity.js';\nimport type { IAccount } from '../accounts/account.entity.js';\nimport { type IEscrow } from '../escrow/escrow.entity.js';`), ['invoices']);
+    assert.deepEqual(
+      entityModulesUsed(
+        `import { Invoice } from '../invoices/invoice.entity.js';\nimport type { IAccount } from '../accounts/account.entity.js';\nimport { type IEscrow } from '../escrow/escrow.entity.js';`,
+      ),
+      ['invoices'],
+    );
   });
 
-  it('finds no file using another module\'s entities beyond the known debt', () => {
+  it("finds no file using another module's entities beyond the known debt", () => {
     const found: Record<string, string[]> = {};
     for (const file of sources) {
       if (file.endsWith('.entity.ts')) continue;
@@ -169,7 +226,7 @@ describe('table ownership', () => {
       const foreign = entityModulesUsed(readFileSync(path.join(ROOT, file), 'utf8')).filter((m) => m !== own);
       if (foreign.length) found[file] = foreign;
     }
-    assert.deepEqual(found, ALLOWED_ENTITY_USE, 'use the owning module\'s service instead of its entities');
+    assert.deepEqual(found, ALLOWED_ENTITY_USE, "use the owning module's service instead of its entities");
   });
 
   it('lets only the repositories of converted modules name their tables', () => {

@@ -16,9 +16,12 @@ describe('hosted flow rules', () => {
     assert.deepEqual(flowOptions({ flow: 'checkout', authorized_invoice_id: 'inv_<x>' }, []), { ok: false, problem: 'invalid_flow' });
   });
 
-  it('takes each flow\'s own flowConfig keys with their types, and nothing else', () => {
+  it("takes each flow's own flowConfig keys with their types, and nothing else", () => {
     const checkout = (config: unknown) => flowOptions({ authorized_invoice_id: 'inv_1', config: json(config) }, []).ok;
-    assert.equal(checkout({ hideUserWallets: true, hideSKUs: false, showInvoiceReferenceInfo: true, selectButton: { label: 'Buy' } }), true);
+    assert.equal(
+      checkout({ hideUserWallets: true, hideSKUs: false, showInvoiceReferenceInfo: true, selectButton: { label: 'Buy' } }),
+      true,
+    );
     assert.equal(checkout({ hideSKUs: 'yes' }), false);
     assert.equal(checkout({ transactionDetails: { transaction_amount: 5, currency: 'USD' } }), false, 'a payment-selection key');
     assert.equal(checkout({ selectButton: { label: 'x'.repeat(61) } }), false);
@@ -32,7 +35,7 @@ describe('hosted flow rules', () => {
     assert.equal(selection({ hideSKUs: true }), false, 'a checkout key');
   });
 
-  it('sends the page\'s messages only to an http(s) origin, when one is given', () => {
+  it("sends the page's messages only to an http(s) origin, when one is given", () => {
     assert.equal(flowOptions({ origin: 'https://shop.example' }, []).ok, true);
     assert.equal(flowOptions({ origin: 'http://127.0.0.1:8080' }, []).ok, true);
     for (const bad of ['https://shop.example/path', 'javascript:alert(1)', 'null', 'shop.example']) {
@@ -42,13 +45,14 @@ describe('hosted flow rules', () => {
 
   it('takes theme colours that are colours only', () => {
     for (const good of ['#fff', '#0a7d32', 'rgb(10, 20, 30)', 'hsla(120, 50%, 50%, 0.5)', 'teal']) assert.equal(isColor(good), true, good);
-    for (const bad of ['red; background:url(x)', 'url(https://x)', 'expression(alert(1))', '#12', '', 7]) assert.equal(isColor(bad), false, String(bad));
+    for (const bad of ['red; background:url(x)', 'url(https://x)', 'expression(alert(1))', '#12', '', 7])
+      assert.equal(isColor(bad), false, String(bad));
     assert.equal(flowOptions({ theme: json({ primaryColor: '#fff', backgroundColor: 'white' }) }, []).ok, true);
     assert.equal(flowOptions({ theme: json({ primaryColor: 'red;}' }) }, []).ok, false);
     assert.equal(flowOptions({ theme: json({ fontFamily: 'serif' }) }, []).ok, false);
   });
 
-  it('sends a user back only to a host on the operator\'s list, over https (http for localhost only)', () => {
+  it("sends a user back only to a host on the operator's list, over https (http for localhost only)", () => {
     const patterns = ['app.example.com', '*.games.example', '127.0.0.1'];
     assert.equal(redirectAllowed('https://app.example.com/back', patterns), true);
     assert.equal(redirectAllowed('https://eu.games.example/x', patterns), true);
@@ -59,6 +63,9 @@ describe('hosted flow rules', () => {
     assert.equal(redirectAllowed('https://user:pw@app.example.com/', patterns), false);
     assert.equal(redirectAllowed('javascript:alert(1)', patterns), false);
     assert.equal(redirectAllowed('https://app.example.com/', []), false, 'nothing is allowed by default');
-    assert.deepEqual(flowOptions({ config: json({ postOAuthURLOverride: 'https://other.example.org/' }) }, patterns), { ok: false, problem: 'redirect_not_allowed' });
+    assert.deepEqual(flowOptions({ config: json({ postOAuthURLOverride: 'https://other.example.org/' }) }, patterns), {
+      ok: false,
+      problem: 'redirect_not_allowed',
+    });
   });
 });

@@ -14,11 +14,13 @@ function verify(secret: string, request: Received, toleranceSeconds = 300): bool
   if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > toleranceSeconds) return false;
   const key = Buffer.from(secret.split('_')[1], 'base64');
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${request.body}`).digest();
-  return String(request.headers['webhook-signature']).split(' ').some((part) => {
-    const [version, signature] = part.split(',');
-    const given = Buffer.from(signature ?? '', 'base64');
-    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
-  });
+  return String(request.headers['webhook-signature'])
+    .split(' ')
+    .some((part) => {
+      const [version, signature] = part.split(',');
+      const given = Buffer.from(signature ?? '', 'base64');
+      return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+    });
 }
 
 async function subscribe(client: TestClient, url: string, events = ['register-account-completed']) {
@@ -28,14 +30,19 @@ async function subscribe(client: TestClient, url: string, events = ['register-ac
 }
 
 async function deliveryState(eventId: string, endpointId: string) {
-  const [row] = await h().orm.em.fork().execute<Array<{ state: string; attempts: number }>>(
-    'select state, attempts from webhook_delivery where event_id = ? and endpoint_id = ?', [eventId, endpointId]);
+  const [row] = await h()
+    .orm.em.fork()
+    .execute<Array<{ state: string; attempts: number }>>(
+      'select state, attempts from webhook_delivery where event_id = ? and endpoint_id = ?',
+      [eventId, endpointId],
+    );
   return row;
 }
 
 /** The delivery's row once it reaches `state` (the receiver can get a request before its worker records the answer), or as it is after 2.5 s. */
 async function deliveryReaching(state: string, eventId: string, endpointId: string) {
-  for (let i = 0; i < 50 && (await deliveryState(eventId, endpointId)).state !== state; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 50 && (await deliveryState(eventId, endpointId)).state !== state; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   return deliveryState(eventId, endpointId);
 }
 
@@ -81,10 +88,14 @@ describe('webhook delivery', function () {
     await subscribe(client, accounts.url, ['register-account-completed']);
     const buyer = await register(client);
     const wallet = (await call('GET', `/v1/${buyer.account_id}/payment_methods`, { token: client.token })).body.payload[0].id;
-    const created = await call('POST', '/v2/escrow', { token: client.token, body: {
-      account_id: buyer.account_id, payment_methods: [{ payment_method_id: wallet, amount: 0 }],
-      line_items: [{ amount: 10, currency: 'USD', transaction_type: 'user_to_integrator' }],
-    } });
+    const created = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: wallet, amount: 0 }],
+        line_items: [{ amount: 10, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
     const paid = await call('POST', `/v2/escrow/${created.body.payload.id}/pay`, { token: client.token });
     await escrows.until((got) => got.length >= 2);
     const update = escrows.received.find((x) => x.json.event_name === 'escrow-transaction-update')!;
@@ -94,7 +105,7 @@ describe('webhook delivery', function () {
     assert.ok(accounts.received.every((x) => x.json.event_name === 'register-account-completed'));
   });
 
-  it('never sends one integrator\'s events to another integrator\'s endpoint', async () => {
+  it("never sends one integrator's events to another integrator's endpoint", async () => {
     const a = await newClient();
     const b = await newClient();
     const ra = await receiver();
@@ -122,7 +133,14 @@ describe('webhook delivery', function () {
     const eventId = String(r.received[0].headers['webhook-id']);
     assert.deepEqual(await deliveryReaching('delivered', eventId, endpoint.id), { state: 'delivered', attempts: 3 });
     const detail = await call('GET', `/v2/webhooks/${endpoint.id}`, { token: client.token });
-    assert.deepEqual(detail.body.payload.recent_attempts.map((a: any) => [a.status_code, a.ok, a.error]), [[200, true, null], [503, false, 'HTTP 503'], [503, false, 'HTTP 503']]);
+    assert.deepEqual(
+      detail.body.payload.recent_attempts.map((a: any) => [a.status_code, a.ok, a.error]),
+      [
+        [200, true, null],
+        [503, false, 'HTTP 503'],
+        [503, false, 'HTTP 503'],
+      ],
+    );
     assert.ok(detail.body.payload.recent_attempts.every((a: any) => a.event_id === eventId && Number.isInteger(a.latency_ms)));
   });
 
@@ -155,7 +173,10 @@ describe('webhook delivery', function () {
     assert.equal(r.received.length, 4, 'no attempt after the last');
 
     r.respond = () => 204;
-    const replay = await holdfastCli(['webhooks', 'replay', '--event', eventId, '--json'], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: TEST_QUEUE_PREFIX });
+    const replay = await holdfastCli(['webhooks', 'replay', '--event', eventId, '--json'], {
+      REDIS_URL: h().redisUrl,
+      QUEUE_PREFIX: TEST_QUEUE_PREFIX,
+    });
     assert.equal(replay.status, 0, replay.stderr);
     assert.deepEqual(JSON.parse(replay.stdout), { replayed: 1 });
     await r.until((got) => got.length >= 5);
@@ -168,7 +189,9 @@ describe('webhook delivery', function () {
     const r = await receiver();
     r.respond = () => 500;
     const endpoint = await subscribe(client, r.url);
-    await h().orm.em.fork().execute(`update webhook_endpoint set failing_since = now() - interval '5 days 1 minute' where id = ?`, [endpoint.id]);
+    await h()
+      .orm.em.fork()
+      .execute(`update webhook_endpoint set failing_since = now() - interval '5 days 1 minute' where id = ?`, [endpoint.id]);
     const since = new Date(Date.now() - 1000).toISOString();
     await register(client);
     await r.until((got) => got.length >= 1);
@@ -187,7 +210,10 @@ describe('webhook delivery', function () {
     r.respond = () => 200;
     const enabled = await call('POST', `/v2/webhooks/${endpoint.id}/enable`, { token: client.token });
     assert.equal(enabled.body.payload.status, 'enabled');
-    const replay = await holdfastCli(['webhooks', 'replay', '--endpoint', endpoint.id, '--since', since], { REDIS_URL: h().redisUrl, QUEUE_PREFIX: TEST_QUEUE_PREFIX });
+    const replay = await holdfastCli(['webhooks', 'replay', '--endpoint', endpoint.id, '--since', since], {
+      REDIS_URL: h().redisUrl,
+      QUEUE_PREFIX: TEST_QUEUE_PREFIX,
+    });
     assert.equal(replay.status, 0, replay.stderr);
     assert.match(replay.stdout, /re-sending 2 deliveries/);
     await r.until((got) => got.filter((x) => x.headers['webhook-signature']).length >= 3);
@@ -207,7 +233,10 @@ describe('webhook delivery', function () {
     assert.equal(String(request.headers['webhook-signature']).split(' ').length, 2);
     assert.ok(verify(fresh, request) && verify(endpoint.secret, request));
     const listed = await call('GET', '/v2/webhooks', { token: client.token });
-    assert.ok(listed.body.payload.every((e: any) => !('secret' in e)), 'secrets are never listed');
+    assert.ok(
+      listed.body.payload.every((e: any) => !('secret' in e)),
+      'secrets are never listed',
+    );
   });
 
   it('stops delivering to a deleted endpoint', async () => {
@@ -249,12 +278,19 @@ describe('webhook history retention', () => {
       await db.execute(`update webhook_delivery set finished_at = now() - interval '31 days' where event_id = ?`, [ids[0]]);
       await db.execute(`update webhook_attempt set attempted_at = now() - interval '31 days' where event_id in (?, ?)`, ids);
       await db.execute(`update outbox set relayed_at = now() - interval '31 days' where id in (?, ?)`, ids);
-      await db.execute(`update webhook_delivery set state = 'pending', finished_at = null, next_attempt_at = now() + interval '1 day' where event_id = ?`, [ids[1]]);
-      assert.ok(await purgeWebhookHistory(db) >= 3);
+      await db.execute(
+        `update webhook_delivery set state = 'pending', finished_at = null, next_attempt_at = now() + interval '1 day' where event_id = ?`,
+        [ids[1]],
+      );
+      assert.ok((await purgeWebhookHistory(db)) >= 3);
       const left = async (table: string, column: string, id: string) =>
         Number((await db.execute<Array<{ n: string }>>(`select count(*) as n from ${table} where ${column} = ?`, [id]))[0].n);
       assert.deepEqual([await left('webhook_delivery', 'event_id', ids[0]), await left('outbox', 'id', ids[0])], [0, 0]);
-      assert.deepEqual([await left('webhook_delivery', 'event_id', ids[1]), await left('outbox', 'id', ids[1])], [1, 1], 'a pending delivery and its event stay');
+      assert.deepEqual(
+        [await left('webhook_delivery', 'event_id', ids[1]), await left('outbox', 'id', ids[1])],
+        [1, 1],
+        'a pending delivery and its event stay',
+      );
       assert.equal(endpoint.status, 'enabled');
     } finally {
       await r.close();

@@ -20,13 +20,26 @@ describe('outbox relay listener', function () {
     const orm = await openOrm(url, 2);
     await migrate(orm);
     const lines: Array<{ msg: string }> = [];
-    const logger = pino({ level: 'info' }, new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _enc, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
     const redis = createRedis(h().redisUrl, 'producer');
     const bus = new WebhookBus(redis, `${TEST_QUEUE_PREFIX}-${unique('relay')}`);
     const relay = await startOutboxRelay(orm, url, bus, logger);
     const db = h().orm.em.fork().getConnection();
-    const listeners = async () => (await db.execute<Array<{ pid: number }>>(
-      `select pid from pg_stat_activity where datname = ? and application_name = ? and query = 'listen holdfast_outbox'`, [DATABASE, LISTENER_NAME])).map((r) => r.pid);
+    const listeners = async () =>
+      (
+        await db.execute<Array<{ pid: number }>>(
+          `select pid from pg_stat_activity where datname = ? and application_name = ? and query = 'listen holdfast_outbox'`,
+          [DATABASE, LISTENER_NAME],
+        )
+      ).map((r) => r.pid);
     try {
       const before = await listeners();
       assert.equal(before.length, 1, 'the relay listens');

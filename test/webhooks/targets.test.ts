@@ -19,7 +19,20 @@ function loopbackAlias(): string {
 
 describe('webhook targets (SSRF guard)', () => {
   it('classifies addresses', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', 'nonsense']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      'nonsense',
+    ]) {
       assert.equal(isPrivateAddress(a), true, a);
     }
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '172.32.0.1']) assert.equal(isPrivateAddress(a), false, a);
@@ -30,16 +43,28 @@ describe('webhook targets (SSRF guard)', () => {
     try {
       const client = await newClient();
       const cases: Array<[string, string]> = [
-        ['http://hooks.example.com/x', 'HTTPS_REQUIRED'], ['https://127.0.0.1/x', 'PRIVATE_TARGET'], ['https://localhost/x', 'PRIVATE_TARGET'],
-        ['https://[::1]/x', 'PRIVATE_TARGET'], ['https://10.0.0.5/x', 'PRIVATE_TARGET'], ['https://169.254.169.254/latest', 'PRIVATE_TARGET'],
+        ['http://hooks.example.com/x', 'HTTPS_REQUIRED'],
+        ['https://127.0.0.1/x', 'PRIVATE_TARGET'],
+        ['https://localhost/x', 'PRIVATE_TARGET'],
+        ['https://[::1]/x', 'PRIVATE_TARGET'],
+        ['https://10.0.0.5/x', 'PRIVATE_TARGET'],
+        ['https://169.254.169.254/latest', 'PRIVATE_TARGET'],
         ['https://user:pw@hooks.example.com/', 'INVALID_URL'],
       ];
       for (const [url, code] of cases) {
-        const res = await call('POST', '/v2/webhooks', { token: client.token, baseUrl: app.baseUrl, body: { url, events: ['invoice-completed'] } });
+        const res = await call('POST', '/v2/webhooks', {
+          token: client.token,
+          baseUrl: app.baseUrl,
+          body: { url, events: ['invoice-completed'] },
+        });
         assert.equal(res.status, 400, url);
         assert.deepEqual(res.body.payload.errors, { url: [code] }, url);
       }
-      const ok = await call('POST', '/v2/webhooks', { token: client.token, baseUrl: app.baseUrl, body: { url: 'https://hooks.example.com/x', events: ['invoice-completed'] } });
+      const ok = await call('POST', '/v2/webhooks', {
+        token: client.token,
+        baseUrl: app.baseUrl,
+        body: { url: 'https://hooks.example.com/x', events: ['invoice-completed'] },
+      });
       assert.equal(ok.status, 201);
     } finally {
       await app.close();
@@ -71,15 +96,28 @@ describe('webhook targets (SSRF guard)', () => {
       const client = await newClient();
       const account = await register(client);
       const db = h().orm.em.fork();
-      const [{ integrator_id: integratorId }] = await db.execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [account.account_id]);
-      const [event] = await db.execute<Array<{ id: string }>>(`select id from outbox where message->>'account_id' = ? and event_name = 'register-account-completed'`, [account.account_id]);
+      const [{ integrator_id: integratorId }] = await db.execute<Array<{ integrator_id: string }>>(
+        'select integrator_id from account where id = ?',
+        [account.account_id],
+      );
+      const [event] = await db.execute<Array<{ id: string }>>(
+        `select id from outbox where message->>'account_id' = ? and event_name = 'register-account-completed'`,
+        [account.account_id],
+      );
       // An endpoint registered while private targets were allowed, delivered by a production worker.
       // It subscribes to nothing, so the suite's own relay and delivery workers never touch its rows
       // while this attempt runs (they did once: a deadlock with a delivery the relay had made for it).
-      await db.execute(`insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values ('whe_ssrf', ?, ?, '{}', 'whsec_AAAA', 'enabled')`,
-        [integratorId, `http://${loopbackAlias()}:${r.port}/hooks`]);
-      await db.execute(`insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id) values ('whd_ssrf', ?, 'whe_ssrf', ?, 'pending', 'x')`, [event.id, integratorId]);
-      const outcome = await deliveryAttempts(db, { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 })('whd_ssrf');
+      await db.execute(
+        `insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values ('whe_ssrf', ?, ?, '{}', 'whsec_AAAA', 'enabled')`,
+        [integratorId, `http://${loopbackAlias()}:${r.port}/hooks`],
+      );
+      await db.execute(
+        `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id) values ('whd_ssrf', ?, 'whe_ssrf', ?, 'pending', 'x')`,
+        [event.id, integratorId],
+      );
+      const outcome = await deliveryAttempts(db, { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 })(
+        'whd_ssrf',
+      );
       assert.deepEqual(outcome, { outcome: 'dead', error: 'refused: private target' });
       assert.equal(r.received.length, 0);
     } finally {

@@ -35,10 +35,13 @@ describe('command results reach the waiting request', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         await bus.close();`;
       const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        env: { ...process.env, REDIS_URL: h().redisUrl, PREFIX: prefix }, stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, REDIS_URL: h().redisUrl, PREFIX: prefix },
+        stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
-      child.stderr!.on('data', (d) => { stderr += d; });
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
       const code = await new Promise((resolve) => child.once('exit', resolve));
       assert.equal(code, 0, stderr);
       assert.deepEqual(await waiting, { status: 201, body: { payload: 'done elsewhere' } });

@@ -10,10 +10,16 @@
     const body = await res.json();
     if (!res.ok) return record('error', body);
     window.HoldfastWidget.execute({
-      rootId: 'demo-widget', flow, redirect: body.redirect, flowConfig,
-      onComplete: (e) => record('onComplete', e), onError: (e) => record('onError', e),
+      rootId: 'demo-widget',
+      flow,
+      redirect: body.redirect,
+      flowConfig,
+      onComplete: (e) => record('onComplete', e),
+      onError: (e) => record('onError', e),
     });
   }
-  document.getElementById('demo-checkout').addEventListener('click', () => start('/ui/demo/checkout', 'checkout', { showInvoiceReferenceInfo: true }));
+  document
+    .getElementById('demo-checkout')
+    .addEventListener('click', () => start('/ui/demo/checkout', 'checkout', { showInvoiceReferenceInfo: true }));
   document.getElementById('demo-selection').addEventListener('click', () => start('/ui/demo/session', 'payment-selection', {}));
 })();

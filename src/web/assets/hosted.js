@@ -11,7 +11,13 @@
   const FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
   const flow = FLOWS.find((f) => location.pathname.replace(/\/+$/, '').endsWith(`/${f}`)) || 'checkout';
   const EVENT = `svc.${flow}.complete`;
-  const parse = (raw) => { try { return raw ? JSON.parse(raw) : {}; } catch { return {}; } };
+  const parse = (raw) => {
+    try {
+      return raw ? JSON.parse(raw) : {};
+    } catch {
+      return {};
+    }
+  };
   const config = parse(query.get('config'));
   const theme = parse(query.get('theme'));
   const COLOR = /^(#[0-9a-f]{3,8}|(rgb|rgba|hsl|hsla)\(\s*[\d.%\s,/]+\)|[a-z]{3,20})$/i;
@@ -87,8 +93,13 @@
 
   class ApiError extends Error {
     constructor(status, body) {
-      super(body && Array.isArray(body.message) && body.message.length ? body.message.join(' ')
-        : typeof (body && body.payload) === 'string' ? body.payload : `The request failed (HTTP ${status}).`);
+      super(
+        body && Array.isArray(body.message) && body.message.length
+          ? body.message.join(' ')
+          : typeof (body && body.payload) === 'string'
+            ? body.payload
+            : `The request failed (HTTP ${status}).`,
+      );
       this.status = status;
       this.body = body;
     }
@@ -102,19 +113,39 @@
     });
     const text = await res.text();
     let data = null;
-    try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = null;
+    }
     if (!res.ok) throw new ApiError(res.status, data);
     return { status: res.status, data };
   }
 
   /** The full-screen error of spec §6.2: its close button ends the flow. */
   function fatal(message) {
-    show(el('section', { class: 'hf-screen-error', role: 'alert' },
-      el('h1', { text: 'Something went wrong' }),
-      el('p', { class: 'hf-error', text: message }),
-      el('div', { class: 'hf-actions' },
-        el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'close', text: 'Close',
-          onclick: () => notify(flow === 'payment-selection' ? { state: 'cancel', trigger: 'close-button' } : { state: 'error', trigger: 'close-button' }) }))));
+    show(
+      el(
+        'section',
+        { class: 'hf-screen-error', role: 'alert' },
+        el('h1', { text: 'Something went wrong' }),
+        el('p', { class: 'hf-error', text: message }),
+        el(
+          'div',
+          { class: 'hf-actions' },
+          el('button', {
+            type: 'button',
+            class: 'hf-primary',
+            'data-hf': 'close',
+            text: 'Close',
+            onclick: () =>
+              notify(
+                flow === 'payment-selection' ? { state: 'cancel', trigger: 'close-button' } : { state: 'error', trigger: 'close-button' },
+              ),
+          }),
+        ),
+      ),
+    );
   }
 
   function cancelButton() {
@@ -124,17 +155,36 @@
   /** The add-card form; `added(id)` runs with the new payment method's id. */
   function cardForm(added) {
     const problem = el('p', { class: 'hf-error', role: 'alert' });
-    const field = (name, label, extra) => el('label', extra, label, el('input', { type: 'text', name, autocomplete: 'off', inputmode: name === 'full_name' ? undefined : 'numeric' }));
-    const form = el('form', { class: 'hf-card', novalidate: true },
+    const field = (name, label, extra) =>
+      el(
+        'label',
+        extra,
+        label,
+        el('input', { type: 'text', name, autocomplete: 'off', inputmode: name === 'full_name' ? undefined : 'numeric' }),
+      );
+    const form = el(
+      'form',
+      { class: 'hf-card', novalidate: true },
       field('number', 'Card number', { class: 'hf-wide' }),
-      field('exp_month', 'Month (MM)'), field('exp_year', 'Year (YYYY)'), field('cvc', 'CVC'),
+      field('exp_month', 'Month (MM)'),
+      field('exp_year', 'Year (YYYY)'),
+      field('cvc', 'CVC'),
       field('full_name', 'Name on card (optional)', { class: 'hf-wide' }),
       el('div', { class: 'hf-actions hf-wide' }, el('button', { type: 'submit', 'data-hf': 'save-card', text: 'Save card' })),
-      problem);
+      problem,
+    );
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const v = (name) => form.elements.namedItem(name).value.trim();
-      const body = { type: 'card', card: { number: v('number').replace(/\s+/g, ''), exp_month: Number(v('exp_month')), exp_year: Number(v('exp_year')), cvc: v('cvc') } };
+      const body = {
+        type: 'card',
+        card: {
+          number: v('number').replace(/\s+/g, ''),
+          exp_month: Number(v('exp_month')),
+          exp_year: Number(v('exp_year')),
+          cvc: v('cvc'),
+        },
+      };
       if (v('full_name')) body.full_name = v('full_name');
       problem.textContent = '';
       try {
@@ -142,7 +192,11 @@
         added(data.payload.id);
       } catch (err) {
         const errors = err.body && err.body.payload && err.body.payload.errors;
-        problem.textContent = errors ? `Check ${Object.keys(errors).map((f) => f.replace(/^card\./, '').replace('_', ' ')).join(', ')}.` : err.message;
+        problem.textContent = errors
+          ? `Check ${Object.keys(errors)
+              .map((f) => f.replace(/^card\./, '').replace('_', ' '))
+              .join(', ')}.`
+          : err.message;
       }
     });
     return form;
@@ -150,13 +204,20 @@
 
   /** Radio entries for payment methods; wallets show their balance, and those short of `need` are disabled. */
   function methodList(name, methods, selected, need) {
-    return el('div', { class: 'hf-methods', role: 'radiogroup' }, ...methods.map((m) => {
-      const wallet = m.provider === 'wallet';
-      const short = wallet && need !== undefined && Number(m.wallet_balance) < need;
-      return el('label', { class: 'hf-method' },
-        el('input', { type: 'radio', name, value: m.id, checked: m.id === selected, disabled: short, 'data-hf-method': m.id }),
-        el('span', { text: wallet ? `${m.display_string} — ${money(m.wallet_balance, m.processing_currency)}` : m.display_string }));
-    }));
+    return el(
+      'div',
+      { class: 'hf-methods', role: 'radiogroup' },
+      ...methods.map((m) => {
+        const wallet = m.provider === 'wallet';
+        const short = wallet && need !== undefined && Number(m.wallet_balance) < need;
+        return el(
+          'label',
+          { class: 'hf-method' },
+          el('input', { type: 'radio', name, value: m.id, checked: m.id === selected, disabled: short, 'data-hf-method': m.id }),
+          el('span', { text: wallet ? `${m.display_string} — ${money(m.wallet_balance, m.processing_currency)}` : m.display_string }),
+        );
+      }),
+    );
   }
 
   async function paymentMethods(currency) {
@@ -169,23 +230,50 @@
     if (data.signed_tos) return;
     const tos = await fetch('/v1/tos').then((r) => r.json());
     await new Promise((resolve, reject) => {
-      show(el('section', {},
-        el('h1', { text: 'Terms of service' }),
-        el('p', { class: 'hf-muted', text: 'Please read and accept the terms to continue.' }),
-        el('div', { class: 'hf-tos', tabindex: '0', text: tos.content }),
-        el('div', { class: 'hf-actions' },
-          el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'accept-tos', text: 'Accept and continue',
-            onclick: () => api('POST', `/user-info/${session.account}/tos/svc`).then(resolve, reject) }),
-          cancelButton())));
+      show(
+        el(
+          'section',
+          {},
+          el('h1', { text: 'Terms of service' }),
+          el('p', { class: 'hf-muted', text: 'Please read and accept the terms to continue.' }),
+          el('div', { class: 'hf-tos', tabindex: '0', text: tos.content }),
+          el(
+            'div',
+            { class: 'hf-actions' },
+            el('button', {
+              type: 'button',
+              class: 'hf-primary',
+              'data-hf': 'accept-tos',
+              text: 'Accept and continue',
+              onclick: () => api('POST', `/user-info/${session.account}/tos/svc`).then(resolve, reject),
+            }),
+            cancelButton(),
+          ),
+        ),
+      );
     });
   }
 
   function successScreen(invoice) {
-    show(el('section', {},
-      el('h1', { text: 'Payment complete' }),
-      el('p', { text: `${invoice.summary.display_amount} paid.` }),
-      el('div', { class: 'hf-actions' },
-        el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'done', text: 'Done', onclick: () => notify({ state: 'complete', trigger: 'done-button' }) }))));
+    show(
+      el(
+        'section',
+        {},
+        el('h1', { text: 'Payment complete' }),
+        el('p', { text: `${invoice.summary.display_amount} paid.` }),
+        el(
+          'div',
+          { class: 'hf-actions' },
+          el('button', {
+            type: 'button',
+            class: 'hf-primary',
+            'data-hf': 'done',
+            text: 'Done',
+            onclick: () => notify({ state: 'complete', trigger: 'done-button' }),
+          }),
+        ),
+      ),
+    );
   }
 
   /** A payment accepted for later (202): its invoice once settled, looked at every second for up to two minutes. */
@@ -201,14 +289,18 @@
   async function checkout() {
     const invoiceId = query.get('authorized_invoice_id');
     await acceptTos();
-    let { data: { payload: invoice } } = await api('GET', `/v2/invoice/${invoiceId}`);
+    let {
+      data: { payload: invoice },
+    } = await api('GET', `/v2/invoice/${invoiceId}`);
     if (invoice.state === 'SUCCESS') return successScreen(invoice);
     if (invoice.state !== 'OPEN') return fatal(`This purchase cannot be paid: it is ${invoice.state.toLowerCase()}.`);
     // Methods chosen by an earlier pay that has not finished (this page was reloaded, or that
     // pay was cut short): pay again with them — it joins the one running, or runs it — never twice.
     if (Object.keys(invoice.payment_methods).length) {
       show(el('p', { class: 'hf-muted', 'data-hf': 'processing', text: 'Your payment is being processed…' }));
-      const { status, data } = await api('POST', `/v2/invoice/${invoiceId}/pay`, undefined, { 'idempotency-key': `checkout-${invoiceId}-resume` });
+      const { status, data } = await api('POST', `/v2/invoice/${invoiceId}/pay`, undefined, {
+        'idempotency-key': `checkout-${invoiceId}-resume`,
+      });
       invoice = status === 202 ? await awaitInvoice(invoiceId) : data.payload;
       if (invoice.state === 'SUCCESS') return successScreen(invoice);
       return fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
@@ -226,38 +318,81 @@
         render();
       });
       form.hidden = methods.length > 0;
-      const pay = el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'pay',
-        text: (config.selectButton && config.selectButton.label) || `Pay ${invoice.summary.display_amount}` });
+      const pay = el('button', {
+        type: 'button',
+        class: 'hf-primary',
+        'data-hf': 'pay',
+        text: (config.selectButton && config.selectButton.label) || `Pay ${invoice.summary.display_amount}`,
+      });
       pay.addEventListener('click', async () => {
         const chosen = list.querySelector('input:checked');
-        if (!chosen) { problem.textContent = 'Choose how to pay.'; return; }
+        if (!chosen) {
+          problem.textContent = 'Choose how to pay.';
+          return;
+        }
         pay.disabled = true;
         try {
-          const { status, data } = await api('POST', `/v2/invoice/${invoiceId}/pay`,
-            { payment_methods: [{ payment_method_id: chosen.value, amount: 0 }] }, { 'idempotency-key': `checkout-${invoiceId}-${chosen.value}` });
+          const { status, data } = await api(
+            'POST',
+            `/v2/invoice/${invoiceId}/pay`,
+            { payment_methods: [{ payment_method_id: chosen.value, amount: 0 }] },
+            { 'idempotency-key': `checkout-${invoiceId}-${chosen.value}` },
+          );
           invoice = status === 202 ? await awaitInvoice(invoiceId) : data.payload;
           if (invoice.state === 'SUCCESS') return successScreen(invoice);
           fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
         } catch (err) {
-          if (err.status === 400) { problem.textContent = err.message; pay.disabled = false; return; }
+          if (err.status === 400) {
+            problem.textContent = err.message;
+            pay.disabled = false;
+            return;
+          }
           fatal(err.message);
         }
       });
-      const lines = Object.values(invoice.line_items).map((l) => el('li', {},
-        el('span', { text: [l.description, config.hideSKUs ? '' : l.product_sku].filter(Boolean).join(' · ') || 'Item', 'data-hf': 'line' }),
-        el('span', { text: l.display_amount })));
-      show(el('section', {},
-        el('h1', { text: invoice.description || 'Checkout' }),
-        config.showInvoiceReferenceInfo && (invoice.reference_type || invoice.reference_id)
-          ? el('p', { class: 'hf-muted', 'data-hf': 'reference', text: `${invoice.reference_type} ${invoice.reference_id}`.trim() }) : null,
-        el('ul', { class: 'hf-lines' }, ...lines),
-        el('div', { class: 'hf-total' }, el('span', { text: 'Total' }), el('span', { 'data-hf': 'total', text: invoice.summary.display_amount })),
-        el('h2', { text: 'Pay with' }),
-        methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to pay.' }),
-        el('button', { type: 'button', 'data-hf': 'add-card', text: 'Add a card', hidden: !form.hidden, onclick: (e) => { form.hidden = false; e.target.hidden = true; } }),
-        form,
-        problem,
-        el('div', { class: 'hf-actions' }, pay, cancelButton())));
+      const lines = Object.values(invoice.line_items).map((l) =>
+        el(
+          'li',
+          {},
+          el('span', {
+            text: [l.description, config.hideSKUs ? '' : l.product_sku].filter(Boolean).join(' · ') || 'Item',
+            'data-hf': 'line',
+          }),
+          el('span', { text: l.display_amount }),
+        ),
+      );
+      show(
+        el(
+          'section',
+          {},
+          el('h1', { text: invoice.description || 'Checkout' }),
+          config.showInvoiceReferenceInfo && (invoice.reference_type || invoice.reference_id)
+            ? el('p', { class: 'hf-muted', 'data-hf': 'reference', text: `${invoice.reference_type} ${invoice.reference_id}`.trim() })
+            : null,
+          el('ul', { class: 'hf-lines' }, ...lines),
+          el(
+            'div',
+            { class: 'hf-total' },
+            el('span', { text: 'Total' }),
+            el('span', { 'data-hf': 'total', text: invoice.summary.display_amount }),
+          ),
+          el('h2', { text: 'Pay with' }),
+          methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to pay.' }),
+          el('button', {
+            type: 'button',
+            'data-hf': 'add-card',
+            text: 'Add a card',
+            hidden: !form.hidden,
+            onclick: (e) => {
+              form.hidden = false;
+              e.target.hidden = true;
+            },
+          }),
+          form,
+          problem,
+          el('div', { class: 'hf-actions' }, pay, cancelButton()),
+        ),
+      );
     };
     render();
   }
@@ -272,42 +407,82 @@
       const problem = el('p', { class: 'hf-error', role: 'alert' });
       const list = methodList('hf-method', methods, selected);
       const current = methods.find((m) => m.id === selected);
-      const rest = details && current && current.provider === 'wallet' && Number(current.wallet_balance) < details.transaction_amount
-        ? methods.filter((m) => m.provider !== 'wallet') : [];
+      const rest =
+        details && current && current.provider === 'wallet' && Number(current.wallet_balance) < details.transaction_amount
+          ? methods.filter((m) => m.provider !== 'wallet')
+          : [];
       const remainder = rest.length ? details.transaction_amount - Number(current.wallet_balance) : 0;
-      list.addEventListener('change', (e) => { selected = e.target.value; render(); });
+      list.addEventListener('change', (e) => {
+        selected = e.target.value;
+        render();
+      });
       const form = cardForm(async (id) => {
         methods = await paymentMethods(details && details.currency);
-        if (rest.length) second = id; else selected = id;
+        if (rest.length) second = id;
+        else selected = id;
         render();
       });
       form.hidden = methods.length > 0;
       const secondList = rest.length ? methodList('hf-second', rest, second) : null;
-      if (secondList) secondList.addEventListener('change', (e) => { second = e.target.value; });
-      const confirm = el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'select',
-        text: (config.selectButton && config.selectButton.label) || 'Use this payment method' });
+      if (secondList)
+        secondList.addEventListener('change', (e) => {
+          second = e.target.value;
+        });
+      const confirm = el('button', {
+        type: 'button',
+        class: 'hf-primary',
+        'data-hf': 'select',
+        text: (config.selectButton && config.selectButton.label) || 'Use this payment method',
+      });
       confirm.addEventListener('click', () => {
-        if (!selected) { problem.textContent = 'Choose a payment method.'; return; }
+        if (!selected) {
+          problem.textContent = 'Choose a payment method.';
+          return;
+        }
         if (rest.length) {
           // The wallet's whole balance first, the remainder (amount 0) on the second method.
-          if (!second) { problem.textContent = 'Choose how to pay the rest.'; return; }
+          if (!second) {
+            problem.textContent = 'Choose how to pay the rest.';
+            return;
+          }
           const balance = Number(current.wallet_balance);
-          return notify({ state: 'complete', paymentMethods: balance > 0
-            ? [{ payment_method_id: selected, amount: balance }, { payment_method_id: second, amount: 0 }]
-            : [{ payment_method_id: second, amount: 0 }] });
+          return notify({
+            state: 'complete',
+            paymentMethods:
+              balance > 0
+                ? [
+                    { payment_method_id: selected, amount: balance },
+                    { payment_method_id: second, amount: 0 },
+                  ]
+                : [{ payment_method_id: second, amount: 0 }],
+          });
         }
         notify({ state: 'complete', paymentMethods: [{ payment_method_id: selected, amount: 0 }] });
       });
-      show(el('section', {},
-        el('h1', { text: 'Choose how to pay' }),
-        details ? el('p', { class: 'hf-muted', text: `Amount: ${money(details.transaction_amount, details.currency)}` }) : null,
-        methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to continue.' }),
-        secondList ? el('h2', { text: `Pay the remaining ${money(remainder, details.currency)} with` }) : null,
-        secondList,
-        el('button', { type: 'button', 'data-hf': 'add-card', text: 'Add a card', hidden: !form.hidden, onclick: (e) => { form.hidden = false; e.target.hidden = true; } }),
-        form,
-        problem,
-        el('div', { class: 'hf-actions' }, confirm, cancelButton())));
+      show(
+        el(
+          'section',
+          {},
+          el('h1', { text: 'Choose how to pay' }),
+          details ? el('p', { class: 'hf-muted', text: `Amount: ${money(details.transaction_amount, details.currency)}` }) : null,
+          methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to continue.' }),
+          secondList ? el('h2', { text: `Pay the remaining ${money(remainder, details.currency)} with` }) : null,
+          secondList,
+          el('button', {
+            type: 'button',
+            'data-hf': 'add-card',
+            text: 'Add a card',
+            hidden: !form.hidden,
+            onclick: (e) => {
+              form.hidden = false;
+              e.target.hidden = true;
+            },
+          }),
+          form,
+          problem,
+          el('div', { class: 'hf-actions' }, confirm, cancelButton()),
+        ),
+      );
     };
     render();
   }
@@ -315,31 +490,63 @@
   const when = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
   const STATES = { OPEN: 'Open', PROCESSING: 'Processing', SUCCESS: 'Paid', FAILED: 'Failed', CANCELED: 'Canceled' };
   const KINDS = {
-    user_purchase: 'Purchase', user_purchase_escrow: 'Purchase', user_purchase_commit_escrow: 'Purchase completed',
-    user_purchase_refund_escrow: 'Refund', token_purchase: 'Token purchase',
+    user_purchase: 'Purchase',
+    user_purchase_escrow: 'Purchase',
+    user_purchase_commit_escrow: 'Purchase completed',
+    user_purchase_refund_escrow: 'Refund',
+    token_purchase: 'Token purchase',
   };
-  const doneButton = () => el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'done', text: 'Done', onclick: () => notify({ state: 'complete' }) });
+  const doneButton = () =>
+    el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'done', text: 'Done', onclick: () => notify({ state: 'complete' }) });
 
   /** The user's payment methods' names by id (a receipt names what was charged); empty when they cannot be read. */
-  const methodNames = () => paymentMethods().then((list) => new Map(list.map((m) => [m.id, m.display_string])), () => new Map());
+  const methodNames = () =>
+    paymentMethods().then(
+      (list) => new Map(list.map((m) => [m.id, m.display_string])),
+      () => new Map(),
+    );
 
   /** One invoice as a receipt, naming methods from `names`; `back` (from the history) returns to the list. */
   function receiptView(invoice, names, back) {
-    const lines = Object.values(invoice.line_items).map((l) => el('li', {},
-      el('span', { text: [l.description, config.hideSKUs ? '' : l.product_sku].filter(Boolean).join(' · ') || 'Item' }),
-      el('span', { text: l.display_amount })));
-    const charges = Object.values(invoice.payment_methods).map((m) => el('li', {},
-      el('span', { text: names.get(m.payment_method_id) || m.payment_method_id }), el('span', { text: m.display_amount })));
-    show(el('section', { 'data-hf': 'receipt' },
-      el('h1', { text: invoice.description || KINDS[invoice.invoice_type.replace(/_virtual$/, '')] || 'Receipt' }),
-      el('p', { class: 'hf-muted', text: `${when(invoice.created)} · ${STATES[invoice.state] || invoice.state}${invoice.failure_reason ? ` (${invoice.failure_reason})` : ''}` }),
-      invoice.reference_id ? el('p', { class: 'hf-muted', text: `${invoice.reference_type} ${invoice.reference_id}`.trim() }) : null,
-      el('ul', { class: 'hf-lines' }, ...lines),
-      el('div', { class: 'hf-total' }, el('span', { text: 'Total' }), el('span', { 'data-hf': 'total', text: invoice.summary.display_amount })),
-      charges.length ? el('h2', { text: 'Charged' }) : null,
-      charges.length ? el('ul', { class: 'hf-lines' }, ...charges) : null,
-      el('p', { class: 'hf-muted', text: `Receipt ${invoice.invoice_id}` }),
-      el('div', { class: 'hf-actions' }, back ? el('button', { type: 'button', 'data-hf': 'back', text: 'Back', onclick: back }) : null, doneButton())));
+    const lines = Object.values(invoice.line_items).map((l) =>
+      el(
+        'li',
+        {},
+        el('span', { text: [l.description, config.hideSKUs ? '' : l.product_sku].filter(Boolean).join(' · ') || 'Item' }),
+        el('span', { text: l.display_amount }),
+      ),
+    );
+    const charges = Object.values(invoice.payment_methods).map((m) =>
+      el('li', {}, el('span', { text: names.get(m.payment_method_id) || m.payment_method_id }), el('span', { text: m.display_amount })),
+    );
+    show(
+      el(
+        'section',
+        { 'data-hf': 'receipt' },
+        el('h1', { text: invoice.description || KINDS[invoice.invoice_type.replace(/_virtual$/, '')] || 'Receipt' }),
+        el('p', {
+          class: 'hf-muted',
+          text: `${when(invoice.created)} · ${STATES[invoice.state] || invoice.state}${invoice.failure_reason ? ` (${invoice.failure_reason})` : ''}`,
+        }),
+        invoice.reference_id ? el('p', { class: 'hf-muted', text: `${invoice.reference_type} ${invoice.reference_id}`.trim() }) : null,
+        el('ul', { class: 'hf-lines' }, ...lines),
+        el(
+          'div',
+          { class: 'hf-total' },
+          el('span', { text: 'Total' }),
+          el('span', { 'data-hf': 'total', text: invoice.summary.display_amount }),
+        ),
+        charges.length ? el('h2', { text: 'Charged' }) : null,
+        charges.length ? el('ul', { class: 'hf-lines' }, ...charges) : null,
+        el('p', { class: 'hf-muted', text: `Receipt ${invoice.invoice_id}` }),
+        el(
+          'div',
+          { class: 'hf-actions' },
+          back ? el('button', { type: 'button', 'data-hf': 'back', text: 'Back', onclick: back }) : null,
+          doneButton(),
+        ),
+      ),
+    );
   }
 
   async function receipt() {
@@ -356,21 +563,57 @@
       invoices.push(...data.payload.invoices);
       more = data.payload.has_more;
     };
-    const render = () => show(el('section', {},
-      el('h1', { text: 'Your transactions' }),
-      invoices.length ? el('ul', { class: 'hf-lines', 'data-hf': 'history' }, ...invoices.map((i) => el('li', {},
-        el('button', { type: 'button', class: 'hf-link', 'data-hf-invoice': i.invoice_id, onclick: () => receiptView(i, names, render),
-          text: `${when(i.created)} · ${i.description || KINDS[i.invoice_type.replace(/_virtual$/, '')] || i.invoice_type}` }),
-        el('span', { text: `${i.summary.display_amount} · ${STATES[i.state] || i.state}` }))))
-        : el('p', { class: 'hf-muted', text: 'No transactions yet.' }),
-      el('div', { class: 'hf-actions' },
-        more ? el('button', { type: 'button', 'data-hf': 'more', text: 'Show more', onclick: () => load().then(render, (err) => fatal(err.message)) }) : null,
-        doneButton())));
+    const render = () =>
+      show(
+        el(
+          'section',
+          {},
+          el('h1', { text: 'Your transactions' }),
+          invoices.length
+            ? el(
+                'ul',
+                { class: 'hf-lines', 'data-hf': 'history' },
+                ...invoices.map((i) =>
+                  el(
+                    'li',
+                    {},
+                    el('button', {
+                      type: 'button',
+                      class: 'hf-link',
+                      'data-hf-invoice': i.invoice_id,
+                      onclick: () => receiptView(i, names, render),
+                      text: `${when(i.created)} · ${i.description || KINDS[i.invoice_type.replace(/_virtual$/, '')] || i.invoice_type}`,
+                    }),
+                    el('span', { text: `${i.summary.display_amount} · ${STATES[i.state] || i.state}` }),
+                  ),
+                ),
+              )
+            : el('p', { class: 'hf-muted', text: 'No transactions yet.' }),
+          el(
+            'div',
+            { class: 'hf-actions' },
+            more
+              ? el('button', {
+                  type: 'button',
+                  'data-hf': 'more',
+                  text: 'Show more',
+                  onclick: () => load().then(render, (err) => fatal(err.message)),
+                })
+              : null,
+            doneButton(),
+          ),
+        ),
+      );
     const [names] = await Promise.all([methodNames(), load()]);
     render();
   }
 
-  const RUN = { checkout: () => checkout(), 'payment-selection': () => paymentSelection(), 'transaction-history': () => transactionHistory(), receipt: () => receipt() };
+  const RUN = {
+    checkout: () => checkout(),
+    'payment-selection': () => paymentSelection(),
+    'transaction-history': () => transactionHistory(),
+    receipt: () => receipt(),
+  };
   const pageError = document.querySelector('meta[name="hf-error"]');
   if (pageError) fatal(PAGE_ERRORS[pageError.content] || PAGE_ERRORS.invalid_flow);
   else if (!session.token) fatal(PAGE_ERRORS.link_expired);

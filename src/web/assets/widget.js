@@ -14,7 +14,7 @@
  * count; its `svc.resize` messages set the frame's height to the page's. `execute` returns
  * `{ close() }`.
  */
-(function () {
+(() => {
   'use strict';
   // The spec's two flows, and the hosted history and receipt pages (a session link, as for payment selection).
   var FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
@@ -35,7 +35,12 @@
 
     var frame = document.createElement('iframe');
     frame.src = url.toString();
-    frame.title = { checkout: 'Checkout', 'payment-selection': 'Choose a payment method', 'transaction-history': 'Your transactions', receipt: 'Receipt' }[flow];
+    frame.title = {
+      checkout: 'Checkout',
+      'payment-selection': 'Choose a payment method',
+      'transaction-history': 'Your transactions',
+      receipt: 'Receipt',
+    }[flow];
     frame.setAttribute('allow', 'payment');
     frame.style.width = '100%';
     frame.style.height = '620px';
@@ -52,12 +57,14 @@
       if (!data || data.source !== 'svc' || typeof data.event !== 'string') return;
       // The page's height as it changes: the frame follows it (within sane bounds).
       if (data.event === 'svc.resize') {
-        if (typeof data.height === 'number' && isFinite(data.height)) frame.style.height = Math.min(Math.max(data.height, 200), 4000) + 'px';
+        if (typeof data.height === 'number' && isFinite(data.height))
+          frame.style.height = Math.min(Math.max(data.height, 200), 4000) + 'px';
         return;
       }
       close();
-      if (data.state === 'error') { if (typeof opts.onError === 'function') opts.onError(data); }
-      else if (typeof opts.onComplete === 'function') opts.onComplete(data);
+      if (data.state === 'error') {
+        if (typeof opts.onError === 'function') opts.onError(data);
+      } else if (typeof opts.onComplete === 'function') opts.onComplete(data);
     }
     window.addEventListener('message', onMessage);
     return { close: close };
