@@ -101,7 +101,7 @@ async function runBaseline(): Promise<void> {
   await add(0, BASELINE_WARMUP);
   await warm;
   let added = BASELINE_WARMUP;
-  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   const { createInterface } = await import('node:readline');
   for await (const command of createInterface({ input: process.stdin })) {
     const count = Number(/^run (\d+)$/.exec(command.trim())?.[1] ?? 0);
@@ -111,7 +111,7 @@ async function runBaseline(): Promise<void> {
     await add(added, count);
     await finished;
     added += count;
-    process.stdout.write(JSON.stringify({ jobsPerSecond: count / ((performance.now() - started) / 1000) }) + '\n');
+    process.stdout.write(`${JSON.stringify({ jobsPerSecond: count / ((performance.now() - started) / 1000) })}\n`);
   }
   await worker.close();
   await queue.obliterate({ force: true });
@@ -176,7 +176,7 @@ async function runHoldfast(): Promise<void> {
     scopes: ['write_registrations', 'write_payment_methods', 'read_payment_methods', 'write_invoices', 'read_invoices'],
   });
   const server = app.listen(0, '127.0.0.1', () => {
-    process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port, ...creds, databaseUrl: s.databaseUrl }) + '\n');
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, ...creds, databaseUrl: s.databaseUrl })}\n`);
   });
   process.on('SIGINT', () => process.exit(0));
 }

@@ -22,7 +22,7 @@ async function serveHello(): Promise<void> {
     res.json({ status: 'Success', message: [], codes: [], payload: { hello: 'world' } });
   });
   const server = app.listen(0, '127.0.0.1', () => {
-    process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port, path: '/hello' }) + '\n');
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, path: '/hello' })}\n`);
   });
 }
 
@@ -68,11 +68,11 @@ async function serveHoldfast(): Promise<void> {
       })
     ).json()) as { payload: { account_id: string } };
     process.stdout.write(
-      JSON.stringify({
+      `${JSON.stringify({
         port: (server.address() as AddressInfo).port,
         path: `/v1/user-info/${reg.payload.account_id}`,
         headers: { authorization: `Bearer ${token.access_token}` },
-      }) + '\n',
+      })}\n`,
     );
   });
 }

@@ -105,7 +105,7 @@ export async function runBenchWorkers(
     commandSweepAfterMs: 30_000,
     webhooks: options.webhooks,
   });
-  process.stdout.write(JSON.stringify({ ready: true }) + '\n');
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   process.on('SIGINT', () => process.exit(0));
 }
 

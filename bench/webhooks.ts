@@ -47,7 +47,7 @@ async function runBaseline(url: string): Promise<void> {
       }
     }),
   );
-  process.stdout.write(JSON.stringify({ postsPerSecond: total / ((performance.now() - started) / 1000) }) + '\n');
+  process.stdout.write(`${JSON.stringify({ postsPerSecond: total / ((performance.now() - started) / 1000) })}\n`);
   process.exit(0);
 }
 

@@ -91,6 +91,6 @@ export function fieldErrors(): FieldErrors {
 
 /** Adds one field's code to a FieldErrors map made by fieldErrors(). */
 export function addFieldError(fields: FieldErrors, field: string, code: string): void {
-  const list = Object.hasOwn(fields, field) ? fields[field] : (fields[field] = []);
-  if (!list.includes(code)) list.push(code);
+  if (!Object.hasOwn(fields, field)) fields[field] = [];
+  if (!fields[field].includes(code)) fields[field].push(code);
 }

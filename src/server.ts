@@ -141,7 +141,7 @@ async function runWeb(config: Config): Promise<void> {
       `    CLIENT_SECRET=${demo.client_secret}`,
     );
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

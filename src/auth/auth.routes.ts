@@ -46,7 +46,7 @@ export function authRoutes(router: Router, signer: TokenSigner, webUrl: string):
       clientSecret: basic?.clientSecret ?? param(req, 'client_secret'),
     };
     const grantType = param(req, 'grant_type');
-    let token;
+    let token: Awaited<ReturnType<typeof issueClientToken>> | Awaited<ReturnType<typeof refreshUserToken>>;
     if (!grantType) throw new AppError('invalid_input', 'grant_type is required.', { codes: ['invalid_request'] });
     else if (grantType === 'client_credentials')
       token = await issueClientToken(req.em, signer, { ...credentials, scope: param(req, 'scope') });

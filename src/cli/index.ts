@@ -74,7 +74,7 @@ async function withOrm<T>(access: 'write' | { read: string }, work: (orm: MikroO
 }
 
 function print(json: boolean, value: Record<string, unknown>, text: string): void {
-  process.stdout.write(json ? JSON.stringify(value) + '\n' : text + '\n');
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
 const commands: Record<string, Command> = {
@@ -181,7 +181,7 @@ a report when anything is breached. Only reads: a missing or unmigrated database
     async run(v) {
       const report = await withOrm({ read: 'ledger verify' }, (orm) => verifyLedger(orm.em.fork()));
       const summary = `${report.checked.accounts} accounts, ${report.checked.postings} postings, ${report.checked.entries} entries`;
-      if (v.json === true) process.stdout.write(JSON.stringify(report) + '\n');
+      if (v.json === true) process.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.ok) process.stdout.write(`ledger ok: ${summary}\n`);
       else
         process.stdout.write(
@@ -273,7 +273,9 @@ holdfast); ledger verify and webhooks replay never create or migrate it.`;
 const groups: Record<string, string[]> = {};
 for (const name of Object.keys(commands)) {
   const [group] = name.split(' ');
-  if (group !== name) (groups[group] ??= []).push(name);
+  if (group === name) continue;
+  groups[group] ??= [];
+  groups[group].push(name);
 }
 
 const HELP = new Set(['--help', '-h', 'help']);
@@ -348,7 +350,7 @@ async function main(argv: string[]): Promise<void> {
     const guess = closest(token.name, [...known, 'help']);
     throw new UsageError(`unknown option ${token.rawName}${guess ? `; did you mean --${guess}?` : ''} (see holdfast ${name} --help)`);
   }
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
   } catch (err) {
@@ -364,7 +366,7 @@ main(process.argv.slice(2)).then(
   () => process.exit(0),
   (err: unknown) => {
     if (err instanceof Help) {
-      (err.usage ? process.stderr : process.stdout).write(err.text + '\n');
+      (err.usage ? process.stderr : process.stdout).write(`${err.text}\n`);
       process.exit(err.usage ? 2 : 0);
     }
     const known =

@@ -12,8 +12,12 @@ export function batched<I, O>(run: (items: I[]) => Promise<O[]>, maxBatch = 256)
       const group = pending.slice(0, maxBatch);
       pending = pending.slice(maxBatch);
       run(group.map((p) => p.item)).then(
-        (out) => group.forEach((p, i) => p.resolve(out[i])),
-        (err) => group.forEach((p) => p.reject(err)),
+        (out) => {
+          for (const [i, p] of group.entries()) p.resolve(out[i]);
+        },
+        (err) => {
+          for (const p of group) p.reject(err);
+        },
       );
     }
   };

@@ -33,7 +33,7 @@ export function bearerAuthentication(
     if (!header) refuse('An access token is required.', 'UNAUTHORIZED');
     const match = BEARER.exec(header);
     if (!match) refuse('The Authorization header must be "Bearer <token>".', 'UNAUTHORIZED', { error: 'invalid_token' });
-    let principal;
+    let principal: Awaited<ReturnType<typeof signer.verify>>;
     try {
       principal = await signer.verify(match[1]);
     } catch (err) {

@@ -14,12 +14,13 @@ export function notFoundHandler(doc: OpenApiDocument) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const allowed = routes.filter((r) => r.matcher.test(req.path)).flatMap((r) => r.methods);
     if (allowed.length && !allowed.includes(req.method)) {
-      return next(
+      next(
         new AppError('method_not_allowed', `${req.method} is not allowed here.`, {
           codes: ['METHOD_NOT_ALLOWED'],
           headers: { Allow: [...new Set(allowed)].join(', ') },
         }),
       );
+      return;
     }
     next(AppError.notFound('NOT_FOUND', 'No such route.'));
   };

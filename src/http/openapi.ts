@@ -25,7 +25,9 @@ export const apiDocumentNames = ['accounts', 'auth', 'payments', 'invoicing', 'w
 export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: parsed YAML of the OpenAPI documents, read field by field as the OpenAPI 3.1 schema defines them
   paths: Record<string, Record<string, any>>;
+  // biome-ignore lint/suspicious/noExplicitAny: parsed YAML of the OpenAPI documents, read field by field as the OpenAPI 3.1 schema defines them
   components?: Record<string, any>;
   security?: unknown[];
   [key: string]: unknown;
@@ -74,9 +76,12 @@ export async function loadMergedDocument(publicUrl = 'http://localhost:3000'): P
  * Each document declares the security schemes its own operations use, an OAuth scheme with
  * only its own scopes: the merged document takes each scheme once, with the scopes of all.
  */
+// biome-ignore lint/suspicious/noExplicitAny: security scheme objects of the parsed documents
 function mergedSecuritySchemes(documents: OpenApiDocument[], publicUrl: string): Record<string, any> {
+  // biome-ignore lint/suspicious/noExplicitAny: parsed YAML of the OpenAPI documents, read field by field as the OpenAPI 3.1 schema defines them
   const schemes: Record<string, any> = {};
   for (const doc of documents) {
+    // biome-ignore lint/suspicious/noExplicitAny: parsed YAML of the OpenAPI documents, read field by field as the OpenAPI 3.1 schema defines them
     for (const [name, scheme] of Object.entries<any>(doc.components?.securitySchemes ?? {})) {
       const seen = schemes[name];
       if (!seen) schemes[name] = structuredClone(scheme);

@@ -22,13 +22,15 @@ export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: Request & Lazy) {
-      return (this._log ??= logger.child({ req_id: this.id }));
+      this._log ??= logger.child({ req_id: this.id });
+      return this._log;
     },
   });
   Object.defineProperty(app.request, 'em', {
     configurable: true,
     get(this: Request & Lazy) {
-      return (this._em ??= orm.em.fork());
+      this._em ??= orm.em.fork();
+      return this._em;
     },
   });
   return (req: Request, res: Response, next: NextFunction): void => {

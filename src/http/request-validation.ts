@@ -81,6 +81,7 @@ interface CompiledOperation {
   body: { required: boolean; media: Array<{ type: string; validate: ValidateFunction }> } | undefined;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML of the OpenAPI documents, read field by field as the OpenAPI 3.1 schema defines them
 function compile(ajv: Ajv2020, queryAjv: Ajv2020, op: Record<string, any>): CompiledOperation {
   const params = (op.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema: object }>;
   const query = params.filter((p) => p.in === 'query');
@@ -205,7 +206,10 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
   };
   return (req: Request, _res: Response, next: NextFunction): void => {
     const found = find(req.method, req.path);
-    if (!found) return next();
+    if (!found) {
+      next();
+      return;
+    }
     const { op, params } = found;
     const run = async () => {
       if (op.scopes) await authenticate(req, op.scopes, op.userAuth);

@@ -31,6 +31,6 @@ export async function ensureDemoClient(em: EntityManager, dataRoot = path.resolv
     tosSigning: true,
   });
   mkdirSync(dataRoot, { recursive: true });
-  writeFileSync(file, JSON.stringify(created, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
   return created;
 }

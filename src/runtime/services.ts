@@ -148,7 +148,7 @@ async function startPrivateRedis(dataRoot: string): Promise<() => void> {
     `logfile ${path.join(dataRoot, 'redis.log')}`,
   ].join('\n');
   const confFile = path.join(dir, 'redis.conf');
-  writeFileSync(confFile, conf + '\n');
+  writeFileSync(confFile, `${conf}\n`);
   const result = spawnSync(server, [confFile], { stdio: 'pipe' });
   if (result.status !== 0) throw new ServiceUnavailableError('redis-server could not start the private Redis');
   await waitForPort(PRIVATE_REDIS_PORT, 'Redis');
@@ -205,13 +205,15 @@ export async function resolveServices(opts: {
       }
     }
   } catch (err) {
-    stops.reverse().forEach((stop) => stop());
+    for (const stop of stops.reverse()) stop();
     throw err;
   }
   return {
     databaseUrl,
     redisUrl,
     started,
-    stop: () => stops.reverse().forEach((stop) => stop()),
+    stop: () => {
+      for (const stop of stops.reverse()) stop();
+    },
   };
 }

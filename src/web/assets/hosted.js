@@ -96,7 +96,7 @@
       super(
         body && Array.isArray(body.message) && body.message.length
           ? body.message.join(' ')
-          : typeof (body && body.payload) === 'string'
+          : typeof body?.payload === 'string'
             ? body.payload
             : `The request failed (HTTP ${status}).`,
       );
@@ -191,7 +191,7 @@
         const { data } = await api('POST', `/v1/${session.account}/payment_methods`, body);
         added(data.payload.id);
       } catch (err) {
-        const errors = err.body && err.body.payload && err.body.payload.errors;
+        const errors = err.body?.payload?.errors;
         problem.textContent = errors
           ? `Check ${Object.keys(errors)
               .map((f) => f.replace(/^card\./, '').replace('_', ' '))
@@ -307,7 +307,7 @@
     }
     const { currency, total_amount: total } = invoice.summary;
     let methods = (await paymentMethods(currency)).filter((m) => !(config.hideUserWallets && m.provider === 'wallet'));
-    let selected = (methods.find((m) => m.provider !== 'wallet' || Number(m.wallet_balance) >= total) || {}).id;
+    let selected = methods.find((m) => m.provider !== 'wallet' || Number(m.wallet_balance) >= total)?.id;
 
     const render = () => {
       const problem = el('p', { class: 'hf-error', role: 'alert' });
@@ -322,7 +322,7 @@
         type: 'button',
         class: 'hf-primary',
         'data-hf': 'pay',
-        text: (config.selectButton && config.selectButton.label) || `Pay ${invoice.summary.display_amount}`,
+        text: config.selectButton?.label || `Pay ${invoice.summary.display_amount}`,
       });
       pay.addEventListener('click', async () => {
         const chosen = list.querySelector('input:checked');
@@ -399,7 +399,7 @@
 
   async function paymentSelection() {
     const details = config.transactionDetails;
-    let methods = await paymentMethods(details && details.currency);
+    let methods = await paymentMethods(details?.currency);
     let selected = methods.length ? methods[0].id : undefined;
     let second;
 
@@ -417,7 +417,7 @@
         render();
       });
       const form = cardForm(async (id) => {
-        methods = await paymentMethods(details && details.currency);
+        methods = await paymentMethods(details?.currency);
         if (rest.length) second = id;
         else selected = id;
         render();
@@ -432,7 +432,7 @@
         type: 'button',
         class: 'hf-primary',
         'data-hf': 'select',
-        text: (config.selectButton && config.selectButton.label) || 'Use this payment method',
+        text: config.selectButton?.label || 'Use this payment method',
       });
       confirm.addEventListener('click', () => {
         if (!selected) {

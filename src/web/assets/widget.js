@@ -22,10 +22,10 @@
   function execute(options) {
     var opts = options || {};
     var root = document.getElementById(opts.rootId);
-    if (!root) throw new Error('HoldfastWidget.execute: no element with id "' + opts.rootId + '"');
+    if (!root) throw new Error(`HoldfastWidget.execute: no element with id "${opts.rootId}"`);
     if (!opts.redirect) throw new Error('HoldfastWidget.execute: redirect is required (the link the authorization call answered)');
     var flow = opts.flow || 'checkout';
-    if (FLOWS.indexOf(flow) < 0) throw new Error('HoldfastWidget.execute: flow must be one of ' + FLOWS.join(', '));
+    if (FLOWS.indexOf(flow) < 0) throw new Error(`HoldfastWidget.execute: flow must be one of ${FLOWS.join(', ')}`);
     var url = new URL(opts.redirect, document.baseURI);
     url.searchParams.set('flow', flow);
     if (opts.flowConfig) url.searchParams.set('config', JSON.stringify(opts.flowConfig));
@@ -54,11 +54,11 @@
     function onMessage(event) {
       if (event.source !== frame.contentWindow || event.origin !== url.origin) return;
       var data = event.data;
-      if (!data || data.source !== 'svc' || typeof data.event !== 'string') return;
+      if (data?.source !== 'svc' || typeof data.event !== 'string') return;
       // The page's height as it changes: the frame follows it (within sane bounds).
       if (data.event === 'svc.resize') {
-        if (typeof data.height === 'number' && isFinite(data.height))
-          frame.style.height = Math.min(Math.max(data.height, 200), 4000) + 'px';
+        if (typeof data.height === 'number' && Number.isFinite(data.height))
+          frame.style.height = `${Math.min(Math.max(data.height, 200), 4000)}px`;
         return;
       }
       close();
