@@ -11,9 +11,9 @@ export interface Config {
   role: Role;
   appEnv: AppEnv;
   port: number;
-  /** Unset means "discover or start a local PostgreSQL" (DESIGN §3). */
+  /** Unset means "discover or start a local PostgreSQL". */
   databaseUrl: string | undefined;
-  /** Unset means "discover or start a local Redis" (DESIGN §3). */
+  /** Unset means "discover or start a local Redis". */
   redisUrl: string | undefined;
   publicUrl: string;
   syncWaitMs: number;

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Id prefixes (DESIGN §4): prefixed, sortable, at most 36 characters. */
+/** Id prefixes: prefixed, sortable, at most 36 characters. */
 export type IdPrefix =
   | 'acct'
   | 'eml'

@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { success } from '../envelope.js';
 import { findProfileByUsername, getLegacyProfile, getProfile, registerAccount, updateAccount } from './account.service.js';
 
-/** Accounts API (spec §4.1): registration, lookups, update. Requests arrive validated. */
+/** Accounts API: registration, lookups, update. Requests arrive validated. */
 export function accountRoutes(router: Router): void {
   router.post('/register', async (req, res) => {
     res.json(success(await registerAccount(req.em, principalOf(req), req.body)));

@@ -4,7 +4,7 @@ export const PLATFORMS = ['steam', 'oculus', 'apple', 'google', 'microsoft', 'ni
 export type Platform = (typeof PLATFORMS)[number];
 export type ExternalPlatforms = Partial<Record<Platform, { user_id: string }>>;
 
-/** The name and address fields of registration and update (spec §2.3). */
+/** The name and address fields of registration and update. */
 export const DETAIL_FIELDS = [
   'full_name',
   'street_address_1',

@@ -63,7 +63,7 @@ function platformsView(links: Array<{ platform: string; userId: string }>): Exte
   return out as ExternalPlatforms;
 }
 
-/** The update form of spec §2.3 (the registration form adds `username`). */
+/** The update form of the account payload (the registration form adds `username`). */
 function accountDetailsView(account: IAccount, links: Array<{ platform: string; userId: string }>) {
   const email = emailView(account);
   return { account_id: account.id, ...(email ? { email } : {}), external_platforms: platformsView(links), ...details(account) };
@@ -169,7 +169,7 @@ function profileView(row: ProfileRecord | undefined) {
   };
 }
 
-/** The profile of spec §2.5, with the account's active blocks and its tags. */
+/** The profile (`getAccountProfile`), with the account's active blocks and its tags. */
 export async function getProfile(em: EntityManager, principal: Principal, accountId: string) {
   // The hottest read: one indexed query, no entity hydration.
   return profileView(await profileById(db(em), principal.integratorId, accountId));
@@ -186,7 +186,7 @@ export async function getLegacyProfile(em: EntityManager, principal: Principal, 
   return { account_id, username, email, is_blocked, integrator, created };
 }
 
-/** Partial update; new external platform ids add POBO methods. Returns the update form of spec §2.3. */
+/** Partial update; new external platform ids add POBO methods. Returns the update form of the account payload. */
 export async function updateAccount(em: EntityManager, principal: Principal, accountId: string, input: UpdateInput) {
   await requireAccount(em, principal, accountId);
   return withConflictCheck(em, principal.integratorId, input, accountId, () =>

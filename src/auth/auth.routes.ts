@@ -31,7 +31,7 @@ function param(req: Request, name: string): string | undefined {
 
 /**
  * `POST /token` (RFC 6749 §4.4 client credentials, §6 refresh token): form, JSON or query
- * parameters, or HTTP Basic. `POST /authorize/user` (spec §4.3): user sessions.
+ * parameters, or HTTP Basic. `POST /authorize/user`: user sessions.
  */
 export function authRoutes(router: Router, signer: TokenSigner, webUrl: string): void {
   router.post('/token', async (req, res) => {

@@ -1,6 +1,6 @@
 /** Scopes and token rules (pure). */
 
-/** Scopes of spec §5 plus those Holdfast adds (DESIGN §3). */
+/** Scopes of the reference contract plus those Holdfast adds (`npx holdfast client create --scopes all`). */
 export const ALL_SCOPES = [
   'write_registrations',
   'write_accounts',
@@ -21,14 +21,14 @@ export const ALL_SCOPES = [
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 
-/** Client access tokens live for an hour (DESIGN §4 User sessions). */
+/** Client access tokens live for an hour. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
 /** User password tokens live as long as client tokens; their refresh tokens 30 days (rotated at each use). */
 export const USER_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
-/** A user-session redirect nonce is single-use and expires in 24 h (DESIGN §4 User sessions). */
+/** A user-session redirect nonce is single-use and expires in 24 h. */
 export const SESSION_NONCE_TTL_SECONDS = 24 * 3600;
 
 /** What a refresh token may still do, from its stored state (RFC 6749 §10.4: a reused one revokes its family). */

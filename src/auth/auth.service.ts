@@ -25,9 +25,9 @@ export interface Principal {
   integratorId: string;
   scopes: string[];
   isOperator: boolean;
-  /** The publisher's licence to unblock blocks it issued (spec §5). */
+  /** The publisher's licence to unblock blocks it issued. */
   canUnblock: boolean;
-  /** Set for a user password token: the one account it acts for (DESIGN §4 User sessions). */
+  /** Set for a user password token: the one account it acts for. */
   accountId?: string;
 }
 

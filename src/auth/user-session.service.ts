@@ -1,5 +1,5 @@
 /**
- * User sessions (spec §4.3, §5; DESIGN §4): `POST /authorize/user` opens one for an account of
+ * User sessions: `POST /authorize/user` opens one for an account of
  * the caller's integrator — a single-use redirect nonce, or a user password token with a
  * refresh token. Refresh tokens rotate at each use; a reused one revokes its whole family.
  * Nonces and refresh tokens are stored only as SHA-256 hashes. A login-blocked account gets none.
@@ -22,7 +22,7 @@ import { blockedError, loginBlocked } from '../blocks/block.service.js';
 import { authenticateClient, type Principal, type TokenSigner } from './auth.service.js';
 import { REFRESH_TOKEN_TTL_SECONDS, SESSION_NONCE_TTL_SECONDS, USER_TOKEN_TTL_SECONDS, refreshDecision } from './auth.rules.js';
 
-/** The user password token of spec §4.3. */
+/** The user password token (`authorizeUser` with `return_token`). */
 export interface UserToken {
   access_token: string;
   token_type: 'Bearer';
@@ -64,7 +64,7 @@ async function issueUserToken(
 /**
  * `POST /authorize/user`: a redirect `{web_url}/ui/appauth/<nonce>` (nonce single-use, 24 h),
  * or with `return_token` a user password token bound to the account. 404 for an account the
- * caller cannot see; 403 (spec §7) for a login-blocked one, and then nothing is created.
+ * caller cannot see; 403 for a login-blocked one, and then nothing is created.
  */
 export async function authorizeUser(
   em: EntityManager,
@@ -88,7 +88,7 @@ export function sessionRedirect(webUrl: string, nonce: string): string {
 
 /**
  * Opens a session for an account of the caller's integrator, in the caller's transaction: a
- * user password token, or a single-use redirect nonce (24 h). 403 (spec §7) for a login-blocked
+ * user password token, or a single-use redirect nonce (24 h). 403 for a login-blocked
  * account, which then gets neither.
  */
 export async function openUserSession(

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { CAPABILITIES, REASONS } from './block.rules.js';
 
-/** A block on one capability of an account (spec §2.7); removed blocks stay as history. */
+/** A block on one capability of an account; removed blocks stay as history. */
 export const AccountBlock = defineEntity({
   name: 'AccountBlock',
   tableName: 'account_block',
@@ -38,7 +38,7 @@ export const AccountBlock = defineEntity({
 });
 export type IAccountBlock = InferEntity<typeof AccountBlock>;
 
-/** A tag on an account (spec §2.6); merges tag both accounts in the `account-merge` namespace. */
+/** A tag on an account; merges tag both accounts in the `account-merge` namespace. */
 export const AccountTag = defineEntity({
   name: 'AccountTag',
   tableName: 'account_tag',

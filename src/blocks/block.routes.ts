@@ -5,7 +5,7 @@ import type { Capability } from './block.rules.js';
 import { blockAccount, getBlocks, legacyBlock, legacyUnblock, unblockCapability } from './block.service.js';
 
 /**
- * Blocks (spec §4.1): the v2 block response is not wrapped in the envelope (spec §2.7 defines
+ * Blocks: the v2 block response is not wrapped in the envelope (the contract defines
  * it as the 200 body); the earlier generation answers `{is_blocked}` in the envelope.
  */
 export function blockRoutes(router: Router): void {

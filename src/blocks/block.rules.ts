@@ -23,7 +23,7 @@ export interface BlockCaller {
   canUnblock: boolean;
 }
 
-/** A block record of spec §2.7, as the API shows it. */
+/** A block record, as the API shows it. */
 export interface BlockRecord {
   block_id: string;
   account_id: string;
@@ -35,7 +35,7 @@ export interface BlockRecord {
   created: string;
 }
 
-/** What a publisher client may issue (spec §4.1's body); the operator may issue every capability and reason. */
+/** What a publisher client may issue (the block request body); the operator may issue every capability and reason. */
 const PUBLISHER_CAPABILITIES: readonly Capability[] = ['login'];
 const PUBLISHER_REASONS: readonly Reason[] = ['account_close'];
 
@@ -53,7 +53,7 @@ export function issueDecision(
 }
 
 /**
- * Spec §5: the operator may remove any block; a publisher only with the can-unblock licence,
+ * The operator may remove any block; a publisher only with the can-unblock licence,
  * and only blocks a publisher issued — never one issued by `svc`.
  */
 export function unblockDecision(caller: BlockCaller, block: { issuer: Issuer }): { ok: true } | { ok: false; reason: string } {
@@ -64,7 +64,7 @@ export function unblockDecision(caller: BlockCaller, block: { issuer: Issuer }):
   return { ok: true };
 }
 
-/** The `blocks` object of spec §2.7: active blocks keyed by capability. */
+/** The `blocks` object of a profile: active blocks keyed by capability. */
 export function blocksByCapability(records: BlockRecord[]): Partial<Record<Capability, BlockRecord>> {
   const out: Partial<Record<Capability, BlockRecord>> = {};
   for (const r of records) out[r.capability] = r;
@@ -76,10 +76,10 @@ export function isBlocked(records: readonly { capability: Capability }[]): boole
   return records.length > 0;
 }
 
-/** The capabilities whose block stops an account from buying or selling (spec §3.2: `login` includes every other). */
+/** The capabilities whose block stops an account from buying or selling (`login` includes every other). */
 export const TRANSACTION_BLOCKS: readonly Capability[] = ['login', 'transactions'];
 
-/** The 403 payload of spec §7 for a blocked account. */
+/** The 403 payload for a blocked account. */
 export function blockedMessage(accountId: string): string {
   return `Account ${accountId} is blocked.`;
 }

@@ -1,5 +1,5 @@
 /**
- * Account blocks (spec §2.7, §3.2, §5): issue, remove and list, in both API generations, and
+ * Account blocks: issue, remove and list, in both API generations, and
  * the checks other modules make before money moves. A change locks the account row, so blocks
  * of one account change one at a time; each change writes `account-block-unblock-webhook` to
  * the outbox in its transaction. Blocking an already blocked capability changes nothing.
@@ -32,7 +32,7 @@ export interface BlockInput {
   note?: string;
 }
 
-/** The block response of spec §2.7. */
+/** The block response (`blockAccount`). */
 export interface BlockResponse {
   account_id: string;
   blocks: Partial<Record<Capability, BlockRecord>>;
@@ -175,7 +175,7 @@ export async function legacyUnblock(em: EntityManager, principal: Principal, acc
 }
 
 /**
- * Spec §3.2: a blocked account cannot transact. Throws the 403 of spec §7 naming the first of
+ * A blocked account cannot transact. Throws the blocked-account 403 naming the first of
  * `accountIds` with an active `login` or `transactions` block.
  */
 export async function assertCanTransact(db: Db, accountIds: string[]): Promise<void> {
@@ -186,7 +186,7 @@ export async function assertCanTransact(db: Db, accountIds: string[]): Promise<v
   if (blocked) throw blockedError(blocked);
 }
 
-/** The 403 of spec §7: empty message and codes, the payload a sentence naming the account. */
+/** The blocked-account 403: empty message and codes, the payload a sentence naming the account. */
 export function blockedError(accountId: string): AppError {
   const message = blockedMessage(accountId);
   return new AppError('forbidden', message, { bare: true, payload: message });

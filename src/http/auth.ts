@@ -22,7 +22,7 @@ function refuse(message: string, code: 'UNAUTHORIZED' | 'INSUFFICIENT_SCOPE', ch
 /**
  * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
  * password token passes only where the operation also declares `user_auth`, and only while its
- * account is not login-blocked (403 of spec §7 otherwise).
+ * account is not login-blocked (403 otherwise).
  */
 export function bearerAuthentication(
   signer: TokenSigner,

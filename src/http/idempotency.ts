@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key (DESIGN §4) for every POST, PUT and DELETE of an authenticated client.
+ * Idempotency-Key for every POST, PUT and DELETE of an authenticated client.
  * The key row is claimed with one INSERT … ON CONFLICT, so of two concurrent requests with
  * the same key exactly one runs; the response is stored before it is sent, so a retry that
  * arrives right after the first response always finds it. 5xx responses are forgotten. An

@@ -1,5 +1,5 @@
 /**
- * Rate limits (DESIGN §4: 429 with `Retry-After`) where a client app, not an integrator's
+ * Rate limits (429 with `Retry-After`) where a client app, not an integrator's
  * server, is the caller — a user password token sits in a browser or an app, and card testing
  * (adding card after card to find one that works) is the abuse payment APIs see first:
  * - requests with a user password token, per account and minute;

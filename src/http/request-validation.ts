@@ -15,7 +15,7 @@ import { httpMethods, type OpenApiDocument } from './openapi.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020, opts?: { mode: 'full' | 'fast' }) => Ajv2020;
 
-/** Not-found codes for path parameters that cannot be ids (DESIGN §4: answered like unknown ids). */
+/** Not-found codes for path parameters that cannot be ids (answered like unknown ids). */
 const NOT_FOUND: Record<string, { code: string; message: string }> = {
   account_id: { code: 'ACCOUNT_GET_ERROR', message: 'Account not found.' },
   escrow_id: { code: 'ESCROW_GET_ERROR', message: 'Escrow not found.' },
@@ -58,7 +58,7 @@ function errorField(e: ErrorObject, root: string): string {
   return parts.length ? parts.join('.') : root;
 }
 
-/** Ajv errors as `payload.errors` (field → codes, spec §7). */
+/** Ajv errors as `payload.errors` (field → codes). */
 export function toFieldErrors(errors: ErrorObject[], root = 'body', into: FieldErrors = fieldErrors()): FieldErrors {
   for (const e of errors) {
     if (SILENT.has(e.keyword)) continue;

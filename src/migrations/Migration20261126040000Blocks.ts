@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Blocks (spec §2.7), tags (§2.6), user sessions (§4.3) and command inputs (account merge).
+ * Blocks, tags, user sessions and command inputs (account merge).
  * At most one active block per (account, capability): blocking twice is a no-op. Removed blocks
  * stay as history. Nonces and refresh tokens are stored only as SHA-256 hashes.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Authorized invoices (spec §4.2 `POST /v2/authorize/invoice`): made by the integrator's server
+ * Authorized invoices (`POST /v2/authorize/invoice`): made by the integrator's server
  * for a buyer who then chooses how to pay in the hosted checkout or the SDK. Their
  * `invoice_mechanism` (`widget` or `api`) marks them; their `payment_methods` stay empty until
  * the buyer's pay names them.

@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { success } from '../envelope.js';
 import { addCard, listPaymentMethods } from './payment-method.service.js';
 
-/** Payments API (spec §4.4): list payment methods, add a sandbox card. Requests arrive validated. */
+/** Payments API: list payment methods, add a sandbox card. Requests arrive validated. */
 export function paymentMethodRoutes(router: Router): void {
   router.get('/v1/:account_id/payment_methods', async (req, res) => {
     res.json(success(await listPaymentMethods(req.em, principalOf(req), req.params.account_id)));

@@ -1,6 +1,6 @@
 /** Card rules for the sandbox (pure). */
 
-/** What a sandbox card does when charged (DESIGN §4 Payment methods). */
+/** What a sandbox card does when charged. */
 export type SandboxOutcome = 'succeeds' | 'card_declined' | 'insufficient_funds';
 
 export const SANDBOX_CARDS: Record<string, SandboxOutcome> = {

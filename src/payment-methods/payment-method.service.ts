@@ -105,7 +105,7 @@ function providerData(row: PaymentMethodRecord): Record<string, unknown> {
   }
 }
 
-/** A payment method as spec §2.10 shows it. */
+/** A payment method as the API shows it (`listPaymentMethods`). */
 function methodView(row: PaymentMethodRecord) {
   return {
     id: row.id,

@@ -1,5 +1,5 @@
 /**
- * Finds PostgreSQL and Redis, or starts private instances of them under `.data/` (DESIGN §3).
+ * Finds PostgreSQL and Redis, or starts private instances of them under `.data/`.
  * Order: an explicit DATABASE_URL / REDIS_URL wins; else whatever answers on the standard
  * port of 127.0.0.1; else a private server started from the binaries on PATH (or Debian's
  * /usr/lib/postgresql/<version>/bin); else one clear sentence on what to install.

@@ -1,5 +1,5 @@
 /**
- * The Holdfast client SDK (spec §4.6), for a browser or any JavaScript runtime with `fetch`. It
+ * The Holdfast client SDK, for a browser or any JavaScript runtime with `fetch`. It
  * holds only user password tokens — the integrator's server obtains them (`POST
  * /v2/authorize/invoice` with the `api` mechanism, or `POST /authorize/user` with
  * `return_token`) and hands them over; the client credentials never leave that server. Its
@@ -57,7 +57,7 @@ export interface CheckoutInput {
   paymentMethods?: PaymentMethodShare[];
   /** Browser only: where to show the hosted checkout, for the user to choose. */
   container?: { appendChild(node: unknown): unknown };
-  /** The hosted checkout's `flowConfig` and `theme` (spec §4.5). */
+  /** The hosted checkout's `flowConfig` and `theme`. */
   flowConfig?: Record<string, unknown>;
   theme?: { backgroundColor?: string; primaryColor?: string };
 }
@@ -161,7 +161,7 @@ export class HoldfastSdk {
     else callbacks.error(402, [invoice.failure_reason || `The invoice is ${invoice.state}.`]);
   }
 
-  /** Checkout of an authorized invoice (spec §4.6). */
+  /** Checkout of an authorized invoice. */
   async checkout(input: CheckoutInput, callbacks: CheckoutCallbacks): Promise<void> {
     await this.guarded(
       (code, messages) => callbacks.error(code, messages),
@@ -223,7 +223,7 @@ export class HoldfastSdk {
     callbacks.error(invoice.state === 'FAILED' ? 402 : 500, [invoice.failure_reason || 'The checkout ended with an error.']);
   }
 
-  /** The user's invoices, newest first (spec §4.6 transaction history); `limit` up to 100. */
+  /** The user's invoices, newest first (transaction history); `limit` up to 100. */
   async transactionHistory(
     passwordToken: PasswordToken,
     callbacks: FlowCallbacks<Invoice[]>,
@@ -244,7 +244,7 @@ export class HoldfastSdk {
     );
   }
 
-  /** One invoice of the user (spec §4.6 receipt: a transaction id is an invoice id). */
+  /** One invoice of the user (a receipt: a transaction id is an invoice id). */
   async receipt(transactionId: string, passwordToken: PasswordToken, callbacks: FlowCallbacks<Invoice>): Promise<void> {
     await this.guarded(
       (code, messages) => callbacks.error(code, messages),

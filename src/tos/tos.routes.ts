@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { success } from '../envelope.js';
 import { getCurrentTos, getTosStatus, signTos, unsignTos } from './tos.service.js';
 
-/** ToS endpoints (spec §4.1). Unsign exists only in staging. */
+/** ToS endpoints. Unsign exists only in staging. */
 export function tosRoutes(router: Router, opts: { allowUnsign: boolean }): void {
   router.get('/v1/tos', async (req, res) => {
     res.json(await getCurrentTos(req.em));

@@ -8,7 +8,7 @@ import { findClient, type Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { currentVersion, deleteSignature, hasSigned, insertSignature, insertVersion } from './tos.repository.js';
 
-/** The current ToS content (spec §2.8). */
+/** The current ToS content. */
 export async function getCurrentTos(em: EntityManager) {
   const tos = await currentVersion(em);
   return { tos_version: tos.version, tos_created: tos.createdAt.toISOString(), content: tos.content };

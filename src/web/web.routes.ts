@@ -1,11 +1,11 @@
 /**
- * The hosted pages and the widget script (spec §4.5, DESIGN §1 "hosted web UI + widget.js").
+ * The hosted pages and the widget script.
  * `/ui/appauth/<nonce>` spends a session nonce and sends the browser on to its flow
  * (`/ui/checkout`, `/ui/payment-selection`, `/ui/transaction-history`, `/ui/receipt`) with a
  * short-lived user token in the URL fragment,
  * which never reaches a server or a Referer. The pages are one static shell and script that
  * call the public API with that token; `/widget.js` embeds them in an integrator's page and
- * turns their messages into the `onComplete` / `onError` callbacks of spec §6.2.
+ * turns their messages into the `onComplete` / `onError` callbacks (docs/walkthroughs.md, hosted checkout).
  */
 import { readFileSync } from 'node:fs';
 import express, { type Response, type Router } from 'express';

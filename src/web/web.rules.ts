@@ -1,8 +1,8 @@
 /**
- * What a hosted flow may be asked (spec §4.5), checked before a session nonce is spent: the
+ * What a hosted flow may be asked, checked before a session nonce is spent: the
  * flow, its `flowConfig`, the `theme`, and where callbacks may go. Pure: no I/O. Besides the
- * widget flows of the spec, the hosted pages show the user's transaction history and a receipt
- * (DESIGN §1).
+ * checkout and payment-selection flows, the hosted pages show the user's transaction history and a
+ * receipt.
  */
 
 export type Flow = 'checkout' | 'payment-selection' | 'transaction-history' | 'receipt';

@@ -1,5 +1,5 @@
 /**
- * One webhook delivery attempt (DESIGN §4 Webhooks): the signed body goes to the endpoint with
+ * One webhook delivery attempt: the signed body goes to the endpoint with
  * got (10 s timeout, no redirects, response body capped); any 2xx acknowledges. Every attempt
  * is recorded; the delivery row says what happens next: delivered, retried later, or given up
  * (dead-lettered). An endpoint failing without a success for `disableAfterMs` is disabled.

@@ -1,5 +1,5 @@
 /**
- * The outbox relay and the delivery sweeper (DESIGN §1 Outbox). The relay claims unrelayed
+ * The outbox relay and the delivery sweeper. The relay claims unrelayed
  * events with `FOR UPDATE SKIP LOCKED` (several worker processes may relay at once) and, in the
  * same transaction (one statement), writes one delivery row per subscribed enabled endpoint and
  * marks the events relayed; jobs are enqueued after the commit. A crash between the two leaves pending

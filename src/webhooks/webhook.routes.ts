@@ -3,7 +3,7 @@ import { principalOf } from '../http/auth.js';
 import { success } from '../envelope.js';
 import { createEndpoint, deleteEndpoint, enableEndpoint, getEndpoint, listEndpoints, rotateSecret } from './webhook.service.js';
 
-/** Webhook endpoints (DESIGN §4 Webhooks). Requests arrive validated. */
+/** Webhook endpoints. Requests arrive validated. */
 export function webhookRoutes(router: Router, allowPrivateTargets: boolean): void {
   router.post('/v2/webhooks', async (req, res) => {
     res.status(201).json(success(await createEndpoint(req.em, principalOf(req), req.body, allowPrivateTargets)));

@@ -2,7 +2,7 @@
 import { createHmac } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 
-/** Every event Holdfast emits (spec §6.1 and DESIGN §4's invoice completion). */
+/** Every event Holdfast emits (docs/contract.md lists them). */
 export const EVENT_NAMES = [
   'register-account-completed',
   'account-block-unblock-webhook',
@@ -98,7 +98,7 @@ export function shouldDisable(failingSince: Date | null, now: Date, disableAfter
   return failingSince !== null && now.getTime() - failingSince.getTime() >= disableAfterMs;
 }
 
-/** The JSON body of a delivery (DESIGN §4): the same bytes are signed and sent. */
+/** The JSON body of a delivery: the same bytes are signed and sent. */
 export function deliveryBody(event: { id: string; event_name: string; message: unknown; created: string; integrator: string }): string {
   return JSON.stringify({
     id: event.id,

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of an integrator (DESIGN §4 Webhooks): register (the signing secret is
+ * Webhook endpoints of an integrator: register (the signing secret is
  * shown once), list, read with recent attempts, delete, rotate the secret, re-enable. Another
  * integrator's endpoint is exactly as absent as a missing one.
  */

@@ -132,7 +132,7 @@ describe('blocks', () => {
     assert.deepEqual((await call('GET', `/v2/block/${account.account_id}`, { token: publisher.token })).body.blocks, {});
   });
 
-  // Spec §5, over HTTP: who may remove which block (issuer × capability × caller).
+  // Over HTTP: who may remove which block (issuer × capability × caller).
   describe('unblock permission matrix', () => {
     const callers = () => ({ 'publisher without licence': publisher, 'publisher with licence': licensed, operator });
     const cases: Array<{ issuer: 'publisher' | 'svc'; capability: (typeof CAPABILITIES)[number] }> = [

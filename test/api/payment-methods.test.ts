@@ -15,7 +15,7 @@ describe('payment methods', () => {
     client = await newClient();
   });
 
-  it("lists a new account's USD wallet with a zero balance, as spec §2.10 shows it", async () => {
+  it("lists a new account's USD wallet with a zero balance, as the contract shows it", async () => {
     const account = await register(client);
     const res = await call('GET', `/v1/${account.account_id}/payment_methods`, { token: client.token });
     assert.equal(res.status, 200);

@@ -9,7 +9,7 @@ describe('account lookups', () => {
     account = await register(client, { username: `${unique('p')}+tag@home` });
   });
 
-  it('GET /v1/user-info/{account_id} answers the profile of spec §2.5', async () => {
+  it('GET /v1/user-info/{account_id} answers the profile', async () => {
     const res = await call('GET', `/v1/user-info/${account.account_id}`, { token: client.token });
     assert.equal(res.status, 200);
     const p = res.body.payload;

@@ -33,7 +33,7 @@ describe('POST /register', () => {
     client = await newClient();
   });
 
-  it('registers with an email and answers the registration payload of spec §2.3', async () => {
+  it('registers with an email and answers the registration payload', async () => {
     const body = valid({
       full_name: 'Ada Lovelace',
       street_address_1: '1 Main St',

@@ -21,7 +21,7 @@ function recorder() {
   };
 }
 
-describe('client SDK (spec §4.6) against a running Holdfast', () => {
+describe('client SDK against a running Holdfast', () => {
   let client: TestClient;
   let buyer: Party;
   let sdk: HoldfastSdk;

@@ -69,7 +69,7 @@ describe('POST /v2/escrow', () => {
     assert.equal(got.body.payload.status, 'OPEN');
   });
 
-  it('writes the escrow invoice in the DESIGN §4 shape, with display amounts', async () => {
+  it('writes the escrow invoice in the documented invoice shape, with display amounts', async () => {
     const res = await call('POST', '/v2/escrow', { token: client.token, body: body() });
     const inv = (await call('GET', `/v2/invoice/${res.body.payload.escrow_invoice_id}`, { token: client.token })).body.payload;
     assert.equal(inv.invoice_type, 'user_purchase_escrow');

@@ -1,5 +1,5 @@
 /**
- * Debian's Chromium driven by playwright-core (DESIGN §5: never a downloaded browser), and a
+ * Debian's Chromium driven by playwright-core (never a downloaded browser), and a
  * stand-in integrator site on its own origin that embeds the widget.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -24,7 +24,7 @@ describe('auth rules', () => {
     assert.deepEqual(parseScopeOption('read_accounts,nope'), { ok: false, unknown: ['nope'] });
   });
 
-  it('defines the scopes of spec §5 plus the four Holdfast adds', () => {
+  it('defines the reference contract scopes plus the ones Holdfast adds', () => {
     assert.equal(ALL_SCOPES.length, 16);
     for (const s of ['write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks'])
       assert.ok(ALL_SCOPES.includes(s as never));

@@ -22,7 +22,7 @@ describe('block rules', () => {
     }
   });
 
-  // Spec §5, the whole table: caller × issuer of the block.
+  // The whole table: caller × issuer of the block.
   const table: Array<[string, typeof operator, 'publisher' | 'svc', boolean]> = [
     ['operator', operator, 'publisher', true],
     ['operator', operator, 'svc', true],

@@ -10,7 +10,7 @@ const line = (amount: number, currency = 'USD', recipients: LineItemInput['recip
 const pm = (payment_method_id: string, amount: number): PaymentMethodInput => ({ payment_method_id, amount });
 const share = (amount: number, currency = 'USD') => ({ amount, currency, destination_wallet_id: 'wal_seller' });
 
-describe('invoice money rules (DESIGN §4 escrow money rules)', () => {
+describe('invoice money rules', () => {
   it('resolves the remainder onto the one method with amount 0', () => {
     const result = planMoney([line(1000), line(550)], [pm('pm_wallet', 300), pm('pm_card', 0)]);
     assert.deepEqual(result, {

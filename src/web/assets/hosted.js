@@ -1,6 +1,6 @@
 /*
- * Holdfast hosted pages: checkout and payment selection (spec §4.5), the user's transaction
- * history and a receipt, answering the embedding page with the messages of spec §6.2. Plain browser JavaScript, no build step. The session is
+ * Holdfast hosted pages: checkout and payment selection, the user's transaction
+ * history and a receipt, answering the embedding page with the flow messages (svc.<flow>.complete and the rest). Plain browser JavaScript, no build step. The session is
  * the user token that /ui/appauth/<nonce> left in the URL fragment; it is kept in this tab's
  * sessionStorage only. Everything shown is set as text, never parsed as HTML.
  */
@@ -122,7 +122,7 @@
     return { status: res.status, data };
   }
 
-  /** The full-screen error of spec §6.2: its close button ends the flow. */
+  /** The full-screen error: its close button ends the flow. */
   function fatal(message) {
     show(
       el(

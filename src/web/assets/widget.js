@@ -1,5 +1,5 @@
 /*
- * Holdfast widget (spec §4.5): embeds a hosted flow in the integrator's page.
+ * Holdfast widget: embeds a hosted flow in the integrator's page.
  *
  *   <script src="https://HOLDFAST/widget.js"></script>
  *   HoldfastWidget.execute({ rootId, flow, flowConfig, redirect, onComplete, onError, theme })
@@ -9,7 +9,7 @@
  *
  * `redirect` is the link of the authorization call (`POST /v2/authorize/invoice` with the widget
  * mechanism for checkout, `POST /authorize/user` for payment selection). The flow's end arrives as
- * a message of spec §6.2: `onComplete` gets the `complete` and `cancel` ones, `onError` the
+ * a flow message: `onComplete` gets the `complete` and `cancel` ones, `onError` the
  * `error` one; the frame is removed either way. Only messages from that frame and that origin
  * count; its `svc.resize` messages set the frame's height to the page's. `execute` returns
  * `{ close() }`.
