@@ -132,7 +132,9 @@ function refusingPostgres(): Promise<{ port: number; server: Server }> {
 
 describe('starting Holdfast', function () {
   this.timeout(180_000);
-  after(() => folders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  after(() => {
+    for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+  });
 
   describe('a PostgreSQL it cannot use is one line on stderr naming the cause and DATABASE_URL', () => {
     for (const role of ['all', 'web', 'worker']) {
