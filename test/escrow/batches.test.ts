@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { db } from '../../src/db/sql.js';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { runEscrowCommand } from '../../src/escrow/escrow-phases.service.js';
 import { verifyLedger } from '../../src/ledger/ledger.service.js';
@@ -23,7 +24,7 @@ describe('escrow commands run in batches', () => {
     return created.body.payload.id;
   }
   const command = (buyer: Party, kind: 'escrow.pay' | 'escrow.commit' | 'escrow.cancel', escrowId: string) =>
-    submitCommand(h().orm.em.fork(), { integratorId: buyer.integrator_id, kind, targetId: escrowId });
+    submitCommand(db(h().orm.em), { integratorId: buyer.integrator_id, kind, targetId: escrowId });
 
   it('two pays from one wallet that holds enough for one: one ESCROWED, the other ESCROW-FAILED (insufficient_funds), money moved once', async () => {
     const client = await newClient();
@@ -128,7 +129,7 @@ describe('escrow commands run in batches', () => {
     const escrowId = await walletEscrow(client, buyer, 100);
     const pay = await command(buyer, 'escrow.pay', escrowId);
     // Not an escrow command: its run is an error (its job would retry), not the batch's.
-    const stray = await submitCommand(h().orm.em.fork(), {
+    const stray = await submitCommand(db(h().orm.em), {
       integratorId: buyer.integrator_id,
       kind: 'account.merge',
       targetId: buyer.account_id,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { db } from '../../src/db/sql.js';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { runEscrowCommand } from '../../src/escrow/escrow-phases.service.js';
 import { balances, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
@@ -21,7 +22,7 @@ describe('escrow robustness', () => {
     const [row] = await h()
       .orm.em.fork()
       .execute<Array<{ integrator_id: string }>>('select integrator_id from escrow where id = ?', [escrowId]);
-    const commandId = await submitCommand(h().orm.em.fork(), { integratorId: row.integrator_id, kind: 'escrow.pay', targetId: escrowId });
+    const commandId = await submitCommand(db(h().orm.em), { integratorId: row.integrator_id, kind: 'escrow.pay', targetId: escrowId });
     const results = await Promise.all(Array.from({ length: 5 }, () => runEscrowCommand(h().orm.em.fork(), commandId)));
     for (const r of results) assert.equal(r?.status, 200);
     const postings = await h()

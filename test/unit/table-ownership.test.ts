@@ -80,7 +80,7 @@ export function entityModulesUsed(text: string): string[] {
 }
 
 /** Modules converted to repositories: inside them only `*.repository.ts` names the module's tables. */
-const REPOSITORY_ONLY: string[] = ['accounts', 'auth', 'blocks', 'idempotency', 'ledger', 'payment-methods', 'tos', 'webhooks'];
+const REPOSITORY_ONLY: string[] = ['accounts', 'auth', 'blocks', 'commands', 'idempotency', 'ledger', 'payment-methods', 'tos', 'webhooks'];
 
 function files(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
