@@ -107,6 +107,30 @@ export async function balancesOf(db: Db, accountIds: string[]): Promise<Array<{ 
   return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));
 }
 
+/** Current balances of ledger accounts, locked (in id order) in the caller's transaction: the balance checked is the one posted against. */
+export async function lockBalancesOf(db: Db, accountIds: string[]): Promise<Array<{ id: string; balance: number }>> {
+  const rows = await db.execute<Array<{ id: string; balance: string }>>(
+    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')}) order by id for update`,
+    accountIds,
+  );
+  return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));
+}
+
+/** Fragment: the payment method of the wallet ledger account an SQL expression names (a scalar subquery). */
+export function walletMethodIdSql(accountExpression: string): string {
+  return `(select payment_method_id from ledger_account where id = ${accountExpression})`;
+}
+
+/**
+ * Fragment: the integrator's wallet ledger accounts (user and publisher wallets) in a currency
+ * among the ids an SQL array expression holds (`id`, `kind`, `payment_method_id`).
+ */
+export function walletAccountsAmongSql(integratorExpression: string, currencyExpression: string, idsExpression: string): string {
+  return `select la.id, la.kind, la.payment_method_id from ledger_account la
+           where la.integrator_id = ${integratorExpression} and la.currency = ${currencyExpression}
+             and la.kind in ('user_wallet', 'publisher_wallet') and la.id = any (${idsExpression})`;
+}
+
 /** Fragment: postings whose reference is `<prefix>:<id>:<phase>`, as rows (`owner_id`, `phases` — sorted phase names). */
 export function postingPhasesSql(prefix: 'escrow' | 'invoice'): string {
   return `select split_part(reference, ':', 2) as owner_id, array_agg(split_part(reference, ':', 3) order by reference) as phases

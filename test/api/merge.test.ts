@@ -3,7 +3,7 @@ import { db } from '../../src/db/sql.js';
 import type { Job } from 'bullmq';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { submitCommand } from '../../src/commands/command.service.js';
-import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { MaintenanceJob } from '../../src/queues/names.js';
 import { maintenanceProcessor } from '../../workers/maintenance.processor.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';

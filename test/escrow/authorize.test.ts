@@ -4,7 +4,7 @@ import { createIntegrator } from '../../src/auth/auth.service.js';
 import { consumeSessionNonce } from '../../src/auth/user-session.service.js';
 import { commandResult, runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
-import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { db } from '../../src/db/sql.js';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { runEscrowCommand } from '../../src/escrow/escrow-phases.service.js';
-import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 

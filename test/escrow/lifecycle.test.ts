@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 

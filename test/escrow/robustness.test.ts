@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { db } from '../../src/db/sql.js';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { runEscrowCommand } from '../../src/escrow/escrow-phases.service.js';
-import { balances, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { addCard, call, h, newClient, register, unique } from '../support/harness.js';
 
 describe('escrow robustness', () => {
