@@ -6,6 +6,7 @@
  */
 import { insertPendingCommandsSql } from '../commands/command.repository.js';
 import type { Db } from '../db/sql.js';
+import { joinInvoiceSql } from '../invoices/invoice.repository.js';
 import { ESCROW_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
 
 /** An escrow row as read (snake_case columns; `escrowFromRow` makes the record). */
@@ -155,4 +156,24 @@ export function escrowPostingPhases(db: Db): Promise<Array<{ id: string; status:
     `with p as (${postingPhasesSql('escrow')})
      select e.id, e.status, p.phases from escrow e left join p on p.owner_id = e.id`,
   );
+}
+
+/** How many of the account's escrows it is buying in are ESCROWED (money held for it). */
+export async function escrowedAsBuyerCount(db: Db, accountId: string): Promise<number> {
+  const [row] = await db.execute<Array<{ n: string }>>(`select count(*) as n from escrow where account_id = ? and status = 'ESCROWED'`, [
+    accountId,
+  ]);
+  return Number(row.n);
+}
+
+/** How many of the integrator's ESCROWED escrows pay one of these wallets on commit (a recipient names it). */
+export async function escrowedPayingWalletsCount(db: Db, integratorId: string, walletIds: string[]): Promise<number> {
+  if (walletIds.length === 0) return 0;
+  const containment = walletIds.map((w) => JSON.stringify([{ recipients: [{ destination_wallet_id: w }] }]));
+  const [row] = await db.execute<Array<{ n: string }>>(
+    `select count(*) as n from escrow e ${joinInvoiceSql('i', 'e.escrow_invoice_id')}
+      where e.integrator_id = ? and e.status = 'ESCROWED' and (${containment.map(() => 'i.line_items @> ?::jsonb').join(' or ')})`,
+    [integratorId, ...containment],
+  );
+  return Number(row.n);
 }

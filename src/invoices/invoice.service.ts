@@ -197,6 +197,17 @@ export function purchaseInvoice(
   };
 }
 
+/** Writes a new OPEN invoice another module made (a token purchase's), through this module's unit of work. */
+export async function addOpenInvoice(em: EntityManager, invoice: Omit<InvoiceRecord, 'state'> & { state: 'OPEN' }): Promise<void> {
+  em.create(Invoice, invoice);
+  await em.flush();
+}
+
+/** An invoice's view as it stands now (read on a fresh EntityManager: never a cached copy). */
+export async function currentInvoiceView(em: EntityManager, invoiceId: string) {
+  return invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }));
+}
+
 /** Creates a standard (non-escrow) invoice, OPEN (POST /v2/invoice). */
 export async function createInvoice(em: EntityManager, principal: Principal, input: PurchaseInput) {
   const prepared = await preparePurchase(em, principal, input);

@@ -65,9 +65,13 @@ export async function insertPostings(db: Db, postings: PostingRow[], entries: En
   return new Set(created.map((r) => r.posting_id));
 }
 
-/** Fragment: `left join ledger_account <alias> on <alias>.payment_method_id = <expr>`: a wallet method's ledger account (`<alias>.id`, `<alias>.balance`). */
-export function joinWalletAccountSql(alias: string, paymentMethodIdExpression: string): string {
-  return `left join ledger_account ${alias} on ${alias}.payment_method_id = ${paymentMethodIdExpression}`;
+/**
+ * Fragment: `left join ledger_account <alias> on <alias>.payment_method_id = <expr>`: a wallet
+ * method's ledger account (`<alias>.id`, `<alias>.balance`). `inner`: an inner join (methods
+ * without one left out; and its rows can be locked `for update of <alias>`).
+ */
+export function joinWalletAccountSql(alias: string, paymentMethodIdExpression: string, join: 'left' | 'inner' = 'left'): string {
+  return `${join === 'inner' ? 'join' : 'left join'} ledger_account ${alias} on ${alias}.payment_method_id = ${paymentMethodIdExpression}`;
 }
 
 /** Adds the ledger account of a wallet payment method. */

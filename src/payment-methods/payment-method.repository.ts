@@ -117,7 +117,7 @@ export async function walletAccountOf(
   kind: 'standard' | 'convertible',
 ): Promise<string | undefined> {
   const [row] = await db.execute<Array<{ id: string }>>(
-    `select la.id from payment_method pm ${joinWalletAccountSql('la', 'pm.id').replace('left join', 'join')}
+    `select la.id from payment_method pm ${joinWalletAccountSql('la', 'pm.id', 'inner')}
       where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.wallet_kind = ?`,
     [accountId, currency, kind],
   );
@@ -146,4 +146,25 @@ export function chargeMethods<T>(db: Db, ids: string[]): Promise<T[]> {
 export function activeMethodsAmongSql(accountExpression: string, idsExpression: string): string {
   return `select id, provider, processing_currency from payment_method
            where account_id = ${accountExpression} and pm_state = 'active' and id = any (${idsExpression})`;
+}
+
+/** A wallet method of an account with its ledger account and balance. */
+export interface WalletRow {
+  account_id: string;
+  processing_currency: string;
+  wallet_kind: 'standard' | 'convertible' | null;
+  /** Its ledger account. */
+  id: string;
+  balance: string;
+}
+
+/** The wallets of these accounts with their ledger balances, in ledger account order; their ledger rows locked when `lock`. */
+export function walletsOfAccounts(db: Db, accountIds: string[], lock: boolean): Promise<WalletRow[]> {
+  return db.execute<WalletRow[]>(
+    `select pm.account_id, pm.processing_currency, pm.wallet_kind, la.id, la.balance
+       from payment_method pm ${joinWalletAccountSql('la', 'pm.id', 'inner')}
+      where pm.account_id = any (?::varchar[]) and pm.provider = 'wallet'
+      order by la.id${lock ? ' for update of la' : ''}`,
+    [accountIds],
+  );
 }
