@@ -43,7 +43,7 @@ import { chargeMethodsSql } from '../payment-methods/payment-method.repository.j
 import { outboxInsertSql } from '../webhooks/outbox.repository.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
 import { escrowColumnsSql, joinEscrowSql, moveEscrowsSql } from './escrow.repository.js';
-import { escrowFromRow, type EscrowRecord, type EscrowStatus } from './escrow.rules.js';
+import { escrowFromRow, type EscrowRecord, type EscrowRow, type EscrowStatus } from './escrow.rules.js';
 
 export interface Loaded {
   escrow: EscrowRecord;
@@ -86,7 +86,7 @@ export interface Plan {
 
 /** One row of the read: the command's columns, the escrow's, and its invoice's (prefixed where names clash). */
 // biome-ignore lint/suspicious/noExplicitAny: a row of many modules' columns, each read by name just below
-type PhaseRow = Record<string, any>;
+type PhaseRow = EscrowRow & Record<string, any>;
 
 const READ_SQL = `with c as (${commandsByIdsSql('?::varchar[]')})
      select c.id as command_id, c.kind as command_kind, c.state as command_state, c.result_status, c.result_body, now() as tx_now,

@@ -6,24 +6,9 @@
  */
 import { insertPendingCommandsSql } from '../commands/command.repository.js';
 import type { Db } from '../db/sql.js';
+import type { EscrowRow } from './escrow.rules.js';
 import { joinInvoiceSql } from '../invoices/invoice.repository.js';
 import { ESCROW_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
-
-/** An escrow row as read (snake_case columns; `escrowFromRow` makes the record). */
-export interface EscrowRow {
-  id: string;
-  integrator_id: string;
-  account_id: string;
-  status: string;
-  currency: string;
-  total_amount: string;
-  escrow_invoice_id: string;
-  commit_invoice_id: string | null;
-  cancel_invoice_id: string | null;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
 
 /** The escrow columns its record is made from (named, never `*`: statements are prepared). */
 const ESCROW_COLUMNS = [

@@ -7,9 +7,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { escrowFromRow, escrowStateConflict, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
+import {
+  escrowFromRow,
+  escrowStateConflict,
+  escrowView,
+  runnableFrom,
+  transitionDecision,
+  type EscrowRow,
+  type EscrowTransition,
+} from './escrow.rules.js';
 import { db as pooled, type Db } from '../db/sql.js';
-import { escrowOfIntegrator, requestTransitionRows, type EscrowRow } from './escrow.repository.js';
+import { escrowOfIntegrator, requestTransitionRows } from './escrow.repository.js';
 import { batchedPerPool } from '../db/batch.js';
 import { insertPurchases } from './purchase.flow.js';
 import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';

@@ -101,7 +101,7 @@ async function checkReferences(
   methodErrors(fields, input.payment_methods, facts.methods, currency);
 
   const known = facts.wallets;
-  input.line_items.forEach((l, i) =>
+  input.line_items.forEach((l, i) => {
     (l.recipients ?? []).forEach((r, j) => {
       if (!known.some((w) => w.id === r.destination_wallet_id && w.kind === 'user_wallet')) {
         addFieldError(fields, `line_items.${i}.recipients.${j}.destination_wallet_id`, 'NOT_FOUND');
@@ -109,8 +109,8 @@ async function checkReferences(
       if (r.source_wallet_id && !known.some((w) => w.id === r.source_wallet_id)) {
         addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, 'NOT_FOUND');
       }
-    }),
-  );
+    });
+  });
   if (Object.keys(fields).length) throw AppError.invalid(fields);
   // A seller whose transactions are blocked cannot be paid through a new purchase.
   for (const l of input.line_items) {
