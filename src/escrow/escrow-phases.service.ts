@@ -4,7 +4,7 @@
  *
  * - Commands that reach the worker together (the same turn of the event loop) run as one
  *   batch: one statement reads them all (their escrows, invoices and payment methods), one
- *   statement writes every phase's outcome.
+ *   statement writes every phase's outcome (both in escrow-phase.flow.ts).
  * - Neither statement runs inside an explicit transaction. The write is guarded instead: each
  *   escrow moves only if it is still in the state it was read in, and everything else a phase
  *   writes (its invoice, outbox events, ledger postings, the command's result) is written only
