@@ -243,7 +243,7 @@ describe("invoice authorization (POST /v2/authorize/invoice) and the buyer's pay
     const result = await runCommandWith(invoiceCommands['invoice.pay']!, em, commandId);
     assert.deepEqual(await commandResult(db(em), commandId), result);
     assert.equal(result?.status, 409);
-    assert.deepEqual((result?.body as any).codes, ['INVOICE_STATE_ERROR']);
+    assert.deepEqual((result?.body as any)?.codes, ['INVOICE_STATE_ERROR']);
     const seen = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
     assert.equal(seen.body.payload.state, 'OPEN');
   });

@@ -48,7 +48,7 @@ const ALLOWED: Record<string, string[]> = {};
 const ALLOWED_ENTITY_USE: Record<string, string[]> = {};
 
 /** The modules whose entities a source text imports as values (type-only imports name no table). */
-export function entityModulesUsed(text: string): string[] {
+function entityModulesUsed(text: string): string[] {
   const found = new Set<string>();
   for (const m of text.matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+'\.\.\/([\w-]+)\/[\w.-]+\.entity\.js';/gm)) {
     if (m[1]) continue;
@@ -127,7 +127,7 @@ function literals(text: string): string[] {
 const SQLISH = /\b(select|insert\s+into|update\s+\w+\s+set|delete\s+from|join|where|returning|references)\b/i;
 
 /** Tables a source text names where SQL puts a table: from, join, into, update, delete from, references. */
-export function tablesNamed(text: string): string[] {
+function tablesNamed(text: string): string[] {
   const found = new Set<string>();
   for (const literal of literals(text).filter((l) => SQLISH.test(l))) {
     for (const m of literal.matchAll(/\b(?:from|join|into|update|references)\s+"?([a-z_]+)"?/gi)) {
@@ -179,11 +179,13 @@ describe('table ownership', () => {
       ['integrator'],
     );
     assert.deepEqual(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the input is source text holding a template literal
       tablesNamed('const m = `The account has money in escrow (${n} of them); commit them first.`;'),
       [],
       'a message is not SQL',
     );
     assert.deepEqual(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the input is source text holding a template literal
       tablesNamed("const q = `select ${cols} from payment_method pm where pm.id = ${x ? `(select 1 from tos_version)` : '?'}`;"),
       ['payment_method', 'tos_version'],
     );
