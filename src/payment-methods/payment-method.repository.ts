@@ -49,7 +49,7 @@ export interface PaymentMethodRecord {
   pm_state: string;
   psp_reference: string | null;
   psp_hash_code: string | null;
-  details: Record<string, any>;
+  details: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
   integrator: string;

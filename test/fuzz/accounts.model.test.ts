@@ -45,7 +45,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('merge' as const), source: account, destination: account }) },
 );
 
-/** Whether blocks stop an account buying or selling (spec §3.2: login includes every capability). */
+/** Whether blocks stop an account buying or selling (a login block includes every capability). */
 const cannotTransact = (a: Account) => a.blocks.has('login') || a.blocks.has('transactions');
 
 describe('accounts model (fast-check): blocks, merges and escrows interleaved keep every rule and every balance', () => {
