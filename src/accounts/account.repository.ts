@@ -7,7 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
 import type { BlockRecord } from '../blocks/block.rules.js';
-import { activeBlocksJsonSql, tagsJsonSql } from '../blocks/block.repository.js';
+import { activeBlocksJsonSql, tagsJsonSql, transactionBlockedSql } from '../blocks/block.repository.js';
 import { joinIntegratorSql } from '../auth/auth.repository.js';
 import { Account, type IAccount } from './account.entity.js';
 
@@ -99,4 +99,24 @@ export async function profileByUsername(db: Db, integratorId: string, username: 
     username,
   ]);
   return row;
+}
+
+/** Fragment: a buyer as JSON (`{"blocked": …}`: whether a block stops it transacting), or null when the integrator has no such account. */
+export function buyerJsonSql(accountExpression: string, integratorExpression: string): string {
+  return `(select json_build_object('blocked', ${transactionBlockedSql('a.id')}) from account a
+            where a.id = ${accountExpression} and a.integrator_id = ${integratorExpression})`;
+}
+
+/** The integrator's accounts among these ids. */
+export async function accountsAmong(db: Db, integratorId: string, accountIds: string[]): Promise<string[]> {
+  const rows = await db.execute<Array<{ id: string }>>('select id from account where id = any (?::varchar[]) and integrator_id = ?', [
+    accountIds,
+    integratorId,
+  ]);
+  return rows.map((r) => r.id);
+}
+
+/** Locks these accounts (in id order: two transactions locking one pair cannot deadlock); their ids and integrators. */
+export function lockAccountsInOrder(db: Db, accountIds: string[]): Promise<Array<{ id: string; integrator_id: string }>> {
+  return db.execute('select id, integrator_id from account where id = any (?::varchar[]) order by id for update', [accountIds]);
 }

@@ -92,3 +92,45 @@ export async function loginBlockActive(db: Db, accountId: string): Promise<boole
   );
   return row !== undefined;
 }
+
+/** The active `login` blocks of these accounts (`account_id`, `reason`). */
+export function activeLoginBlocks(db: Db, accountIds: string[]): Promise<Array<{ account_id: string; reason: string }>> {
+  return db.execute(
+    `select account_id, reason from account_block where account_id = any (?::varchar[]) and capability = 'login' and status = 'active'`,
+    [accountIds],
+  );
+}
+
+/** Adds active tags on accounts (each about another resource). */
+export async function insertTags(
+  db: Db,
+  tags: Array<{
+    id: string;
+    accountId: string;
+    integratorId: string;
+    resourceId: string;
+    resourceType: string;
+    namespace: string;
+    tag: string;
+  }>,
+): Promise<void> {
+  await db.execute(
+    `insert into account_tag (id, account_id, integrator_id, resource_id, resource_type, namespace, tag, status)
+     select t.id, t.account_id, t.integrator_id, t.resource_id, t.resource_type, t.namespace, t.tag, 'active'
+       from jsonb_to_recordset(?::jsonb) as t (id varchar, account_id varchar, integrator_id varchar, resource_id varchar,
+                                              resource_type varchar, namespace varchar, tag varchar)`,
+    [
+      JSON.stringify(
+        tags.map((t) => ({
+          id: t.id,
+          account_id: t.accountId,
+          integrator_id: t.integratorId,
+          resource_id: t.resourceId,
+          resource_type: t.resourceType,
+          namespace: t.namespace,
+          tag: t.tag,
+        })),
+      ),
+    ],
+  );
+}

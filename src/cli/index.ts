@@ -17,7 +17,7 @@ import { describeError } from '../runtime/describe-error.js';
 import { DatabaseMissingError, ServiceUnavailableError } from '../db/postgres-failures.js';
 import { resolveServices } from '../runtime/services.js';
 import { publishTos } from '../tos/tos.service.js';
-import { verifyLedger } from '../ledger/ledger.service.js';
+import { verifyLedger } from '../escrow/ledger-verify.service.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { eventExists, replayDeliveries } from '../webhooks/relay.service.js';

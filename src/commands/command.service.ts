@@ -6,7 +6,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { autocommit, executor, type Sql } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import {
+  commandOfIntegrator,
+  commandOutcome,
+  insertPendingCommand,
+  lockCommandRow,
+  pendingCommandId,
+  stalledCommandRows,
+  storeCommandResult,
+} from './command.repository.js';
 import type { CommandKind, CommandResult, CommandRunner } from './command.registry.js';
 
 /** What a command is asked to do: its kind, its target and, for some kinds, an input (merge: the destination). */
@@ -23,51 +32,32 @@ export interface CommandRequest {
  * The pending command for (target, kind), created when there is none: concurrent requests for
  * the same work share one command (a unique index decides).
  */
-export async function submitCommand(target: Sql, input: CommandRequest): Promise<string> {
-  const em = executor(target);
+export async function submitCommand(db: Db, input: CommandRequest): Promise<string> {
   const inputKey = input.inputKey ?? '';
   for (;;) {
-    const [created] = await em.execute<Array<{ id: string }>>(
-      `insert into command (id, integrator_id, kind, target_id, state, input, input_key) values (?, ?, ?, ?, 'pending', ?::jsonb, ?)
-       on conflict (target_id, kind, input_key) where state = 'pending' do nothing returning id`,
-      [newId('cmd'), input.integratorId, input.kind, input.targetId, input.input ? JSON.stringify(input.input) : null, inputKey],
-    );
-    if (created) return created.id;
-    const [pending] = await em.execute<Array<{ id: string }>>(
-      `select id from command where target_id = ? and kind = ? and input_key = ? and state = 'pending'`,
-      [input.targetId, input.kind, inputKey],
-    );
+    const created = await insertPendingCommand(db, {
+      id: newId('cmd'),
+      integratorId: input.integratorId,
+      kind: input.kind,
+      targetId: input.targetId,
+      input: input.input ?? null,
+      inputKey,
+    });
+    if (created) return created;
+    const pending = await pendingCommandId(db, input.targetId, input.kind, inputKey);
     // The pending one finished between our insert and our select: make a new one.
-    if (pending) return pending.id;
+    if (pending) return pending;
   }
 }
 
 /** Locks a command for its worker; null when it does not exist. */
-export async function lockCommand(target: Sql, commandId: string) {
-  const em = executor(target);
-  const [row] = await em.execute<
-    Array<{
-      id: string;
-      kind: CommandKind;
-      target_id: string;
-      state: 'pending' | 'done';
-      result_status: number | null;
-      result_body: unknown;
-      input: Record<string, unknown> | null;
-    }>
-  >(
-    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body, input`,
-    [commandId],
-  );
-  return row ?? null;
+export async function lockCommand(db: Db, commandId: string) {
+  return (await lockCommandRow(db, commandId)) ?? null;
 }
 
 /** Marks a command done with its HTTP result, in the caller's transaction. */
-export async function completeCommand(target: Sql, commandId: string, result: CommandResult): Promise<void> {
-  await executor(target).execute(
-    `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ?`,
-    [result.status, JSON.stringify(result.body), commandId],
-  );
+export async function completeCommand(db: Db, commandId: string, result: CommandResult): Promise<void> {
+  await storeCommandResult(db, commandId, result, false);
 }
 
 /**
@@ -80,35 +70,24 @@ export async function runCommandWith(runner: CommandRunner, em: EntityManager, c
     return await runner(em, commandId);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return settleCommand(autocommit(em), commandId, errorReply(err));
+    return settleCommand(pooled(em), commandId, errorReply(err));
   }
 }
 
 /** Stores a pending command's result; a done command keeps its own (returned); null when there is no such command. */
-async function settleCommand(target: Sql, commandId: string, result: CommandResult): Promise<CommandResult | null> {
-  const [stored] = await executor(target).execute<Array<{ id: string }>>(
-    `update command set state = 'done', result_status = ?, result_body = ?::jsonb, updated_at = now() where id = ? and state = 'pending' returning id`,
-    [result.status, JSON.stringify(result.body), commandId],
-  );
-  return stored ? result : commandResult(target, commandId);
+async function settleCommand(db: Db, commandId: string, result: CommandResult): Promise<CommandResult | null> {
+  return (await storeCommandResult(db, commandId, result, true)) ? result : commandResult(db, commandId);
 }
 
 /** A command's result once done, else null. */
-export async function commandResult(target: Sql, commandId: string): Promise<CommandResult | null> {
-  const em = executor(target);
-  const [row] = await em.execute<Array<{ state: string; result_status: number | null; result_body: unknown }>>(
-    'select state, result_status, result_body from command where id = ?',
-    [commandId],
-  );
+export async function commandResult(db: Db, commandId: string): Promise<CommandResult | null> {
+  const row = await commandOutcome(db, commandId);
   return row?.state === 'done' ? { status: row.result_status!, body: row.result_body } : null;
 }
 
 /** Pending commands untouched for longer than `olderThanMs` (their job may be lost). */
-export async function stalledCommands(em: EntityManager, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
-  return em.execute(
-    `select id, kind from command where state = 'pending' and updated_at < now() - (? * interval '1 millisecond') order by updated_at limit 500`,
-    [olderThanMs],
-  );
+export function stalledCommands(em: EntityManager, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
+  return stalledCommandRows(pooled(em), olderThanMs);
 }
 
 /**
@@ -122,7 +101,7 @@ export async function runCommand(
   command: CommandRequest,
   opts: FollowOptions,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const commandId = await submitCommand(autocommit(em), command);
+  const commandId = await submitCommand(pooled(em), command);
   return followCommand(em, bus, commandId, command.kind, opts);
 }
 
@@ -141,7 +120,7 @@ export async function followCommand(
   kind: CommandKind,
   opts: FollowOptions,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
-  const db = autocommit(em);
+  const db = pooled(em);
   // Waiting starts before the job exists, so its worker cannot finish before anyone listens.
   const result = opts.respondAsync ? null : bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId));
   await bus.enqueue(commandId, kind);
@@ -164,21 +143,8 @@ export interface CommandView {
 }
 
 /** One command of the caller's integrator, or null. */
-export async function findCommand(target: Sql, integratorId: string, commandId: string): Promise<CommandView | null> {
-  const em = executor(target);
-  const [row] = await em.execute<
-    Array<{
-      id: string;
-      kind: CommandKind;
-      target_id: string;
-      input: Record<string, unknown> | null;
-      state: 'pending' | 'done';
-      result_status: number | null;
-      result_body: unknown;
-      created_at: Date;
-      updated_at: Date;
-    }>
-  >('select * from command where id = ? and integrator_id = ?', [commandId, integratorId]);
+export async function findCommand(db: Db, integratorId: string, commandId: string): Promise<CommandView | null> {
+  const row = await commandOfIntegrator(db, integratorId, commandId);
   if (!row) return null;
   return {
     command_id: row.id,

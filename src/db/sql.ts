@@ -9,14 +9,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface Db {
-  /** Runs one statement; resolves to its rows. */
+  /** Runs one statement; resolves to its rows (typed by the caller: the driver returns them untyped). */
+  // biome-ignore lint/suspicious/noExplicitAny: rows arrive untyped from the driver; a caller that reads them names their type
   execute<T = any>(sql: string, params?: readonly unknown[]): Promise<T>;
   /** Runs `work` in one transaction (rolled back on any error); inside one, `work` joins it. */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
 }
-
-/** @deprecated The older name of `Db`, kept while the flow files move over. */
-export type Executor = Db;
 
 interface PgConnection {
   query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -103,17 +101,9 @@ export function emDb(em: EntityManager): Db {
       em.execute(
         sql,
         params.map((p) => (Array.isArray(p) ? arrayLiteral(p) : p)),
-      ) as Promise<any>,
+      ) as Promise<never>,
     transaction: (work) => em.transactional((tx) => work(emDb(tx))),
   };
-}
-
-/** @deprecated `db(em)`. */
-export const autocommit = db;
-
-/** @deprecated `db(em).transaction(work)`. */
-export function inTransaction<T>(em: EntityManager, work: (tx: Db) => Promise<T>): Promise<T> {
-  return db(em).transaction(work);
 }
 
 /** SQL rendering a timestamptz column as the API's ISO 8601 UTC text (`2026-11-26T02:12:17.000Z`). */
@@ -125,9 +115,3 @@ export function isoTimestampSql(column: string): string {
 export function asDb(target: Db | EntityManager): Db {
   return 'getConnection' in target ? emDb(target) : target;
 }
-
-/** @deprecated `Db | EntityManager`. */
-export type Sql = Db | EntityManager;
-
-/** @deprecated `asDb`. */
-export const executor = asDb;

@@ -4,7 +4,7 @@
  *
  * - Commands that reach the worker together (the same turn of the event loop) run as one
  *   batch: one statement reads them all (their escrows, invoices and payment methods), one
- *   statement writes every phase's outcome.
+ *   statement writes every phase's outcome (both in escrow-phase.flow.ts).
  * - Neither statement runs inside an explicit transaction. The write is guarded instead: each
  *   escrow moves only if it is still in the state it was read in, and everything else a phase
  *   writes (its invoice, outbox events, ledger postings, the command's result) is written only
@@ -22,25 +22,23 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorProfile } from '../auth/auth.service.js';
 import type { CommandKind, CommandResult } from '../commands/command.registry.js';
 import { batchedPerPool } from '../db/batch.js';
-import { autocommit, type Executor } from '../db/sql.js';
+import { db as pooled } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
-import type { StoredCharge, StoredLineItem } from '../invoices/invoice.entity.js';
+import type { StoredCharge } from '../invoices/invoice.entity.js';
 import { invoiceView, type InvoiceRecord } from '../invoices/invoice.rules.js';
-import { CHARGE_METHOD_COLUMNS, evaluateCharges, paymentFailure, settle, type ChargeMethod } from '../invoices/settlement.service.js';
+import { evaluateCharges, paymentFailure, settle } from '../invoices/settlement.service.js';
 import { isOverdraft, systemAccount, type Posting } from '../ledger/ledger.service.js';
-import { mergeEntries, postingProblems } from '../ledger/ledger.rules.js';
 import { failpoint } from '../runtime/failpoints.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
+import { readPhaseCommands, writePhasePlans, type Plan, type ReadCommand } from './escrow-phase.flow.js';
 import {
-  escrowFromRow,
   escrowStateConflict,
   escrowView,
   transitionDecision,
   TRANSITION_TARGET,
   type EscrowRecord,
-  type EscrowStatus,
   type EscrowTransition,
 } from './escrow.rules.js';
 
@@ -52,107 +50,6 @@ const TRANSITIONS: Partial<Record<CommandKind, EscrowTransition>> = {
 
 /** Rounds of read-decide-write before a batch gives up (its jobs then retry with backoff). */
 const MAX_ROUNDS = 20;
-
-interface Loaded {
-  escrow: EscrowRecord;
-  invoice: InvoiceRecord;
-  /** The escrow invoice's payment methods (pay and cancel only). */
-  methods: ChargeMethod[];
-  /** Their wallets' balances when read. */
-  balances: Map<string, number>;
-}
-
-interface ReadCommand {
-  id: string;
-  kind: CommandKind;
-  /** Its stored result, once done. */
-  result: CommandResult | null;
-  /** The database's clock when read: the `updated` of what this phase changes. */
-  now: Date;
-  loaded: Loaded | null;
-}
-
-/**
- * Reads commands with their escrows, escrow invoices and, for
- * pay and cancel, payment methods and wallet balances: one statement, no locks held.
- */
-async function readCommands(db: Executor, ids: string[]): Promise<Map<string, ReadCommand>> {
-  const rows = await db.execute<Array<Record<string, any>>>(
-    `with c as (select id, kind, target_id, state, result_status, result_body from command where id = any (?::varchar[]))
-     select c.id as command_id, c.kind as command_kind, c.state as command_state, c.result_status, c.result_body, now() as tx_now,
-            e.id, e.integrator_id, e.account_id, e.status, e.currency, e.total_amount, e.escrow_invoice_id, e.commit_invoice_id,
-            e.cancel_invoice_id, e.metadata, e.created_at, e.updated_at,
-            i.invoice_type, i.state, i.reference_type, i.reference_id, i.description, i.metadata as invoice_metadata,
-            i.failure_reason, i.payment_methods, i.line_items, i.created_at as invoice_created_at, i.updated_at as invoice_updated_at,
-            case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.cancel') then (
-              select coalesce(json_agg(json_build_object('method', to_jsonb(m), 'balance', m.balance::text)), '[]'::json)
-                from (select ${CHARGE_METHOD_COLUMNS}, la.balance
-                        from payment_method pm left join ledger_account la on la.payment_method_id = pm.id
-                       where pm.id in (select x ->> 'payment_method_id' from jsonb_array_elements(i.payment_methods) x)) m
-            ) end as methods
-       from c
-       left join escrow e on e.id = c.target_id
-       left join invoice i on i.id = e.escrow_invoice_id`,
-    [ids],
-  );
-  const read = new Map<string, ReadCommand>();
-  for (const r of rows) {
-    const command: ReadCommand = {
-      id: r.command_id,
-      kind: r.command_kind,
-      result: r.command_state === 'done' ? { status: r.result_status, body: r.result_body } : null,
-      now: new Date(r.tx_now),
-      loaded: null,
-    };
-    if (r.id !== null) {
-      const invoice: InvoiceRecord = {
-        id: r.escrow_invoice_id,
-        integratorId: r.integrator_id,
-        accountId: r.account_id,
-        escrowId: r.id,
-        invoiceType: r.invoice_type,
-        state: r.state,
-        referenceType: r.reference_type,
-        referenceId: r.reference_id,
-        description: r.description,
-        metadata: r.invoice_metadata,
-        currency: r.currency,
-        totalAmount: Number(r.total_amount),
-        failureReason: r.failure_reason,
-        paymentMethods: r.payment_methods as StoredCharge[],
-        lineItems: r.line_items as StoredLineItem[],
-        createdAt: new Date(r.invoice_created_at),
-        updatedAt: new Date(r.invoice_updated_at),
-      };
-      const found = (r.methods ?? []) as Array<{ method: ChargeMethod & { balance: unknown }; balance: string | null }>;
-      const balances = new Map<string, number>();
-      for (const f of found) if (f.method.wallet && f.balance !== null) balances.set(f.method.wallet, Number(f.balance));
-      command.loaded = { escrow: escrowFromRow(r), invoice, methods: found.map((f) => f.method), balances };
-    }
-    read.set(command.id, command);
-  }
-  return read;
-}
-
-/** What one command writes: its result, and — when its phase runs — the escrow's move and all that goes with it. */
-interface Plan {
-  commandId: string;
-  result: CommandResult;
-  move?: {
-    escrowId: string;
-    from: EscrowStatus;
-    to: EscrowStatus;
-    commitInvoiceId: string | null;
-    cancelInvoiceId: string | null;
-    at: Date;
-    /** The escrow invoice's new state (pay). */
-    invoice?: { id: string; state: string; failureReason: string | null };
-    /** The phase invoice made (commit, cancel). */
-    phaseInvoice?: InvoiceRecord;
-    events: Array<{ integratorId: string; name: EventName; message: unknown }>;
-    postings: Posting[];
-  };
-}
 
 /** The invoice of a commit or cancel phase (SUCCESS), copied from the escrow invoice. */
 function phaseInvoice(escrow: EscrowRecord, from: InvoiceRecord, type: string, charges: StoredCharge[], at: Date): InvoiceRecord {
@@ -222,7 +119,7 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
     escrow.commitInvoiceId = made.id;
     escrow.status = 'COMMITTED';
     postings.push(
-      ...(await settle(autocommit(em), em, {
+      ...(await settle(pooled(em), em, {
         integratorId,
         currency,
         reference: `escrow:${escrow.id}:commit`,
@@ -280,124 +177,6 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
   };
 }
 
-/**
- * Every plan's writes in one statement (fixed text, arrays as parameters, so it is prepared
- * once; each row is also found by `id = any (…)`, so the planner looks it up by its key rather
- * than scanning the table to join the arrays). Each escrow moves only from the state it was
- * read in; what goes with a move is written only when it happened. The balance trigger updates
- * each account the entries touch once, in account order. Returns the commands whose result
- * was stored.
- */
-async function writePlans(db: Executor, plans: Plan[]): Promise<Set<string>> {
-  const moves = plans.flatMap((p) => (p.move ? [p.move] : [])).sort((a, b) => (a.escrowId < b.escrowId ? -1 : 1));
-  const postings = moves.flatMap((m) =>
-    m.postings.map((posting) => {
-      const problems = postingProblems(posting.entries);
-      if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
-      return { escrowId: m.escrowId, id: newId('pst'), posting };
-    }),
-  );
-  const entries = postings.flatMap((p) => mergeEntries(p.posting.entries).map((e) => ({ postingId: p.id, ...e })));
-  const invoices = moves.flatMap((m) => (m.invoice ? [{ escrowId: m.escrowId, at: m.at, ...m.invoice }] : []));
-  const made = moves.flatMap((m) => (m.phaseInvoice ? [m.phaseInvoice] : []));
-  const events = moves.flatMap((m) => m.events.map((e) => ({ escrowId: m.escrowId, ...e })));
-  const rows = await db.execute<Array<{ id: string }>>(
-    `with g as (
-       update escrow e set status = v.next, commit_invoice_id = v.commit_invoice_id, cancel_invoice_id = v.cancel_invoice_id, updated_at = v.at
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::timestamptz[]) as v (id, prev, next, commit_invoice_id, cancel_invoice_id, at)
-        where e.id = any (?::varchar[]) and e.id = v.id and e.status = v.prev
-       returning e.id
-     ), invoice_updates as (
-       update invoice i set state = v.state, failure_reason = v.failure_reason, updated_at = v.at
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::timestamptz[]) as v (escrow_id, id, state, failure_reason, at)
-        where i.id = any (?::varchar[]) and i.id = v.id and v.escrow_id in (select id from g)
-     ), invoice_inserts as (
-       insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
-                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
-       select v.id, v.integrator_id, v.account_id, v.escrow_id, v.invoice_type, 'SUCCESS', v.reference_type, v.reference_id, v.description,
-              v.metadata::jsonb, v.currency, v.total_amount, null, v.payment_methods::jsonb, v.line_items::jsonb, v.at, v.at
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[],
-                     ?::varchar[], ?::bigint[], ?::text[], ?::text[], ?::timestamptz[])
-           as v (id, integrator_id, account_id, escrow_id, invoice_type, reference_type, reference_id, description, metadata, currency, total_amount,
-                 payment_methods, line_items, at)
-        where v.escrow_id in (select id from g)
-     ), events as (
-       insert into outbox (id, integrator_id, event_name, message)
-       select v.id, v.integrator_id, v.event_name, v.message::jsonb
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, id, integrator_id, event_name, message, ord)
-        where v.escrow_id in (select id from g)
-        order by v.ord
-     ), done as (
-       update command c set state = 'done', result_status = v.status, result_body = v.body::jsonb, updated_at = now()
-         from unnest(?::varchar[], ?::varchar[], ?::int[], ?::text[]) as v (id, escrow_id, status, body)
-        where c.id = any (?::varchar[]) and c.id = v.id and c.state = 'pending' and (v.escrow_id is null or v.escrow_id in (select id from g))
-       returning c.id
-     ), p as (
-       insert into ledger_posting (id, integrator_id, reference, description)
-       select v.id, v.integrator_id, v.reference, v.description
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[]) as v (escrow_id, id, integrator_id, reference, description)
-        where v.escrow_id in (select id from g)
-       on conflict (reference) do nothing
-       returning id
-     ), entries as (
-       insert into ledger_entry (posting_id, ledger_account_id, currency, amount)
-       select v.posting_id, v.account, v.currency, v.amount
-         from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::bigint[]) as v (posting_id, account, currency, amount)
-        where v.posting_id in (select id from p)
-     )
-     select id from done`,
-    [
-      moves.map((m) => m.escrowId),
-      moves.map((m) => m.from),
-      moves.map((m) => m.to),
-      moves.map((m) => m.commitInvoiceId),
-      moves.map((m) => m.cancelInvoiceId),
-      moves.map((m) => m.at.toISOString()),
-      moves.map((m) => m.escrowId),
-      invoices.map((i) => i.escrowId),
-      invoices.map((i) => i.id),
-      invoices.map((i) => i.state),
-      invoices.map((i) => i.failureReason),
-      invoices.map((i) => i.at.toISOString()),
-      invoices.map((i) => i.id),
-      made.map((i) => i.id),
-      made.map((i) => i.integratorId),
-      made.map((i) => i.accountId),
-      made.map((i) => i.escrowId),
-      made.map((i) => i.invoiceType),
-      made.map((i) => i.referenceType),
-      made.map((i) => i.referenceId),
-      made.map((i) => i.description),
-      made.map((i) => JSON.stringify(i.metadata)),
-      made.map((i) => i.currency),
-      made.map((i) => String(i.totalAmount)),
-      made.map((i) => JSON.stringify(i.paymentMethods)),
-      made.map((i) => JSON.stringify(i.lineItems)),
-      made.map((i) => i.createdAt.toISOString()),
-      events.map((e) => e.escrowId),
-      events.map(() => newId('evt')),
-      events.map((e) => e.integratorId),
-      events.map((e) => e.name),
-      events.map((e) => JSON.stringify(e.message)),
-      plans.map((p) => p.commandId),
-      plans.map((p) => p.move?.escrowId ?? null),
-      plans.map((p) => p.result.status),
-      plans.map((p) => JSON.stringify(p.result.body)),
-      plans.map((p) => p.commandId),
-      postings.map((p) => p.escrowId),
-      postings.map((p) => p.id),
-      postings.map((p) => p.posting.integratorId),
-      postings.map((p) => p.posting.reference),
-      postings.map((p) => p.posting.description.slice(0, 200)),
-      entries.map((e) => e.postingId),
-      entries.map((e) => e.account),
-      entries.map((e) => e.currency),
-      entries.map((e) => String(e.amount)),
-    ],
-  );
-  return new Set(rows.map((r) => r.id));
-}
-
 /** A write refused because of what others did meanwhile: worth deciding again. */
 function isContention(err: unknown): boolean {
   const code = (err as { code?: string })?.code;
@@ -413,7 +192,7 @@ type Outcome = CommandResult | null | Error;
  * others of its batch still finish.
  */
 async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<string, Outcome>> {
-  const db = autocommit(em);
+  const db = pooled(em);
   const results = new Map<string, Outcome>();
   let pending = [...new Set(ids)];
   for (let round = 0; pending.length; round++) {
@@ -421,7 +200,7 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
       for (const id of pending) results.set(id, new Error(`escrow command ${id} still contended after ${MAX_ROUNDS} rounds`));
       break;
     }
-    const read = await readCommands(db, pending);
+    const read = await readPhaseCommands(db, pending);
     const plans: Plan[] = [];
     const again: string[] = [];
     const escrows = new Set<string>();
@@ -444,7 +223,7 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
     if (plans.length) {
       if (plans.some((p) => p.move?.to === 'ESCROWED')) failpoint('escrow.pay.before-charge');
       try {
-        const stored = await writePlans(db, plans);
+        const stored = await writePhasePlans(db, plans);
         for (const p of plans) {
           if (stored.has(p.commandId)) results.set(p.commandId, p.result);
           else again.push(p.commandId); // its escrow moved, or another run finished it: read again

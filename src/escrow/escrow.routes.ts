@@ -6,7 +6,7 @@ import { sendCommand } from '../http/command-response.js';
 import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
 import type { EscrowTransition } from './escrow.rules.js';
 
-/** Invoicing API: escrows (spec §4.2). Requests arrive validated. */
+/** Invoicing API: escrows (`createEscrow`, `getEscrow`, `payEscrow`, `commitEscrow`, `cancelEscrow`). Requests arrive validated. */
 export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number): void {
   router.post('/v2/escrow', async (req, res) => {
     res.status(201).json(success(await createEscrow(req.em, principalOf(req), req.body)));

@@ -66,8 +66,25 @@ export function escrowView(escrow: EscrowRecord, integrator?: string) {
   };
 }
 
-/** An escrow row (snake_case columns) as an EscrowRecord. */
-export function escrowFromRow(r: Record<string, any>): EscrowRecord {
+/** An escrow row as read (snake_case columns). */
+export interface EscrowRow {
+  id: string;
+  integrator_id: string;
+  account_id: string;
+  status: EscrowStatus;
+  currency: string;
+  /** bigint: text from the driver. */
+  total_amount: string | number;
+  escrow_invoice_id: string;
+  commit_invoice_id: string | null;
+  cancel_invoice_id: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** An escrow row as an EscrowRecord. */
+export function escrowFromRow(r: EscrowRow): EscrowRecord {
   return {
     id: r.id,
     integratorId: r.integrator_id,

@@ -7,25 +7,26 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { escrowFromRow, escrowStateConflict, escrowView, runnableFrom, transitionDecision, type EscrowTransition } from './escrow.rules.js';
+import {
+  escrowFromRow,
+  escrowStateConflict,
+  escrowView,
+  runnableFrom,
+  transitionDecision,
+  type EscrowRow,
+  type EscrowTransition,
+} from './escrow.rules.js';
 import { db as pooled, type Db } from '../db/sql.js';
+import { escrowOfIntegrator, requestTransitionRows } from './escrow.repository.js';
 import { batchedPerPool } from '../db/batch.js';
-import { insertPurchases, preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
+import { insertPurchases } from './purchase.flow.js';
+import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 import { followCommand, submitCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../envelope.js';
 
 const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.');
-
-/** The escrow columns its record is made from (named, never `*`: statements are prepared). */
-const ESCROW_COLUMNS = `id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, commit_invoice_id, cancel_invoice_id,
-  metadata, created_at, updated_at`;
-
-/** The same columns of an escrow aliased `x`. */
-const ESCROW_COLUMNS_OF_X = ESCROW_COLUMNS.split(',')
-  .map((c) => `x.${c.trim()}`)
-  .join(', ');
 
 /**
  * The escrows created in a turn of the event loop are written by one statement; when it fails,
@@ -51,7 +52,7 @@ const insertEscrow = batchedPerPool(
   },
 );
 
-/** Creates an OPEN escrow and its escrow invoice (spec §3.1: 201, `escrow_invoice_id` set). */
+/** Creates an OPEN escrow and its escrow invoice (201, `escrow_invoice_id` set). */
 export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
   const prepared = await preparePurchase(em, principal, input);
   const escrowId = newId('esc');
@@ -77,10 +78,7 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
 
 /** The caller's escrow, read outside any transaction, or a 404. */
 async function findEscrow(db: Db, principal: Principal, escrowId: string) {
-  const [row] = await db.execute<Array<Record<string, any>>>(`select ${ESCROW_COLUMNS} from escrow where id = ? and integrator_id = ?`, [
-    escrowId,
-    principal.integratorId,
-  ]);
+  const row = await escrowOfIntegrator(db, principal.integratorId, escrowId);
   if (!row) throw escrowNotFound();
   return escrowFromRow(row);
 }
@@ -104,38 +102,12 @@ interface TransitionRequest {
  * transition can run from the escrow's state, the pending command for it (made unless one
  * exists: concurrent requests share it). Undefined row: no such escrow for that integrator.
  */
-async function requestTransitions(
-  db: Db,
-  requests: TransitionRequest[],
-): Promise<Array<{ row?: Record<string, any>; commandId: string | null }>> {
-  const rows = await db.execute<Array<Record<string, any>>>(
-    `with v as (
-       select * from unnest(?::varchar[], ?::varchar[], ?::varchar[], ?::varchar[], ?::text[]) with ordinality as v (escrow_id, integrator_id, command_id, kind, runnable, ord)
-     ), e as (
-       select v.ord, v.command_id as new_command_id, v.kind as new_kind, v.runnable, ${ESCROW_COLUMNS_OF_X}
-         from v join escrow x on x.id = v.escrow_id and x.integrator_id = v.integrator_id
-        where x.id = any (?::varchar[])
-     ), c as (
-       insert into command (id, integrator_id, kind, target_id, state)
-       select e.new_command_id, e.integrator_id, e.new_kind, e.id, 'pending' from e where e.status = any (string_to_array(e.runnable, ','))
-       on conflict (target_id, kind, input_key) where state = 'pending' do nothing
-       returning id, target_id, kind
-     )
-     select e.ord, ${ESCROW_COLUMNS}, (select c.id from c where c.target_id = e.id and c.kind = e.new_kind) as command_id from e`,
-    [
-      requests.map((r) => r.escrowId),
-      requests.map((r) => r.integratorId),
-      requests.map(() => newId('cmd')),
-      requests.map((r) => r.kind),
-      requests.map((r) => r.runnable.join(',')),
-      requests.map((r) => r.escrowId),
-    ],
+async function requestTransitions(db: Db, requests: TransitionRequest[]): Promise<Array<{ row?: EscrowRow; commandId: string | null }>> {
+  const rows = await requestTransitionRows(
+    db,
+    requests.map((r) => ({ ...r, commandId: newId('cmd') })),
   );
-  const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
-  return requests.map((_, i) => {
-    const row = byOrd.get(i + 1);
-    return { row, commandId: row?.command_id ?? null };
-  });
+  return rows.map((row) => ({ row, commandId: row?.command_id ?? null }));
 }
 
 /** The requests of a turn run as one statement (see `requestTransitions`); the same request twice in a turn is asked once. */

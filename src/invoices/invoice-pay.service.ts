@@ -9,7 +9,8 @@ import { AppError, errorReply, fieldErrors } from '../errors.js';
 import type { Principal } from '../auth/auth.service.js';
 import { runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
-import { autocommit } from '../db/sql.js';
+import { db as pooled } from '../db/sql.js';
+import { chooseInvoiceCharges } from './invoice.repository.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { Invoice, type IInvoice } from './invoice.entity.js';
@@ -62,9 +63,10 @@ async function chooseCharges(
     const fields = fieldErrors();
     methodErrors(fields, named, facts.methods, invoice.currency);
     if (Object.keys(fields).length) throw AppError.invalid(fields);
-    await autocommit(em).execute(
-      `update invoice set payment_methods = ?::jsonb, updated_at = now() where id = ? and state = 'OPEN' and payment_methods = '[]'::jsonb`,
-      [JSON.stringify(asked!.map((c) => ({ ...c, currency: invoice.currency }))), invoice.id],
+    await chooseInvoiceCharges(
+      pooled(em),
+      invoice.id,
+      asked!.map((c) => ({ ...c, currency: invoice.currency })),
     );
     invoice = await em.fork().findOneOrFail(Invoice, { id: invoice.id });
     if (invoice.state !== 'OPEN') return { invoice };

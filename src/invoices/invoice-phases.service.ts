@@ -8,47 +8,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { completeCommand, lockCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
-import { inTransaction, type Executor } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
-import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
+import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
+import { lockInvoice, setInvoiceState } from './invoice.repository.js';
 import { invoiceView, type InvoiceRecord, type TokenPurchaseMetadata } from './invoice.rules.js';
 import { invoiceNotFound, invoicePayDecision, invoiceStateConflict, noChargesYet } from './invoice.service.js';
 import { paymentFailure, prepareCharges, settle } from './settlement.service.js';
 
-async function loadInvoice(db: Executor, invoiceId: string): Promise<InvoiceRecord | null> {
-  const [r] = await db.execute<Array<Record<string, any>>>('select * from invoice where id = ? for update', [invoiceId]);
-  if (!r) return null;
-  return {
-    id: r.id,
-    integratorId: r.integrator_id,
-    accountId: r.account_id,
-    escrowId: r.escrow_id,
-    invoiceType: r.invoice_type,
-    state: r.state,
-    referenceType: r.reference_type,
-    referenceId: r.reference_id,
-    description: r.description,
-    metadata: r.metadata,
-    currency: r.currency,
-    totalAmount: Number(r.total_amount),
-    failureReason: r.failure_reason,
-    paymentMethods: r.payment_methods as StoredCharge[],
-    lineItems: r.line_items as StoredLineItem[],
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
-  };
-}
-
 /** The issuing half of a token purchase: new standard tokens, from issuance to the buyer's wallet. */
-async function issueTokens(db: Executor, em: EntityManager, invoice: InvoiceRecord): Promise<Posting> {
+async function issueTokens(db: Db, em: EntityManager, invoice: InvoiceRecord): Promise<Posting> {
   const meta = invoice.metadata as unknown as TokenPurchaseMetadata;
-  const [wallet] = await db.execute<Array<{ id: string }>>(
-    `select la.id from ledger_account la join payment_method pm on pm.id = la.payment_method_id
-      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.wallet_kind = 'standard'`,
-    [meta.destination_account_id, meta.token_currency],
-  );
+  const wallet = await walletAccountOf(db, meta.destination_account_id, meta.token_currency, 'standard');
+  if (!wallet) throw new Error(`account ${meta.destination_account_id} has no standard ${meta.token_currency} wallet`);
   const issuance = await systemAccount(em, invoice.integratorId, 'token_issuance', meta.token_currency);
   return {
     integratorId: invoice.integratorId,
@@ -56,7 +30,7 @@ async function issueTokens(db: Executor, em: EntityManager, invoice: InvoiceReco
     description: `invoice ${invoice.id} issues ${meta.tokens} ${meta.token_currency}`,
     entries: [
       { account: issuance, currency: meta.token_currency, amount: -meta.tokens },
-      { account: wallet.id, currency: meta.token_currency, amount: meta.tokens },
+      { account: wallet, currency: meta.token_currency, amount: meta.tokens },
     ],
   };
 }
@@ -66,11 +40,11 @@ async function issueTokens(db: Executor, em: EntityManager, invoice: InvoiceReco
  * run (no such invoice, a state that refuses it) throws its AppError before anything is written.
  */
 export async function runInvoiceCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return inTransaction(em, async (db) => {
+  return pooled(em).transaction(async (db) => {
     const command = await lockCommand(db, commandId);
     if (!command) return null;
     if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
-    const invoice = await loadInvoice(db, command.target_id);
+    const invoice = await lockInvoice(db, command.target_id);
     if (!invoice) throw invoiceNotFound();
     const decision = invoicePayDecision(invoice);
     let result: CommandResult;
@@ -99,11 +73,7 @@ export async function runInvoiceCommand(em: EntityManager, commandId: string): P
           })),
         );
       }
-      const [updated] = await db.execute<Array<{ updated_at: Date }>>(
-        `update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ? returning updated_at`,
-        [invoice.state, invoice.failureReason, invoice.id],
-      );
-      invoice.updatedAt = new Date(updated.updated_at);
+      invoice.updatedAt = await setInvoiceState(db, invoice.id, invoice.state, invoice.failureReason ?? null);
       const view = invoiceView(invoice);
       await insertEvent(db, invoice.integratorId, 'invoice-completed', view);
       result = { status: 200, body: success(view) };

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export type InvoiceState = 'OPEN' | 'PROCESSING' | 'SUCCESS' | 'FAILED' | 'CANCELED';
 
-/** How an authorized invoice reaches its buyer (spec §4.2 `invoice_mechanism`). */
+/** How an authorized invoice reaches its buyer (`invoice_mechanism` of `authorizeInvoice`). */
 export type InvoiceMechanism = 'widget' | 'api';
 
 export interface StoredRecipient {
@@ -32,7 +32,7 @@ export interface StoredCharge {
   currency: string;
 }
 
-/** The record behind every money movement (DESIGN §4 Invoices). */
+/** The record behind every money movement (docs/money.md). */
 export const Invoice = defineEntity({
   name: 'Invoice',
   tableName: 'invoice',

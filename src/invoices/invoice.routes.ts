@@ -5,7 +5,7 @@ import { principalOf } from '../http/auth.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { keepForReplay } from '../http/idempotency.js';
-import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from './invoice-authorization.service.js';
+import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from '../escrow/invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
 import { createInvoice, getInvoice, listInvoices } from './invoice.service.js';
 import { transitionEscrow } from '../escrow/escrow.service.js';

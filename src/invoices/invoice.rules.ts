@@ -1,6 +1,6 @@
 /**
- * Invoice rules (pure): the money rules of a purchase (DESIGN §4 "Escrow money rules", which
- * standard invoices share: one currency, line amounts above zero, recipients' shares within
+ * Invoice rules (pure): the money rules of a purchase (docs/money.md; standard invoices share
+ * them with escrows: one currency, line amounts above zero, recipients' shares within
  * their line, payment-method amounts that cover the total exactly with one 0 taking the
  * remainder), views and money display.
  */
@@ -109,7 +109,7 @@ export function displayAmount(amount: number, currency: string): string {
   return `${currency} ${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
 
-/** Largest metadata object accepted, serialised (DESIGN §4). */
+/** Largest metadata object accepted, serialised. */
 export const METADATA_MAX_BYTES = 8 * 1024;
 
 export function metadataTooLarge(metadata: unknown): boolean {
@@ -138,7 +138,7 @@ export type InvoiceRecord = Pick<
   | 'updatedAt'
 >;
 
-/** The invoice shape of DESIGN §4. */
+/** The invoice as the API returns it (`getInvoice`). */
 export function invoiceView(invoice: InvoiceRecord) {
   return {
     invoice_id: invoice.id,

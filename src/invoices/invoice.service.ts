@@ -8,10 +8,10 @@ import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../error
 import { newId } from '../ids.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { autocommit, type Executor } from '../db/sql.js';
+import { db as pooled } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
 import { blockedError } from '../blocks/block.service.js';
-import { transactionBlockedSql } from '../blocks/block.repository.js';
+import { purchaseFactsOf, type FactsQuery, type PurchaseFacts } from './invoice.repository.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import {
   invoiceView,
@@ -48,20 +48,7 @@ export interface PurchaseInput {
   line_items: LineItemInput[];
 }
 
-export interface PurchaseFacts {
-  /** Null when the caller has no such account. */
-  buyer: { blocked: boolean } | null;
-  methods: Array<{ id: string; provider: string; processing_currency: string }>;
-  wallets: Array<{ id: string; kind: string; account_id: string | null; owner_blocked: boolean }>;
-}
-
-interface FactsQuery {
-  account_id: string;
-  integrator_id: string;
-  currency: string;
-  methods: string[];
-  wallets: string[];
-}
+export type { PurchaseFacts } from './invoice.repository.js';
 
 /**
  * Everything a purchase names: the buyer (and whether a block stops it buying), its payment
@@ -69,23 +56,9 @@ interface FactsQuery {
  * owners and whether a block stops them selling). The purchases of a turn of the event loop
  * are read in one statement.
  */
-export const purchaseFacts = batchedPerPool(async (em: EntityManager, queries: FactsQuery[]): Promise<PurchaseFacts[]> => {
-  const rows = await autocommit(em).execute<Array<PurchaseFacts & { n: number }>>(
-    `select q.n,
-            (select json_build_object('blocked', ${transactionBlockedSql('a.id')}) from account a where a.id = q.account_id and a.integrator_id = q.integrator_id) as buyer,
-            coalesce((select json_agg(json_build_object('id', id, 'provider', provider, 'processing_currency', processing_currency))
-                        from payment_method where account_id = q.account_id and pm_state = 'active'
-                         and id = any (array(select jsonb_array_elements_text(q.methods)))), '[]') as methods,
-            coalesce((select json_agg(json_build_object('id', la.id, 'kind', la.kind, 'account_id', pm.account_id, 'owner_blocked', ${transactionBlockedSql('pm.account_id')}))
-                        from ledger_account la left join payment_method pm on pm.id = la.payment_method_id
-                       where la.integrator_id = q.integrator_id and la.currency = q.currency and la.kind in ('user_wallet', 'publisher_wallet')
-                         and la.id = any (array(select jsonb_array_elements_text(q.wallets)))), '[]') as wallets
-       from jsonb_to_recordset(?::jsonb) as q (n int, account_id text, integrator_id text, currency text, methods jsonb, wallets jsonb)`,
-    [JSON.stringify(queries.map((q, n) => ({ n, ...q })))],
-  );
-  const byN = new Map(rows.map((r) => [r.n, r]));
-  return queries.map((_, n) => byN.get(n)!);
-});
+export const purchaseFacts = batchedPerPool(
+  (em: EntityManager, queries: FactsQuery[]): Promise<PurchaseFacts[]> => purchaseFactsOf(pooled(em), queries),
+);
 
 function factsQuery(principal: Principal, input: PurchaseInput): FactsQuery {
   return {
@@ -128,7 +101,7 @@ async function checkReferences(
   methodErrors(fields, input.payment_methods, facts.methods, currency);
 
   const known = facts.wallets;
-  input.line_items.forEach((l, i) =>
+  input.line_items.forEach((l, i) => {
     (l.recipients ?? []).forEach((r, j) => {
       if (!known.some((w) => w.id === r.destination_wallet_id && w.kind === 'user_wallet')) {
         addFieldError(fields, `line_items.${i}.recipients.${j}.destination_wallet_id`, 'NOT_FOUND');
@@ -136,10 +109,10 @@ async function checkReferences(
       if (r.source_wallet_id && !known.some((w) => w.id === r.source_wallet_id)) {
         addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, 'NOT_FOUND');
       }
-    }),
-  );
+    });
+  });
   if (Object.keys(fields).length) throw AppError.invalid(fields);
-  // Spec §3.2: a seller whose transactions are blocked cannot be paid through a new purchase.
+  // A seller whose transactions are blocked cannot be paid through a new purchase.
   for (const l of input.line_items) {
     for (const r of l.recipients ?? []) {
       const seller = known.find((w) => w.id === r.destination_wallet_id);
@@ -224,76 +197,23 @@ export function purchaseInvoice(
   };
 }
 
+/** Writes a new OPEN invoice another module made (a token purchase's), through this module's unit of work. */
+export async function addOpenInvoice(em: EntityManager, invoice: Omit<InvoiceRecord, 'state'> & { state: 'OPEN' }): Promise<void> {
+  em.create(Invoice, invoice);
+  await em.flush();
+}
+
+/** An invoice's view as it stands now (read on a fresh EntityManager: never a cached copy). */
+export async function currentInvoiceView(em: EntityManager, invoiceId: string) {
+  return invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }));
+}
+
 /** Creates a standard (non-escrow) invoice, OPEN (POST /v2/invoice). */
 export async function createInvoice(em: EntityManager, principal: Principal, input: PurchaseInput) {
   const prepared = await preparePurchase(em, principal, input);
   const invoice = em.create(Invoice, purchaseInvoice(principal, input, prepared, 'user_purchase', null));
   await em.flush();
   return invoiceView(invoice);
-}
-
-/** The columns of a new escrow and its escrow invoice, as `insertPurchases` reads them from JSON. */
-const NEW_ESCROW_COLUMNS: Array<[string, string]> = [
-  ['id', 'text'],
-  ['integrator_id', 'text'],
-  ['account_id', 'text'],
-  ['escrow_id', 'text'],
-  ['invoice_type', 'text'],
-  ['reference_type', 'text'],
-  ['reference_id', 'text'],
-  ['description', 'text'],
-  ['metadata', 'jsonb'],
-  ['currency', 'text'],
-  ['total_amount', 'bigint'],
-  ['payment_methods', 'jsonb'],
-  ['line_items', 'jsonb'],
-  ['invoice_mechanism', 'text'],
-  ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'],
-];
-
-/**
- * Writes OPEN purchase invoices in one statement: an escrow invoice with its escrow (they point
- * at each other; an escrow's row is its invoice's: same buyer, currency, total, references and
- * times), an invoice without an escrow alone. Here rather than in the escrow module: invoice
- * authorization writes escrows too, and the escrow module builds on invoices, not the reverse.
- */
-export async function insertPurchases(db: Executor, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<void> {
-  const names = NEW_ESCROW_COLUMNS.map(([name]) => name).join(', ');
-  await db.execute(
-    `with v as (select ${names} from jsonb_to_recordset(?::jsonb) as v (${NEW_ESCROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})),
-     invoices as (
-       insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
-                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, invoice_mechanism, created_at, updated_at)
-       select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
-              metadata, currency, total_amount, null, payment_methods, line_items, invoice_mechanism, created_at, updated_at from v)
-     insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
-                         description, metadata, created_at, updated_at)
-     select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
-            description, metadata, created_at, updated_at from v where escrow_id is not null`,
-    [
-      JSON.stringify(
-        invoices.map((i) => ({
-          id: i.id,
-          integrator_id: i.integratorId,
-          account_id: i.accountId,
-          escrow_id: i.escrowId,
-          invoice_type: i.invoiceType,
-          reference_type: i.referenceType,
-          reference_id: i.referenceId,
-          description: i.description,
-          metadata: i.metadata,
-          currency: i.currency,
-          total_amount: i.totalAmount,
-          payment_methods: i.paymentMethods,
-          line_items: i.lineItems,
-          invoice_mechanism: i.invoiceMechanism,
-          created_at: i.createdAt,
-          updated_at: i.updatedAt,
-        })),
-      ),
-    ],
-  );
 }
 
 /** Whether a standard invoice's pay runs, already happened, or cannot happen (an escrow's invoice is paid through its escrow). */

@@ -4,8 +4,9 @@
  * holding, commit out of it, cancel back) and standard invoices (straight through).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executor, type Executor, type Sql } from '../db/sql.js';
-import { transactionBlockedSql } from '../blocks/block.repository.js';
+import type { Db } from '../db/sql.js';
+import { balancesOf, lockBalancesOf } from '../ledger/ledger.repository.js';
+import { chargeMethods, convertibleWalletBeside } from '../payment-methods/payment-method.repository.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
@@ -37,9 +38,6 @@ export interface ChargeMethod {
   owner_blocked: boolean;
 }
 
-/** SQL columns of a ChargeMethod, for `payment_method pm left join ledger_account la on la.payment_method_id = pm.id`. */
-export const CHARGE_METHOD_COLUMNS = `pm.id, pm.provider, pm.details, la.id as wallet, ${transactionBlockedSql('pm.account_id')} as owner_blocked`;
-
 /**
  * Where each charge comes from and whether it would succeed now: a sandbox card by its test
  * number's outcome, a wallet by its balance (locked when `lockWallets`, so the balance checked
@@ -47,21 +45,16 @@ export const CHARGE_METHOD_COLUMNS = `pm.id, pm.provider, pm.details, la.id as w
  * system accounts are made through `em` (outside it).
  */
 export async function prepareCharges(
-  target: Sql,
+  db: Db,
   em: EntityManager,
   integratorId: string,
   currency: string,
   charges: StoredCharge[],
   lockWallets: boolean,
 ): Promise<ChargeSource[]> {
-  const db = executor(target);
-  const ids = charges.map((c) => c.payment_method_id);
-  const methods = await db.execute<ChargeMethod[]>(
-    `select ${CHARGE_METHOD_COLUMNS}
-       from payment_method pm
-       left join ledger_account la on la.payment_method_id = pm.id
-      where pm.id in (${ids.map(() => '?').join(', ')})`,
-    ids,
+  const methods = await chargeMethods<ChargeMethod>(
+    db,
+    charges.map((c) => c.payment_method_id),
   );
   const wallets = methods
     .filter((m) => m.wallet)
@@ -69,11 +62,7 @@ export async function prepareCharges(
     .sort();
   const balances = new Map<string, number>();
   if (wallets.length) {
-    const rows = await db.execute<Array<{ id: string; balance: string }>>(
-      `select id, balance from ledger_account where id in (${wallets.map(() => '?').join(', ')}) order by id${lockWallets ? ' for update' : ''}`,
-      wallets,
-    );
-    for (const r of rows) balances.set(r.id, Number(r.balance));
+    for (const r of await (lockWallets ? lockBalancesOf(db, wallets) : balancesOf(db, wallets))) balances.set(r.id, r.balance);
   }
   return evaluateCharges(em, integratorId, currency, charges, methods, balances);
 }
@@ -102,7 +91,7 @@ export async function evaluateCharges(
         outcome: { ok: false, reason: 'payment_method_unavailable' },
       });
     } else if (m.owner_blocked) {
-      // Spec §3.2: a blocked buyer cannot pay (blocked after the purchase was created). A refund still finds its account.
+      // A blocked buyer cannot pay (blocked after the purchase was created). A refund still finds its account.
       const account =
         m.wallet ?? (await systemAccount(em, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency));
       sources.push({ paymentMethodId: m.id, amount: charge.amount, account, outcome: { ok: false, reason: 'account_blocked' } });
@@ -134,18 +123,9 @@ export async function evaluateCharges(
 }
 
 /** For a token currency, a seller's share lands in the seller's convertible wallet. */
-async function payoutWallet(db: Executor, currency: string, destination: string): Promise<string> {
+async function payoutWallet(db: Db, currency: string, destination: string): Promise<string> {
   if (currency === 'USD') return destination;
-  const [row] = await db.execute<Array<{ id: string }>>(
-    `select conv.id from ledger_account dest
-       join payment_method dpm on dpm.id = dest.payment_method_id
-       join payment_method cpm on cpm.account_id = dpm.account_id and cpm.provider = 'wallet'
-                              and cpm.processing_currency = dest.currency and cpm.wallet_kind = 'convertible'
-       join ledger_account conv on conv.payment_method_id = cpm.id
-      where dest.id = ?`,
-    [destination],
-  );
-  return row?.id ?? destination;
+  return (await convertibleWalletBeside(db, destination)) ?? destination;
 }
 
 /**
@@ -155,7 +135,7 @@ async function payoutWallet(db: Executor, currency: string, destination: string)
  * destination. References are `<reference>` and `<reference>:shares`.
  */
 export async function settle(
-  target: Sql,
+  db: Db,
   em: EntityManager,
   input: {
     integratorId: string;
@@ -166,7 +146,6 @@ export async function settle(
     lineItems: StoredLineItem[];
   },
 ): Promise<Posting[]> {
-  const db = executor(target);
   const { integratorId, currency } = input;
   const publisher = await systemAccount(em, integratorId, 'publisher_wallet', currency);
   const toSources: EntryInput[] = [...input.from];

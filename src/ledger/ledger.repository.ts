@@ -65,9 +65,13 @@ export async function insertPostings(db: Db, postings: PostingRow[], entries: En
   return new Set(created.map((r) => r.posting_id));
 }
 
-/** Fragment: `left join ledger_account <alias> on <alias>.payment_method_id = <expr>`: a wallet method's ledger account (`<alias>.id`, `<alias>.balance`). */
-export function joinWalletAccountSql(alias: string, paymentMethodIdExpression: string): string {
-  return `left join ledger_account ${alias} on ${alias}.payment_method_id = ${paymentMethodIdExpression}`;
+/**
+ * Fragment: `left join ledger_account <alias> on <alias>.payment_method_id = <expr>`: a wallet
+ * method's ledger account (`<alias>.id`, `<alias>.balance`). `inner`: an inner join (methods
+ * without one left out; and its rows can be locked `for update of <alias>`).
+ */
+export function joinWalletAccountSql(alias: string, paymentMethodIdExpression: string, join: 'left' | 'inner' = 'left'): string {
+  return `${join === 'inner' ? 'join' : 'left join'} ledger_account ${alias} on ${alias}.payment_method_id = ${paymentMethodIdExpression}`;
 }
 
 /** Adds the ledger account of a wallet payment method. */
@@ -105,6 +109,30 @@ export async function balancesOf(db: Db, accountIds: string[]): Promise<Array<{ 
     accountIds,
   );
   return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));
+}
+
+/** Current balances of ledger accounts, locked (in id order) in the caller's transaction: the balance checked is the one posted against. */
+export async function lockBalancesOf(db: Db, accountIds: string[]): Promise<Array<{ id: string; balance: number }>> {
+  const rows = await db.execute<Array<{ id: string; balance: string }>>(
+    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')}) order by id for update`,
+    accountIds,
+  );
+  return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));
+}
+
+/** Fragment: the payment method of the wallet ledger account an SQL expression names (a scalar subquery). */
+export function walletMethodIdSql(accountExpression: string): string {
+  return `(select payment_method_id from ledger_account where id = ${accountExpression})`;
+}
+
+/**
+ * Fragment: the integrator's wallet ledger accounts (user and publisher wallets) in a currency
+ * among the ids an SQL array expression holds (`id`, `kind`, `payment_method_id`).
+ */
+export function walletAccountsAmongSql(integratorExpression: string, currencyExpression: string, idsExpression: string): string {
+  return `select la.id, la.kind, la.payment_method_id from ledger_account la
+           where la.integrator_id = ${integratorExpression} and la.currency = ${currencyExpression}
+             and la.kind in ('user_wallet', 'publisher_wallet') and la.id = any (${idsExpression})`;
 }
 
 /** Fragment: postings whose reference is `<prefix>:<id>:<phase>`, as rows (`owner_id`, `phases` — sorted phase names). */

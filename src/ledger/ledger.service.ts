@@ -1,22 +1,14 @@
 /**
- * The double-entry ledger: accounts, postings and the verification of every invariant.
- * Money moves through `post`, inside the caller's transaction — or, where a flow writes its
- * whole phase in one statement for speed (the escrow phases), through the posting fragment
+ * The double-entry ledger: accounts, postings and the verification of its invariants. Money
+ * moves through `post`, inside the caller's transaction — or, where a flow writes its whole
+ * phase in one statement for speed (escrow/escrow-phase.flow.ts), through the posting fragment
  * `insertPostingsCtes` of the ledger repository. Either way the database holds the invariants
  * (balanced postings, no overdraft, append-only, unique references).
  */
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db as pooled, emDb, type Db } from '../db/sql.js';
-import {
-  balancesOf,
-  ensureSystemAccount,
-  insertPostings,
-  insertWalletAccount,
-  ledgerProblems,
-  postingPhasesSql,
-  ESCROW_HOLDING_BALANCES_SQL,
-} from './ledger.repository.js';
+import { balancesOf, ensureSystemAccount, insertPostings, insertWalletAccount, ledgerProblems } from './ledger.repository.js';
 import { newId } from '../ids.js';
 import { mergeEntries, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
 import type { LedgerAccountKind } from './ledger.entity.js';
@@ -113,78 +105,21 @@ export interface VerifyReport {
 }
 
 /**
- * Recomputes every balance from the entries and checks every ledger invariant: each posting
- * sums to zero per currency and has two or more entries, stored balances equal recomputed
- * ones (credits − debits, or debits − credits for clearing accounts), no account but token
- * issuance is below zero, entries are in their account's currency — and the escrow invariants.
+ * Recomputes every balance from the entries and checks the ledger's own invariants: each posting
+ * sums to zero per currency and has two or more entries, stored balances equal recomputed ones
+ * (credits − debits, or debits − credits for clearing accounts), no account but token issuance
+ * is below zero, entries are in their account's currency. `extraChecks` run on the same
+ * snapshot (the escrow and invoice invariants: see escrow/ledger-verify.service.ts).
  */
-export async function verifyLedger(em: EntityManager): Promise<VerifyReport> {
+export async function verifyLedgerWith(em: EntityManager, extraChecks: (db: Db) => Promise<string[]>): Promise<VerifyReport> {
   // One snapshot for every check, so a live service's commits cannot look like breaches.
-  return em.transactional((tx) => verifySnapshot(tx), { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
-}
-
-async function verifySnapshot(em: EntityManager): Promise<VerifyReport> {
-  const { counts, problems } = await ledgerProblems(emDb(em));
-  problems.push(...(await escrowProblems(em)));
-  return {
-    ok: problems.length === 0,
-    checked: counts,
-    problems,
-  };
-}
-
-/** The postings (by phase) an escrow must have in each state; `shares` is optional (no recipients). */
-const ESCROW_PHASES: Record<string, string[]> = {
-  OPEN: [],
-  'ESCROW-FAILED': [],
-  ESCROWED: ['pay'],
-  COMMITTED: ['pay', 'commit'],
-  CANCELLED: ['pay', 'cancel'],
-};
-
-/**
- * Escrow and invoice invariants: each integrator's escrow holding balance equals the total of
- * its ESCROWED escrows, and each escrow and standard invoice has exactly the postings its state
- * implies.
- */
-async function escrowProblems(em: EntityManager): Promise<string[]> {
-  const problems: string[] = [];
-  const holding = await em.execute<Array<{ integrator_id: string; currency: string; balance: string; held: string }>>(
-    `select coalesce(a.integrator_id, e.integrator_id) as integrator_id, coalesce(a.currency, e.currency) as currency,
-            coalesce(a.balance, 0) as balance, coalesce(e.held, 0) as held
-       from (${ESCROW_HOLDING_BALANCES_SQL}) a
-       full join (select integrator_id, currency, sum(total_amount) as held from escrow where status = 'ESCROWED' group by integrator_id, currency) e
-         on e.integrator_id = a.integrator_id and e.currency = a.currency
-      where coalesce(a.balance, 0) <> coalesce(e.held, 0)`,
+  return em.transactional(
+    async (tx) => {
+      const db = emDb(tx);
+      const { counts, problems } = await ledgerProblems(db);
+      problems.push(...(await extraChecks(db)));
+      return { ok: problems.length === 0, checked: counts, problems };
+    },
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
-  for (const r of holding) {
-    problems.push(
-      `escrow holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its ESCROWED escrows total ${r.held}`,
-    );
-  }
-  // Postings named `escrow:<id>:<phase>` (and `invoice:<id>:<phase>`), grouped once: a hash join, not a scan per escrow.
-  const phases = await em.execute<Array<{ id: string; status: string; phases: string[] | null }>>(
-    `with p as (${postingPhasesSql('escrow')})
-     select e.id, e.status, p.phases from escrow e left join p on p.owner_id = e.id`,
-  );
-  for (const r of phases) {
-    const expected = ESCROW_PHASES[r.status] ?? [];
-    const actual = (r.phases ?? []).filter(Boolean).sort();
-    if (actual.join(',') !== [...expected].sort().join(',')) {
-      problems.push(`escrow ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
-    }
-  }
-  // Standard and token purchase invoices: paid ones have their postings, others none.
-  const invoices = await em.execute<Array<{ id: string; state: string; invoice_type: string; phases: string[] | null }>>(
-    `with p as (${postingPhasesSql('invoice')})
-     select i.id, i.state, i.invoice_type, p.phases from invoice i left join p on p.owner_id = i.id where i.escrow_id is null`,
-  );
-  for (const r of invoices) {
-    const expected = r.state !== 'SUCCESS' ? [] : r.invoice_type === 'token_purchase' ? ['issue', 'pay'] : ['pay'];
-    const actual = (r.phases ?? []).filter(Boolean).sort();
-    if (actual.join(',') !== expected.join(',')) {
-      problems.push(`invoice ${r.id} is ${r.state} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
-    }
-  }
-  return problems;
 }

@@ -13,7 +13,7 @@ export interface MergeFacts {
   fiatBalance: number;
 }
 
-/** A 409's message, or null when the merge may go ahead (spec §3.4; DESIGN: fiat is not merged). */
+/** A 409's message, or null when the merge may go ahead (fiat is not merged: see `mergeAccounts`). */
 export function mergeRefusal(f: MergeFacts): string | null {
   if (f.sourceLoginBlock?.reason === 'merge_account') return 'The source account was already merged.';
   if (f.sourceLoginBlock) return `The source account is closed (login blocked, reason ${f.sourceLoginBlock.reason}).`;
@@ -71,5 +71,5 @@ export function mergeTransfers(
   return { ok: true, transfers };
 }
 
-/** The tag namespace of merges (spec §2.6). */
+/** The tag namespace of merges (the tags it puts on both accounts). */
 export const MERGE_NAMESPACE = 'account-merge';

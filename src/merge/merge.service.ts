@@ -12,7 +12,11 @@ import type { Principal } from '../auth/auth.service.js';
 import { applyBlock } from '../blocks/block.service.js';
 import { completeCommand, findCommand, lockCommand, runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
-import { autocommit, inTransaction, type Executor } from '../db/sql.js';
+import { accountsAmong, lockAccountsInOrder } from '../accounts/account.repository.js';
+import { activeLoginBlocks, insertTags } from '../blocks/block.repository.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import { escrowedAsBuyerCount, escrowedPayingWalletsCount } from '../escrow/escrow.repository.js';
+import { walletsOfAccounts } from '../payment-methods/payment-method.repository.js';
 import { success } from '../envelope.js';
 import { post } from '../ledger/ledger.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
@@ -24,16 +28,8 @@ export interface MergeInput {
 }
 
 /** The wallets of accounts with their ledger balances; locked (in id order) when `lock`. */
-async function walletsOf(db: Executor, accountIds: string[], lock: boolean): Promise<MergeWallet[]> {
-  const rows = await db.execute<
-    Array<{ account_id: string; processing_currency: string; wallet_kind: 'standard' | 'convertible' | null; id: string; balance: string }>
-  >(
-    `select pm.account_id, pm.processing_currency, pm.wallet_kind, la.id, la.balance
-       from payment_method pm join ledger_account la on la.payment_method_id = pm.id
-      where pm.account_id in (${accountIds.map(() => '?').join(', ')}) and pm.provider = 'wallet'
-      order by la.id${lock ? ' for update of la' : ''}`,
-    accountIds,
-  );
+async function walletsOf(db: Db, accountIds: string[], lock: boolean): Promise<MergeWallet[]> {
+  const rows = await walletsOfAccounts(db, accountIds, lock);
   return rows.map((r) => ({
     accountId: r.account_id,
     currency: r.processing_currency,
@@ -44,35 +40,26 @@ async function walletsOf(db: Executor, accountIds: string[], lock: boolean): Pro
 }
 
 async function mergeFacts(
-  db: Executor,
+  db: Db,
   integratorId: string,
   sourceId: string,
   destinationId: string,
   sourceWallets: MergeWallet[],
 ): Promise<MergeFacts> {
-  const blocks = await db.execute<Array<{ account_id: string; reason: string }>>(
-    `select account_id, reason from account_block where account_id in (?, ?) and capability = 'login' and status = 'active'`,
-    [sourceId, destinationId],
-  );
-  const [asBuyer] = await db.execute<Array<{ n: string }>>(
-    `select count(*) as n from escrow where account_id = ? and status = 'ESCROWED'`,
-    [sourceId],
-  );
+  const blocks = await activeLoginBlocks(db, [sourceId, destinationId]);
+  const escrowedAsBuyer = await escrowedAsBuyerCount(db, sourceId);
   // An ESCROWED escrow pays the source on commit when a recipient names one of its wallets.
-  const containment = sourceWallets.map((w) => JSON.stringify([{ recipients: [{ destination_wallet_id: w.ledgerAccountId }] }]));
-  const [asSeller] = containment.length
-    ? await db.execute<Array<{ n: string }>>(
-        `select count(*) as n from escrow e join invoice i on i.id = e.escrow_invoice_id
-        where e.integrator_id = ? and e.status = 'ESCROWED' and (${containment.map(() => 'i.line_items @> ?::jsonb').join(' or ')})`,
-        [integratorId, ...containment],
-      )
-    : [{ n: '0' }];
+  const escrowedAsSeller = await escrowedPayingWalletsCount(
+    db,
+    integratorId,
+    sourceWallets.map((w) => w.ledgerAccountId),
+  );
   const source = blocks.find((b) => b.account_id === sourceId);
   return {
     sourceLoginBlock: source ? { reason: source.reason } : null,
     destinationLoginBlocked: blocks.some((b) => b.account_id === destinationId),
-    escrowedAsBuyer: Number(asBuyer.n),
-    escrowedAsSeller: Number(asSeller.n),
+    escrowedAsBuyer,
+    escrowedAsSeller,
     fiatBalance: sourceWallets.filter((w) => w.walletKind === null).reduce((sum, w) => sum + w.balance, 0),
   };
 }
@@ -95,14 +82,10 @@ export async function requestMerge(
   const { source_account_id: sourceId, destination_account_id: destinationId } = input;
   if (sourceId === destinationId)
     throw AppError.invalid({ destination_account_id: ['SAME_AS_SOURCE'] }, 'An account cannot be merged into itself.');
-  const db = autocommit(em);
-  const found = await db.execute<Array<{ id: string }>>('select id from account where id in (?, ?) and integrator_id = ?', [
-    sourceId,
-    destinationId,
-    principal.integratorId,
-  ]);
-  if (!found.some((r) => r.id === sourceId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Source account not found.');
-  if (!found.some((r) => r.id === destinationId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Destination account not found.');
+  const db = pooled(em);
+  const found = await accountsAmong(db, principal.integratorId, [sourceId, destinationId]);
+  if (!found.includes(sourceId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Source account not found.');
+  if (!found.includes(destinationId)) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Destination account not found.');
   const refusal = mergeRefusal(
     await mergeFacts(db, principal.integratorId, sourceId, destinationId, await walletsOf(db, [sourceId], false)),
   );
@@ -130,7 +113,7 @@ export async function requestMerge(
  * result). A merge that cannot run throws its AppError before anything is written.
  */
 export async function runMergeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return inTransaction(em, async (db) => {
+  return pooled(em).transaction(async (db) => {
     const command = await lockCommand(db, commandId);
     if (!command) return null;
     if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
@@ -142,10 +125,7 @@ export async function runMergeCommand(em: EntityManager, commandId: string): Pro
       return result;
     };
     // Both accounts in id order (two merges of one pair cannot deadlock), then the wallets.
-    const accounts = await db.execute<Array<{ id: string; integrator_id: string }>>(
-      'select id, integrator_id from account where id in (?, ?) order by id for update',
-      [sourceId, destinationId],
-    );
+    const accounts = await lockAccountsInOrder(db, [sourceId, destinationId]);
     if (accounts.length !== 2) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
     const integratorId = accounts[0].integrator_id;
     const wallets = await walletsOf(db, [sourceId, destinationId], true);
@@ -177,27 +157,21 @@ function mergeView(sourceId: string, destinationId: string, transfers: MergeTran
   return { source_account_id: sourceId, destination_account_id: destinationId, moved: transfers };
 }
 
-async function tagBoth(db: Executor, integratorId: string, sourceId: string, destinationId: string): Promise<void> {
-  await db.execute(
-    `insert into account_tag (id, account_id, integrator_id, resource_id, resource_type, namespace, tag, status)
-     values (?, ?, ?, ?, 'account', ?, 'merged-into', 'active'), (?, ?, ?, ?, 'account', ?, 'merged-from', 'active')`,
-    [
-      newId('tag'),
-      sourceId,
-      integratorId,
-      destinationId,
-      MERGE_NAMESPACE,
-      newId('tag'),
-      destinationId,
-      integratorId,
-      sourceId,
-      MERGE_NAMESPACE,
-    ],
-  );
+async function tagBoth(db: Db, integratorId: string, sourceId: string, destinationId: string): Promise<void> {
+  const tag = (accountId: string, resourceId: string, name: string) => ({
+    id: newId('tag'),
+    accountId,
+    integratorId,
+    resourceId,
+    resourceType: 'account',
+    namespace: MERGE_NAMESPACE,
+    tag: name,
+  });
+  await insertTags(db, [tag(sourceId, destinationId, 'merged-into'), tag(destinationId, sourceId, 'merged-from')]);
 }
 
 /** One posting for every balance that moves; its reference names the command, so it posts once. */
-async function moveBalances(db: Executor, integratorId: string, commandId: string, transfers: MergeTransfer[]): Promise<void> {
+async function moveBalances(db: Db, integratorId: string, commandId: string, transfers: MergeTransfer[]): Promise<void> {
   if (!transfers.length) return;
   await post(db, {
     integratorId,

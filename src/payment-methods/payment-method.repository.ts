@@ -8,7 +8,8 @@ import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import type { IAccount } from '../accounts/account.entity.js';
 import { joinIntegratorSql } from '../auth/auth.repository.js';
-import { joinWalletAccountSql } from '../ledger/ledger.repository.js';
+import { joinWalletAccountSql, walletMethodIdSql } from '../ledger/ledger.repository.js';
+import { transactionBlockedSql } from '../blocks/block.repository.js';
 import { PaymentMethod, type IPaymentMethod } from './payment-method.entity.js';
 
 /** A new method's fields (its id and timestamps are made here). */
@@ -91,4 +92,79 @@ export async function activeMethod(db: Db, integratorId: string, id: string): Pr
     [id, integratorId],
   );
   return row && { accountId: row.account_id, currency: row.processing_currency };
+}
+
+/**
+ * Fragment: the methods whose ids a query yields, as charging sees them (`id`, `provider`,
+ * `details`, `wallet`: its ledger account, `owner_blocked`, `balance`: the wallet's).
+ */
+export function chargeMethodsSql(idsQuery: string): string {
+  return `select pm.id, pm.provider, pm.details, la.id as wallet, ${transactionBlockedSql('pm.account_id')} as owner_blocked, la.balance
+            from payment_method pm ${joinWalletAccountSql('la', 'pm.id')}
+           where pm.id in (${idsQuery})`;
+}
+
+/** Fragment: `left join payment_method <alias> on <alias>.id = <expr>` (a wallet ledger account's method). */
+export function joinPaymentMethodSql(alias: string, idExpression: string): string {
+  return `left join payment_method ${alias} on ${alias}.id = ${idExpression}`;
+}
+
+/** The ledger account of the account's wallet in a currency of a kind (`standard`, `convertible`), if any. */
+export async function walletAccountOf(
+  db: Db,
+  accountId: string,
+  currency: string,
+  kind: 'standard' | 'convertible',
+): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select la.id from payment_method pm ${joinWalletAccountSql('la', 'pm.id', 'inner')}
+      where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.wallet_kind = ?`,
+    [accountId, currency, kind],
+  );
+  return row?.id;
+}
+
+/** The ledger account of the convertible wallet (same account, same currency) beside a wallet's ledger account, if any. */
+export async function convertibleWalletBeside(db: Db, walletAccountId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select conv.id from payment_method dpm
+       join payment_method cpm on cpm.account_id = dpm.account_id and cpm.provider = 'wallet'
+                              and cpm.processing_currency = dpm.processing_currency and cpm.wallet_kind = 'convertible'
+       ${joinWalletAccountSql('conv', 'cpm.id')}
+      where dpm.id = ${walletMethodIdSql('?')} and conv.id is not null`,
+    [walletAccountId],
+  );
+  return row?.id;
+}
+
+/** The methods with these ids, as charging sees them. */
+export function chargeMethods<T>(db: Db, ids: string[]): Promise<T[]> {
+  return db.execute<T[]>(chargeMethodsSql('select unnest(?::varchar[])'), [ids]);
+}
+
+/** Fragment: the account's active methods among the ids an SQL array expression holds (`id`, `provider`, `processing_currency`). */
+export function activeMethodsAmongSql(accountExpression: string, idsExpression: string): string {
+  return `select id, provider, processing_currency from payment_method
+           where account_id = ${accountExpression} and pm_state = 'active' and id = any (${idsExpression})`;
+}
+
+/** A wallet method of an account with its ledger account and balance. */
+export interface WalletRow {
+  account_id: string;
+  processing_currency: string;
+  wallet_kind: 'standard' | 'convertible' | null;
+  /** Its ledger account. */
+  id: string;
+  balance: string;
+}
+
+/** The wallets of these accounts with their ledger balances, in ledger account order; their ledger rows locked when `lock`. */
+export function walletsOfAccounts(db: Db, accountIds: string[], lock: boolean): Promise<WalletRow[]> {
+  return db.execute<WalletRow[]>(
+    `select pm.account_id, pm.processing_currency, pm.wallet_kind, la.id, la.balance
+       from payment_method pm ${joinWalletAccountSql('la', 'pm.id', 'inner')}
+      where pm.account_id = any (?::varchar[]) and pm.provider = 'wallet'
+      order by la.id${lock ? ' for update of la' : ''}`,
+    [accountIds],
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * Token purchase (DESIGN §4 Virtual tokens): a USD payment method pays the integrator and
+ * Token purchase: a USD payment method pays the integrator and
  * standard tokens are issued to an account, through a `token_purchase` invoice paid as a
  * command like any invoice.
  */
@@ -14,8 +14,8 @@ import { findActiveMethod } from '../payment-methods/payment-method.service.js';
 import { runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { success } from '../envelope.js';
-import { Invoice } from '../invoices/invoice.entity.js';
-import { invoiceView, type TokenPurchaseMetadata } from '../invoices/invoice.rules.js';
+import type { TokenPurchaseMetadata } from '../invoices/invoice.rules.js';
+import { addOpenInvoice, currentInvoiceView } from '../invoices/invoice.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { tokenQuote } from './tokens.rules.js';
 
@@ -52,7 +52,7 @@ export async function purchaseTokens(
     destination_account_id: destination,
   };
   const now = new Date();
-  const invoice = em.create(Invoice, {
+  const invoice: Parameters<typeof addOpenInvoice>[1] = {
     id: newId('inv'),
     integratorId: principal.integratorId,
     accountId: method.accountId,
@@ -83,8 +83,8 @@ export async function purchaseTokens(
     ],
     createdAt: now,
     updatedAt: now,
-  });
-  await em.flush();
+  };
+  await addOpenInvoice(em, invoice);
   const result = await runCommand(
     em,
     bus,
@@ -92,7 +92,7 @@ export async function purchaseTokens(
     {
       ...opts,
       location: `/v2/invoice/${invoice.id}`,
-      current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoice.id }))),
+      current: async () => success(await currentInvoiceView(em, invoice.id)),
     },
   );
   // The purchase made the invoice: a finished payment answers 201 Created.

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { registerAccount } from '../accounts/account.service.js';
 import { findClient, type Principal, type TokenSigner } from '../auth/auth.service.js';
 import { authorizeUser } from '../auth/user-session.service.js';
-import { authorizeInvoice } from '../invoices/invoice-authorization.service.js';
+import { authorizeInvoice } from '../escrow/invoice-authorization.service.js';
 
 async function demoPrincipal(em: EntityManager, clientId: string): Promise<Principal> {
   const client = await findClient(em, clientId);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
-/** The blocked-account 403: empty message and codes, the payload a sentence naming the account. */
+/** The blocked 403 (docs/contract.md): empty message and codes, the payload a sentence naming the account. */
 function assertBlocked(res: { status: number; body: any; text: string }, accountId: string): void {
   assert.equal(res.status, 403, res.text);
   assert.deepEqual(res.body, { status: 'Failure', message: [], codes: [], payload: `Account ${accountId} is blocked.` });

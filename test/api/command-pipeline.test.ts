@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { db } from '../../src/db/sql.js';
 import { commandResult, runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { AppError } from '../../src/errors.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
@@ -10,7 +11,7 @@ async function pendingCommand(kind: 'invoice.pay' | 'account.merge', targetId: s
   const [integrator] = await h()
     .orm.em.fork()
     .execute<Array<{ id: string }>>('select integrator_id as id from client where id = ?', [client.clientId]);
-  return submitCommand(h().orm.em.fork(), { integratorId: integrator.id, kind, targetId, input, inputKey: unique('key') });
+  return submitCommand(db(h().orm.em), { integratorId: integrator.id, kind, targetId, input, inputKey: unique('key') });
 }
 
 describe('command pipeline', () => {
@@ -21,7 +22,7 @@ describe('command pipeline', () => {
       body: { status: 'Failure', message: ['Invoice not found.'], codes: ['INVOICE_GET_ERROR'], payload: null },
     };
     assert.deepEqual(await runCommandWith(invoiceCommands['invoice.pay']!, h().orm.em.fork(), commandId), expected);
-    assert.deepEqual(await commandResult(h().orm.em.fork(), commandId), expected);
+    assert.deepEqual(await commandResult(db(h().orm.em), commandId), expected);
     const merge = await pendingCommand('account.merge', unique('acct_gone'), { destination_account_id: unique('acct_gone') });
     assert.deepEqual(await runCommandWith(mergeCommands['account.merge']!, h().orm.em.fork(), merge), {
       status: 404,
@@ -40,7 +41,7 @@ describe('command pipeline', () => {
       commandId,
     );
     assert.deepEqual(late, first);
-    assert.deepEqual(await commandResult(h().orm.em.fork(), commandId), first);
+    assert.deepEqual(await commandResult(db(h().orm.em), commandId), first);
   });
 
   it('leaves the command pending when its runner fails otherwise, so its job retries', async () => {
@@ -55,6 +56,6 @@ describe('command pipeline', () => {
       ),
       /connection reset/,
     );
-    assert.equal(await commandResult(h().orm.em.fork(), commandId), null);
+    assert.equal(await commandResult(db(h().orm.em), commandId), null);
   });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { db } from '../../src/db/sql.js';
 import type { Job } from 'bullmq';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { submitCommand } from '../../src/commands/command.service.js';
-import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { MaintenanceJob } from '../../src/queues/names.js';
 import { maintenanceProcessor } from '../../workers/maintenance.processor.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
@@ -231,7 +232,7 @@ describe('account merge', () => {
     const destination = await party(client);
     await fund(source, 'GEM:standard', 40);
     // The web process wrote the command, then died before enqueuing its job.
-    const commandId = await submitCommand(h().orm.em.fork(), {
+    const commandId = await submitCommand(db(h().orm.em), {
       integratorId,
       kind: 'account.merge',
       targetId: source.account_id,

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { db } from '../../src/db/sql.js';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { consumeSessionNonce } from '../../src/auth/user-session.service.js';
 import { commandResult, runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
-import { verifyLedger } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -233,16 +234,16 @@ describe("invoice authorization (POST /v2/authorize/invoice) and the buyer's pay
   it('a pay command that reaches the worker before any methods were chosen answers 409 and charges nothing', async () => {
     const auth = (await authorize({})).body.payload;
     const em = h().orm.em.fork();
-    const commandId = await submitCommand(em, {
+    const commandId = await submitCommand(db(em), {
       integratorId: buyer.integrator_id,
       kind: 'invoice.pay',
       targetId: auth.authorized_invoice_id,
     });
     // As the worker runs it: the runner's refusal is the command's stored result.
     const result = await runCommandWith(invoiceCommands['invoice.pay']!, em, commandId);
-    assert.deepEqual(await commandResult(em, commandId), result);
+    assert.deepEqual(await commandResult(db(em), commandId), result);
     assert.equal(result?.status, 409);
-    assert.deepEqual((result?.body as any).codes, ['INVOICE_STATE_ERROR']);
+    assert.deepEqual((result?.body as any)?.codes, ['INVOICE_STATE_ERROR']);
     const seen = await call('GET', `/v2/invoice/${auth.authorized_invoice_id}`, { token: client.token });
     assert.equal(seen.body.payload.state, 'OPEN');
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { balances, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { addCard, call, h, newClient, register, type TestClient } from '../support/harness.js';
 
 describe('standard invoices', () => {

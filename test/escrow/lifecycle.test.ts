@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -188,7 +189,9 @@ describe('escrow lifecycle', () => {
       const final = (await call('GET', `/v2/escrow/${id}`, { token: client.token })).body.payload.status;
       assert.ok(final === 'COMMITTED' || final === 'CANCELLED');
       const winner = final === 'COMMITTED' ? 'commit' : 'cancel';
-      results.forEach((r, i) => assert.equal(r.status, (i % 2 ? 'commit' : 'cancel') === winner ? 200 : 409, r.text));
+      results.forEach((r, i) => {
+        assert.equal(r.status, (i % 2 ? 'commit' : 'cancel') === winner ? 200 : 409, r.text);
+      });
       assert.equal(await balance(seller.wallets['USD:fiat'].wallet), sellerBefore + (final === 'COMMITTED' ? 1200 : 0));
     }
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);

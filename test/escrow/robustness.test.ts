@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { db } from '../../src/db/sql.js';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { runEscrowCommand } from '../../src/escrow/escrow-phases.service.js';
-import { balances, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { addCard, call, h, newClient, register, unique } from '../support/harness.js';
 
 describe('escrow robustness', () => {
@@ -21,7 +23,7 @@ describe('escrow robustness', () => {
     const [row] = await h()
       .orm.em.fork()
       .execute<Array<{ integrator_id: string }>>('select integrator_id from escrow where id = ?', [escrowId]);
-    const commandId = await submitCommand(h().orm.em.fork(), { integratorId: row.integrator_id, kind: 'escrow.pay', targetId: escrowId });
+    const commandId = await submitCommand(db(h().orm.em), { integratorId: row.integrator_id, kind: 'escrow.pay', targetId: escrowId });
     const results = await Promise.all(Array.from({ length: 5 }, () => runEscrowCommand(h().orm.em.fork(), commandId)));
     for (const r of results) assert.equal(r?.status, 200);
     const postings = await h()

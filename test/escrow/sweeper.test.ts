@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { db } from '../../src/db/sql.js';
 import type { Job } from 'bullmq';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { MaintenanceJob } from '../../src/queues/names.js';
@@ -23,7 +24,7 @@ describe('command sweeper', () => {
       .orm.em.fork()
       .execute<Array<{ integrator_id: string }>>('select integrator_id from escrow where id = ?', [escrowId]);
     // The web process wrote the command, then died before enqueuing its job.
-    const commandId = await submitCommand(h().orm.em.fork(), { integratorId: row.integrator_id, kind: 'escrow.pay', targetId: escrowId });
+    const commandId = await submitCommand(db(h().orm.em), { integratorId: row.integrator_id, kind: 'escrow.pay', targetId: escrowId });
     await h().orm.em.fork().execute(`update command set updated_at = now() - interval '1 minute' where id = ?`, [commandId]);
     assert.equal((await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.status, 'OPEN');
 
@@ -51,7 +52,7 @@ describe('command sweeper', () => {
     const [row] = await h()
       .orm.em.fork()
       .execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [buyer.account_id]);
-    const commandId = await submitCommand(h().orm.em.fork(), {
+    const commandId = await submitCommand(db(h().orm.em), {
       integratorId: row.integrator_id,
       kind: 'escrow.pay',
       targetId: 'esc_recent',

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { tokenQuote } from '../../src/tokens/tokens.rules.js';
-import { balances, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 describe('token purchase', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { balances, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 type Capability = 'login' | 'transactions' | 'payouts';
@@ -44,7 +45,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('merge' as const), source: account, destination: account }) },
 );
 
-/** Whether blocks stop an account buying or selling (login includes every capability). */
+/** Whether blocks stop an account buying or selling (a login block includes every capability). */
 const cannotTransact = (a: Account) => a.blocks.has('login') || a.blocks.has('transactions');
 
 describe('accounts model (fast-check): blocks, merges and escrows interleaved keep every rule and every balance', () => {

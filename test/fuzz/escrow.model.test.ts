@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { balances, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { addCard, call, h, newClient, register, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 
 type Currency = 'USD' | 'VCD';

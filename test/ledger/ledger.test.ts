@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
-import { balances, isOverdraft, post, systemAccount, verifyLedger } from '../../src/ledger/ledger.service.js';
+import { balances, isOverdraft, post, systemAccount } from '../../src/ledger/ledger.service.js';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { dropDatabase, h, newClient, register, scratchDatabase, unique, withDatabase } from '../support/harness.js';
 
 async function walletOf(accountId: string, currency = 'USD'): Promise<string> {

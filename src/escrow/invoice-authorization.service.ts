@@ -1,5 +1,5 @@
 /**
- * Invoice authorization (spec §4.2 `POST /v2/authorize/invoice`): the integrator's server makes
+ * Invoice authorization (`POST /v2/authorize/invoice`, operation `authorizeInvoice`): the integrator's server makes
  * an invoice — an escrow's escrow invoice with `is_escrow` — whose buyer chooses how to pay
  * later, in the hosted checkout (`widget`: a single-use session nonce and the redirect into the
  * hosted flow) or in its own app through the SDK (`api`: a user password token). The invoice,
@@ -10,10 +10,11 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal, TokenSigner } from '../auth/auth.service.js';
 import { openUserSession, sessionRedirect, type UserToken } from '../auth/user-session.service.js';
-import { inTransaction, type Executor } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
 import { spendableBalance } from '../payment-methods/payment-method.service.js';
-import type { InvoiceMechanism } from './invoice.entity.js';
-import { insertPurchases, preparePurchase, purchaseInvoice, type PurchaseInput } from './invoice.service.js';
+import type { InvoiceMechanism } from '../invoices/invoice.entity.js';
+import { insertPurchases } from './purchase.flow.js';
+import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
 
 /** The body of POST /v2/authorize/invoice. */
 export interface AuthorizeInvoiceInput extends Omit<PurchaseInput, 'payment_methods'> {
@@ -26,7 +27,7 @@ export type AuthorizedInvoice =
   | { authorized_invoice_id: string; password_token: UserToken; escrow_id?: string };
 
 /**
- * Authorizes an invoice for its buyer (spec §4.2). Every money rule of `POST /v2/escrow` but
+ * Authorizes an invoice for its buyer. Every money rule of `POST /v2/escrow` but
  * the payment methods' is checked now (400 naming the field); a token-currency purchase the
  * buyer's token wallets cannot cover is refused (`account_id: INSUFFICIENT_BALANCE`); a buyer
  * blocked from transactions or from logging in gets 403 and nothing is made.
@@ -51,7 +52,7 @@ export async function authorizeInvoice(
     ...purchaseInvoice(principal, purchase, prepared, escrowId ? 'user_purchase_escrow' : 'user_purchase', escrowId),
     invoiceMechanism: input.invoice_mechanism,
   };
-  return inTransaction(em, async (db) => {
+  return pooled(em).transaction(async (db) => {
     await insertPurchases(db, [invoice]);
     return withSession(
       db,
@@ -72,7 +73,7 @@ export interface AuthorizedIds {
 
 /** The answer for an authorized invoice: a new session for its buyer, in the caller's transaction. */
 async function withSession(
-  db: Executor,
+  db: Db,
   signer: TokenSigner,
   principal: Principal,
   input: AuthorizeInvoiceInput,
@@ -97,5 +98,5 @@ export async function reopenAuthorization(
   kept: AuthorizedIds,
   webUrl: string,
 ): Promise<AuthorizedInvoice> {
-  return inTransaction(em, (db) => withSession(db, signer, principal, input, kept, webUrl));
+  return pooled(em).transaction((db) => withSession(db, signer, principal, input, kept, webUrl));
 }

@@ -1,0 +1,164 @@
+/**
+ * The escrow table. Hand-written SQL: escrow requests and phases are the hot path, so a
+ * request reads its escrow and makes its pending command in one statement, and a phase moves
+ * escrows with a guarded UPDATE (only from the state it read) inside the phase's one statement
+ * (escrow-phase.flow.ts), through the fragments below.
+ */
+import { insertPendingCommandsSql } from '../commands/command.repository.js';
+import type { Db } from '../db/sql.js';
+import type { EscrowRow } from './escrow.rules.js';
+import { joinInvoiceSql } from '../invoices/invoice.repository.js';
+import { ESCROW_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
+
+/** The escrow columns its record is made from (named, never `*`: statements are prepared). */
+const ESCROW_COLUMNS = [
+  'id',
+  'integrator_id',
+  'account_id',
+  'status',
+  'currency',
+  'total_amount',
+  'escrow_invoice_id',
+  'commit_invoice_id',
+  'cancel_invoice_id',
+  'metadata',
+  'created_at',
+  'updated_at',
+];
+
+/** Fragment: the escrow columns of the row aliased `alias`, as `escrowFromRow` reads them. */
+export function escrowColumnsSql(alias: string): string {
+  return ESCROW_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
+}
+
+/** Fragment: `left join escrow <alias> on <alias>.id = <expr>`. */
+export function joinEscrowSql(alias: string, idExpression: string): string {
+  return `left join escrow ${alias} on ${alias}.id = ${idExpression}`;
+}
+
+/** The integrator's escrow, if any. */
+export async function escrowOfIntegrator(db: Db, integratorId: string, escrowId: string): Promise<EscrowRow | undefined> {
+  const [row] = await db.execute<EscrowRow[]>(`select ${ESCROW_COLUMNS.join(', ')} from escrow where id = ? and integrator_id = ?`, [
+    escrowId,
+    integratorId,
+  ]);
+  return row;
+}
+
+/** A request for a transition: the caller's escrow and, when it is in a runnable state, a command to make. */
+export interface TransitionRequestRow {
+  escrowId: string;
+  integratorId: string;
+  commandId: string;
+  kind: string;
+  /** The states the transition runs from. */
+  runnable: string[];
+}
+
+/**
+ * Requests in one statement: each caller's escrow and, when its state is runnable, the pending
+ * command for it (made unless one exists: concurrent requests share it). Answers in request
+ * order; undefined row: no such escrow for that integrator.
+ */
+export async function requestTransitionRows(
+  db: Db,
+  requests: TransitionRequestRow[],
+): Promise<Array<(EscrowRow & { command_id: string | null }) | undefined>> {
+  const rows = await db.execute<Array<EscrowRow & { ord: string; command_id: string | null }>>(
+    `with v as (
+       select * from jsonb_to_recordset(?::jsonb) as v (ord int, escrow_id varchar, integrator_id varchar, command_id varchar, kind varchar, runnable text)
+     ), e as (
+       select v.ord, v.command_id as new_command_id, v.kind as new_kind, v.runnable, ${escrowColumnsSql('x')}
+         from v join escrow x on x.id = v.escrow_id and x.integrator_id = v.integrator_id
+        where x.id = any (array(select escrow_id from v))
+     ), n as (
+       select e.new_command_id as id, e.integrator_id, e.new_kind as kind, e.id as target_id from e where e.status = any (string_to_array(e.runnable, ','))
+     ), c as (${insertPendingCommandsSql('n')})
+     select e.ord, ${ESCROW_COLUMNS.join(', ')}, (select c.id from c where c.target_id = e.id and c.kind = e.new_kind) as command_id from e`,
+    [
+      JSON.stringify(
+        requests.map((r, i) => ({
+          ord: i + 1,
+          escrow_id: r.escrowId,
+          integrator_id: r.integratorId,
+          command_id: r.commandId,
+          kind: r.kind,
+          runnable: r.runnable.join(','),
+        })),
+      ),
+    ],
+  );
+  const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+  return requests.map((_, i) => byOrd.get(i + 1));
+}
+
+/**
+ * Fragment: an UPDATE moving the escrows a relation holds (columns `id`, `prev`, `next`,
+ * `commit_invoice_id`, `cancel_invoice_id`, `at`) — each only if still in state `prev`;
+ * returns the ids of those moved. Each escrow is found by its key (`= any`), not by joining the
+ * whole table.
+ */
+export function moveEscrowsSql(relation: string): string {
+  return `update escrow e set status = v.next, commit_invoice_id = v.commit_invoice_id, cancel_invoice_id = v.cancel_invoice_id, updated_at = v.at
+         from ${relation} v
+        where e.id = any (array(select id from ${relation})) and e.id = v.id and e.status = v.prev
+       returning e.id`;
+}
+
+/**
+ * Fragment: an INSERT of the OPEN escrows of the new escrow invoices a relation holds (columns
+ * `id`: the invoice's, `escrow_id`, `integrator_id`, `account_id`, `currency`, `total_amount`,
+ * `reference_type`, `reference_id`, `description`, `metadata`, `created_at`, `updated_at`): an
+ * escrow's row is its invoice's (same buyer, currency, total, references and times).
+ */
+export function insertOpenEscrowsSql(relation: string): string {
+  return `insert into escrow (id, integrator_id, account_id, status, currency, total_amount, escrow_invoice_id, reference_type, reference_id,
+                         description, metadata, created_at, updated_at)
+     select escrow_id, integrator_id, account_id, 'OPEN', currency, total_amount, id, reference_type, reference_id,
+            description, metadata, created_at, updated_at from ${relation} where escrow_id is not null`;
+}
+
+/** Each integrator's escrow holding balance beside the total of its ESCROWED escrows, where the two differ (the caller's snapshot). */
+export function escrowHoldingMismatches(
+  db: Db,
+): Promise<Array<{ integrator_id: string; currency: string; balance: string; held: string }>> {
+  return db.execute(
+    `select coalesce(a.integrator_id, e.integrator_id) as integrator_id, coalesce(a.currency, e.currency) as currency,
+            coalesce(a.balance, 0) as balance, coalesce(e.held, 0) as held
+       from (${ESCROW_HOLDING_BALANCES_SQL}) a
+       full join (select integrator_id, currency, sum(total_amount) as held from escrow where status = 'ESCROWED' group by integrator_id, currency) e
+         on e.integrator_id = a.integrator_id and e.currency = a.currency
+      where coalesce(a.balance, 0) <> coalesce(e.held, 0)`,
+  );
+}
+
+/**
+ * Every escrow's state with the phases of its postings (references `escrow:<id>:<phase>`,
+ * grouped once: a hash join, not a scan per escrow).
+ */
+export function escrowPostingPhases(db: Db): Promise<Array<{ id: string; status: string; phases: string[] | null }>> {
+  return db.execute(
+    `with p as (${postingPhasesSql('escrow')})
+     select e.id, e.status, p.phases from escrow e left join p on p.owner_id = e.id`,
+  );
+}
+
+/** How many of the account's escrows it is buying in are ESCROWED (money held for it). */
+export async function escrowedAsBuyerCount(db: Db, accountId: string): Promise<number> {
+  const [row] = await db.execute<Array<{ n: string }>>(`select count(*) as n from escrow where account_id = ? and status = 'ESCROWED'`, [
+    accountId,
+  ]);
+  return Number(row.n);
+}
+
+/** How many of the integrator's ESCROWED escrows pay one of these wallets on commit (a recipient names it). */
+export async function escrowedPayingWalletsCount(db: Db, integratorId: string, walletIds: string[]): Promise<number> {
+  if (walletIds.length === 0) return 0;
+  const containment = walletIds.map((w) => JSON.stringify([{ recipients: [{ destination_wallet_id: w }] }]));
+  const [row] = await db.execute<Array<{ n: string }>>(
+    `select count(*) as n from escrow e ${joinInvoiceSql('i', 'e.escrow_invoice_id')}
+      where e.integrator_id = ? and e.status = 'ESCROWED' and (${containment.map(() => 'i.line_items @> ?::jsonb').join(' or ')})`,
+    [integratorId, ...containment],
+  );
+  return Number(row.n);
+}

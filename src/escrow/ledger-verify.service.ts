@@ -1,0 +1,53 @@
+/**
+ * `holdfast ledger verify`: the ledger's own invariants (ledger.service) and, on the same
+ * snapshot, those that tie it to escrows and invoices — each integrator's escrow holding
+ * balance equals the total of its ESCROWED escrows, and each escrow and standard invoice has
+ * exactly the postings its state implies. Here because the escrow module builds on the ledger
+ * and invoices, not the reverse.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Db } from '../db/sql.js';
+import { invoicePostingPhases } from '../invoices/invoice.repository.js';
+import { verifyLedgerWith, type VerifyReport } from '../ledger/ledger.service.js';
+import { escrowHoldingMismatches, escrowPostingPhases } from './escrow.repository.js';
+
+export type { VerifyReport } from '../ledger/ledger.service.js';
+
+/** The postings (by phase) an escrow must have in each state; `shares` is optional (no recipients). */
+const ESCROW_PHASES: Record<string, string[]> = {
+  OPEN: [],
+  'ESCROW-FAILED': [],
+  ESCROWED: ['pay'],
+  COMMITTED: ['pay', 'commit'],
+  CANCELLED: ['pay', 'cancel'],
+};
+
+/** Every ledger, escrow and invoice invariant, checked on one snapshot. */
+export function verifyLedger(em: EntityManager): Promise<VerifyReport> {
+  return verifyLedgerWith(em, escrowProblems);
+}
+
+async function escrowProblems(db: Db): Promise<string[]> {
+  const problems: string[] = [];
+  for (const r of await escrowHoldingMismatches(db)) {
+    problems.push(
+      `escrow holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its ESCROWED escrows total ${r.held}`,
+    );
+  }
+  for (const r of await escrowPostingPhases(db)) {
+    const expected = ESCROW_PHASES[r.status] ?? [];
+    const actual = (r.phases ?? []).filter(Boolean).sort();
+    if (actual.join(',') !== [...expected].sort().join(',')) {
+      problems.push(`escrow ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
+    }
+  }
+  // Standard and token purchase invoices: paid ones have their postings, others none.
+  for (const r of await invoicePostingPhases(db)) {
+    const expected = r.state !== 'SUCCESS' ? [] : r.invoice_type === 'token_purchase' ? ['issue', 'pay'] : ['pay'];
+    const actual = (r.phases ?? []).filter(Boolean).sort();
+    if (actual.join(',') !== expected.join(',')) {
+      problems.push(`invoice ${r.id} is ${r.state} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
+    }
+  }
+  return problems;
+}

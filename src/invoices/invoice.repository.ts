@@ -1,0 +1,197 @@
+/**
+ * The invoice table. MikroORM reads one invoice and lists an account's (simple entity reads);
+ * hand-written SQL where a statement matters for speed or safety: purchases of a turn written
+ * together with their escrows, a pay's row lock and compare-and-set, and the fragments the
+ * escrow phase composes its one statement from (escrow-phase.flow.ts).
+ */
+import { buyerJsonSql } from '../accounts/account.repository.js';
+import { transactionBlockedSql } from '../blocks/block.repository.js';
+import type { Db } from '../db/sql.js';
+import { postingPhasesSql, walletAccountsAmongSql } from '../ledger/ledger.repository.js';
+import { activeMethodsAmongSql, joinPaymentMethodSql } from '../payment-methods/payment-method.repository.js';
+import type { InvoiceMechanism, StoredCharge, StoredLineItem } from './invoice.entity.js';
+import type { InvoiceRecord } from './invoice.rules.js';
+
+/** A new OPEN purchase invoice (with the escrow it belongs to, if any). */
+export interface NewPurchaseInvoice extends Omit<InvoiceRecord, 'state'> {
+  state: 'OPEN';
+  invoiceMechanism: InvoiceMechanism | null;
+}
+
+/** The invoice columns `invoiceFromRow` reads (named, never `*`: statements are prepared). */
+const INVOICE_COLUMNS =
+  'id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description, metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at';
+
+/** An invoice row (its columns as `INVOICE_COLUMNS` names them) as a record. */
+function invoiceFromRow(r: Record<string, unknown>): InvoiceRecord {
+  return {
+    id: r.id as string,
+    integratorId: r.integrator_id as string,
+    accountId: r.account_id as string,
+    escrowId: r.escrow_id as string | null,
+    invoiceType: r.invoice_type as string,
+    state: r.state as InvoiceRecord['state'],
+    referenceType: r.reference_type as string | null,
+    referenceId: r.reference_id as string | null,
+    description: r.description as string | null,
+    metadata: r.metadata as InvoiceRecord['metadata'],
+    currency: r.currency as string,
+    totalAmount: Number(r.total_amount),
+    failureReason: r.failure_reason as string | null,
+    paymentMethods: r.payment_methods as StoredCharge[],
+    lineItems: r.line_items as StoredLineItem[],
+    createdAt: new Date(r.created_at as string),
+    updatedAt: new Date(r.updated_at as string),
+  };
+}
+
+/** What a purchase names, as found: its buyer, its payment methods among those named, the named wallets. */
+export interface PurchaseFacts {
+  /** Null when the caller has no such account. */
+  buyer: { blocked: boolean } | null;
+  methods: Array<{ id: string; provider: string; processing_currency: string }>;
+  wallets: Array<{ id: string; kind: string; account_id: string | null; owner_blocked: boolean }>;
+}
+
+/** What to look up for a purchase. */
+export interface FactsQuery {
+  account_id: string;
+  integrator_id: string;
+  currency: string;
+  methods: string[];
+  wallets: string[];
+}
+
+const FACTS_SQL = `select q.n,
+            ${buyerJsonSql('q.account_id', 'q.integrator_id')} as buyer,
+            coalesce((select json_agg(json_build_object('id', m.id, 'provider', m.provider, 'processing_currency', m.processing_currency))
+                        from (${activeMethodsAmongSql('q.account_id', 'array(select jsonb_array_elements_text(q.methods))')}) m), '[]') as methods,
+            coalesce((select json_agg(json_build_object('id', w.id, 'kind', w.kind, 'account_id', pm.account_id, 'owner_blocked', ${transactionBlockedSql('pm.account_id')}))
+                        from (${walletAccountsAmongSql('q.integrator_id', 'q.currency', 'array(select jsonb_array_elements_text(q.wallets))')}) w
+                        ${joinPaymentMethodSql('pm', 'w.payment_method_id')}), '[]') as wallets
+       from jsonb_to_recordset(?::jsonb) as q (n int, account_id text, integrator_id text, currency text, methods jsonb, wallets jsonb)`;
+
+/**
+ * Everything purchases name, in one statement (the buyer and whether a block stops it buying;
+ * its payment methods among those named; the named wallets of the purchase's currency, with
+ * their owners and whether a block stops them selling). Answers in query order.
+ */
+export async function purchaseFactsOf(db: Db, queries: FactsQuery[]): Promise<PurchaseFacts[]> {
+  const rows = await db.execute<Array<PurchaseFacts & { n: number }>>(FACTS_SQL, [JSON.stringify(queries.map((q, n) => ({ n, ...q })))]);
+  const byN = new Map(rows.map((r) => [r.n, r]));
+  return queries.map((_, n) => byN.get(n)!);
+}
+
+/** Locks an invoice in the caller's transaction; undefined when absent. */
+export async function lockInvoice(db: Db, invoiceId: string): Promise<InvoiceRecord | undefined> {
+  const [row] = await db.execute<Array<Record<string, unknown>>>(`select ${INVOICE_COLUMNS} from invoice where id = ? for update`, [
+    invoiceId,
+  ]);
+  return row && invoiceFromRow(row);
+}
+
+/** Sets an invoice's state (and failure reason); its new `updated_at`. */
+export async function setInvoiceState(db: Db, invoiceId: string, state: string, failureReason: string | null): Promise<Date> {
+  const [updated] = await db.execute<Array<{ updated_at: Date }>>(
+    'update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ? returning updated_at',
+    [state, failureReason, invoiceId],
+  );
+  return new Date(updated.updated_at);
+}
+
+/** Sets an OPEN invoice's payment methods once: nothing changes when they were set already (compare-and-set). */
+export async function chooseInvoiceCharges(db: Db, invoiceId: string, charges: StoredCharge[]): Promise<void> {
+  await db.execute(
+    `update invoice set payment_methods = ?::jsonb, updated_at = now() where id = ? and state = 'OPEN' and payment_methods = '[]'::jsonb`,
+    [JSON.stringify(charges), invoiceId],
+  );
+}
+
+/** Every standard and token purchase invoice (no escrow) with the phases of its postings (references `invoice:<id>:<phase>`). */
+export function invoicePostingPhases(db: Db): Promise<Array<{ id: string; state: string; invoice_type: string; phases: string[] | null }>> {
+  return db.execute(
+    `with p as (${postingPhasesSql('invoice')})
+     select i.id, i.state, i.invoice_type, p.phases from invoice i left join p on p.owner_id = i.id where i.escrow_id is null`,
+  );
+}
+
+/** Fragment: `left join invoice <alias> on <alias>.id = <expr>`. */
+export function joinInvoiceSql(alias: string, idExpression: string): string {
+  return `left join invoice ${alias} on ${alias}.id = ${idExpression}`;
+}
+
+/**
+ * Fragment: an UPDATE setting the state of the invoices a relation holds (columns `id`,
+ * `state`, `failure_reason`, `at`) whose row `v` satisfies `condition`. Each invoice is found
+ * by its key (`= any`), not by joining the whole table.
+ */
+export function setInvoiceStatesSql(relation: string, condition: string): string {
+  return `update invoice i set state = v.state, failure_reason = v.failure_reason, updated_at = v.at
+         from ${relation} v
+        where i.id = any (array(select id from ${relation})) and i.id = v.id and (${condition})`;
+}
+
+/**
+ * Fragment: an INSERT of the SUCCESS invoices a relation holds (columns `id`, `integrator_id`,
+ * `account_id`, `escrow_id`, `invoice_type`, `reference_type`, `reference_id`, `description`,
+ * `metadata`, `currency`, `total_amount`, `payment_methods`, `line_items`, `at`) whose row `v`
+ * satisfies `condition`.
+ */
+export function insertSucceededInvoicesSql(relation: string, condition: string): string {
+  return `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at)
+       select v.id, v.integrator_id, v.account_id, v.escrow_id, v.invoice_type, 'SUCCESS', v.reference_type, v.reference_id, v.description,
+              v.metadata, v.currency, v.total_amount, null, v.payment_methods, v.line_items, v.at, v.at
+         from ${relation} v
+        where ${condition}`;
+}
+
+/** The columns of a new purchase invoice (and of its escrow), as `insertOpenInvoicesSql`'s relation holds them. */
+export const NEW_PURCHASE_COLUMNS: Array<[string, string]> = [
+  ['id', 'varchar'],
+  ['integrator_id', 'varchar'],
+  ['account_id', 'varchar'],
+  ['escrow_id', 'varchar'],
+  ['invoice_type', 'varchar'],
+  ['reference_type', 'varchar'],
+  ['reference_id', 'varchar'],
+  ['description', 'varchar'],
+  ['metadata', 'jsonb'],
+  ['currency', 'varchar'],
+  ['total_amount', 'bigint'],
+  ['payment_methods', 'jsonb'],
+  ['line_items', 'jsonb'],
+  ['invoice_mechanism', 'varchar'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+];
+
+/** A new purchase invoice as one JSON row of `NEW_PURCHASE_COLUMNS`. */
+export function newPurchaseRow(i: NewPurchaseInvoice): Record<string, unknown> {
+  return {
+    id: i.id,
+    integrator_id: i.integratorId,
+    account_id: i.accountId,
+    escrow_id: i.escrowId,
+    invoice_type: i.invoiceType,
+    reference_type: i.referenceType,
+    reference_id: i.referenceId,
+    description: i.description,
+    metadata: i.metadata,
+    currency: i.currency,
+    total_amount: i.totalAmount,
+    payment_methods: i.paymentMethods,
+    line_items: i.lineItems,
+    invoice_mechanism: i.invoiceMechanism,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+  };
+}
+
+/** Fragment: an INSERT of the OPEN invoices a relation holds (columns `NEW_PURCHASE_COLUMNS`). */
+export function insertOpenInvoicesSql(relation: string): string {
+  return `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                            metadata, currency, total_amount, failure_reason, payment_methods, line_items, invoice_mechanism, created_at, updated_at)
+       select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
+              metadata, currency, total_amount, null, payment_methods, line_items, invoice_mechanism, created_at, updated_at from ${relation}`;
+}
