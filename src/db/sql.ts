@@ -23,6 +23,18 @@ interface PgConnection {
 const converted = new Map<string, { name?: string; text: string }>();
 
 /**
+ * Whether a statement may run prepared. Not when a result is a table's `*`: it would change shape
+ * when a migration adds a column under a running process, and PostgreSQL refuses a prepared
+ * statement whose result changed. A `*` over rows whose columns the statement itself defines
+ * (`select * from jsonb_to_recordset(?) as v (id varchar, …)`, `unnest(…) as v (…)`) is stable;
+ * the flows read every batch that way, and planning them at each call cost more than running them.
+ */
+export function preparable(text: string): boolean {
+  const stars = text.match(/\b(?:select|returning)\s+(?:\w+\.)?\*(?:\s+from\s+\w+)?/gi) ?? [];
+  return stars.every((star) => /\sfrom\s+(?:jsonb_to_recordset|json_to_recordset|unnest)$/i.test(star));
+}
+
+/**
  * `?` placeholders → `$1, $2…` (our statements have no `?` in literals or operators). Each
  * distinct statement gets a name, so every pooled connection parses and plans it once
  * (a prepared statement) instead of at every call; past 2,000 distinct texts (in-lists of many
@@ -33,10 +45,7 @@ function toPg(sql: string): { name?: string; text: string } {
   if (statement === undefined) {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
-    // A `*` result would change shape when a migration adds a column under a running process,
-    // and PostgreSQL refuses a prepared statement whose result changed: those run unnamed.
-    const star = /\b(select|returning)\s+(\w+\.)?\*/i.test(text);
-    statement = converted.size < 2_000 && !star ? { name: `hf${converted.size}`, text } : { text };
+    statement = converted.size < 2_000 && preparable(text) ? { name: `hf${converted.size}`, text } : { text };
     if (converted.size < 2_000) converted.set(sql, statement);
   }
   return statement;
