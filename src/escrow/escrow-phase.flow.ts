@@ -33,7 +33,7 @@ import type { CommandKind, CommandResult } from '../commands/command.registry.js
 import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import type { StoredCharge, StoredLineItem } from '../invoices/invoice.entity.js';
-import { insertSucceededInvoicesSql, joinInvoiceSql, setInvoiceStatesSql } from '../invoices/invoice.repository.js';
+import { insertSucceededInvoicesSql, joinInvoiceSql, setInvoiceStatesSql, succeededInvoiceRow } from '../invoices/invoice.repository.js';
 import type { InvoiceRecord } from '../invoices/invoice.rules.js';
 import type { ChargeMethod } from '../invoices/settlement.service.js';
 import { insertPostingsCtes } from '../ledger/ledger.repository.js';
@@ -205,30 +205,7 @@ export async function writePhasePlans(db: Db, plans: Plan[]): Promise<Set<string
           : [],
       ),
     ),
-    JSON.stringify(
-      moves.flatMap((m) => {
-        const i = m.phaseInvoice;
-        if (!i) return [];
-        return [
-          {
-            id: i.id,
-            integrator_id: i.integratorId,
-            account_id: i.accountId,
-            escrow_id: i.escrowId,
-            invoice_type: i.invoiceType,
-            reference_type: i.referenceType,
-            reference_id: i.referenceId,
-            description: i.description,
-            metadata: i.metadata,
-            currency: i.currency,
-            total_amount: i.totalAmount,
-            payment_methods: i.paymentMethods,
-            line_items: i.lineItems,
-            at: i.createdAt,
-          },
-        ];
-      }),
-    ),
+    JSON.stringify(moves.flatMap((m) => (m.phaseInvoice ? [succeededInvoiceRow(m.phaseInvoice)] : []))),
     JSON.stringify(
       moves
         .flatMap((m) =>

@@ -146,6 +146,26 @@ export function insertSucceededInvoicesSql(relation: string, condition: string):
         where ${condition}`;
 }
 
+/** A phase invoice as one JSON row of `insertSucceededInvoicesSql`'s relation. */
+export function succeededInvoiceRow(i: InvoiceRecord): Record<string, unknown> {
+  return {
+    id: i.id,
+    integrator_id: i.integratorId,
+    account_id: i.accountId,
+    escrow_id: i.escrowId,
+    invoice_type: i.invoiceType,
+    reference_type: i.referenceType,
+    reference_id: i.referenceId,
+    description: i.description,
+    metadata: i.metadata,
+    currency: i.currency,
+    total_amount: i.totalAmount,
+    payment_methods: i.paymentMethods,
+    line_items: i.lineItems,
+    at: i.createdAt,
+  };
+}
+
 /** The columns of a new purchase invoice (and of its escrow), as `insertOpenInvoicesSql`'s relation holds them. */
 export const NEW_PURCHASE_COLUMNS: Array<[string, string]> = [
   ['id', 'varchar'],
