@@ -20,7 +20,7 @@ import { publishTos } from '../tos/tos.service.js';
 import { verifyLedger } from '../escrow/ledger-verify.service.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
-import { eventExists, replayDeliveries } from '../webhooks/relay.service.js';
+import { endpointExists, eventExists, replayDeliveries } from '../webhooks/relay.service.js';
 
 class UsageError extends Error {}
 /** What the command was asked to act on does not exist. */
@@ -198,7 +198,7 @@ Sends webhooks again: every delivery of event ID, or every event of endpoint ID 
 after TIME (ISO 8601, e.g. 2026-11-26T00:00:00Z) — dead-lettered and delivered ones alike, and
 those the endpoint never got (it was added later or disabled). Each starts a fresh retry
 schedule. Deliveries still being retried are left as they are. The endpoint must be enabled.
-An unknown event is an error (exit 1); so is a missing or unmigrated database (never created).`,
+An unknown event or endpoint is an error (exit 1); so is a missing or unmigrated database (never created).`,
     options: { event: { type: 'string' }, endpoint: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
     async run(v) {
       const event = typeof v.event === 'string' ? v.event : undefined;
@@ -213,6 +213,9 @@ An unknown event is an error (exit 1); so is a missing or unmigrated database (n
       const sent = await withOrm({ read: 'webhooks replay' }, async (orm) => {
         if (event && !(await eventExists(orm.em.fork(), event))) {
           throw new NotFound(`no event "${event}" (the id is the "id" field of a webhook's body)`);
+        }
+        if (endpoint && !(await endpointExists(orm.em.fork(), endpoint))) {
+          throw new NotFound(`no webhook endpoint "${endpoint}" (GET /v2/webhooks lists an integrator's)`);
         }
         const deliveries = await replayDeliveries(orm.em.fork(), event ? { eventId: event } : { endpointId: endpoint!, since: since! });
         const { redisUrl } = await resolveServices({

@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { db } from '../db/sql.js';
 import * as deliveries from './delivery.repository.js';
 import { eventExists as outboxEventExists } from './outbox.repository.js';
+import { endpointExists as storedEndpointExists } from './webhook.repository.js';
 
 export type NewDelivery = deliveries.DeliveryJob;
 
@@ -47,6 +48,11 @@ export function replayDeliveries(
 /** Whether an event with this id exists (a replay of an unknown one is refused). */
 export function eventExists(em: EntityManager, eventId: string): Promise<boolean> {
   return outboxEventExists(db(em), eventId);
+}
+
+/** Whether an endpoint with this id exists and is not deleted (a replay to an unknown one is refused). */
+export function endpointExists(em: EntityManager, endpointId: string): Promise<boolean> {
+  return storedEndpointExists(db(em), endpointId);
 }
 
 /** How long delivered and dead deliveries, their attempts and relayed events are kept. */

@@ -41,6 +41,12 @@ export async function findEndpoint(db: Db, integratorId: string, id: string, loc
   return row;
 }
 
+/** Whether an endpoint with this id exists (not deleted), whoever owns it. */
+export async function endpointExists(db: Db, id: string): Promise<boolean> {
+  const [row] = await db.execute<unknown[]>("select 1 from webhook_endpoint where id = ? and status <> 'deleted'", [id]);
+  return row !== undefined;
+}
+
 /** The integrator's endpoints (not deleted), oldest first. */
 export function listEndpoints(db: Db, integratorId: string): Promise<EndpointRecord[]> {
   return db.execute<EndpointRecord[]>(

@@ -102,6 +102,11 @@ describe('holdfast CLI', function () {
       ['webhooks', 'replay', '--event', 'evt_nonexistent'],
       /^holdfast: no event "evt_nonexistent"/,
     ],
+    [
+      'replaying an endpoint that does not exist',
+      ['webhooks', 'replay', '--endpoint', 'whk_nonexistent', '--since', '2026-01-01T00:00:00Z'],
+      /^holdfast: no webhook endpoint "whk_nonexistent"/,
+    ],
     ['a token currency without a rate', ['integrator', 'create', 'x', '--token-currency', 'GEM'], /go together/],
     ['a malformed token currency', ['integrator', 'create', 'x', '--token-currency', 'gems', '--tokens-per-usd', '1'], /3 capital letters/],
     ['an unknown command', ['frobnicate'], /unknown command/],
