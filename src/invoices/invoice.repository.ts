@@ -146,8 +146,8 @@ export function insertSucceededInvoicesSql(relation: string, condition: string):
         where ${condition}`;
 }
 
-/** A phase invoice as one JSON row of `insertSucceededInvoicesSql`'s relation. */
-export function succeededInvoiceRow(i: InvoiceRecord): Record<string, unknown> {
+/** The columns every new invoice row carries, as the JSON relations of the invoice fragments name them. */
+function invoiceRowColumns(i: Omit<InvoiceRecord, 'state'>): Record<string, unknown> {
   return {
     id: i.id,
     integrator_id: i.integratorId,
@@ -162,8 +162,12 @@ export function succeededInvoiceRow(i: InvoiceRecord): Record<string, unknown> {
     total_amount: i.totalAmount,
     payment_methods: i.paymentMethods,
     line_items: i.lineItems,
-    at: i.createdAt,
   };
+}
+
+/** A phase invoice as one JSON row of `insertSucceededInvoicesSql`'s relation. */
+export function succeededInvoiceRow(i: InvoiceRecord): Record<string, unknown> {
+  return { ...invoiceRowColumns(i), at: i.createdAt };
 }
 
 /** The columns of a new purchase invoice (and of its escrow), as `insertOpenInvoicesSql`'s relation holds them. */
@@ -188,24 +192,7 @@ export const NEW_PURCHASE_COLUMNS: Array<[string, string]> = [
 
 /** A new purchase invoice as one JSON row of `NEW_PURCHASE_COLUMNS`. */
 export function newPurchaseRow(i: NewPurchaseInvoice): Record<string, unknown> {
-  return {
-    id: i.id,
-    integrator_id: i.integratorId,
-    account_id: i.accountId,
-    escrow_id: i.escrowId,
-    invoice_type: i.invoiceType,
-    reference_type: i.referenceType,
-    reference_id: i.referenceId,
-    description: i.description,
-    metadata: i.metadata,
-    currency: i.currency,
-    total_amount: i.totalAmount,
-    payment_methods: i.paymentMethods,
-    line_items: i.lineItems,
-    invoice_mechanism: i.invoiceMechanism,
-    created_at: i.createdAt,
-    updated_at: i.updatedAt,
-  };
+  return { ...invoiceRowColumns(i), invoice_mechanism: i.invoiceMechanism, created_at: i.createdAt, updated_at: i.updatedAt };
 }
 
 /** Fragment: an INSERT of the OPEN invoices a relation holds (columns `NEW_PURCHASE_COLUMNS`). */
