@@ -5,7 +5,7 @@
  * modules' one-statement reads take (below).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { emDb } from '../db/sql.js';
+import { emDb, type Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { Client, type IClient } from './client.entity.js';
 import { Integrator, type IIntegrator } from './integrator.entity.js';
@@ -61,6 +61,15 @@ export async function insertClient(
 /** The client with this id, if any (with its integrator loaded when asked). */
 export function findClientById(em: EntityManager, id: string, withIntegrator = false): Promise<IClient | null> {
   return withIntegrator ? em.findOne(Client, { id }, { populate: ['integrator'] }) : em.findOne(Client, { id });
+}
+
+/**
+ * The scopes of the client with this id, or undefined when there is no such client: what a
+ * user password token opened by that client may do, read at every mint and refresh.
+ */
+export async function selectClientScopes(db: Db, id: string): Promise<string[] | undefined> {
+  const [row] = await db.execute<Array<{ scopes: string[] }>>('select scopes from client where id = ?', [id]);
+  return row?.scopes;
 }
 
 /** Makes the named integrator with this token currency, or gives it one when it has none (safe when processes race). */

@@ -27,8 +27,31 @@ export interface Principal {
   isOperator: boolean;
   /** The publisher's licence to unblock blocks it issued. */
   canUnblock: boolean;
-  /** Set for a user password token: the one account it acts for. */
+  /**
+   * Set for a user password token: the one account it acts for. Such a token's `scopes` are
+   * those of the client that opened its session (read when it was minted); the operations
+   * that accept it require them as they do of client tokens.
+   */
   accountId?: string;
+}
+
+/**
+ * A user password token's claims: its account, and the scopes of the client that opened its
+ * session (never operator or unblock rights). A token minted before user tokens carried scopes
+ * has `scope: ''`, so it holds none and every operation refuses it until its refresh.
+ */
+function userTokenClaims(principal: Principal) {
+  return {
+    int: principal.integratorId,
+    scope: principal.scopes.join(' '),
+    acct: principal.accountId,
+    jti: randomBytes(12).toString('base64url'),
+  };
+}
+
+/** The principal of a verified user password token (see `userTokenClaims`). */
+function userTokenPrincipal(clientId: string, integratorId: string, accountId: string, scope: string): Principal {
+  return { clientId, integratorId, scopes: parseScopeList(scope), isOperator: false, canUnblock: false, accountId };
 }
 
 const ISSUER = 'holdfast';
@@ -72,7 +95,7 @@ export class TokenSigner {
 
   async sign(principal: Principal, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
     const claims = principal.accountId
-      ? { int: principal.integratorId, scope: '', acct: principal.accountId, jti: randomBytes(12).toString('base64url') }
+      ? userTokenClaims(principal)
       : { int: principal.integratorId, scope: principal.scopes.join(' '), op: principal.isOperator, unb: principal.canUnblock };
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', kid: this.kid, typ: 'JWT' })
@@ -102,14 +125,7 @@ export class TokenSigner {
         throw new AppError('unauthorized', 'The access token is malformed.', { codes: ['UNAUTHORIZED'] });
       }
       const principal: Principal = user
-        ? {
-            clientId: payload.sub,
-            integratorId: payload.int,
-            scopes: [],
-            isOperator: false,
-            canUnblock: false,
-            accountId: payload.acct as string,
-          }
+        ? userTokenPrincipal(payload.sub, payload.int, payload.acct as string, payload.scope)
         : {
             clientId: payload.sub,
             integratorId: payload.int,

@@ -3,6 +3,10 @@
  * the caller's integrator — a single-use redirect nonce, or a user password token with a
  * refresh token. Refresh tokens rotate at each use; a reused one revokes its whole family.
  * Nonces and refresh tokens are stored only as SHA-256 hashes. A login-blocked account gets none.
+ *
+ * A user password token never does more than the client that opened its session could: every
+ * access token minted here (with the session, from a hosted-page nonce, at each refresh)
+ * carries that client's scopes as they are at that moment.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -20,6 +24,7 @@ import {
 } from './user-session.repository.js';
 import { blockedError, loginBlocked } from '../blocks/block.service.js';
 import { authenticateClient, type Principal, type TokenSigner } from './auth.service.js';
+import { selectClientScopes } from './auth.repository.js';
 import { REFRESH_TOKEN_TTL_SECONDS, SESSION_NONCE_TTL_SECONDS, USER_TOKEN_TTL_SECONDS, refreshDecision } from './auth.rules.js';
 
 /** The user password token (`authorizeUser` with `return_token`). */
@@ -35,24 +40,34 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 
 const invalidGrant = (message: string) => new AppError('invalid_input', message, { codes: ['invalid_grant'] });
 
-async function issueUserToken(
-  db: Db,
+/** A user access token for the session's account, with the scopes its client holds now. */
+function signUserAccess(
   signer: TokenSigner,
-  session: { clientId: string; integratorId: string; accountId: string; familyId: string },
-): Promise<UserToken> {
-  const refresh = `hfr_${randomBytes(32).toString('base64url')}`;
-  await insertRefreshToken(db, { id: newId('rft'), tokenHash: sha256(refresh), ...session, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
-  const access = await signer.sign(
+  session: { clientId: string; integratorId: string; accountId: string },
+  scopes: string[],
+): Promise<string> {
+  return signer.sign(
     {
       clientId: session.clientId,
       integratorId: session.integratorId,
-      scopes: [],
+      scopes,
       isOperator: false,
       canUnblock: false,
       accountId: session.accountId,
     },
     USER_TOKEN_TTL_SECONDS,
   );
+}
+
+async function issueUserToken(
+  db: Db,
+  signer: TokenSigner,
+  session: { clientId: string; integratorId: string; accountId: string; familyId: string },
+  scopes: string[],
+): Promise<UserToken> {
+  const refresh = `hfr_${randomBytes(32).toString('base64url')}`;
+  await insertRefreshToken(db, { id: newId('rft'), tokenHash: sha256(refresh), ...session, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
+  const access = await signUserAccess(signer, session, scopes);
   return {
     access_token: access,
     token_type: 'Bearer',
@@ -100,7 +115,10 @@ export async function openUserSession(
 ): Promise<{ token: UserToken } | { nonce: string }> {
   if (await loginBlocked(db, accountId)) throw blockedError(accountId);
   const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId };
-  if (returnToken) return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf') }) };
+  if (returnToken) {
+    const scopes = (await selectClientScopes(db, principal.clientId)) ?? [];
+    return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf') }, scopes) };
+  }
   const nonce = randomBytes(32).toString('base64url');
   await insertSessionNonce(db, { nonceHash: sha256(nonce), ...session, ttlSeconds: SESSION_NONCE_TTL_SECONDS });
   return { nonce };
@@ -118,18 +136,8 @@ export async function openHostedSession(
 ): Promise<{ accountId: string; accessToken: string } | null> {
   const session = await consumeSessionNonce(em, nonce);
   if (!session) return null;
-  const accessToken = await signer.sign(
-    {
-      clientId: session.clientId,
-      integratorId: session.integratorId,
-      scopes: [],
-      isOperator: false,
-      canUnblock: false,
-      accountId: session.accountId,
-    },
-    USER_TOKEN_TTL_SECONDS,
-  );
-  return { accountId: session.accountId, accessToken };
+  const scopes = (await selectClientScopes(pooled(em), session.clientId)) ?? [];
+  return { accountId: session.accountId, accessToken: await signUserAccess(signer, session, scopes) };
 }
 
 /**
@@ -175,14 +183,17 @@ export async function refreshUserToken(
       await revokeFamily();
       return { refused: `Account ${row.accountId} is blocked.` };
     }
+    // The new access token carries the client's scopes as they are now, not as they were.
+    const scopes = await selectClientScopes(db, row.clientId);
+    if (!scopes) return { refused: 'The refresh token is invalid.' };
     await markRefreshTokenUsed(db, row.id);
     return {
-      token: await issueUserToken(db, signer, {
-        clientId: row.clientId,
-        integratorId: row.integratorId,
-        accountId: row.accountId,
-        familyId: row.familyId,
-      }),
+      token: await issueUserToken(
+        db,
+        signer,
+        { clientId: row.clientId, integratorId: row.integratorId, accountId: row.accountId, familyId: row.familyId },
+        scopes,
+      ),
     };
   });
   // Refusals commit first (a revoked family stays revoked), then answer invalid_grant.

@@ -1,7 +1,7 @@
 /**
- * The `svc_auth` check: verifies the bearer token and the scopes that the OpenAPI operation
- * lists, so the documents are the only place scopes are declared. Refusals are 401 with an
- * RFC 6750 `WWW-Authenticate` challenge.
+ * The `svc_auth` and `user_auth` check: verifies the bearer token and the scopes that the
+ * OpenAPI operation lists for its kind of token, so the documents are the only place scopes are
+ * declared. Refusals are 401 with an RFC 6750 `WWW-Authenticate` challenge.
  */
 import type { Request } from 'express';
 import { AppError } from '../errors.js';
@@ -19,16 +19,28 @@ function refuse(message: string, code: 'UNAUTHORIZED' | 'INSUFFICIENT_SCOPE', ch
   throw new AppError('unauthorized', message, { codes: [code], payload: null, headers: { 'WWW-Authenticate': parts.join(', ') } });
 }
 
+/** Refuses a token that lacks one of the operation's scopes. */
+function requireScopes(held: readonly string[], required: string[], token: string, why = ''): void {
+  const missing = missingScopes(held, required);
+  if (missing.length) {
+    refuse(`The ${token} lacks the scope ${missing.join(' ')}${why}.`, 'INSUFFICIENT_SCOPE', {
+      error: 'insufficient_scope',
+      scope: required.join(' '),
+    });
+  }
+}
+
 /**
  * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
- * password token passes only where the operation also declares `user_auth`, and only while its
- * account is not login-blocked (403 otherwise).
+ * password token passes only where the operation also declares `user_auth`, only with the
+ * scopes listed there (it holds those of the client that opened its session), and only while
+ * its account is not login-blocked (403 otherwise).
  */
 export function bearerAuthentication(
   signer: TokenSigner,
   sessionActive: (req: Request, accountId: string) => Promise<boolean>,
 ): SecurityCheck {
-  return async (req: Request, scopes: string[], allowUser: boolean) => {
+  return async (req: Request, scopes: string[], userScopes: string[] | undefined) => {
     const header = req.headers.authorization;
     if (!header) refuse('An access token is required.', 'UNAUTHORIZED');
     const match = BEARER.exec(header);
@@ -40,19 +52,14 @@ export function bearerAuthentication(
       refuse(err instanceof AppError ? err.message : 'The access token is invalid.', 'UNAUTHORIZED', { error: 'invalid_token' });
     }
     if (principal.accountId) {
-      if (!allowUser)
+      if (!userScopes)
         refuse('A user password token cannot call this operation; use a client token.', 'UNAUTHORIZED', { error: 'invalid_token' });
+      requireScopes(principal.scopes, userScopes, 'user password token', ' (it holds the scopes of the client that opened its session)');
       if (!(await sessionActive(req, principal.accountId))) throw blockedError(principal.accountId);
       req.principal = principal;
       return;
     }
-    const missing = missingScopes(principal.scopes, scopes);
-    if (missing.length) {
-      refuse(`The access token lacks the scope ${missing.join(' ')}.`, 'INSUFFICIENT_SCOPE', {
-        error: 'insufficient_scope',
-        scope: scopes.join(' '),
-      });
-    }
+    requireScopes(principal.scopes, scopes, 'access token');
     req.principal = principal;
   };
 }

@@ -67,14 +67,17 @@ export function toFieldErrors(errors: ErrorObject[], root = 'body', into: FieldE
   return into;
 }
 
-/** Authenticates a request: a client token with `scopes`, or (when `allowUser`) a user password token. */
-export type SecurityCheck = (req: Request, scopes: string[], allowUser: boolean) => Promise<void>;
+/**
+ * Authenticates a request: a client token with `scopes`, or (when `userScopes` is given: the
+ * operation lists `user_auth`) a user password token with `userScopes`.
+ */
+export type SecurityCheck = (req: Request, scopes: string[], userScopes: string[] | undefined) => Promise<void>;
 
 interface CompiledOperation {
   /** Scopes of the svc_auth requirement; undefined when the operation needs no token. */
   scopes: string[] | undefined;
-  /** The operation also accepts a user password token (`user_auth`). */
-  userAuth: boolean;
+  /** Scopes of the user_auth requirement; undefined when the operation refuses user password tokens. */
+  userScopes: string[] | undefined;
   pathParams: Array<{ name: string; validate: ValidateFunction }>;
   query: ValidateFunction;
   headers: Array<{ name: string; validate: ValidateFunction; required: boolean }>;
@@ -90,7 +93,7 @@ function compile(ajv: Ajv2020, queryAjv: Ajv2020, op: Record<string, any>): Comp
   const content = op.requestBody?.content as Record<string, { schema: object }> | undefined;
   return {
     scopes: requirement?.svc_auth,
-    userAuth: security?.some((s) => s.user_auth) ?? false,
+    userScopes: security?.find((s) => s.user_auth)?.user_auth,
     pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, validate: ajv.compile(p.schema) })),
     query: queryAjv.compile({
       type: 'object',
@@ -212,7 +215,7 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
     }
     const { op, params } = found;
     const run = async () => {
-      if (op.scopes) await authenticate(req, op.scopes, op.userAuth);
+      if (op.scopes) await authenticate(req, op.scopes, op.userScopes);
       check(op, params, req);
     };
     run().then(() => next(), next);

@@ -11,6 +11,8 @@ export interface Operation {
   operationId: string;
   /** Scopes of the svc_auth requirement; undefined when the operation needs no token. */
   scopes: string[] | undefined;
+  /** Scopes of the user_auth requirement; undefined when the operation refuses user password tokens. */
+  userScopes: string[] | undefined;
 }
 
 export async function operations(): Promise<Operation[]> {
@@ -20,8 +22,14 @@ export async function operations(): Promise<Operation[]> {
     for (const method of httpMethods) {
       const op = item[method];
       if (!op) continue;
-      const requirement = (op.security as Array<Record<string, string[]>> | undefined)?.find((s) => s.svc_auth);
-      out.push({ method: method.toUpperCase(), template, operationId: op.operationId, scopes: requirement?.svc_auth });
+      const security = op.security as Array<Record<string, string[]>> | undefined;
+      out.push({
+        method: method.toUpperCase(),
+        template,
+        operationId: op.operationId,
+        scopes: security?.find((s) => s.svc_auth)?.svc_auth,
+        userScopes: security?.find((s) => s.user_auth)?.user_auth,
+      });
     }
   }
   return out;
