@@ -100,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(
     webRoutes({
       signer: deps.signer,
+      authenticate: bearerAuthentication(deps.signer, (req, accountId) => userSessionActive(req.em, accountId)),
       allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
       frameAncestors: deps.config.frameAncestors,
       demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,

@@ -3,16 +3,22 @@
  * `/ui/appauth/<nonce>` spends a session nonce and sends the browser on to its flow
  * (`/ui/checkout`, `/ui/payment-selection`, `/ui/transaction-history`, `/ui/receipt`) with a
  * short-lived user token in the URL fragment,
- * which never reaches a server or a Referer. The pages are one static shell and script that
- * call the public API with that token; `/widget.js` embeds them in an integrator's page and
- * turns their messages into the `onComplete` / `onError` callbacks (docs/walkthroughs.md, hosted checkout).
+ * which never reaches a server or a Referer. The pages are one shell and script that call the
+ * public API with that token, and `/ui/session` to name the account signed in; `/widget.js`
+ * embeds them in an integrator's page and turns their messages into the `onComplete` /
+ * `onError` callbacks (docs/walkthroughs.md, hosted checkout). The shell carries only what the
+ * server checked: the page's error, and a `postOAuthURLOverride` the operator's list allows.
  */
 import { readFileSync } from 'node:fs';
-import express, { type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
+import { getProfile } from '../accounts/account.service.js';
 import type { TokenSigner } from '../auth/auth.service.js';
 import { openHostedSession } from '../auth/user-session.service.js';
+import { success } from '../envelope.js';
+import { AppError } from '../errors.js';
+import type { SecurityCheck } from '../http/request-validation.js';
 import { demoCheckout, demoSession } from './demo.service.js';
-import { FLOWS, flowOptions } from './web.rules.js';
+import { checkedReturnUrl, FLOWS, flowOptions, htmlAttribute, sameOriginPost } from './web.rules.js';
 
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
@@ -44,10 +50,17 @@ function pageHeaders(res: Response, ancestors: string, frames = false): void {
   });
 }
 
-function sendShell(res: Response, ancestors: string, status: number, error?: PageError): void {
+/**
+ * The page shell, with the page's error and the address a top-level page sends the user back
+ * to — only one the server checked against the operator's list, never the query's own text.
+ */
+function sendShell(res: Response, ancestors: string, status: number, error?: PageError, returnUrl?: string): void {
   pageHeaders(res, ancestors);
-  const meta = error ? `<meta name="hf-error" content="${error}">` : '';
-  res.status(status).type('html').send(SHELL.replace('<!--hf-error-->', meta));
+  const meta = [
+    error ? `<meta name="hf-error" content="${error}">` : '',
+    returnUrl ? `<meta name="hf-return" content="${htmlAttribute(returnUrl)}">` : '',
+  ].join('');
+  res.status(status).type('html').send(SHELL.replace('<!--hf-meta-->', meta));
 }
 
 /**
@@ -56,13 +69,24 @@ function sendShell(res: Response, ancestors: string, status: number, error?: Pag
  */
 export function webRoutes(deps: {
   signer: TokenSigner;
+  /** The API's bearer check (`svc_auth`), so `/ui/session` accepts exactly the tokens the API does. */
+  authenticate: SecurityCheck;
   allowedRedirectPatterns: string[];
   frameAncestors?: string;
   demo?: { clientId: string; webUrl: string };
 }): Router {
   const router = express.Router();
   const ancestors = deps.frameAncestors ?? '*';
-  const shell = (res: Response, status: number, error?: PageError) => sendShell(res, ancestors, status, error);
+  const shell = (req: Request, res: Response, status: number, error?: PageError) =>
+    sendShell(
+      res,
+      ancestors,
+      status,
+      error,
+      error === 'invalid_config' || error === 'redirect_not_allowed'
+        ? undefined
+        : checkedReturnUrl(req.query.config, deps.allowedRedirectPatterns),
+    );
   const demo = deps.demo;
   if (demo) {
     router.get('/ui/demo', (_req, res) => {
@@ -75,10 +99,25 @@ export function webRoutes(deps: {
       const url = new URL(link.redirect);
       return { redirect: `${url.pathname}${url.search}` };
     };
+    // Only the demo page may post here: another site's form would make buyers with the demo client.
+    const publicOrigin = new URL(demo.webUrl).origin;
+    const fromDemoPage = (req: Request) => {
+      const header = (name: string) => {
+        const value = req.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      };
+      if (!sameOriginPost({ secFetchSite: header('sec-fetch-site'), origin: header('origin'), host: header('host'), publicOrigin }))
+        throw new AppError('forbidden', 'The demo shop takes posts from its own page only.', {
+          codes: ['CROSS_SITE_REQUEST'],
+          payload: null,
+        });
+    };
     router.post('/ui/demo/checkout', async (req, res) => {
+      fromDemoPage(req);
       res.set('Cache-Control', 'no-store').json(local(await demoCheckout(req.em, deps.signer, demo.clientId, demo.webUrl)));
     });
     router.post('/ui/demo/session', async (req, res) => {
+      fromDemoPage(req);
       res.set('Cache-Control', 'no-store').json(local(await demoSession(req.em, deps.signer, demo.clientId, demo.webUrl)));
     });
   }
@@ -86,12 +125,12 @@ export function webRoutes(deps: {
     const query = req.query as Record<string, string | undefined>;
     // Checked before the nonce is spent: a link with a bad option still works once fixed.
     const checked = flowOptions(query, deps.allowedRedirectPatterns);
-    if (!checked.ok) return shell(res, 400, checked.problem);
+    if (!checked.ok) return shell(req, res, 400, checked.problem);
     // Link checkers and previews look with HEAD: that must not spend the link.
-    if (req.method === 'HEAD') return shell(res, 200);
+    if (req.method === 'HEAD') return shell(req, res, 200);
     const nonce = String(req.params.nonce);
     const session = /^[A-Za-z0-9_-]{20,100}$/.test(nonce) ? await openHostedSession(req.em, deps.signer, nonce) : null;
-    if (!session) return shell(res, 404, 'link_expired');
+    if (!session) return shell(req, res, 404, 'link_expired');
     const forward = new URLSearchParams();
     for (const key of ['authorized_invoice_id', 'invoice_id', 'config', 'theme', 'origin']) if (query[key]) forward.set(key, query[key]!);
     const fragment = new URLSearchParams({ token: session.accessToken, account: session.accountId });
@@ -100,8 +139,22 @@ export function webRoutes(deps: {
   });
   router.get(
     FLOWS.map((flow) => `/ui/${flow}`),
-    (_req, res) => shell(res, 200),
+    (req, res) => shell(req, res, 200),
   );
+  // Who the page's token acts for, so every page with a session names the account it would add a
+  // card to or pay from (a link to someone else's account shows their name, not the buyer's).
+  router.get('/ui/session', async (req, res) => {
+    await deps.authenticate(req, [], true);
+    const principal = req.principal;
+    if (!principal?.accountId)
+      throw new AppError('unauthorized', 'A user password token is required.', {
+        codes: ['UNAUTHORIZED'],
+        payload: null,
+        headers: { 'WWW-Authenticate': 'Bearer realm="holdfast"' },
+      });
+    const { account_id, username } = await getProfile(req.em, principal, principal.accountId);
+    res.set('Cache-Control', 'no-store').json(success({ account_id, username }));
+  });
   router.get('/ui/assets/:file', (req, res, next) => {
     const found = ASSETS[String(req.params.file)];
     if (!found) return next();

@@ -149,3 +149,41 @@ export function flowOptions(
     },
   };
 }
+
+/**
+ * Where a page opened at top level may send the user back: the `postOAuthURLOverride` of the
+ * page's `config` query once the operator's list allows it, as the URL parser writes it — or
+ * undefined. The server writes only this value into a page; the page never follows its own
+ * query's, so a hand-made `/ui/<flow>?config=…` link cannot send anyone elsewhere.
+ */
+export function checkedReturnUrl(config: unknown, patterns: string[]): string | undefined {
+  if (typeof config !== 'string') return undefined;
+  const override = parseJson(config)?.postOAuthURLOverride;
+  if (typeof override !== 'string' || !redirectAllowed(override, patterns)) return undefined;
+  return new URL(override).href;
+}
+
+/** Text made safe inside a double-quoted HTML attribute. */
+export function htmlAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Whether a browser's POST comes from a page of this very origin: by `Sec-Fetch-Site` when the
+ * browser sends it (only `same-origin`), else by `Origin`, which must name this host (`Host`)
+ * or the configured public address. A post that shows neither is not taken: every browser sends
+ * `Origin` with a POST, so only a hand-made request lacks both.
+ */
+export function sameOriginPost(request: { secFetchSite?: string; origin?: string; host?: string; publicOrigin?: string }): boolean {
+  if (request.secFetchSite !== undefined) return request.secFetchSite === 'same-origin';
+  if (!request.origin || request.origin === 'null') return false;
+  let origin: URL;
+  try {
+    origin = new URL(request.origin);
+  } catch {
+    return false;
+  }
+  if (origin.protocol !== 'http:' && origin.protocol !== 'https:') return false;
+  if (request.publicOrigin && origin.origin === request.publicOrigin) return true;
+  return request.host !== undefined && origin.host === request.host.toLowerCase();
+}

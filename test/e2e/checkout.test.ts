@@ -77,6 +77,25 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await frame.fill('input[name=cvc]', '123');
     await frame.click('[data-hf=save-card]');
   };
+  /**
+   * Clicks `selector` on a top-level page and tells where that led: 'stayed' when the page says
+   * it can be closed, else the address it went to.
+   */
+  const leadsTo = async (page: Page, selector: string): Promise<string> => {
+    const stayed = page.waitForSelector('text=You can close this window now.').then(
+      () => 'stayed',
+      () => 'nothing',
+    );
+    const left = page
+      .waitForURL((url) => url.origin !== h().baseUrl)
+      .then(
+        () => page.url(),
+        () => 'nothing',
+      );
+    await page.click(selector);
+    return Promise.race([stayed, left]);
+  };
+  const overrideQuery = (url: string) => `config=${encodeURIComponent(JSON.stringify({ postOAuthURLOverride: url }))}`;
 
   it('takes a new user through the ToS, a new card and the payment; the shop gets complete / done-button and the seller is paid', async () => {
     const buyer = await register(client);
@@ -238,6 +257,92 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await page.close();
   });
 
+  it('never follows an override the server did not check, on any page, with or without a session; a checked one still works', async () => {
+    const page = await browser.newPage();
+    // Were the page to go there, it would arrive: the test tells where a click leads, not whether a network error stopped it.
+    await page.route('https://evil.example/**', (route) => route.fulfill({ contentType: 'text/html', body: '<p>evil</p>' }));
+    for (const flow of ['checkout', 'payment-selection', 'transaction-history', 'receipt']) {
+      // Opened with no session at all: the expired-link screen, whose Close ends the flow.
+      await page.goto(`${h().baseUrl}/ui/${flow}?${overrideQuery('https://evil.example/steal')}`);
+      assert.equal(await leadsTo(page, '[data-hf=close]'), 'stayed', `/ui/${flow} followed its own override`);
+    }
+    // With a session in the tab, a receipt opened again with an unchecked override in its address.
+    const buyer = await party(client, true);
+    const made = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+        line_items: [{ amount: 700, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const invoiceId = made.body.payload.invoice_id as string;
+    const link = (await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id } })).body.payload
+      .redirect;
+    await page.goto(`${onTestServer(link)}?flow=receipt&invoice_id=${invoiceId}`);
+    await page.waitForSelector('[data-hf=receipt]');
+    await page.goto(`${h().baseUrl}/ui/receipt?invoice_id=${invoiceId}&${overrideQuery('https://evil.example/steal')}`);
+    await page.waitForSelector('[data-hf=receipt]');
+    assert.equal(await leadsTo(page, '[data-hf=done]'), 'stayed', 'a receipt with a session followed its own override');
+    // An override on the operator's list (the harness allows 127.0.0.1) is checked by the server and followed.
+    await page.goto(`${h().baseUrl}/ui/receipt?invoice_id=${invoiceId}&${overrideQuery(`${shop.url}/back`)}`);
+    await page.waitForSelector('[data-hf=receipt]');
+    const back = new URL(await leadsTo(page, '[data-hf=done]'));
+    assert.deepEqual(
+      [back.origin, back.pathname, back.searchParams.get('event'), back.searchParams.get('state')],
+      [shop.url, '/back', 'svc.receipt.complete', 'complete'],
+    );
+    await page.close();
+    const fresh = await browser.newPage();
+    await fresh.goto(`${h().baseUrl}/ui/transaction-history?${overrideQuery(`${shop.url}/back`)}`);
+    assert.equal(new URL(await leadsTo(fresh, '[data-hf=close]')).pathname, '/back', 'with no session too');
+    await fresh.close();
+  });
+
+  it('shows who is signed in, as text, from the token the page holds, before any form', async () => {
+    const username = `<img src=x onerror="document.title=1"> ${Date.now()}`;
+    const mallory = await register(client, { username, email: { address: `mallory.${Date.now()}@example.com` } });
+    const link = (await call('POST', '/authorize/user', { token: client.token, body: { account_id: mallory.account_id } })).body.payload
+      .redirect;
+    const { page, frame } = await openShop({ redirect: onTestServer(link), flow: 'payment-selection' }, '[data-hf=select]');
+    assert.equal(await frame.isVisible('#hf-account'), true);
+    assert.equal(await frame.textContent('#hf-account'), `Signed in as ${username}`);
+    assert.equal(await frame.textContent('[data-hf=account]'), username);
+    assert.equal(await frame.$('img'), null, 'the username is text, never HTML');
+    assert.notEqual(await frame.title(), '1');
+    await page.close();
+
+    // The account shown and used is the token's, whatever the fragment's `account` says.
+    const victim = await party(client, true);
+    const token = (
+      await call('POST', '/authorize/user', { token: client.token, body: { account_id: mallory.account_id, return_token: true } })
+    ).body.payload.token.access_token;
+    const top = await browser.newPage();
+    await top.goto(`${h().baseUrl}/ui/payment-selection#${new URLSearchParams({ token, account: victim.account_id })}`);
+    await top.waitForSelector('[data-hf=select]');
+    assert.equal(await top.textContent('[data-hf=account]'), username);
+    assert.equal(await top.$(`[data-hf-method="${victim.card}"]`), null, "the victim's cards are not shown");
+    await top.close();
+
+    // Every flow with a session names its account.
+    const buyer = await register(client);
+    const auth = await authorizeWidget(buyer.account_id);
+    const checkout = await openShop({ redirect: onTestServer(auth.redirect) }, '[data-hf=accept-tos]');
+    assert.equal(await checkout.frame.textContent('[data-hf=account]'), buyer.username);
+    await checkout.page.close();
+    const history = await openShop(
+      {
+        redirect: onTestServer(
+          (await call('POST', '/authorize/user', { token: client.token, body: { account_id: buyer.account_id } })).body.payload.redirect,
+        ),
+        flow: 'transaction-history',
+      },
+      '[data-hf=done]',
+    );
+    assert.equal(await history.frame.textContent('[data-hf=account]'), buyer.username);
+    await history.page.close();
+  });
+
   it('runs the staging demo shop: a new buyer, the hosted checkout in the widget, the callback on the page', async () => {
     const { createClient } = await import('../../src/auth/auth.service.js');
     const { ALL_SCOPES } = await import('../../src/auth/auth.rules.js');
@@ -256,6 +361,24 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
       await frame.click('[data-hf=done]');
       await page.waitForFunction(() => document.getElementById('demo-log')!.textContent!.includes('onComplete'));
       assert.match((await page.textContent('#demo-log')) ?? '', /"state":"complete","trigger":"done-button"/);
+      // Another site's form posting to the demo shop is refused; the demo page's own posts (above) are not.
+      const other = await browser.newPage();
+      await other.goto(`${shop.url}/back`);
+      for (const path of ['/ui/demo/checkout', '/ui/demo/session']) {
+        const answered = other.waitForResponse(`${app.baseUrl}${path}`);
+        await other.evaluate((action) => {
+          const form = document.createElement('form');
+          form.method = 'POST';
+          form.action = action;
+          document.body.append(form);
+          form.submit();
+        }, `${app.baseUrl}${path}`);
+        const res = await answered;
+        assert.equal(res.status(), 403, path);
+        assert.deepEqual((await res.json()).codes, ['CROSS_SITE_REQUEST']);
+        await other.goto(`${shop.url}/back`);
+      }
+      await other.close();
       const production = await startExtraApp({ appEnv: 'production', frameAncestors: 'https://shop.example' });
       const csp = (await fetch(`${production.baseUrl}/ui/checkout`)).headers.get('content-security-policy') ?? '';
       assert.match(csp, /frame-ancestors https:\/\/shop\.example(;|$)/, 'FRAME_ANCESTORS decides who may frame the pages');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { flowOptions, isColor, redirectAllowed } from '../../src/web/web.rules.js';
+import { checkedReturnUrl, flowOptions, htmlAttribute, isColor, redirectAllowed, sameOriginPost } from '../../src/web/web.rules.js';
 
 describe('hosted flow rules', () => {
   const json = (v: unknown) => JSON.stringify(v);
@@ -67,5 +67,32 @@ describe('hosted flow rules', () => {
       ok: false,
       problem: 'redirect_not_allowed',
     });
+  });
+
+  it("hands a page only a return address the operator's list allows, as the URL parser writes it", () => {
+    const patterns = ['app.example.com'];
+    const config = (override: unknown) => json({ postOAuthURLOverride: override });
+    assert.equal(checkedReturnUrl(config('https://APP.example.com/back?x=1'), patterns), 'https://app.example.com/back?x=1');
+    assert.equal(checkedReturnUrl(config('https://evil.example/'), patterns), undefined);
+    assert.equal(checkedReturnUrl(config('javascript:alert(1)'), patterns), undefined);
+    assert.equal(checkedReturnUrl(config(42), patterns), undefined);
+    assert.equal(checkedReturnUrl('{not json', patterns), undefined);
+    assert.equal(checkedReturnUrl(undefined, patterns), undefined);
+    assert.equal(checkedReturnUrl(['a', 'b'], patterns), undefined, 'a repeated query parameter is not a config');
+    assert.equal(htmlAttribute(`a&b"c'd<e>`), 'a&amp;b&quot;c&#39;d&lt;e&gt;');
+  });
+
+  it('takes a POST as same-origin by Sec-Fetch-Site when sent, else by an Origin naming this host or the public address', () => {
+    const host = '127.0.0.1:4104';
+    const publicOrigin = 'https://staging.example';
+    assert.equal(sameOriginPost({ secFetchSite: 'same-origin', host }), true);
+    for (const site of ['cross-site', 'same-site', 'none'])
+      assert.equal(sameOriginPost({ secFetchSite: site, origin: `http://${host}`, host }), false);
+    assert.equal(sameOriginPost({ origin: `http://${host}`, host }), true);
+    assert.equal(sameOriginPost({ origin: 'https://staging.example', host: 'internal:3000', publicOrigin }), true);
+    assert.equal(sameOriginPost({ origin: 'https://evil.example', host, publicOrigin }), false);
+    assert.equal(sameOriginPost({ origin: 'null', host }), false);
+    assert.equal(sameOriginPost({ origin: 'not a url', host }), false);
+    assert.equal(sameOriginPost({ host }), false, 'neither header: not shown to come from the page');
   });
 });

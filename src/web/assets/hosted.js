@@ -2,7 +2,10 @@
  * Holdfast hosted pages: checkout and payment selection, the user's transaction
  * history and a receipt, answering the embedding page with the flow messages (svc.<flow>.complete and the rest). Plain browser JavaScript, no build step. The session is
  * the user token that /ui/appauth/<nonce> left in the URL fragment; it is kept in this tab's
- * sessionStorage only. Everything shown is set as text, never parsed as HTML.
+ * sessionStorage only. Everything shown is set as text, never parsed as HTML. The account the
+ * token acts for is named at the top of every page with a session. A page opened at top level
+ * sends the user back only to the address the server checked and wrote into the page (meta
+ * hf-return), never to one from its own address.
  */
 (() => {
   'use strict';
@@ -19,6 +22,8 @@
     }
   };
   const config = parse(query.get('config'));
+  // Where a top-level page returns the user: the server's checked value, or nowhere.
+  const returnUrl = document.querySelector('meta[name="hf-return"]')?.content || '';
   const theme = parse(query.get('theme'));
   const COLOR = /^(#[0-9a-f]{3,8}|(rgb|rgba|hsl|hsla)\(\s*[\d.%\s,/]+\)|[a-z]{3,20})$/i;
   if (COLOR.test(theme.backgroundColor || '')) document.documentElement.style.setProperty('--hf-bg', theme.backgroundColor);
@@ -81,8 +86,8 @@
     const target = window.parent !== window ? window.parent : window.opener;
     if (target) {
       target.postMessage(message, query.get('origin') || '*');
-    } else if (config.postOAuthURLOverride) {
-      const back = new URL(config.postOAuthURLOverride);
+    } else if (/^https?:\/\//.test(returnUrl)) {
+      const back = new URL(returnUrl);
       for (const key of ['event', 'state', 'trigger']) if (message[key]) back.searchParams.set(key, message[key]);
       if (message.paymentMethods) back.searchParams.set('paymentMethods', JSON.stringify(message.paymentMethods));
       location.assign(back.toString());
@@ -614,8 +619,23 @@
     'transaction-history': () => transactionHistory(),
     receipt: () => receipt(),
   };
+  /**
+   * Names the account the token acts for before anything else is shown, so a link to someone
+   * else's account cannot pass for the buyer's own; the API paths use that account too.
+   */
+  async function signedIn() {
+    const { data } = await api('GET', '/ui/session');
+    session.account = data.payload.account_id;
+    const bar = document.getElementById('hf-account');
+    bar.replaceChildren('Signed in as ', el('bdi', { 'data-hf': 'account', title: data.payload.account_id, text: data.payload.username }));
+    bar.hidden = false;
+  }
+
   const pageError = document.querySelector('meta[name="hf-error"]');
   if (pageError) fatal(PAGE_ERRORS[pageError.content] || PAGE_ERRORS.invalid_flow);
   else if (!session.token) fatal(PAGE_ERRORS.link_expired);
-  else RUN[flow]().catch((err) => fatal(err.message));
+  else
+    signedIn()
+      .then(() => RUN[flow]())
+      .catch((err) => fatal(err.message));
 })();
