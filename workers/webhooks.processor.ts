@@ -16,12 +16,12 @@ export function webhooksProcessor(orm: MikroORM, policy: DeliveryPolicy, logger:
     if (result.outcome !== 'skipped') webhookAttempts.inc({ outcome: result.outcome });
     const log = { job_id: job.id, event_id: String(job.id).split('.')[0], delivery_id: job.data.deliveryId, outcome: result.outcome };
     if (result.outcome === 'retry') {
-      logger.info({ ...log, error: result.error, retry_in_ms: result.delayMs }, 'webhook attempt failed; retrying');
+      logger.info({ ...log, error: result.error, detail: result.detail, retry_in_ms: result.delayMs }, 'webhook attempt failed; retrying');
       await job.moveToDelayed(Date.now() + result.delayMs, token);
       throw new DelayedError();
     }
     if (result.outcome === 'dead') {
-      logger.warn({ ...log, error: result.error }, 'webhook delivery dead-lettered');
+      logger.warn({ ...log, error: result.error, detail: result.detail }, 'webhook delivery dead-lettered');
       throw new UnrecoverableError(`dead-lettered: ${result.error}`);
     }
     logger.debug(log, 'webhook delivery');

@@ -116,6 +116,15 @@ export async function accountsAmong(db: Db, integratorId: string, accountIds: st
   return rows.map((r) => r.id);
 }
 
+/**
+ * Holds these accounts in the caller's transaction (`for key share`, in id order): a merge or a
+ * block of one of them (`for update`) waits until the caller commits, and the caller waits for
+ * one under way. Profile updates are not held up.
+ */
+export async function holdAccounts(db: Db, accountIds: string[]): Promise<void> {
+  await db.execute('select id from account where id = any (?::varchar[]) order by id for key share', [accountIds]);
+}
+
 /** Locks these accounts (in id order: two transactions locking one pair cannot deadlock); their ids and integrators. */
 export function lockAccountsInOrder(db: Db, accountIds: string[]): Promise<Array<{ id: string; integrator_id: string }>> {
   return db.execute('select id, integrator_id from account where id = any (?::varchar[]) order by id for update', [accountIds]);

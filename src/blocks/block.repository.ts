@@ -35,6 +35,12 @@ export function transactionBlockedSql(accountExpression: string): string {
                    and b.capability in (${TRANSACTION_BLOCKS.map((c) => `'${c}'`).join(', ')}))`;
 }
 
+/** Fragment: the condition "this account was merged into another" (an active `login` block with reason `merge_account`). */
+export function mergedAccountSql(accountExpression: string): string {
+  return `exists (select 1 from account_block b where b.account_id = ${accountExpression} and b.status = 'active'
+                   and b.capability = 'login' and b.reason = 'merge_account')`;
+}
+
 /** Active blocks of an account, oldest first. */
 export async function activeBlocks(db: Db, accountId: string): Promise<BlockRecord[]> {
   const rows = await db.execute<Array<{ record: BlockRecord }>>(

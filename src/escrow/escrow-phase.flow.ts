@@ -7,8 +7,9 @@
  * `readPhaseCommands(db, commandIds)`
  *   takes: the ids of escrow commands (one array parameter).
  *   returns: per command found, its state and stored result, the database's clock, and — when
- *   its escrow exists — the escrow, its escrow invoice and, for a pending pay or cancel, the
- *   invoice's payment methods with their wallets' balances. No locks are taken.
+ *   its escrow exists — the escrow, its escrow invoice, for a pending pay or cancel the
+ *   invoice's payment methods with their wallets' balances, and for a pending pay or commit
+ *   whether it would pay an account merged into another. No locks are taken.
  *
  * `writePhasePlans(db, plans)`
  *   takes: one JSON parameter per kind of row, each read with `jsonb_to_recordset(...) as
@@ -33,7 +34,13 @@ import type { CommandKind, CommandResult } from '../commands/command.registry.js
 import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import type { StoredCharge, StoredLineItem } from '../invoices/invoice.entity.js';
-import { insertSucceededInvoicesSql, joinInvoiceSql, setInvoiceStatesSql, succeededInvoiceRow } from '../invoices/invoice.repository.js';
+import {
+  insertSucceededInvoicesSql,
+  joinInvoiceSql,
+  paysMergedAccountSql,
+  setInvoiceStatesSql,
+  succeededInvoiceRow,
+} from '../invoices/invoice.repository.js';
 import type { InvoiceRecord } from '../invoices/invoice.rules.js';
 import type { ChargeMethod } from '../invoices/settlement.service.js';
 import { insertPostingsCtes } from '../ledger/ledger.repository.js';
@@ -52,6 +59,8 @@ export interface Loaded {
   methods: ChargeMethod[];
   /** Their wallets' balances when read. */
   balances: Map<string, number>;
+  /** Whether it would pay an account that was merged into another (pay and commit only). */
+  paysMergedAccount: boolean;
 }
 
 export interface ReadCommand {
@@ -96,7 +105,8 @@ const READ_SQL = `with c as (${commandsByIdsSql('?::varchar[]')})
             case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.cancel') then (
               select coalesce(json_agg(json_build_object('method', to_jsonb(m), 'balance', m.balance::text)), '[]'::json)
                 from (${chargeMethodsSql(`select x ->> 'payment_method_id' from jsonb_array_elements(i.payment_methods) x`)}) m
-            ) end as methods
+            ) end as methods,
+            case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.commit') then ${paysMergedAccountSql('i')} else false end as pays_merged
        from c
        ${joinEscrowSql('e', 'c.target_id')}
        ${joinInvoiceSql('i', 'e.escrow_invoice_id')}`;
@@ -136,7 +146,13 @@ export async function readPhaseCommands(db: Db, ids: string[]): Promise<Map<stri
       const found = (r.methods ?? []) as Array<{ method: ChargeMethod & { balance: unknown }; balance: string | null }>;
       const balances = new Map<string, number>();
       for (const f of found) if (f.method.wallet && f.balance !== null) balances.set(f.method.wallet, Number(f.balance));
-      command.loaded = { escrow: escrowFromRow(r), invoice, methods: found.map((f) => f.method), balances };
+      command.loaded = {
+        escrow: escrowFromRow(r),
+        invoice,
+        methods: found.map((f) => f.method),
+        balances,
+        paysMergedAccount: r.pays_merged === true,
+      };
     }
     read.set(command.id, command);
   }

@@ -79,6 +79,13 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
   const decision = transitionDecision(read.status, transition);
   if (decision === 'already') return { commandId: command.id, result: { status: 200, body: success(escrowView(read, integrator)) } };
   if (decision === 'conflict') return { commandId: command.id, result: errorReply(escrowStateConflict(read, transition, integrator)) };
+  // Money never lands in a merged account: an escrow that would pay one neither pays nor commits (a cancel still refunds).
+  if ((transition === 'pay' || transition === 'commit') && command.loaded.paysMergedAccount) {
+    return {
+      commandId: command.id,
+      result: errorReply(escrowStateConflict(read, transition, integrator, 'it pays an account that was merged into another')),
+    };
+  }
   // An authorized escrow whose buyer has not named its payment methods (the invoice's pay does): nothing to charge yet.
   if (transition === 'pay' && escrowInvoice.paymentMethods.length === 0) {
     return {

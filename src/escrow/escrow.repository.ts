@@ -7,7 +7,7 @@
 import { insertPendingCommandsSql } from '../commands/command.repository.js';
 import type { Db } from '../db/sql.js';
 import type { EscrowRow } from './escrow.rules.js';
-import { joinInvoiceSql } from '../invoices/invoice.repository.js';
+import { joinInvoiceSql, lineItemWalletsSql } from '../invoices/invoice.repository.js';
 import { ESCROW_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
 
 /** The escrow columns its record is made from (named, never `*`: statements are prepared). */
@@ -143,22 +143,38 @@ export function escrowPostingPhases(db: Db): Promise<Array<{ id: string; status:
   );
 }
 
-/** How many of the account's escrows it is buying in are ESCROWED (money held for it). */
-export async function escrowedAsBuyerCount(db: Db, accountId: string): Promise<number> {
-  const [row] = await db.execute<Array<{ n: string }>>(`select count(*) as n from escrow where account_id = ? and status = 'ESCROWED'`, [
-    accountId,
-  ]);
-  return Number(row.n);
+/** How many of the integrator's unfinished escrows (OPEN, ESCROWED) name an account: as their buyer, and as the owner of a wallet they pay. */
+export interface EscrowsNaming {
+  escrowedAsBuyer: number;
+  escrowedAsPayee: number;
+  openAsBuyer: number;
+  openAsPayee: number;
 }
 
-/** How many of the integrator's ESCROWED escrows pay one of these wallets on commit (a recipient names it). */
-export async function escrowedPayingWalletsCount(db: Db, integratorId: string, walletIds: string[]): Promise<number> {
-  if (walletIds.length === 0) return 0;
-  const containment = walletIds.map((w) => JSON.stringify([{ recipients: [{ destination_wallet_id: w }] }]));
-  const [row] = await db.execute<Array<{ n: string }>>(
-    `select count(*) as n from escrow e ${joinInvoiceSql('i', 'e.escrow_invoice_id')}
-      where e.integrator_id = ? and e.status = 'ESCROWED' and (${containment.map(() => 'i.line_items @> ?::jsonb').join(' or ')})`,
-    [integratorId, ...containment],
+/** The unfinished escrows naming an account (its id, and its wallets' ledger accounts), counted by state and role. */
+export async function unfinishedEscrowsNaming(
+  db: Db,
+  integratorId: string,
+  accountId: string,
+  walletIds: string[],
+): Promise<EscrowsNaming> {
+  const [row] = await db.execute<Array<Record<'escrowed_buyer' | 'escrowed_payee' | 'open_buyer' | 'open_payee', string>>>(
+    `with e as (
+       select e.status, e.account_id = ? as buyer, exists (select 1 from (${lineItemWalletsSql('i')}) n where n.w = any (?::varchar[])) as payee
+         from escrow e ${joinInvoiceSql('i', 'e.escrow_invoice_id')}
+        where e.integrator_id = ? and e.status in ('OPEN', 'ESCROWED')
+     )
+     select count(*) filter (where status = 'ESCROWED' and buyer) as escrowed_buyer,
+            count(*) filter (where status = 'ESCROWED' and payee) as escrowed_payee,
+            count(*) filter (where status = 'OPEN' and buyer) as open_buyer,
+            count(*) filter (where status = 'OPEN' and payee) as open_payee
+       from e`,
+    [accountId, walletIds, integratorId],
   );
-  return Number(row.n);
+  return {
+    escrowedAsBuyer: Number(row.escrowed_buyer),
+    escrowedAsPayee: Number(row.escrowed_payee),
+    openAsBuyer: Number(row.open_buyer),
+    openAsPayee: Number(row.open_payee),
+  };
 }

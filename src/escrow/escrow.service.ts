@@ -20,7 +20,7 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { escrowOfIntegrator, requestTransitionRows } from './escrow.repository.js';
 import { batchedPerPool } from '../db/batch.js';
 import { insertPurchases } from './purchase.flow.js';
-import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
+import { preparePurchase, purchaseInvoice, writeHoldingAccounts, type PurchaseInput } from '../invoices/invoice.service.js';
 import { followCommand, submitCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import type { CommandBus } from '../queues/command-bus.js';
@@ -28,29 +28,47 @@ import { success } from '../envelope.js';
 
 const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.');
 
+/** A checked purchase to write: its invoice, and the accounts it names (held while it is written). */
+interface NewEscrow {
+  invoice: ReturnType<typeof purchaseInvoice>;
+  accounts: string[];
+}
+
+/** Writes purchases in one statement, holding the accounts they name (see `writeHoldingAccounts`). */
+function writeEscrows(db: Db, escrows: NewEscrow[]): Promise<void> {
+  return writeHoldingAccounts(
+    db,
+    escrows.flatMap((e) => e.accounts),
+    (tx) =>
+      insertPurchases(
+        tx,
+        escrows.map((e) => e.invoice),
+      ),
+  );
+}
+
 /**
- * The escrows created in a turn of the event loop are written by one statement; when it fails,
- * each is written alone, so one that cannot be written fails alone.
+ * The escrows created in a turn of the event loop are written by one statement (in one
+ * transaction that holds the accounts they name); when it fails, each is written alone, so one
+ * that cannot be written (a database refusal, an account blocked or merged meanwhile) fails alone.
  */
-const insertEscrow = batchedPerPool(
-  async (em: EntityManager, invoices: Array<ReturnType<typeof purchaseInvoice>>): Promise<Array<Error | null>> => {
-    const db = pooled(em);
-    try {
-      await insertPurchases(db, invoices);
-      return invoices.map(() => null);
-    } catch (err) {
-      if (invoices.length === 1) return [err as Error];
-      return Promise.all(
-        invoices.map((one) =>
-          insertPurchases(db, [one]).then(
-            () => null,
-            (e: unknown) => e as Error,
-          ),
+const insertEscrow = batchedPerPool(async (em: EntityManager, escrows: NewEscrow[]): Promise<Array<Error | null>> => {
+  const db = pooled(em);
+  try {
+    await writeEscrows(db, escrows);
+    return escrows.map(() => null);
+  } catch (err) {
+    if (escrows.length === 1) return [err as Error];
+    return Promise.all(
+      escrows.map((one) =>
+        writeEscrows(db, [one]).then(
+          () => null,
+          (e: unknown) => e as Error,
         ),
-      );
-    }
-  },
-);
+      ),
+    );
+  }
+});
 
 /** Creates an OPEN escrow and its escrow invoice (201, `escrow_invoice_id` set). */
 export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
@@ -71,7 +89,7 @@ export async function createEscrow(em: EntityManager, principal: Principal, inpu
     createdAt: invoice.createdAt,
     updatedAt: invoice.updatedAt,
   };
-  const stored = await insertEscrow(em, invoice);
+  const stored = await insertEscrow(em, { invoice, accounts: prepared.accounts });
   if (stored instanceof Error) throw stored;
   return escrowView(escrow);
 }

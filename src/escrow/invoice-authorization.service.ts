@@ -14,7 +14,7 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { spendableBalance } from '../payment-methods/payment-method.service.js';
 import type { InvoiceMechanism } from '../invoices/invoice.entity.js';
 import { insertPurchases } from './purchase.flow.js';
-import { preparePurchase, purchaseInvoice, type PurchaseInput } from '../invoices/invoice.service.js';
+import { preparePurchase, purchaseInvoice, writeHoldingAccounts, type PurchaseInput } from '../invoices/invoice.service.js';
 
 /** The body of POST /v2/authorize/invoice. */
 export interface AuthorizeInvoiceInput extends Omit<PurchaseInput, 'payment_methods'> {
@@ -52,7 +52,7 @@ export async function authorizeInvoice(
     ...purchaseInvoice(principal, purchase, prepared, escrowId ? 'user_purchase_escrow' : 'user_purchase', escrowId),
     invoiceMechanism: input.invoice_mechanism,
   };
-  return pooled(em).transaction(async (db) => {
+  return writeHoldingAccounts(pooled(em), prepared.accounts, async (db) => {
     await insertPurchases(db, [invoice]);
     return withSession(
       db,

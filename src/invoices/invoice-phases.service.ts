@@ -13,7 +13,7 @@ import { success } from '../envelope.js';
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
-import { lockInvoice, setInvoiceState } from './invoice.repository.js';
+import { invoicePaysMergedAccount, lockInvoice, setInvoiceState } from './invoice.repository.js';
 import { invoiceView, type InvoiceRecord, type TokenPurchaseMetadata } from './invoice.rules.js';
 import { invoiceNotFound, invoicePayDecision, invoiceStateConflict, noChargesYet } from './invoice.service.js';
 import { paymentFailure, prepareCharges, settle } from './settlement.service.js';
@@ -53,6 +53,9 @@ export async function runInvoiceCommand(em: EntityManager, commandId: string): P
     else if (decision === 'conflict') throw invoiceStateConflict(invoice);
     // An authorized invoice whose buyer has not named its payment methods: nothing to charge yet.
     else if (invoice.paymentMethods.length === 0) throw noChargesYet(invoice);
+    // Money never lands in a merged account: an invoice that would pay one is not paid.
+    else if (await invoicePaysMergedAccount(db, invoice.id))
+      throw invoiceStateConflict(invoice, 'it pays an account that was merged into another');
     else {
       const sources = await prepareCharges(db, em, invoice.integratorId, invoice.currency, invoice.paymentMethods, true);
       const reason = paymentFailure(sources);

@@ -5,7 +5,7 @@
  * escrow phase composes its one statement from (escrow-phase.flow.ts).
  */
 import { buyerJsonSql } from '../accounts/account.repository.js';
-import { transactionBlockedSql } from '../blocks/block.repository.js';
+import { mergedAccountSql, transactionBlockedSql } from '../blocks/block.repository.js';
 import type { Db } from '../db/sql.js';
 import { postingPhasesSql, walletAccountsAmongSql } from '../ledger/ledger.repository.js';
 import { activeMethodsAmongSql, joinPaymentMethodSql } from '../payment-methods/payment-method.repository.js';
@@ -80,6 +80,62 @@ export async function purchaseFactsOf(db: Db, queries: FactsQuery[]): Promise<Pu
   const rows = await db.execute<Array<PurchaseFacts & { n: number }>>(FACTS_SQL, [JSON.stringify(queries.map((q, n) => ({ n, ...q })))]);
   const byN = new Map(rows.map((r) => [r.n, r]));
   return queries.map((_, n) => byN.get(n)!);
+}
+
+/** Fragment: the wallet ids the line items of the invoice aliased `alias` name (each recipient's destination and source), as rows of one column. */
+export function lineItemWalletsSql(alias: string): string {
+  return `select w from jsonb_array_elements(${alias}.line_items) l, jsonb_array_elements(coalesce(l -> 'recipients', '[]')) r,
+                 lateral (values (r ->> 'destination_wallet_id'), (nullif(r ->> 'source_wallet_id', ''))) as x (w)
+           where w is not null`;
+}
+
+/**
+ * Fragment: the condition "the invoice aliased `alias` pays an account that was merged into
+ * another" — a wallet its line items name belongs to one, or a token purchase issues to one.
+ * Pay and commit refuse such a purchase: money never lands in a merged account.
+ */
+export function paysMergedAccountSql(alias: string): string {
+  return `(exists (select 1 from (${walletAccountsAmongSql(`${alias}.integrator_id`, `${alias}.currency`, `array(${lineItemWalletsSql(alias)})`)}) w
+                    ${joinPaymentMethodSql('pm', 'w.payment_method_id')}
+                   where ${mergedAccountSql('pm.account_id')})
+           or (${alias}.invoice_type = 'token_purchase' and ${mergedAccountSql(`(${alias}.metadata ->> 'destination_account_id')`)}))`;
+}
+
+/** Whether the invoice pays an account that was merged into another (see `paysMergedAccountSql`). */
+export async function invoicePaysMergedAccount(db: Db, invoiceId: string): Promise<boolean> {
+  const [row] = await db.execute<Array<{ merged: boolean }>>(
+    `select ${paysMergedAccountSql('i')} as merged from invoice i where i.id = ?`,
+    [invoiceId],
+  );
+  return row?.merged === true;
+}
+
+/** Unfinished (OPEN or PROCESSING) standard and token purchase invoices naming an account: as their buyer, and as the owner of a wallet they pay (or the account a token purchase issues to). */
+export async function unfinishedInvoicesNaming(
+  db: Db,
+  integratorId: string,
+  accountId: string,
+  walletIds: string[],
+): Promise<{ asBuyer: number; asPayee: number }> {
+  const [row] = await db.execute<Array<{ as_buyer: string; as_payee: string }>>(
+    `select count(*) filter (where i.account_id = ?) as as_buyer,
+            count(*) filter (where i.metadata ->> 'destination_account_id' = ?
+                                or exists (select 1 from (${lineItemWalletsSql('i')}) n where n.w = any (?::varchar[]))) as as_payee
+       from invoice i
+      where i.integrator_id = ? and i.escrow_id is null and i.state in ('OPEN', 'PROCESSING')`,
+    [accountId, accountId, walletIds, integratorId],
+  );
+  return { asBuyer: Number(row.as_buyer), asPayee: Number(row.as_payee) };
+}
+
+/** Writes new OPEN invoices without an escrow (standard invoices, token purchases), in one statement. */
+export async function insertOpenInvoices(db: Db, invoices: NewPurchaseInvoice[]): Promise<void> {
+  await db.execute(
+    `with v as (select ${NEW_PURCHASE_COLUMNS.map(([name]) => name).join(', ')}
+                  from jsonb_to_recordset(?::jsonb) as v (${NEW_PURCHASE_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')}))
+     ${insertOpenInvoicesSql('v')}`,
+    [JSON.stringify(invoices.map(newPurchaseRow))],
+  );
 }
 
 /** Locks an invoice in the caller's transaction; undefined when absent. */

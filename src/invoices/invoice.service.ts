@@ -8,10 +8,11 @@ import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../error
 import { newId } from '../ids.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { db as pooled } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
-import { blockedError } from '../blocks/block.service.js';
-import { purchaseFactsOf, type FactsQuery, type PurchaseFacts } from './invoice.repository.js';
+import { assertCanTransact, blockedError } from '../blocks/block.service.js';
+import { holdAccounts } from '../accounts/account.repository.js';
+import { insertOpenInvoices, purchaseFactsOf, type FactsQuery, type PurchaseFacts } from './invoice.repository.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import {
   invoiceView,
@@ -21,6 +22,7 @@ import {
   type LineItemInput,
   type MoneyPlan,
   type PaymentMethodInput,
+  type TokenPurchaseMetadata,
 } from './invoice.rules.js';
 
 export const invoiceNotFound = () => AppError.notFound('INVOICE_GET_ERROR', 'Invoice not found.');
@@ -126,6 +128,24 @@ export interface PreparedPurchase {
   lineItems: StoredLineItem[];
   /** A token-currency purchase (invoice types take `_virtual`). */
   virtual: boolean;
+  /** The accounts it names: its buyer and the owners of the wallets it pays (held while it is written: `writeHoldingAccounts`). */
+  accounts: string[];
+}
+
+/**
+ * Writes a new purchase (`write`, in one transaction) only while none of the accounts it names
+ * can be blocked or merged meanwhile: the accounts are held first (a merge or block under way
+ * makes this wait, and waits for this), then checked again on a fresh snapshot (403 for a
+ * blocked one, as at creation). So a merge either counts the purchase or the purchase sees the
+ * merge: no purchase can pay an account merged while it was being made.
+ */
+export async function writeHoldingAccounts<T>(db: Db, accountIds: string[], write: (tx: Db) => Promise<T>): Promise<T> {
+  const ids = [...new Set(accountIds)];
+  return db.transaction(async (tx) => {
+    await holdAccounts(tx, ids);
+    await assertCanTransact(tx, ids);
+    return write(tx);
+  });
 }
 
 /** Checks a purchase (money rules, then every id against the caller's data); 400 names every bad field. */
@@ -159,7 +179,8 @@ export async function preparePurchase(
       destination_wallet_id: r.destination_wallet_id,
     })),
   }));
-  return { plan, lineItems, virtual: plan.currency !== 'USD' };
+  const payees = facts.wallets.flatMap((w) => (w.account_id ? [w.account_id] : []));
+  return { plan, lineItems, virtual: plan.currency !== 'USD', accounts: [...new Set([input.account_id, ...payees])] };
 }
 
 /** The row of a new OPEN invoice for a checked purchase. */
@@ -197,10 +218,12 @@ export function purchaseInvoice(
   };
 }
 
-/** Writes a new OPEN invoice another module made (a token purchase's), through this module's unit of work. */
+/** Writes a new OPEN invoice another module made (a token purchase's), holding its buyer and the account it issues to. */
 export async function addOpenInvoice(em: EntityManager, invoice: Omit<InvoiceRecord, 'state'> & { state: 'OPEN' }): Promise<void> {
-  em.create(Invoice, invoice);
-  await em.flush();
+  const { destination_account_id: destination } = invoice.metadata as Partial<TokenPurchaseMetadata>;
+  await writeHoldingAccounts(pooled(em), [invoice.accountId, ...(destination ? [destination] : [])], (tx) =>
+    insertOpenInvoices(tx, [{ ...invoice, invoiceMechanism: null }]),
+  );
 }
 
 /** An invoice's view as it stands now (read on a fresh EntityManager: never a cached copy). */
@@ -211,8 +234,8 @@ export async function currentInvoiceView(em: EntityManager, invoiceId: string) {
 /** Creates a standard (non-escrow) invoice, OPEN (POST /v2/invoice). */
 export async function createInvoice(em: EntityManager, principal: Principal, input: PurchaseInput) {
   const prepared = await preparePurchase(em, principal, input);
-  const invoice = em.create(Invoice, purchaseInvoice(principal, input, prepared, 'user_purchase', null));
-  await em.flush();
+  const invoice = purchaseInvoice(principal, input, prepared, 'user_purchase', null);
+  await writeHoldingAccounts(pooled(em), prepared.accounts, (tx) => insertOpenInvoices(tx, [invoice]));
   return invoiceView(invoice);
 }
 

@@ -9,11 +9,19 @@ export interface MergeFacts {
   escrowedAsBuyer: number;
   /** ESCROWED escrows that would pay the source on commit. */
   escrowedAsSeller: number;
+  /** Unfinished purchases the source buys: OPEN escrows, OPEN (or PROCESSING) invoices, authorized ones included. */
+  openAsBuyer: number;
+  /** Unfinished purchases that would pay the source: OPEN escrows and invoices naming one of its wallets, token purchases issuing to it. */
+  openAsSeller: number;
   /** The source's USD wallet balance (minor units). */
   fiatBalance: number;
 }
 
-/** A 409's message, or null when the merge may go ahead (fiat is not merged: see `mergeAccounts`). */
+/**
+ * A 409's message, or null when the merge may go ahead (fiat is not merged: see `mergeAccounts`).
+ * A purchase that is not finished and names the source — as buyer or as payee — refuses the
+ * merge: once the source is closed, nothing may pay it, so money never lands in a merged account.
+ */
 export function mergeRefusal(f: MergeFacts): string | null {
   if (f.sourceLoginBlock?.reason === 'merge_account') return 'The source account was already merged.';
   if (f.sourceLoginBlock) return `The source account is closed (login blocked, reason ${f.sourceLoginBlock.reason}).`;
@@ -22,6 +30,10 @@ export function mergeRefusal(f: MergeFacts): string | null {
     return `The source account has money in escrow (${f.escrowedAsBuyer} ESCROWED escrow(s) it bought); commit or cancel them first.`;
   if (f.escrowedAsSeller > 0)
     return `The source account is due money from escrow (${f.escrowedAsSeller} ESCROWED escrow(s) pay it); commit or cancel them first.`;
+  if (f.openAsBuyer > 0)
+    return `The source account is the buyer of ${f.openAsBuyer} unfinished purchase(s) (OPEN escrows or invoices); finish them first (pay, then commit or cancel an escrow).`;
+  if (f.openAsSeller > 0)
+    return `The source account is due money from ${f.openAsSeller} unfinished purchase(s) (OPEN escrows or invoices that pay it); finish them first (pay, then commit or cancel an escrow).`;
   if (f.fiatBalance > 0)
     return `The source account holds ${f.fiatBalance} USD minor units; fiat balances are not merged, so move them first.`;
   return null;

@@ -4,6 +4,13 @@
  * locks both accounts and the source's wallets, checks again, moves every token balance into
  * the destination's matching wallets, blocks the source (`login`, `merge_account`, issuer
  * `svc`), tags both accounts and writes the block event.
+ *
+ * Money never lands in a merged account: the merge is refused while an unfinished escrow or
+ * invoice names the source (as buyer or payee), and a new purchase holds the accounts it names
+ * while it checks their blocks and is written (`writeHoldingAccounts`), so the lock this merge
+ * takes on the source either waits for that purchase, and then counts it, or makes the purchase
+ * wait and then see the source closed. Pay and commit also refuse a purchase that would pay a
+ * merged account (for one left from before this rule).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
@@ -15,7 +22,8 @@ import type { CommandResult } from '../commands/command.registry.js';
 import { accountsAmong, lockAccountsInOrder } from '../accounts/account.repository.js';
 import { activeLoginBlocks, insertTags } from '../blocks/block.repository.js';
 import { db as pooled, type Db } from '../db/sql.js';
-import { escrowedAsBuyerCount, escrowedPayingWalletsCount } from '../escrow/escrow.repository.js';
+import { unfinishedEscrowsNaming } from '../escrow/escrow.repository.js';
+import { unfinishedInvoicesNaming } from '../invoices/invoice.repository.js';
 import { walletsOfAccounts } from '../payment-methods/payment-method.repository.js';
 import { success } from '../envelope.js';
 import { post } from '../ledger/ledger.service.js';
@@ -47,19 +55,18 @@ async function mergeFacts(
   sourceWallets: MergeWallet[],
 ): Promise<MergeFacts> {
   const blocks = await activeLoginBlocks(db, [sourceId, destinationId]);
-  const escrowedAsBuyer = await escrowedAsBuyerCount(db, sourceId);
-  // An ESCROWED escrow pays the source on commit when a recipient names one of its wallets.
-  const escrowedAsSeller = await escrowedPayingWalletsCount(
-    db,
-    integratorId,
-    sourceWallets.map((w) => w.ledgerAccountId),
-  );
+  // A purchase pays the source when a recipient names one of its wallets (or, for tokens, issues to it).
+  const wallets = sourceWallets.map((w) => w.ledgerAccountId);
+  const escrows = await unfinishedEscrowsNaming(db, integratorId, sourceId, wallets);
+  const invoices = await unfinishedInvoicesNaming(db, integratorId, sourceId, wallets);
   const source = blocks.find((b) => b.account_id === sourceId);
   return {
     sourceLoginBlock: source ? { reason: source.reason } : null,
     destinationLoginBlocked: blocks.some((b) => b.account_id === destinationId),
-    escrowedAsBuyer,
-    escrowedAsSeller,
+    escrowedAsBuyer: escrows.escrowedAsBuyer,
+    escrowedAsSeller: escrows.escrowedAsPayee,
+    openAsBuyer: escrows.openAsBuyer + invoices.asBuyer,
+    openAsSeller: escrows.openAsPayee + invoices.asPayee,
     fiatBalance: sourceWallets.filter((w) => w.walletKind === null).reduce((sum, w) => sum + w.balance, 0),
   };
 }

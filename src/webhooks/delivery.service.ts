@@ -5,6 +5,12 @@
  * (dead-lettered). An endpoint failing without a success for `disableAfterMs` is disabled.
  * Without private targets allowed, every address a name resolves to is checked before any
  * connection (no SSRF into the operator's network, no DNS rebinding between check and use).
+ *
+ * What an attempt records (and the endpoint's owner sees) says only `HTTP <status>`, `timed
+ * out` or `target unreachable`: a refused private address, a name that does not resolve, a
+ * refused or reset connection and a failed TLS handshake all read the same, so an integrator
+ * cannot map how the operator's resolver answers internal names. The cause goes only to the
+ * worker's log (`detail`).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
@@ -32,9 +38,14 @@ export interface DeliveryPolicy {
 
 export type AttemptOutcome =
   | { outcome: 'delivered'; status: number }
-  | { outcome: 'retry'; delayMs: number; error: string }
-  | { outcome: 'dead'; error: string }
+  | { outcome: 'retry'; delayMs: number; error: string; detail?: string }
+  | { outcome: 'dead'; error: string; detail?: string }
   | { outcome: 'skipped' };
+
+/** The one error of an attempt that got no answer for any reason but a timeout (see the header). */
+export const UNREACHABLE = 'target unreachable';
+/** The error of an attempt whose receiver did not answer in time. */
+export const TIMED_OUT = 'timed out';
 
 const TIMEOUT_MS = 10_000;
 const RESPONSE_CAP_BYTES = 64 * 1024;
@@ -57,15 +68,24 @@ function publicOnlyLookup(hostname: string, options: { all?: boolean } | number 
   });
 }
 
-/** Sends one request; never throws. */
+/**
+ * Sends one request; never throws. `error` is what the attempt records (`invalid URL`,
+ * `timed out`, `target unreachable`; null when an answer came: its `status` says the rest);
+ * `detail` is the cause, for the operator's log only.
+ */
 export async function send(
   url: string,
   body: string,
   headers: Record<string, string>,
   allowPrivate: boolean,
-): Promise<{ status: number | null; error: string | null; latencyMs: number }> {
+): Promise<{ status: number | null; error: string | null; detail?: string; latencyMs: number }> {
   const started = performance.now();
-  const done = (status: number | null, error: string | null) => ({ status, error, latencyMs: Math.round(performance.now() - started) });
+  const done = (status: number | null, error: string | null, detail?: string) => ({
+    status,
+    error,
+    ...(detail ? { detail } : {}),
+    latencyMs: Math.round(performance.now() - started),
+  });
   let host: string;
   try {
     host = new URL(url).hostname.replace(/^\[|\]$/g, '');
@@ -73,16 +93,16 @@ export async function send(
     return done(null, 'invalid URL');
   }
   if (!allowPrivate && (isIP(host) ? isPrivateAddress(host) : host === 'localhost' || host.endsWith('.localhost'))) {
-    return done(null, 'refused: private target');
+    return done(null, UNREACHABLE, 'refused: private target');
   }
   return new Promise((resolve) => {
     let status: number | null = null;
     let received = 0;
     let settled = false;
-    const finish = (error: string | null) => {
+    const finish = (error: string | null, detail?: string) => {
       if (settled) return;
       settled = true;
-      resolve(done(status, error));
+      resolve(done(status, error, detail));
     };
     const stream = got.stream.post(url, {
       body,
@@ -106,9 +126,11 @@ export async function send(
     });
     stream.on('end', () => finish(null));
     stream.on('error', (err: Error & { code?: string }) => {
+      if (status !== null) return finish(null);
       const cause = (err as { cause?: unknown }).cause;
-      if (err instanceof PrivateTargetError || cause instanceof PrivateTargetError) return finish('refused: private target');
-      finish(status !== null ? null : `${err.code ?? 'ERROR'}: ${err.message}`.slice(0, 300));
+      if (err instanceof PrivateTargetError || cause instanceof PrivateTargetError) return finish(UNREACHABLE, 'refused: private target');
+      const detail = `${err.code ?? 'ERROR'}: ${err.message}`.slice(0, 300);
+      finish(err.name === 'TimeoutError' ? TIMED_OUT : UNREACHABLE, detail);
     });
   });
 }
@@ -181,6 +203,7 @@ async function attempt(
     return { outcome: 'delivered', status: result.status! };
   }
   const error = result.error ?? `HTTP ${result.status}`;
+  const detail = result.detail ? { detail: result.detail } : {};
   return db.transaction(async (tx) => {
     const failed = await recordFailure(tx, {
       deliveryId,
@@ -194,10 +217,10 @@ async function attempt(
     if (disable) await disableFailingEndpoint(tx, d.endpoint_id);
     if (failed.attempts >= policy.maxAttempts || disable) {
       await markDeliveryDead(tx, deliveryId);
-      return { outcome: 'dead', error };
+      return { outcome: 'dead', error, ...detail };
     }
     const delayMs = retryDelayMs(failed.attempts, policy.retryBaseMs, Math.random());
     await scheduleRetry(tx, deliveryId, delayMs);
-    return { outcome: 'retry', delayMs, error };
+    return { outcome: 'retry', delayMs, error, ...detail };
   });
 }

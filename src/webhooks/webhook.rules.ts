@@ -1,6 +1,6 @@
 /** Webhook rules (pure): event names, target URLs, signatures, the retry schedule, disabling. */
 import { createHmac } from 'node:crypto';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 
 /** Every event Holdfast emits (docs/contract.md lists them). */
 export const EVENT_NAMES = [
@@ -11,38 +11,84 @@ export const EVENT_NAMES = [
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
+/**
+ * The address ranges a webhook may never reach unless private targets are allowed, each named
+ * (what `privateRange` answers), most specific first. Besides the private, loopback,
+ * link-local, shared, multicast and reserved ranges, every IPv6 range that embeds an IPv4
+ * address a translator or tunnel may forward to (IPv4-compatible, -mapped and -translated,
+ * NAT64, 6to4, Teredo) and the deprecated site-local range: each can lead to an address of the
+ * operator's network.
+ */
+const PRIVATE_RANGES: ReadonlyArray<readonly [name: string, network: string, prefix: number]> = [
+  ['this network', '0.0.0.0', 8],
+  ['private', '10.0.0.0', 8],
+  ['shared address space', '100.64.0.0', 10],
+  ['loopback', '127.0.0.0', 8],
+  ['link-local', '169.254.0.0', 16],
+  ['private', '172.16.0.0', 12],
+  ['IETF protocol assignments', '192.0.0.0', 24],
+  ['6to4 relay anycast', '192.88.99.0', 24],
+  ['private', '192.168.0.0', 16],
+  ['benchmarking', '198.18.0.0', 15],
+  ['multicast', '224.0.0.0', 4],
+  ['reserved', '240.0.0.0', 4],
+  ['loopback', '::1', 128],
+  ['unspecified', '::', 128],
+  ['IPv4-compatible', '::', 96],
+  ['IPv4-mapped', '::ffff:0:0', 96],
+  ['IPv4-translated', '::ffff:0:0:0', 96],
+  ['NAT64', '64:ff9b::', 96],
+  ['NAT64 local-use', '64:ff9b:1::', 48],
+  ['discard-only', '100::', 64],
+  ['Teredo', '2001::', 32],
+  ['6to4', '2002::', 16],
+  ['unique local', 'fc00::', 7],
+  ['link-local', 'fe80::', 10],
+  ['site-local', 'fec0::', 10],
+  ['multicast', 'ff00::', 8],
+];
 
-/** Loopback, private, link-local, shared, multicast or unspecified: not a public internet address. */
+/** An IP address as its bits (32 for IPv4, 128 for IPv6), or null when it is not one. */
+function addressBits(address: string): { bits: bigint; width: 32 | 128 } | null {
+  const plain = address.replace(/%.*$/, '');
+  const family = isIP(plain);
+  if (family === 4) return { bits: plain.split('.').reduce((n, part) => (n << 8n) | BigInt(part), 0n), width: 32 };
+  if (family !== 6) return null;
+  let text = plain.toLowerCase();
+  // A trailing dotted quad is the last two groups.
+  const quad = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (quad) {
+    const v4 = addressBits(quad[2])!.bits;
+    text = `${quad[1]}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  const left = groups(head);
+  const right = groups(tail);
+  const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return { bits: all.reduce((n, g) => (n << 16n) | BigInt(`0x${g}`), 0n), width: 128 };
+}
+
+const RANGES = PRIVATE_RANGES.map(([name, network, prefix]) => {
+  const { bits, width } = addressBits(network)!;
+  const shift = BigInt(width - prefix);
+  return { name, width, shift, base: bits >> shift };
+});
+
+/**
+ * The name of the refused range an address falls in (`loopback`, `NAT64`, `6to4`…), `not an
+ * IP address` for anything else, or null for a public address.
+ */
+export function privateRange(address: string): string | null {
+  const parsed = addressBits(address);
+  if (!parsed) return 'not an IP address';
+  const found = RANGES.find((r) => r.width === parsed.width && parsed.bits >> r.shift === r.base);
+  return found?.name ?? null;
+}
+
+/** Loopback, private, link-local, shared, multicast, unspecified, or an IPv6 range that leads to IPv4: not a public internet address. */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isPrivateAddress(mapped[1]);
-  const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family === 6) return PRIVATE.check(address, 'ipv6');
-  return true;
+  return privateRange(address) !== null;
 }
 
 /**

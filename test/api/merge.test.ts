@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
-import { db } from '../../src/db/sql.js';
+import { db, emDb } from '../../src/db/sql.js';
 import type { Job } from 'bullmq';
 import { createIntegrator } from '../../src/auth/auth.service.js';
+import { insertActiveBlock } from '../../src/blocks/block.repository.js';
 import { submitCommand } from '../../src/commands/command.service.js';
+import { newId } from '../../src/ids.js';
+import { insertOpenInvoices } from '../../src/invoices/invoice.repository.js';
+import { writeHoldingAccounts } from '../../src/invoices/invoice.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { MaintenanceJob } from '../../src/queues/names.js';
 import { maintenanceProcessor } from '../../workers/maintenance.processor.js';
-import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
+import { call, h, newClient, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
 describe('account merge', () => {
@@ -253,5 +257,226 @@ describe('account merge', () => {
     assert.equal(state, 'done');
     assert.equal(await balance(destination.wallets['GEM:standard'].wallet), 40);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+  /** A purchase of `amount` GEM by `buyer`, `share` of it paid to `seller`'s convertible wallet. */
+  const purchase = (buyer: Party, seller: Party, amount = 100, share = 90) => ({
+    account_id: buyer.account_id,
+    payment_methods: [{ payment_method_id: buyer.wallets['GEM:standard'].pm, amount: 0 }],
+    line_items: [
+      {
+        amount,
+        currency: 'GEM',
+        transaction_type: 'user_to_user',
+        recipients: [{ amount: share, currency: 'GEM', destination_wallet_id: seller.wallets['GEM:convertible'].wallet }],
+      },
+    ],
+  });
+  const escrowStep = (id: string, step: 'pay' | 'commit' | 'cancel') => call('POST', `/v2/escrow/${id}/${step}`, { token: client.token });
+
+  /** Closes an account as a merge does, without the merge's checks: the state a merge left before they existed, or one racing a purchase. */
+  async function closeAsMerged(p: Party): Promise<void> {
+    await insertActiveBlock(db(h().orm.em), {
+      id: newId('blk'),
+      integratorId: p.integrator_id,
+      accountId: p.account_id,
+      capability: 'login',
+      issuer: 'svc',
+      reason: 'merge_account',
+      note: 'Merged elsewhere.',
+      clientId: null,
+    });
+  }
+
+  it('refuses a source that an OPEN escrow would pay, or buys in, until the escrow is finished (409, nothing moves)', async () => {
+    const seller = await party(client);
+    const buyer = await party(client);
+    const destination = await party(client);
+    await fund(buyer, 'GEM:standard', 100);
+    await fund(seller, 'GEM:standard', 7);
+    const created = await call('POST', '/v2/escrow', { token: client.token, body: purchase(buyer, seller) });
+    assert.equal(created.status, 201, created.text);
+    const escrowId = created.body.payload.id;
+
+    const asSeller = await merge(seller, destination);
+    assert.equal(asSeller.status, 409, asSeller.text);
+    assert.deepEqual(asSeller.body.codes, ['ACCOUNT_MERGE_ERROR']);
+    assert.match(asSeller.body.message[0], /due money from 1 unfinished purchase/);
+    const asBuyer = await merge(buyer, destination);
+    assert.equal(asBuyer.status, 409, asBuyer.text);
+    assert.match(asBuyer.body.message[0], /buyer of 1 unfinished purchase/);
+    assert.equal(await balance(seller.wallets['GEM:standard'].wallet), 7, 'nothing moved');
+    assert.equal((await call('GET', `/v1/user-info/${seller.account_id}`, { token: client.token })).body.payload.is_blocked, false);
+
+    // Paid, the escrow still names it; committed, the share is the seller's and moves with the merge.
+    assert.equal((await escrowStep(escrowId, 'pay')).body.payload.status, 'ESCROWED');
+    assert.match((await merge(seller, destination)).body.message[0], /due money from escrow/);
+    assert.equal((await escrowStep(escrowId, 'commit')).body.payload.status, 'COMMITTED');
+    const done = await merge(seller, destination);
+    assert.equal(done.status, 200, done.text);
+    assert.equal(await balance(destination.wallets['GEM:convertible'].wallet), 90);
+    assert.equal(await balance(seller.wallets['GEM:convertible'].wallet), 0);
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  it('refuses a source that an OPEN invoice would pay or that buys one, an authorized invoice not yet paid included', async () => {
+    const seller = await party(client);
+    const buyer = await party(client);
+    const authorizedBuyer = await party(client);
+    const destination = await party(client);
+    await fund(buyer, 'GEM:standard', 100);
+    await fund(authorizedBuyer, 'GEM:standard', 50);
+    const invoice = await call('POST', '/v2/invoice', { token: client.token, body: purchase(buyer, seller) });
+    assert.equal(invoice.status, 201, invoice.text);
+    const { payment_methods: _, ...authorization } = purchase(authorizedBuyer, seller, 50, 40);
+    const authorized = await call('POST', '/v2/authorize/invoice', {
+      token: client.token,
+      body: { ...authorization, invoice_mechanism: 'api' },
+    });
+    assert.equal(authorized.status, 200, authorized.text);
+
+    const asSeller = await merge(seller, destination);
+    assert.equal(asSeller.status, 409, asSeller.text);
+    assert.match(asSeller.body.message[0], /due money from 2 unfinished purchase/);
+    for (const p of [buyer, authorizedBuyer]) {
+      const res = await merge(p, destination);
+      assert.equal(res.status, 409, res.text);
+      assert.match(res.body.message[0], /buyer of 1 unfinished purchase/);
+    }
+  });
+
+  it('pays and commits nothing to an account merged while a purchase naming it was open; a cancel still refunds', async () => {
+    const seller = await party(client);
+    const buyer = await party(client);
+    await fund(buyer, 'GEM:standard', 300);
+    const open = (await call('POST', '/v2/escrow', { token: client.token, body: purchase(buyer, seller) })).body.payload.id;
+    const escrowed = (await call('POST', '/v2/escrow', { token: client.token, body: purchase(buyer, seller) })).body.payload.id;
+    assert.equal((await escrowStep(escrowed, 'pay')).body.payload.status, 'ESCROWED');
+    const invoice = (await call('POST', '/v2/invoice', { token: client.token, body: purchase(buyer, seller) })).body.payload.invoice_id;
+    await closeAsMerged(seller);
+
+    const paid = await escrowStep(open, 'pay');
+    assert.equal(paid.status, 409, paid.text);
+    assert.deepEqual(paid.body.codes, ['ESCROW_STATE_ERROR']);
+    assert.match(paid.body.message[0], /pays an account that was merged into another/);
+    assert.equal(paid.body.payload.status, 'OPEN');
+    const committed = await escrowStep(escrowed, 'commit');
+    assert.equal(committed.status, 409, committed.text);
+    assert.match(committed.body.message[0], /pays an account that was merged into another/);
+    assert.equal(committed.body.payload.status, 'ESCROWED');
+    const invoicePaid = await call('POST', `/v2/invoice/${invoice}/pay`, { token: client.token });
+    assert.equal(invoicePaid.status, 409, invoicePaid.text);
+    assert.deepEqual(invoicePaid.body.codes, ['INVOICE_STATE_ERROR']);
+    assert.equal(invoicePaid.body.payload.state, 'OPEN');
+    assert.equal(await balance(seller.wallets['GEM:convertible'].wallet), 0, 'no money reached the merged account');
+    assert.equal(await balance(buyer.wallets['GEM:standard'].wallet), 200, 'only the escrowed purchase is held');
+
+    assert.equal((await escrowStep(escrowed, 'cancel')).body.payload.status, 'CANCELLED');
+    assert.equal(await balance(buyer.wallets['GEM:standard'].wallet), 300);
+    const again = await call('POST', '/v2/escrow', { token: client.token, body: purchase(buyer, seller) });
+    assert.equal(again.status, 403, 'a new purchase cannot name it');
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  /** Until `whilst` resolves: `blocked` resolves once some session waits for a lock that the session `pid` holds. */
+  async function waitedOn(pid: number, whilst: Promise<unknown>): Promise<'blocked' | 'finished'> {
+    const finished = whilst.then(() => 'finished' as const);
+    for (;;) {
+      const [row] = await h()
+        .orm.em.fork()
+        .execute<Array<{ n: string }>>('select count(*) as n from pg_stat_activity where ? = any (pg_blocking_pids(pid))', [pid]);
+      if (Number(row.n) > 0) return 'blocked';
+      const first = await Promise.race([finished, new Promise<'poll'>((resolve) => setTimeout(() => resolve('poll'), 20))]);
+      if (first === 'finished') return 'finished';
+    }
+  }
+
+  it('refuses a purchase naming an account while a merge of it is under way (the purchase waits, then sees it closed)', async () => {
+    for (const kind of ['escrow', 'invoice'] as const) {
+      const seller = await party(client);
+      const buyer = await party(client);
+      await fund(buyer, 'GEM:standard', 100);
+      let request: Promise<ApiResponse> | undefined;
+      // A merge of the seller, stopped between its lock on the account and its commit.
+      await h()
+        .orm.em.fork()
+        .transactional(async (tx) => {
+          const merging = emDb(tx);
+          await merging.execute('select id from account where id = ? for update', [seller.account_id]);
+          const [{ pid }] = await merging.execute<Array<{ pid: number }>>('select pg_backend_pid() as pid');
+          request = call('POST', `/v2/${kind}`, { token: client.token, body: purchase(buyer, seller) });
+          assert.equal(await waitedOn(pid, request), 'blocked', `the ${kind} was written while the merge held the account`);
+          await insertActiveBlock(merging, {
+            id: newId('blk'),
+            integratorId: seller.integrator_id,
+            accountId: seller.account_id,
+            capability: 'login',
+            issuer: 'svc',
+            reason: 'merge_account',
+            note: 'Merged (test).',
+            clientId: null,
+          });
+        });
+      const answer = await request!;
+      assert.equal(answer.status, 403, `${kind}: ${answer.text}`);
+      assert.equal(answer.body.payload, `Account ${seller.account_id} is blocked.`);
+      const [row] = await h()
+        .orm.em.fork()
+        .execute<Array<{ n: string }>>('select count(*) as n from invoice where account_id = ?', [buyer.account_id]);
+      assert.equal(Number(row.n), 0, `no ${kind} was written`);
+    }
+  });
+
+  it('counts a purchase written while the merge waited for its accounts (the merge waits, then refuses)', async () => {
+    const seller = await party(client);
+    const buyer = await party(client);
+    const destination = await party(client);
+    let request: Promise<ApiResponse> | undefined;
+    const now = new Date();
+    // A purchase being written: it holds the accounts it names, as every purchase does.
+    await writeHoldingAccounts(db(h().orm.em), [buyer.account_id, seller.account_id], async (tx) => {
+      const [{ pid }] = await tx.execute<Array<{ pid: number }>>('select pg_backend_pid() as pid');
+      request = merge(seller, destination);
+      assert.equal(await waitedOn(pid, request), 'blocked', 'the merge ran while a purchase held the account');
+      await insertOpenInvoices(tx, [
+        {
+          id: newId('inv'),
+          integratorId: seller.integrator_id,
+          accountId: buyer.account_id,
+          escrowId: null,
+          invoiceType: 'user_purchase_virtual',
+          state: 'OPEN',
+          referenceType: null,
+          referenceId: null,
+          description: null,
+          metadata: {},
+          currency: 'GEM',
+          totalAmount: 100,
+          failureReason: null,
+          paymentMethods: [{ payment_method_id: buyer.wallets['GEM:standard'].pm, amount: 100, currency: 'GEM' }],
+          lineItems: [
+            {
+              line_item_id: newId('li'),
+              amount: 100,
+              currency: 'GEM',
+              transaction_type: 'user_to_user',
+              product_sku: '',
+              description: '',
+              reference_type: '',
+              reference_id: '',
+              metadata: {},
+              recipients: [
+                { amount: 90, currency: 'GEM', source_wallet_id: '', destination_wallet_id: seller.wallets['GEM:convertible'].wallet },
+              ],
+            },
+          ],
+          invoiceMechanism: null,
+          createdAt: now,
+          updatedAt: now,
+        },
+      ]);
+    });
+    const answer = await request!;
+    assert.equal(answer.status, 409, answer.text);
+    assert.match(answer.body.message[0], /due money from 1 unfinished purchase/);
   });
 });

@@ -6,6 +6,8 @@ const clean: MergeFacts = {
   destinationLoginBlocked: false,
   escrowedAsBuyer: 0,
   escrowedAsSeller: 0,
+  openAsBuyer: 0,
+  openAsSeller: 0,
   fiatBalance: 0,
 };
 
@@ -20,6 +22,8 @@ describe('merge rules', () => {
     ['a blocked destination', { destinationLoginBlocked: true }, /destination account is blocked/],
     ['a source with money in escrow', { escrowedAsBuyer: 1 }, /money in escrow/],
     ['a source due money from escrow', { escrowedAsSeller: 2 }, /due money from escrow/],
+    ['the buyer of an unfinished purchase (an OPEN escrow or invoice)', { openAsBuyer: 1 }, /buyer of 1 unfinished purchase/],
+    ['a source an unfinished purchase would pay (an OPEN escrow or invoice)', { openAsSeller: 3 }, /due money from 3 unfinished purchase/],
     ['a source with a fiat balance', { fiatBalance: 1 }, /fiat balances are not merged/],
   ];
   for (const [what, facts, message] of refusals) {

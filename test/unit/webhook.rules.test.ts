@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { retryDelayMs, shouldDisable, signatureHeader, targetProblem } from '../../src/webhooks/webhook.rules.js';
+import {
+  isPrivateAddress,
+  privateRange,
+  retryDelayMs,
+  shouldDisable,
+  signatureHeader,
+  targetProblem,
+} from '../../src/webhooks/webhook.rules.js';
 
 describe('webhook rules', () => {
   it('signs as the Standard Webhooks reference does', () => {
@@ -38,5 +45,110 @@ describe('webhook rules', () => {
     assert.equal(targetProblem('https://app.localhost/', false), 'PRIVATE_TARGET');
     assert.equal(targetProblem('https://[fd00::1]/', false), 'PRIVATE_TARGET');
     assert.equal(targetProblem('https://x.example/hooks?a=1', false), null);
+  });
+  // Each IPv6 range that embeds an IPv4 address (or is deprecated and private): its first and
+  // last address are refused under its name, and the address just past an edge is not in it.
+  const ipv6Ranges: Array<{ range: string; name: string; inside: string[]; outside: Array<[string, string | null]> }> = [
+    {
+      range: '::/96',
+      name: 'IPv4-compatible',
+      inside: ['::0.0.0.2', '::10.0.0.1', '::ffff:ffff'],
+      outside: [['::1:0:0', null]],
+    },
+    {
+      range: '::ffff:0:0/96',
+      name: 'IPv4-mapped',
+      inside: ['::ffff:0:0', '::ffff:8.8.8.8', '::ffff:7f00:1', '::ffff:ffff:ffff'],
+      outside: [
+        ['::fffe:ffff:ffff', null],
+        ['::1:0:0:0', null],
+      ],
+    },
+    {
+      range: '::ffff:0:0:0/96',
+      name: 'IPv4-translated',
+      inside: ['::ffff:0:0:0', '::ffff:0:10.0.0.1', '::ffff:0:ffff:ffff'],
+      outside: [['::fffe:ffff:ffff:ffff', null]],
+    },
+    {
+      range: '64:ff9b::/96 (NAT64)',
+      name: 'NAT64',
+      inside: ['64:ff9b::', '64:ff9b::10.0.0.1', '64:ff9b::ffff:ffff'],
+      outside: [
+        ['64:ff9b::1:0:0', null],
+        ['64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff', null],
+      ],
+    },
+    {
+      range: '64:ff9b:1::/48 (NAT64 local use)',
+      name: 'NAT64 local-use',
+      inside: ['64:ff9b:1::', '64:ff9b:1::192.168.0.1', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff'],
+      outside: [
+        ['64:ff9b:2::', null],
+        ['64:ff9b:0:ffff:ffff:ffff:ffff:ffff', null],
+      ],
+    },
+    {
+      range: '2002::/16 (6to4)',
+      name: '6to4',
+      inside: ['2002::', '2002:c0a8:101::1', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+      outside: [
+        ['2003::1', null],
+        ['2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff', null],
+      ],
+    },
+    {
+      range: '2001::/32 (Teredo)',
+      name: 'Teredo',
+      inside: ['2001::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff'],
+      outside: [
+        ['2001:1::1', null],
+        ['2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff', null],
+      ],
+    },
+    {
+      range: 'fec0::/10 (site-local)',
+      name: 'site-local',
+      inside: ['fec0::', 'fec0::1', 'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+      // Both neighbours are refused ranges of their own (link-local below, multicast above).
+      outside: [
+        ['febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'link-local'],
+        ['ff00::', 'multicast'],
+      ],
+    },
+  ];
+  for (const { range, name, inside, outside } of ipv6Ranges) {
+    it(`refuses ${range}, and only it`, () => {
+      for (const a of inside) assert.equal(privateRange(a), name, a);
+      for (const [a, other] of outside) {
+        assert.equal(privateRange(a), other, a);
+        assert.equal(isPrivateAddress(a), other !== null, a);
+      }
+    });
+  }
+
+  it('refuses these ranges as webhook targets too (IP literals at registration)', () => {
+    for (const host of ['[64:ff9b::a00:1]', '[2002:a00:1::1]', '[2001::1]', '[::a00:1]', '[::ffff:a00:1]', '[fec0::1]'])
+      assert.equal(targetProblem(`https://${host}/hooks`, false), 'PRIVATE_TARGET', host);
+    assert.equal(targetProblem('https://[2003::1]/hooks', false), null);
+  });
+
+  it('still classifies the IPv4 ranges and public addresses as before', () => {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1%eth0',
+    ])
+      assert.equal(isPrivateAddress(a), true, a);
+    for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e'])
+      assert.equal(isPrivateAddress(a), false, a);
+    assert.equal(privateRange('nonsense'), 'not an IP address');
   });
 });

@@ -5,6 +5,9 @@ import { isPrivateAddress, targetProblem } from '../../src/webhooks/webhook.rule
 import { call, h, newClient, register, startExtraApp } from '../support/harness.js';
 import { startReceiver } from '../support/receiver.js';
 
+/** What every attempt that got no answer (but a timeout) records, whatever the cause. */
+const UNREACHABLE = 'target unreachable';
+
 /** A name other than `localhost` that this machine's hosts file maps to a loopback address. */
 function loopbackAlias(): string {
   for (const line of readFileSync('/etc/hosts', 'utf8').split('\n')) {
@@ -77,9 +80,9 @@ describe('webhook targets (SSRF guard)', () => {
     try {
       const alias = loopbackAlias();
       const refused = await send(`http://${alias}:${r.port}/hooks`, '{}', {}, false);
-      assert.deepEqual([refused.status, refused.error], [null, 'refused: private target']);
+      assert.deepEqual([refused.status, refused.error, refused.detail], [null, UNREACHABLE, 'refused: private target']);
       const literal = await send(`http://127.0.0.1:${r.port}/hooks`, '{}', {}, false);
-      assert.equal(literal.error, 'refused: private target');
+      assert.equal(literal.error, UNREACHABLE);
       assert.equal(r.received.length, 0);
       assert.equal((await send('not a url', '{}', {}, true)).error, 'invalid URL', 'a bad URL is a failed attempt, not a crash');
       const allowed = await send(`http://${alias}:${r.port}/hooks`, '{}', {}, true);
@@ -90,7 +93,34 @@ describe('webhook targets (SSRF guard)', () => {
     }
   });
 
-  it('records the refusal as a failed attempt and dead-letters the delivery under a production policy', async () => {
+  it('says the same about a private target, a name that does not resolve and a refused connection', async () => {
+    const r = await startReceiver();
+    const closed = await startReceiver();
+    const closedPort = closed.port;
+    await closed.close();
+    try {
+      const attempts = [
+        await send(`https://${loopbackAlias()}:${r.port}/hooks`, '{}', {}, false),
+        await send(`https://127.0.0.1:${r.port}/hooks`, '{}', {}, false),
+        await send('https://[64:ff9b::7f00:1]/hooks', '{}', {}, false),
+        await send('https://no-such-host.invalid/hooks', '{}', {}, false),
+        await send(`http://127.0.0.1:${closedPort}/hooks`, '{}', {}, true),
+      ];
+      assert.deepEqual(
+        attempts.map((a) => [a.status, a.error]),
+        attempts.map(() => [null, 'target unreachable']),
+      );
+      // The cause stays for the operator's log only.
+      assert.equal(attempts[0].detail, 'refused: private target');
+      assert.match(attempts[3].detail ?? '', /ENOTFOUND|EAI_AGAIN/);
+      assert.match(attempts[4].detail ?? '', /ECONNREFUSED/);
+      assert.equal(r.received.length, 0);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('records a private target and an unresolvable name alike, as failed attempts its owner sees, and dead-letters them', async () => {
     const r = await startReceiver();
     try {
       const client = await newClient();
@@ -104,21 +134,34 @@ describe('webhook targets (SSRF guard)', () => {
         `select id from outbox where message->>'account_id' = ? and event_name = 'register-account-completed'`,
         [account.account_id],
       );
-      // An endpoint registered while private targets were allowed, delivered by a production worker.
-      // It subscribes to nothing, so the suite's own relay and delivery workers never touch its rows
+      // Endpoints registered while private targets were allowed, delivered by a production worker.
+      // They subscribe to nothing, so the suite's own relay and delivery workers never touch their rows
       // while this attempt runs (they did once: a deadlock with a delivery the relay had made for it).
-      await db.execute(
-        `insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values ('whe_ssrf', ?, ?, '{}', 'whsec_AAAA', 'enabled')`,
-        [integratorId, `http://${loopbackAlias()}:${r.port}/hooks`],
-      );
-      await db.execute(
-        `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id) values ('whd_ssrf', ?, 'whe_ssrf', ?, 'pending', 'x')`,
-        [event.id, integratorId],
-      );
-      const outcome = await deliveryAttempts(db, { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 })(
-        'whd_ssrf',
-      );
-      assert.deepEqual(outcome, { outcome: 'dead', error: 'refused: private target' });
+      const targets = {
+        whe_ssrf_private: `https://${loopbackAlias()}:${r.port}/hooks`,
+        whe_ssrf_unknown: 'https://no-such-host.invalid/hooks',
+      };
+      const attempt = deliveryAttempts(db, { allowPrivateTargets: false, maxAttempts: 1, retryBaseMs: 10, disableAfterMs: 1e9 });
+      const seen: unknown[] = [];
+      for (const [endpointId, url] of Object.entries(targets)) {
+        const deliveryId = endpointId.replace('whe_', 'whd_');
+        await db.execute(
+          `insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values (?, ?, ?, '{}', 'whsec_AAAA', 'enabled')`,
+          [endpointId, integratorId, url],
+        );
+        await db.execute(
+          `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id) values (?, ?, ?, ?, 'pending', 'x')`,
+          [deliveryId, event.id, endpointId, integratorId],
+        );
+        const outcome = await attempt(deliveryId);
+        assert.deepEqual([outcome.outcome, 'error' in outcome && outcome.error], ['dead', UNREACHABLE], url);
+        const detail = await call('GET', `/v2/webhooks/${endpointId}`, { token: client.token });
+        assert.equal(detail.status, 200, detail.text);
+        seen.push(detail.body.payload.recent_attempts.map((a: any) => [a.status_code, a.ok, a.error]));
+        const [row] = await db.execute<Array<{ last_error: string }>>('select last_error from webhook_delivery where id = ?', [deliveryId]);
+        assert.equal(row.last_error, UNREACHABLE);
+      }
+      assert.deepEqual(seen, [[[null, false, 'target unreachable']], [[null, false, 'target unreachable']]]);
       assert.equal(r.received.length, 0);
     } finally {
       await r.close();

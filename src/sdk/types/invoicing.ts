@@ -46,7 +46,7 @@ export interface paths {
         put?: never;
         /**
          * Pay an escrow
-         * @description Charges every payment method of the escrow invoice, all or nothing, and holds the funds. Success: `ESCROWED`. A failed charge is not an HTTP error: the escrow is `ESCROW-FAILED` and its escrow invoice says why in `failure_reason` (`card_declined`, `insufficient_funds`, or `account_blocked` when the buyer was blocked after creating the escrow); nothing stays charged. Commit and cancel of an `ESCROWED` escrow stay possible whatever blocks its buyer or sellers get, so money is never stuck. Pay again on a paid escrow answers it as it is; on `ESCROW-FAILED`, 409.
+         * @description Charges every payment method of the escrow invoice, all or nothing, and holds the funds. Success: `ESCROWED`. A failed charge is not an HTTP error: the escrow is `ESCROW-FAILED` and its escrow invoice says why in `failure_reason` (`card_declined`, `insufficient_funds`, or `account_blocked` when the buyer was blocked after creating the escrow); nothing stays charged. Commit and cancel of an `ESCROWED` escrow stay possible whatever blocks its buyer or sellers get, so money is never stuck. An escrow that would pay an account merged into another (a recipient's wallet is that account's) is neither paid nor committed: 409 `ESCROW_STATE_ERROR`, nothing moves (a merge refuses while an unfinished escrow names its source, so only an escrow older than that rule can be in this state; cancel it). Pay again on a paid escrow answers it as it is; on `ESCROW-FAILED`, 409.
          *
          *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
          *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202
@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Commit an escrow
-         * @description Only from `ESCROWED`: each line's amount goes to its source wallet (the integrator's default wallet when blank) and each recipient's share on to its destination wallet (for a token currency, the seller's convertible wallet); the rest of a line stays with the integrator. `commit_invoice_id` is set. Commit again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR`.
+         * @description Only from `ESCROWED`: each line's amount goes to its source wallet (the integrator's default wallet when blank) and each recipient's share on to its destination wallet (for a token currency, the seller's convertible wallet); the rest of a line stays with the integrator. `commit_invoice_id` is set. Commit again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR` — also when a recipient's account was merged into another (money never lands in a merged account; cancel refunds the buyer instead).
          *
          *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
          *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202
@@ -148,8 +148,9 @@ export interface paths {
          * Pay a standard or an authorized invoice
          * @description Charges every payment method, all or nothing, and settles the line items. Answers 200
          *     with the invoice `SUCCESS`, or `FAILED` with `failure_reason` (not an HTTP error; nothing
-         *     charged). Paying a paid invoice answers it as it is; a failed invoice, or an escrow's
-         *     invoice (paid through its escrow), answers 409 `INVOICE_STATE_ERROR`. Runs as a command
+         *     charged). Paying a paid invoice answers it as it is; a failed invoice, an escrow's
+         *     invoice (paid through its escrow), or one that would pay an account merged into another,
+         *     answers 409 `INVOICE_STATE_ERROR`. Runs as a command
          *     exactly like escrow pay (`SYNC_WAIT_MS`, `Prefer: respond-async` → 202 with `Location`).
          *     Emits `invoice-completed`.
          *
