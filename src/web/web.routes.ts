@@ -144,7 +144,7 @@ export function webRoutes(deps: {
   // Who the page's token acts for, so every page with a session names the account it would add a
   // card to or pay from (a link to someone else's account shows their name, not the buyer's).
   router.get('/ui/session', async (req, res) => {
-    await deps.authenticate(req, [], true);
+    await deps.authenticate(req, [], []);
     const principal = req.principal;
     if (!principal?.accountId)
       throw new AppError('unauthorized', 'A user password token is required.', {
