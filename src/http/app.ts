@@ -12,6 +12,7 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { userSessionActive } from '../auth/user-session.service.js';
 import { accountRoutes } from '../accounts/account.routes.js';
+import { accountOwned } from '../accounts/account-access.service.js';
 import { tosRoutes } from '../tos/tos.routes.js';
 import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
 import { escrowRoutes } from '../escrow/escrow.routes.js';
@@ -116,10 +117,15 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     ),
   );
   app.use(
-    rateLimits(deps.redis, deps.config.queuePrefix ?? '{holdfast}', {
-      userRequestsPerMinute: deps.config.userRateLimitPerMinute ?? 300,
-      cardAddsPerHour: deps.config.cardAddsPerHour ?? 20,
-    }),
+    rateLimits(
+      deps.redis,
+      deps.config.queuePrefix ?? '{holdfast}',
+      {
+        userRequestsPerMinute: deps.config.userRateLimitPerMinute ?? 300,
+        cardAddsPerHour: deps.config.cardAddsPerHour ?? 20,
+      },
+      { doc, owns: (req, principal, accountId) => accountOwned(req.em, principal, accountId) },
+    ),
   );
   app.use(idempotency());
   // Every module adds its routes to one router: a router per module cost each request a walk
