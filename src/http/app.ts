@@ -50,6 +50,7 @@ export interface AppDeps {
         | 'queuePrefix'
         | 'adminUser'
         | 'adminPassword'
+        | 'metricsToken'
         | 'webhookAllowPrivateTargets'
         | 'allowedRedirectPatterns'
         | 'userRateLimitPerMinute'
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       appEnv: deps.config.appEnv,
       adminUser: deps.config.adminUser ?? 'admin',
       adminPassword: deps.config.adminPassword,
+      metricsToken: deps.config.metricsToken,
     }),
   );
   app.use('/openapi', documentRoutes());

@@ -170,6 +170,7 @@ export async function startExtraApp(
     syncWaitMs?: number;
     bus?: CommandBus;
     adminPassword?: string;
+    metricsToken?: string;
     demoClientId?: string;
     userRateLimitPerMinute?: number;
     cardAddsPerHour?: number;
@@ -185,6 +186,7 @@ export async function startExtraApp(
       queuePrefix: TEST_QUEUE_PREFIX,
       adminUser: 'ops',
       adminPassword: opts.adminPassword,
+      metricsToken: opts.metricsToken,
       userRateLimitPerMinute: opts.userRateLimitPerMinute,
       cardAddsPerHour: opts.cardAddsPerHour,
       frameAncestors: opts.frameAncestors,

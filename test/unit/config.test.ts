@@ -59,4 +59,17 @@ describe('config', () => {
       assert.throws(() => loadConfig({ FRAME_ANCESTORS: bad }), /FRAME_ANCESTORS/, bad);
     }
   });
+
+  it('reads METRICS_TOKEN as a long bearer token, unset by default', () => {
+    assert.equal(loadConfig({}).metricsToken, undefined);
+    const token = `${'a'.repeat(31)}Z`;
+    assert.equal(loadConfig({ METRICS_TOKEN: token }).metricsToken, token);
+    for (const bad of ['short', `${token} x`, `${token}"`]) {
+      assert.throws(
+        () => loadConfig({ METRICS_TOKEN: bad }),
+        (err: Error) => err instanceof ConfigError && err.message.startsWith('METRICS_TOKEN'),
+        bad,
+      );
+    }
+  });
 });
