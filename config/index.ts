@@ -36,6 +36,8 @@ export interface Config {
   adminPassword: string | undefined;
   /** A bearer token for Prometheus scrapers: `/metrics` also answers `Authorization: Bearer <it>`. */
   metricsToken: string | undefined;
+  /** Whether `POST /token` takes `client_secret` and `refresh_token` from the query string (discouraged). */
+  tokenQueryCredentials: boolean;
   /** Hosts a hosted flow's `postOAuthURLOverride` may send the user back to (`example.com`, `*.example.com`). */
   allowedRedirectPatterns: string[];
   /** Who may frame the hosted pages: CSP `frame-ancestors` sources (`*` by default: any integrator's page). */
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
     metricsToken: metricsToken(env),
+    tokenQueryCredentials: boolean(env, 'TOKEN_QUERY_CREDENTIALS', true),
     allowedRedirectPatterns: (env.ALLOWED_REDIRECT_PATTERNS ?? '')
       .split(',')
       .map((p) => p.trim())

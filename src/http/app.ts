@@ -51,6 +51,7 @@ export interface AppDeps {
         | 'adminUser'
         | 'adminPassword'
         | 'metricsToken'
+        | 'tokenQueryCredentials'
         | 'webhookAllowPrivateTargets'
         | 'allowedRedirectPatterns'
         | 'userRateLimitPerMinute'
@@ -133,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   // Every module adds its routes to one router: a router per module cost each request a walk
   // through every module before its own.
   const api = express.Router();
-  authRoutes(api, deps.signer, deps.config.publicUrl);
+  authRoutes(api, deps.signer, deps.config.publicUrl, { queryCredentials: deps.config.tokenQueryCredentials ?? true });
   accountRoutes(api);
   blockRoutes(api);
   mergeRoutes(api, deps.bus, deps.config.syncWaitMs);

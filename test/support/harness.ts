@@ -171,6 +171,7 @@ export async function startExtraApp(
     bus?: CommandBus;
     adminPassword?: string;
     metricsToken?: string;
+    tokenQueryCredentials?: boolean;
     demoClientId?: string;
     userRateLimitPerMinute?: number;
     cardAddsPerHour?: number;
@@ -187,6 +188,7 @@ export async function startExtraApp(
       adminUser: 'ops',
       adminPassword: opts.adminPassword,
       metricsToken: opts.metricsToken,
+      tokenQueryCredentials: opts.tokenQueryCredentials,
       userRateLimitPerMinute: opts.userRateLimitPerMinute,
       cardAddsPerHour: opts.cardAddsPerHour,
       frameAncestors: opts.frameAncestors,

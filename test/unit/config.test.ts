@@ -72,4 +72,13 @@ describe('config', () => {
       );
     }
   });
+
+  it('takes secrets in the query string of /token unless TOKEN_QUERY_CREDENTIALS=false', () => {
+    assert.equal(loadConfig({}).tokenQueryCredentials, true);
+    assert.equal(loadConfig({ TOKEN_QUERY_CREDENTIALS: 'false' }).tokenQueryCredentials, false);
+    assert.throws(
+      () => loadConfig({ TOKEN_QUERY_CREDENTIALS: 'no' }),
+      (err: Error) => err instanceof ConfigError && err.message.startsWith('TOKEN_QUERY_CREDENTIALS'),
+    );
+  });
 });
