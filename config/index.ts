@@ -34,6 +34,10 @@ export interface Config {
   webhookDisableAfterMs: number;
   adminUser: string;
   adminPassword: string | undefined;
+  /** A bearer token for Prometheus scrapers: `/metrics` also answers `Authorization: Bearer <it>`. */
+  metricsToken: string | undefined;
+  /** Whether `POST /token` takes `client_secret` and `refresh_token` from the query string (discouraged). */
+  tokenQueryCredentials: boolean;
   /** Hosts a hosted flow's `postOAuthURLOverride` may send the user back to (`example.com`, `*.example.com`). */
   allowedRedirectPatterns: string[];
   /** Who may frame the hosted pages: CSP `frame-ancestors` sources (`*` by default: any integrator's page). */
@@ -113,6 +117,16 @@ function frameAncestors(env: Env): string {
   return raw.split(/\s+/).join(' ');
 }
 
+/** `METRICS_TOKEN`: a bearer token (RFC 6750 characters), long enough not to be guessed. */
+function metricsToken(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[A-Za-z0-9\-._~+/]{32,}=*$/.test(raw)) {
+    throw new ConfigError('METRICS_TOKEN must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (such as `openssl rand -hex 32`)');
+  }
+  return raw;
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging');
@@ -137,6 +151,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDisableAfterMs: integer(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 3_600_000, 1_000, 365 * 24 * 3_600_000),
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
+    metricsToken: metricsToken(env),
+    tokenQueryCredentials: boolean(env, 'TOKEN_QUERY_CREDENTIALS', true),
     allowedRedirectPatterns: (env.ALLOWED_REDIRECT_PATTERNS ?? '')
       .split(',')
       .map((p) => p.trim())

@@ -15,7 +15,7 @@ import { closeRedis, createRedis, reportOutages } from './queues/connection.js';
 import { CommandBus } from './queues/command-bus.js';
 import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
-import { DASHBOARD_PATH, dashboardMode } from './http/operations-routes.js';
+import { DASHBOARD_PATH, dashboardMode, metricsMode } from './http/operations-routes.js';
 import { createLogger } from './runtime/logger.js';
 import { DatabaseMissingError, postgresServer, ServiceUnavailableError } from './db/postgres-failures.js';
 import { resolveServices } from './runtime/services.js';
@@ -112,18 +112,30 @@ async function runWeb(config: Config): Promise<void> {
   );
 
   const base = config.publicUrl;
-  const dashboardLine = (c: typeof config, url: string) => {
-    const mode = dashboardMode(c.appEnv, c.adminPassword);
-    if (mode === 'off') return 'off (set ADMIN_PASSWORD to turn the dashboard on in production)';
-    return `${url}${DASHBOARD_PATH}${mode === 'password' ? ` (user ${c.adminUser})` : ' (open: no ADMIN_PASSWORD set)'}`;
+  const dashboard = dashboardMode(config.appEnv, config.adminPassword);
+  const metrics = metricsMode(config.appEnv, config.adminPassword, config.metricsToken);
+  const metricsGuard = {
+    open: 'open: no ADMIN_PASSWORD or METRICS_TOKEN set',
+    password: 'admin password',
+    token: 'Bearer METRICS_TOKEN',
+    'password or token': 'admin password or Bearer METRICS_TOKEN',
   };
   const lines = [
     `Holdfast is up (ROLE=${config.role}, APP_ENV=${config.appEnv})`,
     `  API            ${base}`,
     `  API reference  ${base}/docs`,
     `  Health         ${base}/healthz  ${base}/readyz`,
-    `  Queues         ${dashboardLine(config, base)}`,
-    `  Metrics        ${base}/metrics${config.adminPassword ? ' (admin password)' : ''}`,
+    dashboard === 'off'
+      ? '  Queues         off (set ADMIN_PASSWORD to turn the dashboard on in production)'
+      : `  Queues         ${base}${DASHBOARD_PATH}${dashboard === 'password' ? ` (user ${config.adminUser})` : ' (open: no ADMIN_PASSWORD set)'}`,
+    ...(dashboard === 'off'
+      ? []
+      : [
+          `                 its job views show command results with every integrator's invoices${dashboard === 'open' ? ', to anyone who reaches this port' : ''}`,
+        ]),
+    metrics === 'off'
+      ? '  Metrics        off (set METRICS_TOKEN or ADMIN_PASSWORD to serve it in production)'
+      : `  Metrics        ${base}/metrics (${metricsGuard[metrics]})`,
     `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private instance)' : ''}`,
     `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private instance, .data/)' : ''}`,
   ];

@@ -29,12 +29,27 @@ function param(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The secrets `/token` takes: in a query string they end up in proxies' and browsers' logs and histories. */
+const SECRET_PARAMETERS = ['client_secret', 'refresh_token'] as const;
+
+/** With `TOKEN_QUERY_CREDENTIALS=false`: a secret in the query string is refused (400 `invalid_request` naming it). */
+function refuseQuerySecrets(req: Request): void {
+  const name = SECRET_PARAMETERS.find((p) => req.query[p] !== undefined);
+  if (name) {
+    throw new AppError('invalid_input', `${name} must not be sent in the query string: send it in the body (or use HTTP Basic).`, {
+      codes: ['invalid_request'],
+    });
+  }
+}
+
 /**
  * `POST /token` (RFC 6749 §4.4 client credentials, §6 refresh token): form, JSON or query
- * parameters, or HTTP Basic. `POST /authorize/user`: user sessions.
+ * parameters, or HTTP Basic; secrets in the query string only while `queryCredentials` allows
+ * them (discouraged, kept for clients that send them there). `POST /authorize/user`: user sessions.
  */
-export function authRoutes(router: Router, signer: TokenSigner, webUrl: string): void {
+export function authRoutes(router: Router, signer: TokenSigner, webUrl: string, opts = { queryCredentials: true }): void {
   router.post('/token', async (req, res) => {
+    if (!opts.queryCredentials) refuseQuerySecrets(req);
     const basic = basicCredentials(req);
     if (basic && (param(req, 'client_id') || param(req, 'client_secret'))) {
       throw new AppError('invalid_input', 'Send client credentials either with HTTP Basic or as parameters, not both.', {

@@ -12,6 +12,7 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { userSessionActive } from '../auth/user-session.service.js';
 import { accountRoutes } from '../accounts/account.routes.js';
+import { accountOwned } from '../accounts/account-access.service.js';
 import { tosRoutes } from '../tos/tos.routes.js';
 import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
 import { escrowRoutes } from '../escrow/escrow.routes.js';
@@ -49,6 +50,8 @@ export interface AppDeps {
         | 'queuePrefix'
         | 'adminUser'
         | 'adminPassword'
+        | 'metricsToken'
+        | 'tokenQueryCredentials'
         | 'webhookAllowPrivateTargets'
         | 'allowedRedirectPatterns'
         | 'userRateLimitPerMinute'
@@ -92,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       appEnv: deps.config.appEnv,
       adminUser: deps.config.adminUser ?? 'admin',
       adminPassword: deps.config.adminPassword,
+      metricsToken: deps.config.metricsToken,
     }),
   );
   app.use('/openapi', documentRoutes());
@@ -117,16 +121,21 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     ),
   );
   app.use(
-    rateLimits(deps.redis, deps.config.queuePrefix ?? '{holdfast}', {
-      userRequestsPerMinute: deps.config.userRateLimitPerMinute ?? 300,
-      cardAddsPerHour: deps.config.cardAddsPerHour ?? 20,
-    }),
+    rateLimits(
+      deps.redis,
+      deps.config.queuePrefix ?? '{holdfast}',
+      {
+        userRequestsPerMinute: deps.config.userRateLimitPerMinute ?? 300,
+        cardAddsPerHour: deps.config.cardAddsPerHour ?? 20,
+      },
+      { doc, owns: (req, principal, accountId) => accountOwned(req.em, principal, accountId) },
+    ),
   );
   app.use(idempotency());
   // Every module adds its routes to one router: a router per module cost each request a walk
   // through every module before its own.
   const api = express.Router();
-  authRoutes(api, deps.signer, deps.config.publicUrl);
+  authRoutes(api, deps.signer, deps.config.publicUrl, { queryCredentials: deps.config.tokenQueryCredentials ?? true });
   accountRoutes(api);
   blockRoutes(api);
   mergeRoutes(api, deps.bus, deps.config.syncWaitMs);

@@ -2,7 +2,8 @@
  * Prometheus metrics (prom-client), served at `/metrics`: HTTP latency per route, command
  * durations, webhook attempts by outcome (these three count what this process did), and —
  * read from Redis and PostgreSQL at each scrape, so they cover every process — jobs per queue
- * and state, and the outbox lag.
+ * and state, and the outbox lag. Who may read them (admin password, METRICS_TOKEN, open only in
+ * staging): src/http/operations-routes.ts.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queue } from 'bullmq';

@@ -107,10 +107,50 @@ describe('the API reference at /docs and its documents', function () {
     assert.match(other.headers.get('www-authenticate') ?? '', /^Basic /, 'RFC 6749 §5.2 for any other client');
   });
 
+  it('sends a Content-Security-Policy with the reference that allows only its own scripts and forbids framing', async () => {
+    for (const url of ['/docs', '/docs/?urls.primaryName=payments', '/docs/swagger-ui-init.js']) {
+      const res = await fetch(`${h().baseUrl}${url}`);
+      assert.equal(res.status, 200, url);
+      const policy = new Map(
+        (res.headers.get('content-security-policy') ?? '').split(';').map((d) => {
+          const [name, ...sources] = d.trim().split(/\s+/);
+          return [name, sources] as const;
+        }),
+      );
+      assert.deepEqual(policy.get('frame-ancestors'), ["'none'"], url);
+      assert.deepEqual(policy.get('default-src'), ["'none'"], url);
+      assert.deepEqual(policy.get('script-src'), ["'self'"], `${url}: no inline or evaluated script`);
+      assert.deepEqual(policy.get('connect-src'), ["'self'"], url);
+      for (const sources of policy.values()) {
+        for (const broad of ['*', "'unsafe-inline'", "'unsafe-eval'", 'http:', 'https:'])
+          assert.ok(!sources.includes(broad), `${url}: ${broad}`);
+      }
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', url);
+    }
+  });
+
   describe('in Chromium', () => {
     let browser: Browser;
+    /** What the pages' Content-Security-Policy refused: none of Swagger UI's own work may be. */
+    const violations: string[] = [];
     before(async () => {
       browser = await launchChromium();
+      const newPage = browser.newPage.bind(browser);
+      browser.newPage = async (...args) => {
+        const page = await newPage(...args);
+        await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
+        await page.addInitScript(() => {
+          document.addEventListener('securitypolicyviolation', (e) =>
+            (window as unknown as { reportViolation(v: string): void }).reportViolation(
+              `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`,
+            ),
+          );
+        });
+        return page;
+      };
+    });
+    afterEach(() => {
+      assert.deepEqual(violations.splice(0), [], 'the Content-Security-Policy of /docs refused nothing');
     });
     after(async () => {
       await browser?.close();

@@ -207,6 +207,10 @@ describe('starting Holdfast', function () {
       assert.match(banner[redisLine], new RegExp(`redis://127.0.0.1:${redisPort}`));
       assert.match(banner[redisLine + 1], /UNREACHABLE \(REDIS_URL\): commands are accepted \(202\) and wait/);
       assert.match(banner[redisLine + 2], /readyz says 503/);
+      // Production without ADMIN_PASSWORD or METRICS_TOKEN: neither the dashboard nor the metrics.
+      assert.ok(banner.includes('  Queues         off (set ADMIN_PASSWORD to turn the dashboard on in production)'), banner.join('\n'));
+      assert.ok(banner.includes('  Metrics        off (set METRICS_TOKEN or ADMIN_PASSWORD to serve it in production)'), banner.join('\n'));
+      assert.equal((await call('GET', '/metrics', { baseUrl: `http://127.0.0.1:${httpPort}` })).status, 404);
       assert.equal((await call('GET', '/readyz', { baseUrl: `http://127.0.0.1:${httpPort}` })).status, 503);
       assert.equal((await call('GET', '/healthz', { baseUrl: `http://127.0.0.1:${httpPort}` })).status, 200);
     } finally {
@@ -228,6 +232,12 @@ describe('starting Holdfast', function () {
       await until('the banner', () => (run.stdout().includes('Holdfast is up') ? true : undefined));
       await until('the demo client lines', () => (run.stdout().includes('CLIENT_SECRET=') ? true : undefined), 5_000);
       assert.match(run.stdout(), /Demo shop +http:\/\/localhost:\d+\/ui\/demo .*its payments run on the ROLE=worker process/);
+      // The open staging dashboard says what its job views show.
+      assert.match(
+        run.stdout(),
+        /\n {2}Queues +http:\/\/localhost:\d+\/admin\/queues \(open: no ADMIN_PASSWORD set\)\n {17}its job views show command results with every integrator's invoices, to anyone who reaches this port\n/,
+      );
+      assert.match(run.stdout(), /\n {2}Metrics +http:\/\/localhost:\d+\/metrics \(open: no ADMIN_PASSWORD or METRICS_TOKEN set\)\n/);
       const page = await fetch(`http://127.0.0.1:${httpPort}/ui/demo`);
       assert.equal(page.status, 200);
       assert.match(await page.text(), /<html/i);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { SignJWT } from 'jose';
 import { createClient } from '../../src/auth/auth.service.js';
-import { call, h, newClient, unique } from '../support/harness.js';
+import { call, h, newClient, register, startExtraApp, unique } from '../support/harness.js';
 
 const form = (params: Record<string, string>) => ({
   rawBody: new URLSearchParams(params).toString(),
@@ -29,7 +29,7 @@ describe('POST /token (client credentials)', () => {
     assert.equal(res.status, 200);
   });
 
-  it('issues a token from query parameters', async () => {
+  it('issues a token from query parameters (discouraged; TOKEN_QUERY_CREDENTIALS=false refuses secrets there)', async () => {
     const q = new URLSearchParams({ grant_type: 'client_credentials', ...creds });
     const res = await call('POST', `/token?${q}`);
     assert.equal(res.status, 200);
@@ -106,6 +106,70 @@ describe('POST /token (client credentials)', () => {
     const malformed = await call('POST', '/token', { rawBody: '{', headers: { 'content-type': 'application/json' } });
     assert.equal(malformed.status, 400);
     assert.equal(malformed.body.error, 'invalid_request');
+  });
+});
+
+describe('POST /token with TOKEN_QUERY_CREDENTIALS=false', () => {
+  let app: Awaited<ReturnType<typeof startExtraApp>>;
+  let creds: { client_id: string; client_secret: string };
+  before(async () => {
+    app = await startExtraApp({ tokenQueryCredentials: false });
+    const created = await createClient(h().orm.em.fork(), { integrator: unique('tokq-'), scopes: ['read_accounts', 'write_user_tokens'] });
+    creds = { client_id: created.client_id, client_secret: created.client_secret };
+  });
+  after(async () => {
+    await app?.close();
+  });
+  const token = (query: Record<string, string>, body?: Record<string, string>, headers: Record<string, string> = {}) =>
+    call('POST', `/token${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`, {
+      baseUrl: app.baseUrl,
+      ...(body ? form(body) : {}),
+      headers: { ...(body ? form({}).headers : {}), ...headers },
+    });
+  /** A refresh token of a fresh user session. */
+  const refreshToken = async () => {
+    const client = await newClient();
+    const account = await register(client);
+    const user = await call('POST', '/authorize/user', {
+      token: client.token,
+      body: { account_id: account.account_id, return_token: true },
+    });
+    return { client, refresh: user.body.payload.token.refresh_token as string };
+  };
+
+  it('refuses a client_secret or refresh_token in the query string with invalid_request naming it', async () => {
+    const secret = await token({ grant_type: 'client_credentials', ...creds });
+    assert.equal(secret.status, 400, secret.text);
+    assert.deepEqual(Object.keys(secret.body).sort(), ['error', 'error_description']);
+    assert.equal(secret.body.error, 'invalid_request');
+    assert.match(secret.body.error_description, /^client_secret must not be sent in the query string/);
+    // A secret in the query is refused even when the body holds the rest.
+    const split = await token({ client_secret: creds.client_secret }, { grant_type: 'client_credentials', client_id: creds.client_id });
+    assert.equal(split.status, 400);
+    assert.match(split.body.error_description, /^client_secret /);
+    const { refresh } = await refreshToken();
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: refresh });
+    assert.equal(refreshed.status, 400);
+    assert.equal(refreshed.body.error, 'invalid_request');
+    assert.match(refreshed.body.error_description, /^refresh_token must not be sent in the query string/);
+  });
+
+  it('still takes credentials in the body or with HTTP Basic, and the other parameters in the query string', async () => {
+    assert.equal((await token({}, { grant_type: 'client_credentials', ...creds })).status, 200);
+    const basic = `Basic ${Buffer.from(`${creds.client_id}:${creds.client_secret}`).toString('base64')}`;
+    assert.equal((await token({}, { grant_type: 'client_credentials' }, { authorization: basic })).status, 200);
+    const json = await call('POST', '/token', { baseUrl: app.baseUrl, body: { grant_type: 'client_credentials', ...creds } });
+    assert.equal(json.status, 200);
+    const mixed = await token(
+      { grant_type: 'client_credentials', client_id: creds.client_id, scope: 'read_accounts' },
+      { client_secret: creds.client_secret },
+    );
+    assert.equal(mixed.status, 200, mixed.text);
+    assert.equal(mixed.body.scope, 'read_accounts');
+    const { refresh } = await refreshToken();
+    const refreshed = await token({ grant_type: 'refresh_token' }, { refresh_token: refresh });
+    assert.equal(refreshed.status, 200, refreshed.text);
+    assert.ok(refreshed.body.refresh_token);
   });
 });
 

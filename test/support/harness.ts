@@ -170,6 +170,8 @@ export async function startExtraApp(
     syncWaitMs?: number;
     bus?: CommandBus;
     adminPassword?: string;
+    metricsToken?: string;
+    tokenQueryCredentials?: boolean;
     demoClientId?: string;
     userRateLimitPerMinute?: number;
     cardAddsPerHour?: number;
@@ -185,6 +187,8 @@ export async function startExtraApp(
       queuePrefix: TEST_QUEUE_PREFIX,
       adminUser: 'ops',
       adminPassword: opts.adminPassword,
+      metricsToken: opts.metricsToken,
+      tokenQueryCredentials: opts.tokenQueryCredentials,
       userRateLimitPerMinute: opts.userRateLimitPerMinute,
       cardAddsPerHour: opts.cardAddsPerHour,
       frameAncestors: opts.frameAncestors,

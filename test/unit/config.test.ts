@@ -59,4 +59,26 @@ describe('config', () => {
       assert.throws(() => loadConfig({ FRAME_ANCESTORS: bad }), /FRAME_ANCESTORS/, bad);
     }
   });
+
+  it('reads METRICS_TOKEN as a long bearer token, unset by default', () => {
+    assert.equal(loadConfig({}).metricsToken, undefined);
+    const token = `${'a'.repeat(31)}Z`;
+    assert.equal(loadConfig({ METRICS_TOKEN: token }).metricsToken, token);
+    for (const bad of ['short', `${token} x`, `${token}"`]) {
+      assert.throws(
+        () => loadConfig({ METRICS_TOKEN: bad }),
+        (err: Error) => err instanceof ConfigError && err.message.startsWith('METRICS_TOKEN'),
+        bad,
+      );
+    }
+  });
+
+  it('takes secrets in the query string of /token unless TOKEN_QUERY_CREDENTIALS=false', () => {
+    assert.equal(loadConfig({}).tokenQueryCredentials, true);
+    assert.equal(loadConfig({ TOKEN_QUERY_CREDENTIALS: 'false' }).tokenQueryCredentials, false);
+    assert.throws(
+      () => loadConfig({ TOKEN_QUERY_CREDENTIALS: 'no' }),
+      (err: Error) => err instanceof ConfigError && err.message.startsWith('TOKEN_QUERY_CREDENTIALS'),
+    );
+  });
 });

@@ -17,6 +17,13 @@ export interface paths {
          *     (`Authorization: Basic base64(client_id:client_secret)`). Parameters may come as a form
          *     body, a JSON body or the query string. `scope` (space- or comma-separated) narrows the
          *     token to some of the client's scopes; without it the token carries all of them.
+         *
+         *     **Secrets in the query string are discouraged.** `client_secret` and `refresh_token` in
+         *     the query string are accepted for clients that already send them there, but a URL ends
+         *     up in proxies' and browsers' logs and histories: send them in the body or use HTTP
+         *     Basic. A server run with `TOKEN_QUERY_CREDENTIALS=false` refuses them there with 400
+         *     `invalid_request` naming the parameter; `grant_type`, `client_id` and `scope` stay
+         *     accepted in the query string.
          *     An `Idempotency-Key` header is accepted and ignored: asking again just issues another token.
          *
          *     **Refresh.** Send `grant_type=refresh_token` and a `refresh_token` from
@@ -287,8 +294,16 @@ export interface operations {
             query?: {
                 grant_type?: string;
                 client_id?: string;
+                /**
+                 * @deprecated
+                 * @description Discouraged (send it in the body or with HTTP Basic); refused where `TOKEN_QUERY_CREDENTIALS=false`.
+                 */
                 client_secret?: string;
                 scope?: string;
+                /**
+                 * @deprecated
+                 * @description Discouraged (send it in the body); refused where `TOKEN_QUERY_CREDENTIALS=false`.
+                 */
                 refresh_token?: string;
             };
             header?: {
@@ -315,7 +330,8 @@ export interface operations {
                 };
             };
             /**
-             * @description `invalid_request` (malformed or missing parameter), `unsupported_grant_type`,
+             * @description `invalid_request` (malformed or missing parameter, or a secret in the query string
+             *     where `TOKEN_QUERY_CREDENTIALS=false`), `unsupported_grant_type`,
              *     `invalid_scope` (a scope the client does not have), `invalid_grant` (a refresh token
              *     that is unknown, spent, revoked, expired, of another client, or of a blocked account).
              */
