@@ -10,7 +10,7 @@ import type { Logger } from '../runtime/logger.js';
 import type { TokenSigner } from '../auth/auth.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { authRoutes } from '../auth/auth.routes.js';
-import { userSessionActive } from '../auth/user-session.service.js';
+import { userSessionState } from '../auth/user-session.service.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { tosRoutes } from '../tos/tos.routes.js';
 import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(
     requestValidation(
       doc,
-      bearerAuthentication(deps.signer, (req, accountId) => userSessionActive(req.em, accountId)),
+      bearerAuthentication(deps.signer, (req, principal) => userSessionState(req.em, principal)),
     ),
   );
   app.use(

@@ -22,11 +22,12 @@ function refuse(message: string, code: 'UNAUTHORIZED' | 'INSUFFICIENT_SCOPE', ch
 /**
  * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
  * password token passes only where the operation also declares `user_auth`, and only while its
- * account is not login-blocked (403 otherwise).
+ * account is not login-blocked (403 otherwise) and it is newer than the account's latest login
+ * block (401 otherwise). Revoked clients and sessions are refused by `signer.verify` (401).
  */
 export function bearerAuthentication(
   signer: TokenSigner,
-  sessionActive: (req: Request, accountId: string) => Promise<boolean>,
+  sessionState: (req: Request, principal: Principal) => Promise<'active' | 'blocked' | 'revoked'>,
 ): SecurityCheck {
   return async (req: Request, scopes: string[], allowUser: boolean) => {
     const header = req.headers.authorization;
@@ -42,7 +43,9 @@ export function bearerAuthentication(
     if (principal.accountId) {
       if (!allowUser)
         refuse('A user password token cannot call this operation; use a client token.', 'UNAUTHORIZED', { error: 'invalid_token' });
-      if (!(await sessionActive(req, principal.accountId))) throw blockedError(principal.accountId);
+      const session = await sessionState(req, principal);
+      if (session === 'blocked') throw blockedError(principal.accountId);
+      if (session === 'revoked') refuse('The access token was revoked.', 'UNAUTHORIZED', { error: 'invalid_token' });
       req.principal = principal;
       return;
     }
