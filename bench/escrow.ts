@@ -162,7 +162,11 @@ async function runHoldfast(): Promise<void> {
   const bus = new CommandBus(s.redisUrl, PREFIX, redis);
   if (process.env.BENCH_TOPOLOGY !== 'split')
     await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: s.databaseUrl });
-  const signer = await TokenSigner.load(orm.em.fork());
+  const signer = await TokenSigner.load(orm.em.fork(), {
+    connect: () => createRedis(s.redisUrl, 'worker'),
+    publisher: redis,
+    prefix: PREFIX,
+  });
   const app = await buildApp({
     config: { appEnv: 'staging', publicUrl: 'http://localhost', syncWaitMs: 10_000 },
     orm,

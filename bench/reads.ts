@@ -40,10 +40,14 @@ async function serveHoldfast(): Promise<void> {
   await ensureDatabase(services.databaseUrl);
   const orm = await openOrm(services.databaseUrl);
   await migrate(orm);
-  const signer = await TokenSigner.load(orm.em.fork());
   // Logging stays on at the default level, as in production, but goes nowhere.
   const logger = createLogger('info', 'holdfast-bench', '/dev/null');
   const redis = createRedis(services.redisUrl, 'producer');
+  const signer = await TokenSigner.load(orm.em.fork(), {
+    connect: () => createRedis(services.redisUrl, 'worker'),
+    publisher: redis,
+    prefix: '{holdfast-bench}',
+  });
   const bus = new CommandBus(services.redisUrl, `{holdfast-bench}`, redis);
   const app = await buildApp({ config, orm, redis, signer, logger, bus });
   const server = app.listen(0, '127.0.0.1', async () => {

@@ -3,7 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { Integrator } from '../src/auth/integrator.entity.js';
 import { Client } from '../src/auth/client.entity.js';
 import { SigningKey } from '../src/auth/signing-key.entity.js';
-import { RefreshToken, UserSessionNonce } from '../src/auth/user-session.entity.js';
+import { RefreshToken, RevokedSession, UserSessionNonce } from '../src/auth/user-session.entity.js';
 import { Account, ExternalPlatformLink } from '../src/accounts/account.entity.js';
 import { PaymentMethod } from '../src/payment-methods/payment-method.entity.js';
 import { TosVersion, TosSignature } from '../src/tos/tos.entity.js';
@@ -38,6 +38,7 @@ export const entities = [
   AccountTag,
   UserSessionNonce,
   RefreshToken,
+  RevokedSession,
   WebhookEndpoint,
   WebhookDelivery,
   WebhookAttempt,

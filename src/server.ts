@@ -64,9 +64,14 @@ async function runWeb(config: Config): Promise<void> {
   const orm = await openOrm(services.databaseUrl);
   const applied = await migrate(orm);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-  const signer = await TokenSigner.load(orm.em.fork());
   const redis = createRedis(services.redisUrl, 'producer');
   reportOutages(redis, logger, 'web');
+  // Keys and revocations: every web process hears the others' changes over Redis.
+  const signer = await TokenSigner.load(orm.em.fork(), {
+    connect: () => createRedis(services.redisUrl, 'worker'),
+    publisher: redis,
+    prefix: config.queuePrefix,
+  });
   const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis, logger);
   // ROLE=web serves it too (its payments run on the ROLE=worker processes): it needs only the
   // database and the demo client, which every web process finds in .data/ or makes.
@@ -164,6 +169,7 @@ async function runWeb(config: Config): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await workers?.close();
     await bus.close();
+    await signer.close();
     await closeRedis(redis);
     await orm.close();
     services.stop();

@@ -7,17 +7,25 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import type { IIntegrator } from './integrator.entity.js';
+import { db as pooled } from '../db/sql.js';
+import { newId } from '../ids.js';
 import {
+  dropDeadSigningKeys,
   ensureIntegratorNamed,
   ensureIntegratorTokens,
-  ensureSigningKey,
   findClientById,
   findIntegratorByName,
   getIntegrator,
   insertClient,
   insertIntegrator,
+  insertSigningKey,
+  liveSigningKeys,
+  revokeClientRow,
+  rotateClientSecretRow,
 } from './auth.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
+import { TOKEN_MEMORY_SECONDS, previousSecretValid } from './credential.rules.js';
+import { TokenState, type TokenChange, type TokenStateSync } from './token-state.service.js';
 
 /** Who is calling: the verified content of a client access token. */
 export interface Principal {
@@ -33,6 +41,10 @@ export interface Principal {
    * that accept it require them as they do of client tokens.
    */
   accountId?: string;
+  /** A user password token's session (`sid`: its refresh-token family), which can be revoked as a whole. */
+  sessionId?: string;
+  /** When a verified user password token was issued (ms since the epoch, from `iat`). */
+  issuedAt?: number;
 }
 
 /**
@@ -58,10 +70,14 @@ const ISSUER = 'holdfast';
 const AUDIENCE = 'holdfast-api';
 /** User password tokens have their own audience: one can never pass for a client token. */
 const USER_AUDIENCE = 'holdfast-user';
-const PRIMARY_KEY_ID = 'key_primary';
 
 function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
+}
+
+/** A client secret: 256 random bits. */
+function newClientSecret(): string {
+  return `hfs_${randomBytes(32).toString('base64url')}`;
 }
 
 function sameHash(a: string, b: string): boolean {
@@ -73,59 +89,103 @@ function sameHash(a: string, b: string): boolean {
 /** How many verified tokens a process remembers (tokens are immutable until they expire). */
 const VERIFIED_CACHE_SIZE = 10_000;
 
-/** Signs and verifies access tokens with the HMAC key shared through PostgreSQL. */
+/**
+ * Signs and verifies access tokens with the HMAC keys shared through PostgreSQL, and refuses
+ * revoked ones (`token-state.service.ts`: keys and revocations every web process agrees on).
+ */
 export class TokenSigner {
   /** Verified tokens → principal and expiry (s); saves an HMAC per request for a reused token. */
   private readonly verified = new Map<string, { principal: Principal; exp: number }>();
 
-  private constructor(
-    private readonly kid: string,
-    private readonly key: CryptoKey,
-  ) {}
+  private constructor(private readonly state: TokenState) {}
 
-  /** Loads the signing key, creating it on the very first boot (safe when processes race). */
-  static async load(em: EntityManager): Promise<TokenSigner> {
-    const row = await ensureSigningKey(em, PRIMARY_KEY_ID, randomBytes(32).toString('base64url'));
-    const key = await crypto.subtle.importKey('raw', Buffer.from(row.secret, 'base64url'), { name: 'HMAC', hash: 'SHA-256' }, false, [
-      'sign',
-      'verify',
-    ]);
-    return new TokenSigner(row.id, key);
+  /**
+   * Loads the signing keys (creating the first on the very first boot; safe when processes race)
+   * and what is revoked. `sync`: how to hear other processes' changes (Redis); without it every
+   * revocation check reads PostgreSQL.
+   */
+  static async load(em: EntityManager, sync?: TokenStateSync): Promise<TokenSigner> {
+    return new TokenSigner(await TokenState.load(em, sync));
+  }
+
+  /** Applies a committed revocation or key change in this process, then tells the others. */
+  announce(change: TokenChange): Promise<void> {
+    return this.state.announce(change);
+  }
+
+  /** Settles once this process hears other processes' changes (never when loaded without Redis). */
+  heardOthers(): Promise<void> {
+    return this.state.firstSync;
+  }
+
+  /** Stops hearing changes (closes the subscriber connection). */
+  close(): Promise<void> {
+    return this.state.close();
   }
 
   async sign(principal: Principal, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
+    if (principal.accountId && !principal.sessionId) throw new Error('a user password token needs its session id');
     const claims = principal.accountId
       ? userTokenClaims(principal)
       : { int: principal.integratorId, scope: principal.scopes.join(' '), op: principal.isOperator, unb: principal.canUnblock };
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', kid: this.kid, typ: 'JWT' })
+    // Revocation: a user token names its session; `iat` has milliseconds, so a token is never
+    // mistaken for one issued before a login block of the same second.
+    const session = principal.accountId ? { sid: principal.sessionId } : {};
+    const { kid, key } = await this.state.signingKey();
+    const now = Date.now();
+    return new SignJWT({ ...claims, ...session })
+      .setProtectedHeader({ alg: 'HS256', kid, typ: 'JWT' })
       .setIssuer(ISSUER)
       .setAudience(principal.accountId ? USER_AUDIENCE : AUDIENCE)
       .setSubject(principal.clientId)
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
-      .sign(this.key);
+      .setIssuedAt(now / 1000)
+      .setExpirationTime(Math.floor(now / 1000) + ttlSeconds)
+      .sign(key);
   }
 
   /** The token's principal; throws AppError `unauthorized` saying why the token is refused. */
   async verify(token: string): Promise<Principal> {
+    const principal = await this.verifySignature(token);
+    // Revoked clients and sessions: checked at every use, cached token or not.
+    if (await this.state.revoked(principal.clientId, principal.sessionId)) {
+      throw new AppError('unauthorized', 'The access token was revoked.', { codes: ['UNAUTHORIZED'] });
+    }
+    return principal;
+  }
+
+  private async verifySignature(token: string): Promise<Principal> {
     const cached = this.verified.get(token);
     if (cached && cached.exp > Date.now() / 1000) return cached.principal;
     if (cached) this.verified.delete(token);
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: [AUDIENCE, USER_AUDIENCE], algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = await this.state.verificationKey(header.kid);
+          if (!key) throw new AppError('unauthorized', 'The access token is invalid.', { codes: ['UNAUTHORIZED'] });
+          return key;
+        },
+        { issuer: ISSUER, audience: [AUDIENCE, USER_AUDIENCE], algorithms: ['HS256'] },
+      );
       const user = payload.aud === USER_AUDIENCE;
       if (
         typeof payload.sub !== 'string' ||
         typeof payload.int !== 'string' ||
         typeof payload.scope !== 'string' ||
         typeof payload.exp !== 'number' ||
-        (user && typeof payload.acct !== 'string')
+        (user && typeof payload.acct !== 'string') ||
+        (user && typeof payload.iat !== 'number') ||
+        (payload.sid !== undefined && typeof payload.sid !== 'string')
       ) {
         throw new AppError('unauthorized', 'The access token is malformed.', { codes: ['UNAUTHORIZED'] });
       }
       const principal: Principal = user
-        ? userTokenPrincipal(payload.sub, payload.int, payload.acct as string, payload.scope)
+        ? {
+            ...userTokenPrincipal(payload.sub, payload.int, payload.acct as string, payload.scope),
+            // Tokens issued before sessions were named carry none (they expire within the hour).
+            sessionId: payload.sid as string | undefined,
+            issuedAt: Math.round((payload.iat as number) * 1000),
+          }
         : {
             clientId: payload.sub,
             integratorId: payload.int,
@@ -194,7 +254,7 @@ export async function createClient(
 ): Promise<{ client_id: string; client_secret: string; integrator: string; scopes: string[] }> {
   return em.transactional(async (tx) => {
     const integrator = await ensureIntegratorNamed(tx, input.integrator);
-    const secret = `hfs_${randomBytes(32).toString('base64url')}`;
+    const secret = newClientSecret();
     const client = await insertClient(tx, {
       integrator,
       secretHash: hashSecret(secret),
@@ -204,6 +264,49 @@ export async function createClient(
       tosSigning: input.tosSigning ?? false,
     });
     return { client_id: client.id, client_secret: secret, integrator: integrator.name, scopes: client.scopes };
+  });
+}
+
+/**
+ * Revokes a client: it gets no token any more, and every token it holds or minted (its client
+ * tokens, the user password tokens of its sessions) is refused by every web process. Null for
+ * an unknown client; `already` when it was revoked before.
+ */
+export async function revokeClient(
+  em: EntityManager,
+  clientId: string,
+): Promise<{ client_id: string; revoked_at: string; already: boolean } | null> {
+  const revoked = await pooled(em).transaction((db) => revokeClientRow(db, clientId));
+  return revoked && { client_id: clientId, revoked_at: revoked.revokedAt.toISOString(), already: revoked.already };
+}
+
+/**
+ * A new secret for a client (shown once, stored as a hash); the old one keeps working for
+ * `graceHours`. Null for an unknown client; a revoked one is a conflict.
+ */
+export async function rotateClientSecret(
+  em: EntityManager,
+  clientId: string,
+  graceHours: number,
+): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string } | null> {
+  const secret = newClientSecret();
+  const rotated = await pooled(em).transaction((db) => rotateClientSecretRow(db, clientId, hashSecret(secret), graceHours * 3600));
+  if (rotated === 'missing') return null;
+  if (rotated === 'revoked') throw new AppError('conflict', `client ${clientId} is revoked`, { codes: ['CLIENT_REVOKED'] });
+  return { client_id: clientId, client_secret: secret, previous_secret_expires_at: rotated.previousExpiresAt.toISOString() };
+}
+
+/**
+ * A new signing key: new tokens carry its `kid` from now on (every web process is told), older
+ * keys verify until their tokens expire, and keys replaced long enough ago are deleted.
+ */
+export async function rotateSigningKey(em: EntityManager): Promise<{ kid: string; verifying: string[]; dropped: string[] }> {
+  const kid = newId('key');
+  return pooled(em).transaction(async (db) => {
+    await insertSigningKey(db, kid, randomBytes(32).toString('base64url'));
+    const dropped = await dropDeadSigningKeys(db, TOKEN_MEMORY_SECONDS);
+    const live = await liveSigningKeys(db, TOKEN_MEMORY_SECONDS);
+    return { kid, verifying: live.map((k) => k.id).filter((id) => id !== kid), dropped };
   });
 }
 
@@ -218,7 +321,15 @@ export async function authenticateClient(em: EntityManager, clientId?: string, c
     throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
   }
   const client = /^[A-Za-z0-9_-]{1,36}$/.test(clientId) ? await findClientById(em, clientId) : null;
-  if (!client || !sameHash(client.secretHash, hashSecret(clientSecret))) {
+  const hash = hashSecret(clientSecret);
+  // The current secret, or the one it replaced while that one's grace lasts; never a revoked client.
+  const matches =
+    client &&
+    (sameHash(client.secretHash, hash) ||
+      (client.previousSecretHash != null &&
+        previousSecretValid(client.previousSecretExpiresAt, new Date()) &&
+        sameHash(client.previousSecretHash, hash)));
+  if (!client || !matches || client.revokedAt != null) {
     throw new AppError('unauthorized', 'Client authentication failed.', { codes: ['invalid_client'] });
   }
   return client;

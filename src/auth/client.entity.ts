@@ -1,7 +1,11 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Integrator } from './integrator.entity.js';
 
-/** An OAuth client (client credentials) of one integrator; the secret is stored only as a hash. */
+/**
+ * An OAuth client (client credentials) of one integrator; the secret is stored only as a hash.
+ * After a rotation the previous secret's hash authenticates until `previousSecretExpiresAt`; a
+ * revoked client (`revokedAt`) gets no token and every token it holds or minted is refused.
+ */
 export const Client = defineEntity({
   name: 'Client',
   tableName: 'client',
@@ -14,6 +18,9 @@ export const Client = defineEntity({
     isOperator: p.boolean().default(false),
     canUnblock: p.boolean().default(false),
     tosSigning: p.boolean().default(false),
+    previousSecretHash: p.string().length(64).nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

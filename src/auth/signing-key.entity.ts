@@ -1,6 +1,10 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** The HMAC key that signs access tokens; kept in PostgreSQL so every web process shares it. */
+/**
+ * An HMAC key that signs access tokens (its id is the tokens' `kid`); kept in PostgreSQL so every
+ * web process shares it. The newest signs; an older one still verifies until the tokens it
+ * signed have expired (`holdfast keys rotate`).
+ */
 export const SigningKey = defineEntity({
   name: 'SigningKey',
   tableName: 'signing_key',

@@ -1,7 +1,7 @@
 /**
- * user_session_nonce and refresh_token. Hand-written SQL: spending a nonce is one conditional
- * UPDATE … RETURNING (exactly one request spends it), and these statements run inside the
- * plain-SQL transactions that also lock the account and check its blocks.
+ * user_session_nonce, refresh_token and revoked_session. Hand-written SQL: spending a nonce is
+ * one conditional UPDATE … RETURNING (exactly one request spends it), and these statements run
+ * inside the plain-SQL transactions that also lock the account and check its blocks.
  */
 import type { Db } from '../db/sql.js';
 
@@ -27,6 +27,15 @@ export async function insertRefreshToken(
      values (?, ?, ?, ?, ?, ?, now() + (? * interval '1 second'))`,
     [token.id, token.tokenHash, token.familyId, token.accountId, token.integratorId, token.clientId, token.ttlSeconds],
   );
+}
+
+/** The account a refresh token (by its hash) belongs to, read without a lock. */
+export async function refreshTokenAccount(db: Db, tokenHash: string): Promise<{ accountId: string; integratorId: string } | undefined> {
+  const [row] = await db.execute<Array<{ account_id: string; integrator_id: string }>>(
+    'select account_id, integrator_id from refresh_token where token_hash = ?',
+    [tokenHash],
+  );
+  return row && { accountId: row.account_id, integratorId: row.integrator_id };
 }
 
 /** The refresh token with this hash, locked for the caller's transaction. */
@@ -69,6 +78,18 @@ export async function markRefreshTokenUsed(db: Db, id: string): Promise<void> {
 /** Revokes every live refresh token of a family. */
 export async function revokeRefreshFamily(db: Db, familyId: string): Promise<void> {
   await db.execute('update refresh_token set revoked_at = now() where family_id = ? and revoked_at is null', [familyId]);
+}
+
+/**
+ * Remembers a revoked session (its access tokens are refused), and forgets those revoked longer
+ * ago than `memorySeconds` (no token of theirs is still alive).
+ */
+export async function insertRevokedSession(db: Db, sid: string, accountId: string, memorySeconds: number): Promise<void> {
+  await db.execute(
+    `with forgotten as (delete from revoked_session where revoked_at < now() - make_interval(secs => ?))
+     insert into revoked_session (sid, account_id) values (?, ?) on conflict (sid) do nothing`,
+    [memorySeconds, sid, accountId],
+  );
 }
 
 /** Revokes every live refresh token of an account. */

@@ -1,12 +1,18 @@
 /**
  * User sessions: `POST /authorize/user` opens one for an account of
  * the caller's integrator — a single-use redirect nonce, or a user password token with a
- * refresh token. Refresh tokens rotate at each use; a reused one revokes its whole family.
- * Nonces and refresh tokens are stored only as SHA-256 hashes. A login-blocked account gets none.
+ * refresh token. Refresh tokens rotate at each use; a reused one revokes its whole family, and
+ * the access tokens of that session (`sid`) are refused at once by every web process.
+ * Nonces and refresh tokens are stored only as SHA-256 hashes. A login-blocked account gets none,
+ * and a token issued before the account's latest login block never works again.
  *
  * A user password token never does more than the client that opened its session could: every
  * access token minted here (with the session, from a hosted-page nonce, at each refresh)
  * carries that client's scopes as they are at that moment.
+ *
+ * Every token is issued with the account row locked for share, and a login block locks it for
+ * update: a token is either issued before the block is recorded (and is refused as older than
+ * it) or sees the block and is not issued.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -16,16 +22,20 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { lockAccount } from '../accounts/account.repository.js';
 import {
   insertRefreshToken,
+  insertRevokedSession,
   insertSessionNonce,
   lockRefreshToken,
   markRefreshTokenUsed,
+  refreshTokenAccount,
   revokeRefreshFamily,
   spendSessionNonce,
 } from './user-session.repository.js';
-import { blockedError, loginBlocked } from '../blocks/block.service.js';
+import { clientRevoked } from './auth.repository.js';
+import { blockedError, loginBlocked, loginBlockState } from '../blocks/block.service.js';
 import { authenticateClient, type Principal, type TokenSigner } from './auth.service.js';
 import { selectClientScopes } from './auth.repository.js';
 import { REFRESH_TOKEN_TTL_SECONDS, SESSION_NONCE_TTL_SECONDS, USER_TOKEN_TTL_SECONDS, refreshDecision } from './auth.rules.js';
+import { TOKEN_MEMORY_SECONDS, issuedBeforeLoginBlock } from './credential.rules.js';
 
 /** The user password token (`authorizeUser` with `return_token`). */
 export interface UserToken {
@@ -43,7 +53,7 @@ const invalidGrant = (message: string) => new AppError('invalid_input', message,
 /** A user access token for the session's account, with the scopes its client holds now. */
 function signUserAccess(
   signer: TokenSigner,
-  session: { clientId: string; integratorId: string; accountId: string },
+  session: { clientId: string; integratorId: string; accountId: string; familyId: string },
   scopes: string[],
 ): Promise<string> {
   return signer.sign(
@@ -54,6 +64,7 @@ function signUserAccess(
       isOperator: false,
       canUnblock: false,
       accountId: session.accountId,
+      sessionId: session.familyId,
     },
     USER_TOKEN_TTL_SECONDS,
   );
@@ -113,6 +124,8 @@ export async function openUserSession(
   accountId: string,
   returnToken: boolean,
 ): Promise<{ token: UserToken } | { nonce: string }> {
+  if (!(await lockAccount(db, principal.integratorId, accountId, 'share')))
+    throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
   if (await loginBlocked(db, accountId)) throw blockedError(accountId);
   const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId };
   if (returnToken) {
@@ -126,33 +139,41 @@ export async function openUserSession(
 
 /**
  * Opens the hosted pages' session from a redirect nonce (spent here, once): a user access token
- * for its account, as short-lived as any, with no refresh token — or null when the nonce is
- * unknown, spent, expired, or its account is login-blocked.
+ * for its account, as short-lived as any, with no refresh token (a session of its own) — or null
+ * when the nonce is unknown, spent, expired, its account is login-blocked or its client revoked.
  */
 export async function openHostedSession(
   em: EntityManager,
   signer: TokenSigner,
   nonce: string,
 ): Promise<{ accountId: string; accessToken: string } | null> {
-  const session = await consumeSessionNonce(em, nonce);
-  if (!session) return null;
-  const scopes = (await selectClientScopes(pooled(em), session.clientId)) ?? [];
-  return { accountId: session.accountId, accessToken: await signUserAccess(signer, session, scopes) };
+  return pooled(em).transaction(async (db) => {
+    const session = await spendNonce(db, nonce);
+    if (!session) return null;
+    const scopes = (await selectClientScopes(db, session.clientId)) ?? [];
+    // A hosted-page session is its own: it has no refresh token, so its family is new.
+    const accessToken = await signUserAccess(signer, { ...session, familyId: newId('rtf') }, scopes);
+    return { accountId: session.accountId, accessToken };
+  });
 }
 
 /**
  * Spends a redirect nonce (the hosted pages do, once): the session's account, or null when the
- * nonce is unknown, spent, expired, or its account is now login-blocked.
+ * nonce is unknown, spent, expired, its account is now login-blocked or its client revoked.
  */
 export async function consumeSessionNonce(
   em: EntityManager,
   nonce: string,
 ): Promise<{ accountId: string; integratorId: string; clientId: string } | null> {
-  return pooled(em).transaction(async (db) => {
-    const session = await spendSessionNonce(db, sha256(nonce));
-    if (!session || (await loginBlocked(db, session.accountId))) return null;
-    return session;
-  });
+  return pooled(em).transaction((db) => spendNonce(db, nonce));
+}
+
+async function spendNonce(db: Db, nonce: string): Promise<{ accountId: string; integratorId: string; clientId: string } | null> {
+  const session = await spendSessionNonce(db, sha256(nonce));
+  if (!session) return null;
+  await lockAccount(db, session.integratorId, session.accountId, 'share');
+  if ((await loginBlocked(db, session.accountId)) || (await clientRevoked(db, session.clientId))) return null;
+  return session;
 }
 
 /**
@@ -169,16 +190,22 @@ export async function refreshUserToken(
   const client = input.clientId || input.clientSecret ? await authenticateClient(em, input.clientId, input.clientSecret) : null;
   const refreshToken = input.refreshToken;
   const outcome = await pooled(em).transaction(async (db) => {
+    const owner = await refreshTokenAccount(db, sha256(refreshToken));
+    // The account first (as every token issue does), then the token: a login block waits for this.
+    if (owner) await lockAccount(db, owner.integratorId, owner.accountId, 'share');
     const row = await lockRefreshToken(db, sha256(refreshToken));
     if (!row || (client && client.id !== row.clientId)) return { refused: 'The refresh token is invalid.' };
     const decision = refreshDecision({ usedAt: row.usedAt, revokedAt: row.revokedAt, expiresAt: row.expiresAt }, new Date());
     const revokeFamily = () => revokeRefreshFamily(db, row.familyId);
     if (decision === 'reused') {
-      // Someone replayed a spent token: whoever holds the newer one loses it too.
+      // Someone replayed a spent token: whoever holds the newer one loses it too, and every
+      // access token of the session stops working.
       await revokeFamily();
-      return { refused: 'The refresh token was already used; the session is revoked.' };
+      await insertRevokedSession(db, row.familyId, row.accountId, TOKEN_MEMORY_SECONDS);
+      return { refused: 'The refresh token was already used; the session is revoked.', revokedSession: row.familyId };
     }
     if (decision !== 'ok') return { refused: `The refresh token is ${decision}.` };
+    if (await clientRevoked(db, row.clientId)) return { refused: 'The refresh token is revoked.' };
     if (await loginBlocked(db, row.accountId)) {
       await revokeFamily();
       return { refused: `Account ${row.accountId} is blocked.` };
@@ -196,12 +223,22 @@ export async function refreshUserToken(
       ),
     };
   });
-  // Refusals commit first (a revoked family stays revoked), then answer invalid_grant.
-  if ('refused' in outcome) throw invalidGrant(outcome.refused!);
+  // Refusals commit first (a revoked family stays revoked), then answer invalid_grant; a revoked
+  // session is announced to every web process before the answer.
+  if ('refused' in outcome) {
+    if (outcome.revokedSession) await signer.announce({ sessions: [outcome.revokedSession] });
+    throw invalidGrant(outcome.refused!);
+  }
   return outcome.token;
 }
 
-/** Whether a user password token's account may still act (no login block), outside any transaction. */
-export async function userSessionActive(em: EntityManager, accountId: string): Promise<boolean> {
-  return !(await loginBlocked(pooled(em), accountId));
+/**
+ * Whether a user password token may still act for its account: `blocked` while the account's
+ * login is blocked (403), `revoked` when the token was issued before the account's latest login
+ * block (401, even once the block is lifted). Read outside any transaction.
+ */
+export async function userSessionState(em: EntityManager, principal: Principal): Promise<'active' | 'blocked' | 'revoked'> {
+  const login = await loginBlockState(pooled(em), principal.accountId!);
+  if (login.blocked) return 'blocked';
+  return issuedBeforeLoginBlock(principal.issuedAt ?? 0, login.lastBlockedAt) ? 'revoked' : 'active';
 }

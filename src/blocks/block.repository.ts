@@ -50,7 +50,11 @@ export async function activeBlocks(db: Db, accountId: string): Promise<BlockReco
   return rows.map((r) => r.record);
 }
 
-/** Adds an active block; false when one of that capability is already active (nothing changes). */
+/**
+ * Adds an active block; false when one of that capability is already active (nothing changes).
+ * Its time is when the statement runs, not when the transaction began: the account row is locked
+ * by then, so a user token issued under the account's lock is older than a login block.
+ */
 export async function insertActiveBlock(
   db: Db,
   block: {
@@ -65,8 +69,8 @@ export async function insertActiveBlock(
   },
 ): Promise<boolean> {
   const [made] = await db.execute<unknown[]>(
-    `insert into account_block (id, account_id, integrator_id, capability, issuer, reason, note, status, created_by)
-     values (?, ?, ?, ?, ?, ?, ?, 'active', ?)
+    `insert into account_block (id, account_id, integrator_id, capability, issuer, reason, note, status, created_by, created_at)
+     values (?, ?, ?, ?, ?, ?, ?, 'active', ?, clock_timestamp())
      on conflict (account_id, capability) where status = 'active' do nothing returning id`,
     [block.id, block.accountId, block.integratorId, block.capability, block.issuer, block.reason, block.note, block.clientId],
   );
@@ -97,6 +101,18 @@ export async function loginBlockActive(db: Db, accountId: string): Promise<boole
     [accountId],
   );
   return row !== undefined;
+}
+
+/**
+ * Whether the account's `login` capability is blocked, and when its latest login block (active
+ * or removed) was issued: user tokens issued before then never work again.
+ */
+export async function loginBlockSummary(db: Db, accountId: string): Promise<{ blocked: boolean; lastBlockedAt: Date | null }> {
+  const [row] = await db.execute<Array<{ blocked: boolean | null; last: Date | null }>>(
+    `select bool_or(status = 'active') as blocked, max(created_at) as last from account_block where account_id = ? and capability = 'login'`,
+    [accountId],
+  );
+  return { blocked: row?.blocked === true, lastBlockedAt: row?.last ? new Date(row.last) : null };
 }
 
 /** The active `login` blocks of these accounts (`account_id`, `reason`). */

@@ -12,7 +12,14 @@ import { revokeUserSessions } from '../auth/session-revocation.service.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import { accountExists, lockAccount as lockAccountRow } from '../accounts/account.repository.js';
-import { activeBlocks, insertActiveBlock, loginBlockActive, markBlockRemoved, transactionBlockedAmong } from './block.repository.js';
+import {
+  activeBlocks,
+  insertActiveBlock,
+  loginBlockActive,
+  loginBlockSummary,
+  markBlockRemoved,
+  transactionBlockedAmong,
+} from './block.repository.js';
 import {
   blockedMessage,
   blocksByCapability,
@@ -85,7 +92,8 @@ export async function applyBlock(
 ): Promise<boolean> {
   const made = await insertActiveBlock(db, { ...block, id: newId('blk'), note: block.note ?? null });
   if (!made) return false;
-  // A login block ends the account's user sessions: its refresh tokens stop working.
+  // A login block ends the account's user sessions: its refresh tokens stop working, and the
+  // access tokens issued before it are refused even after it is lifted (its time, `loginBlockState`).
   if (block.capability === 'login') await revokeUserSessions(db, block.accountId);
   await recordChange(db, em, block.integratorId, block.accountId, { action: 'block', capability: block.capability });
   return true;
@@ -195,4 +203,9 @@ export function blockedError(accountId: string): AppError {
 /** Whether the account's `login` capability is blocked (no user session, no redirect). */
 export async function loginBlocked(db: Db, accountId: string): Promise<boolean> {
   return loginBlockActive(db, accountId);
+}
+
+/** Whether the account's `login` capability is blocked, and when its latest login block was issued. */
+export function loginBlockState(db: Db, accountId: string): Promise<{ blocked: boolean; lastBlockedAt: Date | null }> {
+  return loginBlockSummary(db, accountId);
 }

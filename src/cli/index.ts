@@ -11,7 +11,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import { AppError } from '../errors.js';
 import { parseScopeOption } from '../auth/auth.rules.js';
-import { createClient, createIntegrator } from '../auth/auth.service.js';
+import { createClient, createIntegrator, revokeClient, rotateClientSecret, rotateSigningKey } from '../auth/auth.service.js';
+import { SECRET_ROTATION_GRACE_HOURS, TOKEN_MEMORY_SECONDS, TOKEN_STATE_RELOAD_MS, parseGraceHours } from '../auth/credential.rules.js';
+import { announceTokenChange, type TokenChange } from '../auth/token-state.service.js';
 import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.js';
 import { describeError } from '../runtime/describe-error.js';
 import { DatabaseMissingError, ServiceUnavailableError } from '../db/postgres-failures.js';
@@ -31,6 +33,8 @@ class LedgerBreach extends Error {}
 interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
+  /** How many positional arguments it takes (none unless said). */
+  positionals?: number;
   run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<void>;
 }
 
@@ -77,6 +81,41 @@ function print(json: boolean, value: Record<string, unknown>, text: string): voi
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
+/**
+ * Tells every web process of a committed key or revocation change (Redis pub/sub). When Redis
+ * cannot take it, says so on stderr: the change is in PostgreSQL, and web processes read it at
+ * their next reload.
+ */
+async function announce(change: TokenChange): Promise<void> {
+  const config = loadConfig();
+  const { redisUrl } = await resolveServices({
+    databaseUrl: config.databaseUrl,
+    redisUrl: config.redisUrl,
+    databaseName: 'holdfast',
+    allowPrivate: false,
+  });
+  const redis = createRedis(redisUrl, 'producer', { connectTimeout: 2000 });
+  redis.on('error', () => {});
+  try {
+    if (!(await announceTokenChange(redis, config.queuePrefix, change))) {
+      process.stderr.write(
+        `holdfast: warning: Redis (REDIS_URL) did not take the announcement; web processes apply the change within ${TOKEN_STATE_RELOAD_MS / 1000} s\n`,
+      );
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The one ID a client command acts on. */
+function clientIdArgument(positionals: string[]): string {
+  const id = positionals[0]?.trim();
+  if (!id || positionals.length > 1) throw new UsageError('give exactly one client ID');
+  return id;
+}
+
+const noClient = (id: string) => new NotFound(`no client "${id}" (the client_id that holdfast client create printed)`);
+
 const commands: Record<string, Command> = {
   'client create': {
     usage: `holdfast client create --integrator NAME [--operator] [--scopes a,b|all] [--can-unblock] [--tos-signing] [--json]
@@ -117,6 +156,71 @@ when missing) and prints its credentials once: the secret is stored only as a ha
       );
     },
   },
+  'client revoke': {
+    usage: `holdfast client revoke ID [--json]
+
+Revokes client ID for good: it gets no token any more (client credentials or refresh), its
+refresh tokens and session links stop working, and every access token it holds or minted —
+client tokens and the user password tokens of its sessions — is refused at once by every web
+process. Revoking a revoked client changes nothing. An unknown client is an error (exit 1).
+  --json   print {"client_id","revoked_at","already_revoked"}`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const id = clientIdArgument(positionals);
+      const revoked = await withOrm({ read: 'client revoke' }, (orm) => revokeClient(orm.em.fork(), id));
+      if (!revoked) throw noClient(id);
+      await announce({ clients: [id] });
+      print(
+        v.json === true,
+        { client_id: id, revoked_at: revoked.revoked_at, already_revoked: revoked.already },
+        revoked.already ? `client ${id} was already revoked (${revoked.revoked_at})` : `revoked client ${id}`,
+      );
+    },
+  },
+  'client rotate-secret': {
+    usage: `holdfast client rotate-secret ID [--grace-hours N] [--json]
+
+Gives client ID a new secret and prints it once (stored only as a hash). The old secret keeps
+working for a grace period — ${SECRET_ROTATION_GRACE_HOURS} hours by default — so the integrator can deploy the new one,
+then stops; rotating again within the grace forgets the first old secret. Tokens already
+issued are not affected (holdfast client revoke ends them). A revoked or unknown client is an
+error (exit 1).
+  --grace-hours N   how long the old secret still works: 0 (stops at once) to 168 (default ${SECRET_ROTATION_GRACE_HOURS})
+  --json            print {"client_id","client_secret"}`,
+    options: { 'grace-hours': { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const id = clientIdArgument(positionals);
+      const grace = parseGraceHours(typeof v['grace-hours'] === 'string' ? v['grace-hours'] : undefined);
+      if (!grace.ok) throw new UsageError('--grace-hours must be a whole number of hours from 0 to 168');
+      const rotated = await withOrm({ read: 'client rotate-secret' }, (orm) => rotateClientSecret(orm.em.fork(), id, grace.hours));
+      if (!rotated) throw noClient(id);
+      print(
+        v.json === true,
+        { client_id: rotated.client_id, client_secret: rotated.client_secret },
+        `client_id=${rotated.client_id}\nclient_secret=${rotated.client_secret}\nold secret valid until ${rotated.previous_secret_expires_at}`,
+      );
+    },
+  },
+  'keys rotate': {
+    usage: `holdfast keys rotate [--json]
+
+Makes a new HS256 signing key with its own kid: every web process signs new tokens with it from
+now on. Older keys still verify the tokens they signed until those expire (${TOKEN_MEMORY_SECONDS / 60} minutes after
+being replaced: the token lifetime and a margin); keys replaced longer ago are deleted.
+  --json   print {"kid","verifying","dropped"}: the new kid, the older kids still verifying, the deleted ones`,
+    options: { json: { type: 'boolean' } },
+    async run(v) {
+      const rotated = await withOrm({ read: 'keys rotate' }, (orm) => rotateSigningKey(orm.em.fork()));
+      await announce({ keys: true });
+      print(
+        v.json === true,
+        rotated,
+        `signing with new key ${rotated.kid}${rotated.verifying.length ? `; still verifying ${rotated.verifying.join(', ')}` : ''}${rotated.dropped.length ? `; deleted ${rotated.dropped.join(', ')}` : ''}`,
+      );
+    },
+  },
   'integrator create': {
     usage: `holdfast integrator create NAME [--token-currency CODE --tokens-per-usd N] [--json]
 
@@ -124,6 +228,7 @@ Creates an integrator. With a token currency (3 capital letters, not a fiat code
 every account of the integrator gets standard and convertible token wallets; N is how many
 tokens USD 1.00 buys.`,
     options: { 'token-currency': { type: 'string' }, 'tokens-per-usd': { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 1,
     async run(v, positionals) {
       const name = positionals[0]?.trim();
       if (!name || positionals.length > 1) throw new UsageError('give exactly one integrator NAME');
@@ -261,16 +366,19 @@ until it signs again.`,
 const overview = `holdfast <command> [options]
 
 Commands:
-  client create       create an OAuth client (prints its credentials once)
-  integrator create   create an integrator, optionally with a token currency
-  ledger verify       recompute balances and check every ledger invariant
-  migrate             create the database and apply migrations
-  tos publish         publish a new terms-of-service version
-  webhooks replay     send webhook deliveries again (an event, or an endpoint since a time)
+  client create         create an OAuth client (prints its credentials once)
+  client revoke         revoke a client and every token it holds or minted
+  client rotate-secret  give a client a new secret (the old one works for a grace period)
+  integrator create     create an integrator, optionally with a token currency
+  keys rotate           sign new tokens with a new key (old keys verify until their tokens expire)
+  ledger verify         recompute balances and check every ledger invariant
+  migrate               create the database and apply migrations
+  tos publish           publish a new terms-of-service version
+  webhooks replay       send webhook deliveries again (an event, or an endpoint since a time)
 
 Run "holdfast <command> --help" for a command's options ("holdfast client --help" for a
 group's). The database is DATABASE_URL, or the PostgreSQL on 127.0.0.1:5432 (database
-holdfast); ledger verify and webhooks replay never create or migrate it.`;
+holdfast); only client create, integrator create, migrate and tos publish create or migrate it.`;
 
 /** The command groups (`holdfast client`, `holdfast ledger`, …) and their commands. */
 const groups: Record<string, string[]> = {};
@@ -359,7 +467,7 @@ async function main(argv: string[]): Promise<void> {
   } catch (err) {
     throw new UsageError((err as Error).message.split('\n')[0]);
   }
-  if (name !== 'integrator create' && parsed.positionals.length) {
+  if (!command.positionals && parsed.positionals.length) {
     throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   }
   await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);

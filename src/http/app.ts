@@ -10,7 +10,7 @@ import type { Logger } from '../runtime/logger.js';
 import type { TokenSigner } from '../auth/auth.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { authRoutes } from '../auth/auth.routes.js';
-import { userSessionActive } from '../auth/user-session.service.js';
+import { userSessionState } from '../auth/user-session.service.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { accountOwned } from '../accounts/account-access.service.js';
 import { tosRoutes } from '../tos/tos.routes.js';
@@ -76,6 +76,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   if (!allowUnsign) delete doc.paths['/user-info/{account_id}/tos/svc'].delete;
 
   deps.bus.listen();
+  // The one bearer check: the API's operations and the hosted pages' session lookup use it alike.
+  const authenticate = bearerAuthentication(deps.signer, (req, principal) => userSessionState(req.em, principal));
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -104,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(
     webRoutes({
       signer: deps.signer,
-      authenticate: bearerAuthentication(deps.signer, (req, accountId) => userSessionActive(req.em, accountId)),
+      authenticate,
       allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
       frameAncestors: deps.config.frameAncestors,
       demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
@@ -114,12 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use('/token', useOAuthErrors);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
-  app.use(
-    requestValidation(
-      doc,
-      bearerAuthentication(deps.signer, (req, accountId) => userSessionActive(req.em, accountId)),
-    ),
-  );
+  app.use(requestValidation(doc, authenticate));
   app.use(
     rateLimits(
       deps.redis,

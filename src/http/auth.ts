@@ -33,12 +33,13 @@ function requireScopes(held: readonly string[], required: string[], token: strin
 /**
  * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
  * password token passes only where the operation also declares `user_auth`, only with the
- * scopes listed there (it holds those of the client that opened its session), and only while
- * its account is not login-blocked (403 otherwise).
+ * scopes listed there (it holds those of the client that opened its session), only while its
+ * account is not login-blocked (403 otherwise) and only if it is newer than the account's latest
+ * login block (401 otherwise). Revoked clients and sessions are refused by `signer.verify` (401).
  */
 export function bearerAuthentication(
   signer: TokenSigner,
-  sessionActive: (req: Request, accountId: string) => Promise<boolean>,
+  sessionState: (req: Request, principal: Principal) => Promise<'active' | 'blocked' | 'revoked'>,
 ): SecurityCheck {
   return async (req: Request, scopes: string[], userScopes: string[] | undefined) => {
     const header = req.headers.authorization;
@@ -54,8 +55,10 @@ export function bearerAuthentication(
     if (principal.accountId) {
       if (!userScopes)
         refuse('A user password token cannot call this operation; use a client token.', 'UNAUTHORIZED', { error: 'invalid_token' });
+      const session = await sessionState(req, principal);
+      if (session === 'blocked') throw blockedError(principal.accountId);
+      if (session === 'revoked') refuse('The access token was revoked.', 'UNAUTHORIZED', { error: 'invalid_token' });
       requireScopes(principal.scopes, userScopes, 'user password token', ' (it holds the scopes of the client that opened its session)');
-      if (!(await sessionActive(req, principal.accountId))) throw blockedError(principal.accountId);
       req.principal = principal;
       return;
     }

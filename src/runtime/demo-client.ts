@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ALL_SCOPES } from '../auth/auth.rules.js';
-import { createClient, ensureIntegratorTokenCurrency, findClient } from '../auth/auth.service.js';
+import { authenticateClient, createClient, ensureIntegratorTokenCurrency } from '../auth/auth.service.js';
 
 export interface DemoClient {
   client_id: string;
@@ -19,7 +19,14 @@ export async function ensureDemoClient(em: EntityManager, dataRoot = path.resolv
   const file = path.join(dataRoot, 'demo-client.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoClient;
-    if (await findClient(em, saved.client_id)) return saved;
+    // Kept while its credentials still work (not revoked, its secret not rotated out).
+    if (
+      await authenticateClient(em, saved.client_id, saved.client_secret).then(
+        () => true,
+        () => false,
+      )
+    )
+      return saved;
   }
   // The demo integrator has a token currency, so the walk-throughs can buy and merge tokens
   // (one made by an earlier version without it gets it; its older accounts have no GEM wallets).

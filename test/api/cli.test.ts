@@ -2,8 +2,23 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SignJWT } from 'jose';
 import pg from 'pg';
-import { call, dropDatabase, h, holdfastCli, register, scratchDatabase, unique, withDatabase } from '../support/harness.js';
+import {
+  TEST_QUEUE_PREFIX,
+  call,
+  dropDatabase,
+  h,
+  holdfastCli,
+  loadSigner,
+  newClient,
+  register,
+  scratchDatabase,
+  startExtraApp,
+  unique,
+  withDatabase,
+} from '../support/harness.js';
+import { TokenSigner } from '../../src/auth/auth.service.js';
 
 async function databaseExists(name: string): Promise<boolean> {
   const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
@@ -14,6 +29,16 @@ async function databaseExists(name: string): Promise<boolean> {
     await admin.end();
   }
 }
+
+/** The CLI on the suite's Redis and queue prefix, so web processes hear what it announces. */
+const withRedis = () => ({ REDIS_URL: h().redisUrl, QUEUE_PREFIX: TEST_QUEUE_PREFIX });
+
+/** A client-credentials token request (the status and body). */
+const clientToken = (clientId: string, clientSecret: string) =>
+  call('POST', '/token', { body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
+
+/** The `kid` in a JWT's header. */
+const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()).kid as string;
 
 describe('holdfast CLI', function () {
   this.timeout(120_000);
@@ -111,6 +136,15 @@ describe('holdfast CLI', function () {
     ['a malformed token currency', ['integrator', 'create', 'x', '--token-currency', 'gems', '--tokens-per-usd', '1'], /3 capital letters/],
     ['an unknown command', ['frobnicate'], /unknown command/],
     ['a missing ToS file', ['tos', 'publish', '--file', '/nonexistent/tos.txt'], /cannot read/],
+    ['revoking a client that does not exist', ['client', 'revoke', 'cli_nonexistent'], /^holdfast: no client "cli_nonexistent"/],
+    [
+      'rotating the secret of a client that does not exist',
+      ['client', 'rotate-secret', 'cli_nonexistent'],
+      /^holdfast: no client "cli_nonexistent"/,
+    ],
+    ['revoking without a client ID', ['client', 'revoke'], /give exactly one client ID/],
+    ['a grace period out of range', ['client', 'rotate-secret', 'cli_x', '--grace-hours', '169'], /--grace-hours must be/],
+    ['an argument keys rotate does not take', ['keys', 'rotate', 'now'], /unexpected argument "now"/],
   ];
   for (const [what, args, message] of failures) {
     it(`fails with one clear line and a non-zero exit for ${what}`, async () => {
@@ -132,13 +166,16 @@ describe('holdfast CLI', function () {
   it('every command and command group has --help (exit 0, on stdout)', async () => {
     const commands = [
       ['client', 'create'],
+      ['client', 'revoke'],
+      ['client', 'rotate-secret'],
+      ['keys', 'rotate'],
       ['integrator', 'create'],
       ['ledger', 'verify'],
       ['migrate'],
       ['tos', 'publish'],
       ['webhooks', 'replay'],
     ];
-    const all = [...commands, ['client'], ['integrator'], ['ledger'], ['tos'], ['webhooks'], []];
+    const all = [...commands, ['client'], ['integrator'], ['keys'], ['ledger'], ['tos'], ['webhooks'], []];
     const results: Array<Awaited<ReturnType<typeof holdfastCli>>> = [];
     for (const cmd of all) results.push(await holdfastCli([...cmd, '--help']));
     for (const [i, cmd] of all.entries()) {
@@ -234,6 +271,191 @@ describe('holdfast CLI', function () {
     const current = await call('GET', '/v1/tos');
     assert.equal(current.body.content, text);
     assert.equal(current.body.tos_version, JSON.parse(res.stdout).tos_version);
+  });
+
+  describe('credential lifecycle', () => {
+    /** A second web process: its own signer, hearing changes over Redis. */
+    let other: { signer: TokenSigner; app: Awaited<ReturnType<typeof startExtraApp>> };
+    before(async () => {
+      const signer = await loadSigner(h().orm, h().redisUrl, h().redis);
+      await signer.heardOthers();
+      other = { signer, app: await startExtraApp({ signer }) };
+    });
+    after(async () => {
+      await other.app.close();
+      await other.signer.close();
+    });
+
+    it('client revoke: no new token, and its client tokens and the user tokens it minted stop working on every web process', async () => {
+      const client = await newClient();
+      const account = (await register(client)).account_id;
+      const opened = await call('POST', '/authorize/user', { token: client.token, body: { account_id: account, return_token: true } });
+      const user = opened.body.payload.token as { access_token: string; refresh_token: string };
+      const reads = [
+        { path: `/v1/user-info/${account}`, token: client.token },
+        { path: `/v1/${account}/payment_methods`, token: user.access_token },
+      ];
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl])
+        for (const { path, token } of reads) assert.equal((await call('GET', path, { token, baseUrl })).status, 200);
+
+      const res = await holdfastCli(['client', 'revoke', client.clientId, '--json'], withRedis());
+      assert.equal(res.status, 0, res.stderr);
+      assert.equal(res.stderr, '');
+      const out = JSON.parse(res.stdout);
+      assert.equal(out.client_id, client.clientId);
+      assert.equal(out.already_revoked, false);
+
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl]) {
+        for (const { path, token } of reads) {
+          const refused = await call('GET', path, { token, baseUrl });
+          assert.equal(refused.status, 401, `${baseUrl}${path}: ${refused.text}`);
+          assert.match(refused.body.message[0], /revoked/);
+        }
+      }
+      const token = await clientToken(client.clientId, client.clientSecret);
+      assert.equal(token.status, 401);
+      assert.equal(token.body.error, 'invalid_client');
+      const refreshed = await call('POST', '/token', { body: { grant_type: 'refresh_token', refresh_token: user.refresh_token } });
+      assert.equal(refreshed.body.error, 'invalid_grant');
+
+      const again = await holdfastCli(['client', 'revoke', client.clientId], withRedis());
+      assert.equal(again.status, 0, again.stderr);
+      assert.match(again.stdout, /already revoked/);
+      const rotate = await holdfastCli(['client', 'rotate-secret', client.clientId], withRedis());
+      assert.equal(rotate.status, 1);
+      assert.equal(rotate.stderr, `holdfast: client ${client.clientId} is revoked\n`);
+    });
+
+    it('client rotate-secret: the new secret works, the old one only within its grace', async () => {
+      const client = await newClient();
+      const res = await holdfastCli(['client', 'rotate-secret', client.clientId, '--json']);
+      assert.equal(res.status, 0, res.stderr);
+      assert.equal(res.stdout.trim().split('\n').length, 1, 'one JSON line');
+      const rotated = JSON.parse(res.stdout);
+      assert.deepEqual(Object.keys(rotated).sort(), ['client_id', 'client_secret']);
+      assert.equal(rotated.client_id, client.clientId);
+      assert.notEqual(rotated.client_secret, client.clientSecret);
+      assert.equal((await clientToken(client.clientId, rotated.client_secret)).status, 200);
+      assert.equal((await clientToken(client.clientId, client.clientSecret)).status, 200, 'the old secret works within the grace');
+      const [row] = await h()
+        .orm.em.fork()
+        .execute<Array<{ hours: number }>>(
+          'select extract(epoch from previous_secret_expires_at - now()) / 3600 as hours from client where id = ?',
+          [client.clientId],
+        );
+      assert.ok(Number(row.hours) > 23.9 && Number(row.hours) <= 24, `grace of ${row.hours} h`);
+
+      // The grace ends.
+      await h()
+        .orm.em.fork()
+        .execute(`update client set previous_secret_expires_at = now() - interval '1 second' where id = ?`, [client.clientId]);
+      const late = await clientToken(client.clientId, client.clientSecret);
+      assert.equal(late.status, 401);
+      assert.equal(late.body.error, 'invalid_client');
+      assert.equal((await clientToken(client.clientId, rotated.client_secret)).status, 200);
+
+      // Without a grace, and in text: the secret it replaces stops at once.
+      const text = await holdfastCli(['client', 'rotate-secret', client.clientId, '--grace-hours', '0']);
+      assert.equal(text.status, 0, text.stderr);
+      const secret = /^client_secret=(hfs_\S+)$/m.exec(text.stdout)?.[1];
+      assert.ok(secret, text.stdout);
+      assert.match(text.stdout, new RegExp(`^client_id=${client.clientId}$`, 'm'));
+      assert.equal((await clientToken(client.clientId, rotated.client_secret)).status, 401);
+      assert.equal((await clientToken(client.clientId, secret)).status, 200);
+    });
+
+    it('keys rotate: new tokens carry the new kid, older ones still verify, and every web process accepts both', async () => {
+      const client = await newClient();
+      const account = (await register(client)).account_id;
+      const before = client.token;
+      // A process that hears nothing: it learns the new key from the first token that names it.
+      const deaf = await TokenSigner.load(h().orm.em.fork());
+      const lone = await startExtraApp({ signer: deaf });
+      try {
+        const res = await holdfastCli(['keys', 'rotate', '--json'], withRedis());
+        assert.equal(res.status, 0, res.stderr);
+        const rotated = JSON.parse(res.stdout);
+        assert.match(rotated.kid, /^key_[0-9A-Z]{26}$/);
+        assert.ok(rotated.verifying.includes(kidOf(before)), 'the key before still verifies');
+
+        const after = await clientToken(client.clientId, client.clientSecret);
+        assert.equal(after.status, 200);
+        assert.equal(kidOf(after.body.access_token), rotated.kid, 'new tokens are signed with the new key');
+        const user = await call('POST', '/authorize/user', {
+          token: after.body.access_token,
+          body: { account_id: account, return_token: true },
+        });
+        assert.equal(kidOf(user.body.payload.token.access_token), rotated.kid);
+        for (const baseUrl of [h().baseUrl, other.app.baseUrl, lone.baseUrl]) {
+          for (const token of [before, after.body.access_token]) {
+            const read = await call('GET', `/v1/user-info/${account}`, { token, baseUrl });
+            assert.equal(read.status, 200, `${baseUrl} ${kidOf(token)}: ${read.text}`);
+          }
+        }
+        // Another process signs with the new key too, once it has heard of it.
+        const fromOther = await call('POST', '/token', {
+          baseUrl: other.app.baseUrl,
+          body: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret },
+        });
+        assert.equal(kidOf(fromOther.body.access_token), rotated.kid);
+      } finally {
+        await lone.close();
+        await deaf.close();
+      }
+    });
+
+    it('keys rotate deletes keys replaced longer ago than a token lives: a process loading keys then refuses their tokens', async () => {
+      const client = await newClient();
+      const account = (await register(client)).account_id;
+      const db = h().orm.em.fork();
+      assert.equal((await holdfastCli(['keys', 'rotate'], withRedis())).status, 0);
+      const keys = await db.execute<Array<{ id: string; secret: string }>>('select id, secret from signing_key order by created_at, id');
+      // A client token signed with the oldest key, as a web process would have signed it.
+      const oldest = await new SignJWT({
+        int: (await db.execute('select integrator_id from client where id = ?', [client.clientId]))[0].integrator_id,
+        scope: 'search_accounts read_accounts',
+        op: false,
+        unb: false,
+      })
+        .setProtectedHeader({ alg: 'HS256', kid: keys[0].id, typ: 'JWT' })
+        .setIssuer('holdfast')
+        .setAudience('holdfast-api')
+        .setSubject(client.clientId)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(Buffer.from(keys[0].secret, 'base64url'));
+      const read = async () => {
+        const signer = await TokenSigner.load(h().orm.em.fork());
+        const app = await startExtraApp({ signer });
+        try {
+          const res = await call('GET', `/v1/user-info/${account}`, { token: oldest, baseUrl: app.baseUrl });
+          return res.status;
+        } finally {
+          await app.close();
+          await signer.close();
+        }
+      };
+      assert.equal(await read(), 200, 'the oldest key verifies while a token it signed may live');
+
+      // Age every key by two hours: the one the next rotation replaces stays, the older ones are dead.
+      await db.execute(`update signing_key set created_at = created_at - interval '2 hours'`);
+      const res = await holdfastCli(['keys', 'rotate', '--json'], withRedis());
+      assert.equal(res.status, 0, res.stderr);
+      const rotated = JSON.parse(res.stdout);
+      assert.deepEqual(
+        rotated.dropped,
+        keys.slice(0, -1).map((k) => k.id),
+      );
+      assert.deepEqual(rotated.verifying, [keys[keys.length - 1].id]);
+      const left = await db.execute<Array<{ id: string }>>('select id from signing_key order by created_at, id');
+      assert.deepEqual(
+        left.map((k) => k.id),
+        [keys[keys.length - 1].id, rotated.kid],
+      );
+      assert.equal(await read(), 401);
+      const text = await holdfastCli(['keys', 'rotate'], withRedis());
+      assert.match(text.stdout, /^signing with new key key_[0-9A-Z]{26}; still verifying /);
+    });
   });
 
   it('migrate reports the database up to date', async () => {

@@ -115,7 +115,7 @@ export async function startHarness(): Promise<Harness> {
   await migrate(orm);
   const redis = createRedis(services.redisUrl, 'producer');
   await deleteKeys(redis, TEST_QUEUE_PREFIX);
-  const signer = await TokenSigner.load(orm.em.fork());
+  const signer = await loadSigner(orm, services.redisUrl, redis);
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'holdfast-test');
   const bus = new CommandBus(services.redisUrl, TEST_QUEUE_PREFIX, redis);
   const workers = await startWorkers({
@@ -160,6 +160,11 @@ export async function startHarness(): Promise<Harness> {
   return state.holdfastHarness;
 }
 
+/** A token signer as a web process has: it hears the other processes' key and revocation changes over Redis. */
+export function loadSigner(orm: MikroORM, redisUrl: string, publisher: Redis): Promise<TokenSigner> {
+  return TokenSigner.load(orm.em.fork(), { connect: () => createRedis(redisUrl, 'worker'), publisher, prefix: TEST_QUEUE_PREFIX });
+}
+
 /** Another app on the harness database with other settings or connections; close it after. */
 export async function startExtraApp(
   opts: {
@@ -176,6 +181,8 @@ export async function startExtraApp(
     userRateLimitPerMinute?: number;
     cardAddsPerHour?: number;
     frameAncestors?: string;
+    /** Another process's signer (its own keys and revocations); the harness's by default. */
+    signer?: TokenSigner;
   } = {},
 ) {
   const base = h();
@@ -196,7 +203,7 @@ export async function startExtraApp(
     bus: opts.bus ?? base.bus,
     orm: opts.orm ?? base.orm,
     redis: opts.redis ?? base.redis,
-    signer: base.signer,
+    signer: opts.signer ?? base.signer,
     logger: opts.logger ?? createLogger('silent', 'holdfast-test'),
     demoClientId: opts.demoClientId,
   });
@@ -216,11 +223,12 @@ export async function startExtraApp(
 
 export async function stopHarness(): Promise<void> {
   if (!state.holdfastHarness) return;
-  const { server, orm, redis, services, workers, bus } = state.holdfastHarness;
+  const { server, orm, redis, services, workers, bus, signer } = state.holdfastHarness;
   server.closeAllConnections?.();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await workers.close();
   await bus.close();
+  await signer.close();
   await deleteKeys(redis, TEST_QUEUE_PREFIX).catch(() => undefined);
   await redis.quit().catch(() => redis.disconnect());
   await orm.close();

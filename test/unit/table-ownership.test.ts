@@ -17,6 +17,7 @@ const OWNER: Record<string, string> = {
   signing_key: 'auth',
   user_session_nonce: 'auth',
   refresh_token: 'auth',
+  revoked_session: 'auth',
   account: 'accounts',
   account_external_platform: 'accounts',
   account_block: 'blocks',
