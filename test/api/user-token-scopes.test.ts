@@ -230,6 +230,7 @@ describe('user password tokens carry the scopes of the client that opened their 
         isOperator: false,
         canUnblock: false,
         accountId: account.account_id,
+        sessionId: 'rtf_legacy',
       },
       3600,
     );
