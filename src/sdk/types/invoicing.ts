@@ -708,6 +708,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             500: components["responses"]["ServerError"];
@@ -758,6 +759,7 @@ export interface operations {
                     "application/json": components["schemas"]["EscrowEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
@@ -818,6 +820,7 @@ export interface operations {
                     "application/json": components["schemas"]["EscrowEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
@@ -878,6 +881,7 @@ export interface operations {
                     "application/json": components["schemas"]["EscrowEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
@@ -1203,6 +1207,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];

@@ -93,15 +93,6 @@ export interface components {
          * @description ISO 8601, UTC.
          */
         Timestamp: string;
-        FailureEnvelope: components["schemas"]["Envelope"] & {
-            /** @constant */
-            status?: "Failure";
-        };
-        AccountBlockedEnvelope: components["schemas"]["FailureEnvelope"] & {
-            message?: unknown;
-            codes?: unknown;
-            payload: string;
-        };
         InputErrorEnvelope: components["schemas"]["Envelope"] & {
             /** @constant */
             status?: "Failure";
@@ -120,11 +111,29 @@ export interface components {
                 };
             };
         };
+        FailureEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Failure";
+        };
+        AccountBlockedEnvelope: components["schemas"]["FailureEnvelope"] & {
+            message?: unknown;
+            codes?: unknown;
+            payload: string;
+        };
         IdempotencyKeyInUseEnvelope: components["schemas"]["FailureEnvelope"] & {
             codes?: unknown;
         };
     };
     responses: {
+        /** @description Invalid input. `payload.errors` names every offending field. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InputErrorEnvelope"];
+            };
+        };
         /**
          * @description Missing, malformed, expired or wrongly signed token, or a token without the scope this
          *     operation needs. `WWW-Authenticate` says which (RFC 6750).
@@ -287,6 +296,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AccountBlocked"];
             404: components["responses"]["AccountNotFound"];
