@@ -26,6 +26,7 @@ import { userTokenCors } from './cors.js';
 import { documentRoutes, homePage, referencePage } from './docs.js';
 import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
+import { hostileInput } from './hostile-input.js';
 import { idempotency } from './idempotency.js';
 import { rateLimits } from './rate-limit.js';
 import { notFoundHandler } from './not-found.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use('/token', useOAuthErrors);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  app.use(hostileInput());
   app.use(requestValidation(doc, authenticate));
   app.use(
     rateLimits(

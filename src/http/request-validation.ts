@@ -58,11 +58,23 @@ function errorField(e: ErrorObject, root: string): string {
   return parts.length ? parts.join('.') : root;
 }
 
-/** Ajv errors as `payload.errors` (field → codes). */
+/**
+ * Fields named in one answer at most. A 1 MiB body of 300,000 wrong array items would
+ * otherwise name each one: tens of megabytes of answer and seconds of work.
+ */
+export const MAX_NAMED_FIELDS = 100;
+
+/** Ajv errors as `payload.errors` (field → codes), the first MAX_NAMED_FIELDS fields. */
 export function toFieldErrors(errors: ErrorObject[], root = 'body', into: FieldErrors = fieldErrors()): FieldErrors {
+  let named = Object.keys(into).length;
   for (const e of errors) {
     if (SILENT.has(e.keyword)) continue;
-    addFieldError(into, errorField(e, root), CODES[e.keyword] ?? 'INVALID_VALUE');
+    const field = errorField(e, root);
+    if (!Object.hasOwn(into, field)) {
+      if (named >= MAX_NAMED_FIELDS) break;
+      named += 1;
+    }
+    addFieldError(into, field, CODES[e.keyword] ?? 'INVALID_VALUE');
   }
   return into;
 }
@@ -152,7 +164,7 @@ function check(op: CompiledOperation, params: Record<string, string>, req: Reque
     if (media && !media.validate(req.body)) toFieldErrors(media.validate.errors ?? [], 'body', fields);
   } else if (sent && req.body && typeof req.body === 'object') {
     // An operation without a body takes none: `{}` is tolerated, any field is unknown.
-    for (const key of Object.keys(req.body)) addFieldError(fields, key, 'UNKNOWN_FIELD');
+    for (const key of Object.keys(req.body).slice(0, MAX_NAMED_FIELDS)) addFieldError(fields, key, 'UNKNOWN_FIELD');
   }
   if (Object.keys(fields).length) throw AppError.invalid(fields);
 }

@@ -135,7 +135,7 @@ describe('POST /register', () => {
       ['username empty', { username: '' }, 'username', 'TOO_SHORT'],
       ['username of 65 characters', { username: 'u'.repeat(65) }, 'username', 'TOO_LONG'],
       ['username with a control character', { username: 'bad\u0007name' }, 'username', 'INVALID_VALUE'],
-      ['username with a NUL', { username: 'bad\u0000name' }, 'username', 'INVALID_VALUE'],
+      ['username with a NUL', { username: 'bad\u0000name' }, 'username', 'INVALID_CHARACTER'],
       ['username with leading space', { username: ' lead' }, 'username', 'INVALID_VALUE'],
       ['username not a string', { username: 42 }, 'username', 'INVALID_TYPE'],
       ['neither email nor external_platforms', { email: undefined }, 'email', 'REQUIRED'],

@@ -136,12 +136,13 @@ export interface components {
             codes?: unknown;
             payload: {
                 /**
-                 * @description Field name → error codes. Body fields are named as sent (nested ones with
-                 *     dots: `email.address`); query parameters and headers by their names; `path`
-                 *     when the path is not valid percent-encoding (an id in the path that is not
-                 *     answers 404 like an unknown id).
+                 * @description Field name → error codes, at most 100 fields. Body fields are named as sent
+                 *     (nested ones with dots: `email.address`); query parameters and headers by
+                 *     their names; `path` when the path is not valid percent-encoding (an id in the
+                 *     path that is not answers 404 like an unknown id).
                  *     Codes: `REQUIRED`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `INVALID_TYPE`,
-                 *     `TOO_LONG`, `TOO_SHORT`, `INVALID_FORMAT`, `NOT_ALLOWED`, `MALFORMED_JSON`.
+                 *     `TOO_LONG`, `TOO_SHORT`, `INVALID_FORMAT`, `NOT_ALLOWED`, `MALFORMED_JSON`,
+                 *     `TOO_DEEP`, `INVALID_CHARACTER` (the limits under `BadRequest`).
                  */
                 errors: {
                     [key: string]: string[];
@@ -162,7 +163,16 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input. `payload.errors` names every offending field. */
+        /**
+         * @description Invalid input. `payload.errors` names every offending field (the first 100).
+         *
+         *     Limits on every request, checked before anything else (authentication included): a
+         *     JSON body nests objects and arrays at most 32 levels deep, counting the body itself
+         *     (`TOO_DEEP`, naming the first value past the limit); no string, object key, form field
+         *     or query parameter may hold a NUL character (`\u0000`) or an unpaired UTF-16 surrogate
+         *     (`INVALID_CHARACTER`; characters outside the Basic Multilingual Plane, such as emoji,
+         *     are fine). A body is at most 1 MiB (`413`).
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

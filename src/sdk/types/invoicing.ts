@@ -433,12 +433,13 @@ export interface components {
             codes?: unknown;
             payload: {
                 /**
-                 * @description Field name → error codes. Body fields are named as sent (nested ones with
-                 *     dots: `email.address`); query parameters and headers by their names; `path`
-                 *     when the path is not valid percent-encoding (an id in the path that is not
-                 *     answers 404 like an unknown id).
+                 * @description Field name → error codes, at most 100 fields. Body fields are named as sent
+                 *     (nested ones with dots: `email.address`); query parameters and headers by
+                 *     their names; `path` when the path is not valid percent-encoding (an id in the
+                 *     path that is not answers 404 like an unknown id).
                  *     Codes: `REQUIRED`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `INVALID_TYPE`,
-                 *     `TOO_LONG`, `TOO_SHORT`, `INVALID_FORMAT`, `NOT_ALLOWED`, `MALFORMED_JSON`.
+                 *     `TOO_LONG`, `TOO_SHORT`, `INVALID_FORMAT`, `NOT_ALLOWED`, `MALFORMED_JSON`,
+                 *     `TOO_DEEP`, `INVALID_CHARACTER` (the limits under `BadRequest`).
                  */
                 errors: {
                     [key: string]: string[];
@@ -490,7 +491,16 @@ export interface components {
                 };
             };
         };
-        /** @description Invalid input. `payload.errors` names every offending field. */
+        /**
+         * @description Invalid input. `payload.errors` names every offending field (the first 100).
+         *
+         *     Limits on every request, checked before anything else (authentication included): a
+         *     JSON body nests objects and arrays at most 32 levels deep, counting the body itself
+         *     (`TOO_DEEP`, naming the first value past the limit); no string, object key, form field
+         *     or query parameter may hold a NUL character (`\u0000`) or an unpaired UTF-16 surrogate
+         *     (`INVALID_CHARACTER`; characters outside the Basic Multilingual Plane, such as emoji,
+         *     are fine). A body is at most 1 MiB (`413`).
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -709,6 +719,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             500: components["responses"]["ServerError"];
@@ -759,6 +770,7 @@ export interface operations {
                     "application/json": components["schemas"]["EscrowEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
@@ -819,6 +831,7 @@ export interface operations {
                     "application/json": components["schemas"]["EscrowEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
@@ -879,6 +892,7 @@ export interface operations {
                     "application/json": components["schemas"]["EscrowEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
             /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
@@ -1204,6 +1218,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
             429: components["responses"]["TooManyRequests"];
