@@ -5,9 +5,14 @@
  * block is refused (`userSessionState`), even once the block is lifted.
  */
 import type { Db } from '../db/sql.js';
-import { revokeAccountRefreshTokens } from './user-session.repository.js';
+import { expireAccountSessionNonces, revokeAccountRefreshTokens } from './user-session.repository.js';
 
-/** Ends every user session of an account (its refresh tokens), in the caller's transaction. */
+/**
+ * Ends every user session of an account, in the caller's transaction: its refresh tokens, and
+ * the redirect links (hosted-page and widget nonces) not yet opened, which would otherwise open a
+ * fresh session once the block is lifted.
+ */
 export async function revokeUserSessions(db: Db, accountId: string): Promise<void> {
   await revokeAccountRefreshTokens(db, accountId);
+  await expireAccountSessionNonces(db, accountId);
 }

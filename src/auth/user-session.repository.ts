@@ -97,6 +97,13 @@ export async function revokeAccountRefreshTokens(db: Db, accountId: string): Pro
   await db.execute('update refresh_token set revoked_at = now() where account_id = ? and revoked_at is null', [accountId]);
 }
 
+/** Expires the account's unspent redirect nonces (a link made before a login block never opens a session). */
+export async function expireAccountSessionNonces(db: Db, accountId: string): Promise<void> {
+  await db.execute('update user_session_nonce set expires_at = now() where account_id = ? and used_at is null and expires_at > now()', [
+    accountId,
+  ]);
+}
+
 /** Stores a redirect nonce (its hash) expiring in `ttlSeconds`. */
 export async function insertSessionNonce(
   db: Db,

@@ -24,6 +24,9 @@ export function useOAuthErrors(_req: Request, res: Response, next: () => void): 
 
 interface BodyParserError {
   type?: string;
+  /** http-errors' flags: a client error the parser found (a bad gzip stream, say). */
+  status?: number;
+  expose?: boolean;
 }
 
 /** Translates anything thrown into an AppError, or undefined for a true server error. */
@@ -40,12 +43,20 @@ export function toAppError(err: unknown): AppError | undefined {
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new AppError('unsupported_media_type', 'The body encoding is not supported.', { codes: ['UNSUPPORTED_MEDIA_TYPE'] });
   }
+  if (e?.type === 'parameters.too.many') {
+    return new AppError('payload_too_large', 'The form body has more than 1000 parameters.', { codes: ['PAYLOAD_TOO_LARGE'] });
+  }
   if (e?.type === 'request.aborted' || e?.type === 'stream.not.readable') {
     return AppError.invalid({ body: ['INVALID_VALUE'] }, 'The body could not be read.');
   }
   // Express's router, on a path segment that is not valid percent-encoding.
   if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
     return AppError.invalid({ path: ['INVALID_VALUE'] }, 'The path is not valid percent-encoding.');
+  }
+  // Any other client error the body parser reports (a Content-Encoding whose stream does not
+  // decode, a truncated one): the body could not be read. Its own message is not passed on.
+  if (e?.expose === true && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return AppError.invalid({ body: ['INVALID_VALUE'] }, 'The body could not be decoded (check its Content-Encoding).');
   }
   return undefined;
 }

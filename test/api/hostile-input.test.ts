@@ -262,4 +262,30 @@ describe('hostile input is refused with 400 naming the field, before any work', 
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
     });
   });
+
+  describe('bodies the parser cannot read', () => {
+    it('a Content-Encoding whose stream does not decode (gzip, deflate, br) → 400 naming the body, not a 500', async () => {
+      for (const [encoding, raw] of [
+        ['gzip', 'notgzip'],
+        ['deflate', 'x'],
+        ['br', 'garbage'],
+      ]) {
+        const res = await postEscrow(raw, { 'content-encoding': encoding });
+        assert.equal(res.status, 400, `${encoding}: ${res.text}`);
+        assert.deepEqual(res.body.payload.errors, { body: ['INVALID_VALUE'] }, encoding);
+        assert.doesNotMatch(res.text, /header check|Decompression|Z_/, "the parser's own message is not passed on");
+      }
+    });
+
+    it('a form body with more parameters than the parser takes → 413, on /token and on an API operation', async () => {
+      const params = Array.from({ length: 5000 }, (_, i) => `a${i}=1`).join('&');
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const token = await call('POST', '/token', { rawBody: params, headers: form });
+      assert.equal(token.status, 413, token.text);
+      assert.equal(token.body.error, 'invalid_request');
+      const register = await call('POST', '/register', { token: client.token, rawBody: params, headers: form });
+      assert.equal(register.status, 413, register.text);
+      assert.deepEqual(register.body.codes, ['PAYLOAD_TOO_LARGE']);
+    });
+  });
 });

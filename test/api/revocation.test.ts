@@ -95,6 +95,8 @@ describe('access tokens after revocation', () => {
     const nonce = hosted.body.payload.redirect.split('/').pop();
     const page = await openHostedSession(h().orm.em.fork(), h().signer, nonce);
     assert.ok(page);
+    const later = await call('POST', '/authorize/user', { token: client.token, body: { account_id: account } });
+    const unopened = later.body.payload.redirect.split('/').pop();
     assert.equal(await use(account, old.access_token), 200);
     assert.equal(await use(account, page.accessToken, other.app.baseUrl), 200);
 
@@ -115,6 +117,8 @@ describe('access tokens after revocation', () => {
       }
     }
     assert.equal((await refresh(old.refresh_token)).body.error, 'invalid_grant');
+    // A link made before the block, not yet opened, opens nothing after the unblock either.
+    assert.equal(await openHostedSession(h().orm.em.fork(), h().signer, unopened), null);
     const fresh = await session(account);
     assert.equal(await use(account, fresh.access_token), 200);
     assert.equal(await use(account, fresh.access_token, other.app.baseUrl), 200);
