@@ -17,7 +17,7 @@ export type EventName = (typeof EVENT_NAMES)[number];
  * link-local, shared, multicast and reserved ranges, every IPv6 range that embeds an IPv4
  * address a translator or tunnel may forward to (IPv4-compatible, -mapped and -translated,
  * NAT64, 6to4, Teredo) and the deprecated site-local range: each can lead to an address of the
- * operator's network.
+ * operator's network. The documentation ranges route nowhere public, so they are refused too.
  */
 const PRIVATE_RANGES: ReadonlyArray<readonly [name: string, network: string, prefix: number]> = [
   ['this network', '0.0.0.0', 8],
@@ -27,9 +27,12 @@ const PRIVATE_RANGES: ReadonlyArray<readonly [name: string, network: string, pre
   ['link-local', '169.254.0.0', 16],
   ['private', '172.16.0.0', 12],
   ['IETF protocol assignments', '192.0.0.0', 24],
+  ['documentation', '192.0.2.0', 24],
   ['6to4 relay anycast', '192.88.99.0', 24],
   ['private', '192.168.0.0', 16],
   ['benchmarking', '198.18.0.0', 15],
+  ['documentation', '198.51.100.0', 24],
+  ['documentation', '203.0.113.0', 24],
   ['multicast', '224.0.0.0', 4],
   ['reserved', '240.0.0.0', 4],
   ['loopback', '::1', 128],
@@ -41,6 +44,7 @@ const PRIVATE_RANGES: ReadonlyArray<readonly [name: string, network: string, pre
   ['NAT64 local-use', '64:ff9b:1::', 48],
   ['discard-only', '100::', 64],
   ['Teredo', '2001::', 32],
+  ['documentation', '2001:db8::', 32],
   ['6to4', '2002::', 16],
   ['unique local', 'fc00::', 7],
   ['link-local', 'fe80::', 10],

@@ -151,4 +151,10 @@ describe('webhook rules', () => {
       assert.equal(isPrivateAddress(a), false, a);
     assert.equal(privateRange('nonsense'), 'not an IP address');
   });
+
+  it('refuses the documentation ranges (they route nowhere public), and only them', () => {
+    for (const a of ['192.0.2.1', '198.51.100.255', '203.0.113.7', '2001:db8::1', '2001:db8:ffff::1'])
+      assert.equal(privateRange(a), 'documentation', a);
+    for (const a of ['192.0.3.1', '198.51.101.1', '203.0.114.1', '2001:db9::1']) assert.equal(privateRange(a), null, a);
+  });
 });
