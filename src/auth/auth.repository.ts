@@ -181,8 +181,8 @@ export function findClientById(em: EntityManager, id: string, withIntegrator = f
 }
 
 /**
- * The scopes of the client with this id, or undefined when there is no such client: what a
- * user password token opened by that client may do, read at every mint and refresh.
+ * The scopes of the client with this id, or undefined when there is no such client: the most a
+ * user password token opened by that client may hold, read at every mint and refresh.
  */
 export async function selectClientScopes(db: Db, id: string): Promise<string[] | undefined> {
   const [row] = await db.execute<Array<{ scopes: string[] }>>('select scopes from client where id = ?', [id]);

@@ -10,6 +10,8 @@ export const UserSessionNonce = defineEntity({
     accountId: p.string().length(36),
     integratorId: p.string().length(36),
     clientId: p.string().length(36),
+    /** The scopes of the token that opened the session; null (rows older than the column): the client's. */
+    scopes: p.array().columnType('text[]').nullable(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
     createdAt: p
@@ -38,6 +40,8 @@ export const RefreshToken = defineEntity({
     accountId: p.string().length(36),
     integratorId: p.string().length(36),
     clientId: p.string().length(36),
+    /** The scopes of the token that opened the family's session; null (rows older than the column): the client's. */
+    scopes: p.array().columnType('text[]').nullable(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

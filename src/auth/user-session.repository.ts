@@ -12,20 +12,40 @@ export interface RefreshTokenRecord {
   accountId: string;
   integratorId: string;
   clientId: string;
+  /** The scopes of the token that opened the session; null for a family older than the column (the client's). */
+  scopes: string[] | null;
   expiresAt: Date;
   usedAt: Date | null;
   revokedAt: Date | null;
 }
 
-/** Stores a refresh token (its hash) expiring in `ttlSeconds`. */
+/** A spent redirect nonce's session. */
+export interface NonceSession {
+  accountId: string;
+  integratorId: string;
+  clientId: string;
+  /** The scopes of the token that opened the session; null for a nonce older than the column (the client's). */
+  scopes: string[] | null;
+}
+
+/** Stores a refresh token (its hash) expiring in `ttlSeconds`, with its session's scopes. */
 export async function insertRefreshToken(
   db: Db,
-  token: { id: string; tokenHash: string; familyId: string; accountId: string; integratorId: string; clientId: string; ttlSeconds: number },
+  token: {
+    id: string;
+    tokenHash: string;
+    familyId: string;
+    accountId: string;
+    integratorId: string;
+    clientId: string;
+    scopes: string[] | null;
+    ttlSeconds: number;
+  },
 ): Promise<void> {
   await db.execute(
-    `insert into refresh_token (id, token_hash, family_id, account_id, integrator_id, client_id, expires_at)
-     values (?, ?, ?, ?, ?, ?, now() + (? * interval '1 second'))`,
-    [token.id, token.tokenHash, token.familyId, token.accountId, token.integratorId, token.clientId, token.ttlSeconds],
+    `insert into refresh_token (id, token_hash, family_id, account_id, integrator_id, client_id, scopes, expires_at)
+     values (?, ?, ?, ?, ?, ?, ?::text[], now() + (? * interval '1 second'))`,
+    [token.id, token.tokenHash, token.familyId, token.accountId, token.integratorId, token.clientId, token.scopes, token.ttlSeconds],
   );
 }
 
@@ -47,12 +67,13 @@ export async function lockRefreshToken(db: Db, tokenHash: string): Promise<Refre
       account_id: string;
       integrator_id: string;
       client_id: string;
+      scopes: string[] | null;
       expires_at: Date;
       used_at: Date | null;
       revoked_at: Date | null;
     }>
   >(
-    `select id, family_id, account_id, integrator_id, client_id, expires_at, used_at, revoked_at
+    `select id, family_id, account_id, integrator_id, client_id, scopes, expires_at, used_at, revoked_at
        from refresh_token where token_hash = ? for update`,
     [tokenHash],
   );
@@ -63,6 +84,7 @@ export async function lockRefreshToken(db: Db, tokenHash: string): Promise<Refre
       accountId: row.account_id,
       integratorId: row.integrator_id,
       clientId: row.client_id,
+      scopes: row.scopes,
       expiresAt: new Date(row.expires_at),
       usedAt: row.used_at,
       revokedAt: row.revoked_at,
@@ -104,27 +126,24 @@ export async function expireAccountSessionNonces(db: Db, accountId: string): Pro
   ]);
 }
 
-/** Stores a redirect nonce (its hash) expiring in `ttlSeconds`. */
+/** Stores a redirect nonce (its hash) expiring in `ttlSeconds`, with its session's scopes. */
 export async function insertSessionNonce(
   db: Db,
-  nonce: { nonceHash: string; accountId: string; integratorId: string; clientId: string; ttlSeconds: number },
+  nonce: { nonceHash: string; accountId: string; integratorId: string; clientId: string; scopes: string[]; ttlSeconds: number },
 ): Promise<void> {
   await db.execute(
-    `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, expires_at)
-     values (?, ?, ?, ?, now() + (? * interval '1 second'))`,
-    [nonce.nonceHash, nonce.accountId, nonce.integratorId, nonce.clientId, nonce.ttlSeconds],
+    `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, scopes, expires_at)
+     values (?, ?, ?, ?, ?::text[], now() + (? * interval '1 second'))`,
+    [nonce.nonceHash, nonce.accountId, nonce.integratorId, nonce.clientId, nonce.scopes, nonce.ttlSeconds],
   );
 }
 
 /** Spends a live nonce (once): its session, or undefined when unknown, spent or expired. */
-export async function spendSessionNonce(
-  db: Db,
-  nonceHash: string,
-): Promise<{ accountId: string; integratorId: string; clientId: string } | undefined> {
-  const [row] = await db.execute<Array<{ account_id: string; integrator_id: string; client_id: string }>>(
+export async function spendSessionNonce(db: Db, nonceHash: string): Promise<NonceSession | undefined> {
+  const [row] = await db.execute<Array<{ account_id: string; integrator_id: string; client_id: string; scopes: string[] | null }>>(
     `update user_session_nonce set used_at = now() where nonce_hash = ? and used_at is null and expires_at > now()
-     returning account_id, integrator_id, client_id`,
+     returning account_id, integrator_id, client_id, scopes`,
     [nonceHash],
   );
-  return row && { accountId: row.account_id, integratorId: row.integrator_id, clientId: row.client_id };
+  return row && { accountId: row.account_id, integratorId: row.integrator_id, clientId: row.client_id, scopes: row.scopes };
 }

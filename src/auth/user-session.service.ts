@@ -6,9 +6,11 @@
  * Nonces and refresh tokens are stored only as SHA-256 hashes. A login-blocked account gets none,
  * and a token issued before the account's latest login block never works again.
  *
- * A user password token never does more than the client that opened its session could: every
- * access token minted here (with the session, from a hosted-page nonce, at each refresh)
- * carries that client's scopes as they are at that moment.
+ * A user password token never does more than the token that opened its session: the session
+ * (its refresh-token family, its redirect nonce) records that token's scopes, and every access
+ * token minted here (with the session, from a hosted-page nonce, at each refresh) carries those
+ * scopes as far as the client still holds them at that moment (`sessionTokenScopes`). A client
+ * token narrowed with `scope=` therefore opens sessions narrowed the same way.
  *
  * Every token is issued with the account row locked for share, and a login block locks it for
  * update: a token is either issued before the block is recorded (and is refused as older than
@@ -26,10 +28,12 @@ import {
   insertSessionNonce,
   lockRefreshToken,
   markRefreshTokenUsed,
+  type NonceSession,
   refreshTokenAccount,
   revokeRefreshFamily,
   spendSessionNonce,
 } from './user-session.repository.js';
+import { sessionTokenScopes } from './user-session.rules.js';
 import { clientRevoked } from './auth.repository.js';
 import { blockedError, loginBlocked, loginBlockState } from '../blocks/block.service.js';
 import { authenticateClient, type Principal, type TokenSigner } from './auth.service.js';
@@ -50,7 +54,7 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 
 const invalidGrant = (message: string) => new AppError('invalid_input', message, { codes: ['invalid_grant'] });
 
-/** A user access token for the session's account, with the scopes its client holds now. */
+/** A user access token for the session's account, with the scopes it may hold now (`sessionTokenScopes`). */
 function signUserAccess(
   signer: TokenSigner,
   session: { clientId: string; integratorId: string; accountId: string; familyId: string },
@@ -70,15 +74,27 @@ function signUserAccess(
   );
 }
 
+/**
+ * A user password token and its refresh token. The refresh token records the session's scopes
+ * (`sessionScopes`: the opening token's, or null for a family older than that record), and the
+ * access token carries `scopes`, what the session may hold now.
+ */
 async function issueUserToken(
   db: Db,
   signer: TokenSigner,
-  session: { clientId: string; integratorId: string; accountId: string; familyId: string },
+  session: { clientId: string; integratorId: string; accountId: string; familyId: string; sessionScopes: string[] | null },
   scopes: string[],
 ): Promise<UserToken> {
   const refresh = `hfr_${randomBytes(32).toString('base64url')}`;
-  await insertRefreshToken(db, { id: newId('rft'), tokenHash: sha256(refresh), ...session, ttlSeconds: REFRESH_TOKEN_TTL_SECONDS });
-  const access = await signUserAccess(signer, session, scopes);
+  const { sessionScopes, ...owner } = session;
+  await insertRefreshToken(db, {
+    id: newId('rft'),
+    tokenHash: sha256(refresh),
+    ...owner,
+    scopes: sessionScopes,
+    ttlSeconds: REFRESH_TOKEN_TTL_SECONDS,
+  });
+  const access = await signUserAccess(signer, owner, scopes);
   return {
     access_token: access,
     token_type: 'Bearer',
@@ -115,7 +131,8 @@ export function sessionRedirect(webUrl: string, nonce: string): string {
 /**
  * Opens a session for an account of the caller's integrator, in the caller's transaction: a
  * user password token, or a single-use redirect nonce (24 h). 403 for a login-blocked
- * account, which then gets neither.
+ * account, which then gets neither. The session records the caller's token's scopes
+ * (`principal.scopes`, narrowed by `scope=` when it was), and its tokens never hold more.
  */
 export async function openUserSession(
   db: Db,
@@ -128,12 +145,13 @@ export async function openUserSession(
     throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
   if (await loginBlocked(db, accountId)) throw blockedError(accountId);
   const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId };
+  const opened = [...principal.scopes];
   if (returnToken) {
-    const scopes = (await selectClientScopes(db, principal.clientId)) ?? [];
-    return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf') }, scopes) };
+    const scopes = sessionTokenScopes(opened, (await selectClientScopes(db, principal.clientId)) ?? []);
+    return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf'), sessionScopes: opened }, scopes) };
   }
   const nonce = randomBytes(32).toString('base64url');
-  await insertSessionNonce(db, { nonceHash: sha256(nonce), ...session, ttlSeconds: SESSION_NONCE_TTL_SECONDS });
+  await insertSessionNonce(db, { nonceHash: sha256(nonce), ...session, scopes: opened, ttlSeconds: SESSION_NONCE_TTL_SECONDS });
   return { nonce };
 }
 
@@ -150,7 +168,7 @@ export async function openHostedSession(
   return pooled(em).transaction(async (db) => {
     const session = await spendNonce(db, nonce);
     if (!session) return null;
-    const scopes = (await selectClientScopes(db, session.clientId)) ?? [];
+    const scopes = sessionTokenScopes(session.scopes, (await selectClientScopes(db, session.clientId)) ?? []);
     // A hosted-page session is its own: it has no refresh token, so its family is new.
     const accessToken = await signUserAccess(signer, { ...session, familyId: newId('rtf') }, scopes);
     return { accountId: session.accountId, accessToken };
@@ -161,14 +179,11 @@ export async function openHostedSession(
  * Spends a redirect nonce (the hosted pages do, once): the session's account, or null when the
  * nonce is unknown, spent, expired, its account is now login-blocked or its client revoked.
  */
-export async function consumeSessionNonce(
-  em: EntityManager,
-  nonce: string,
-): Promise<{ accountId: string; integratorId: string; clientId: string } | null> {
+export async function consumeSessionNonce(em: EntityManager, nonce: string): Promise<NonceSession | null> {
   return pooled(em).transaction((db) => spendNonce(db, nonce));
 }
 
-async function spendNonce(db: Db, nonce: string): Promise<{ accountId: string; integratorId: string; clientId: string } | null> {
+async function spendNonce(db: Db, nonce: string): Promise<NonceSession | null> {
   const session = await spendSessionNonce(db, sha256(nonce));
   if (!session) return null;
   await lockAccount(db, session.integratorId, session.accountId, 'share');
@@ -210,16 +225,23 @@ export async function refreshUserToken(
       await revokeFamily();
       return { refused: `Account ${row.accountId} is blocked.` };
     }
-    // The new access token carries the client's scopes as they are now, not as they were.
-    const scopes = await selectClientScopes(db, row.clientId);
-    if (!scopes) return { refused: 'The refresh token is invalid.' };
+    // The new access token carries the session's scopes as far as the client holds them now;
+    // the new refresh token records the session's scopes unchanged, never the client's.
+    const clientScopes = await selectClientScopes(db, row.clientId);
+    if (!clientScopes) return { refused: 'The refresh token is invalid.' };
     await markRefreshTokenUsed(db, row.id);
     return {
       token: await issueUserToken(
         db,
         signer,
-        { clientId: row.clientId, integratorId: row.integratorId, accountId: row.accountId, familyId: row.familyId },
-        scopes,
+        {
+          clientId: row.clientId,
+          integratorId: row.integratorId,
+          accountId: row.accountId,
+          familyId: row.familyId,
+          sessionScopes: row.scopes,
+        },
+        sessionTokenScopes(row.scopes, clientScopes),
       ),
     };
   });

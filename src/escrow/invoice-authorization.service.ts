@@ -71,7 +71,11 @@ export interface AuthorizedIds {
   escrow_id?: string;
 }
 
-/** The answer for an authorized invoice: a new session for its buyer, in the caller's transaction. */
+/**
+ * The answer for an authorized invoice: a new session for its buyer, in the caller's transaction.
+ * The session holds the scopes of the caller's token (`principal.scopes`, as narrowed by `scope=`),
+ * never more: a `write_invoices` token hands the buyer a token that can only pay.
+ */
 async function withSession(
   db: Db,
   signer: TokenSigner,

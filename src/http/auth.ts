@@ -33,7 +33,8 @@ function requireScopes(held: readonly string[], required: string[], token: strin
 /**
  * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
  * password token passes only where the operation also declares `user_auth`, only with the
- * scopes listed there (it holds those of the client that opened its session), only while its
+ * scopes listed there (it holds those of the token that opened its session, as far as the client
+ * still holds them), only while its
  * account is not login-blocked (403 otherwise) and only if it is newer than the account's latest
  * login block (401 otherwise). Revoked clients and sessions are refused by `signer.verify` (401).
  */
@@ -58,7 +59,12 @@ export function bearerAuthentication(
       const session = await sessionState(req, principal);
       if (session === 'blocked') throw blockedError(principal.accountId);
       if (session === 'revoked') refuse('The access token was revoked.', 'UNAUTHORIZED', { error: 'invalid_token' });
-      requireScopes(principal.scopes, userScopes, 'user password token', ' (it holds the scopes of the client that opened its session)');
+      requireScopes(
+        principal.scopes,
+        userScopes,
+        'user password token',
+        ' (it holds the scopes of the token that opened its session, as far as its client still holds them)',
+      );
       req.principal = principal;
       return;
     }

@@ -241,3 +241,178 @@ describe('user password tokens carry the scopes of the client that opened their 
     );
   });
 });
+
+/** A client access token narrowed to `scope` (`POST /token` with `scope=`). */
+async function narrowedToken(client: TestClient, scope: string): Promise<string> {
+  const res = await call('POST', '/token', {
+    rawBody: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      scope,
+    }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.scope, scope);
+  return res.body.access_token;
+}
+
+/** Spends a session redirect (`/ui/appauth/<nonce>…`) as the hosted pages do: their user token. */
+async function hostedToken(redirect: string): Promise<string> {
+  const link = new URL(redirect, h().baseUrl);
+  const opened = await fetch(`${h().baseUrl}${link.pathname}${link.search}`, { redirect: 'manual' });
+  assert.equal(opened.status, 303, await opened.text());
+  return new URLSearchParams(new URL(opened.headers.get('location')!, h().baseUrl).hash.slice(1)).get('token')!;
+}
+
+async function refresh(refreshToken: string): Promise<{ access_token: string; refresh_token: string }> {
+  const res = await call('POST', '/token', {
+    rawBody: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+describe('user password tokens never hold more than the token that opened their session', () => {
+  let full: TestClient;
+  let account: { account_id: string };
+  const status = async (method: string, path: string, token: string) => (await call(method, path, { token })).status;
+  before(async () => {
+    full = await newClient();
+    account = await register(full);
+  });
+
+  it('a token narrowed to write_user_tokens opens a session (return_token) holding no other scope', async () => {
+    const narrow = await narrowedToken(full, 'write_user_tokens');
+    const id = account.account_id;
+    assertInsufficientScope(await call('GET', `/v1/${id}/payment_methods`, { token: narrow }), 'read_payment_methods', 'client token');
+    const opened = await call('POST', '/authorize/user', { token: narrow, body: { account_id: id, return_token: true } });
+    assert.equal(opened.status, 200, opened.text);
+    const user = opened.body.payload.token.access_token;
+    assertInsufficientScope(await call('GET', `/v1/${id}/payment_methods`, { token: user }), 'read_payment_methods', 'user token');
+    assertInsufficientScope(await call('GET', `/v1/${id}/invoices`, { token: user }), 'read_invoices', 'user token');
+  });
+
+  it('a session holds exactly the scopes its token was narrowed to, of those the client holds', async () => {
+    const narrow = await narrowedToken(full, 'write_user_tokens read_payment_methods');
+    const id = account.account_id;
+    const opened = await call('POST', '/authorize/user', { token: narrow, body: { account_id: id, return_token: true } });
+    const user = opened.body.payload.token.access_token;
+    assert.equal(await status('GET', `/v1/${id}/payment_methods`, user), 200);
+    assertInsufficientScope(await call('GET', `/v1/${id}/invoices`, { token: user }), 'read_invoices', 'not granted');
+  });
+
+  it('a token narrowed to write_user_tokens opens a hosted-page session (nonce) holding no other scope', async () => {
+    const narrow = await narrowedToken(full, 'write_user_tokens');
+    const opened = await call('POST', '/authorize/user', { token: narrow, body: { account_id: account.account_id } });
+    assert.equal(opened.status, 200, opened.text);
+    const hosted = await hostedToken(opened.body.payload.redirect);
+    assertInsufficientScope(
+      await call('GET', `/v1/${account.account_id}/payment_methods`, { token: hosted }),
+      'read_payment_methods',
+      'hosted session',
+    );
+  });
+
+  it("a token narrowed to write_invoices authorizes invoices whose buyer's tokens hold no other scope", async () => {
+    const narrow = await narrowedToken(full, 'write_invoices');
+    const id = account.account_id;
+    const authorize = (invoice_mechanism: 'api' | 'widget') =>
+      call('POST', '/v2/authorize/invoice', {
+        token: narrow,
+        body: {
+          account_id: id,
+          invoice_mechanism,
+          line_items: [{ amount: 700, currency: 'USD', transaction_type: 'user_to_integrator', product_sku: 'sword' }],
+        },
+      });
+    const api = await authorize('api');
+    assert.equal(api.status, 200, api.text);
+    const password = api.body.payload.password_token.access_token;
+    assertInsufficientScope(await call('GET', `/v1/${id}/payment_methods`, { token: password }), 'read_payment_methods', 'password_token');
+    assertInsufficientScope(
+      await call('GET', `/v2/invoice/${api.body.payload.authorized_invoice_id}`, { token: password }),
+      'read_invoices',
+      'password_token',
+    );
+    const widget = await authorize('widget');
+    assert.equal(widget.status, 200, widget.text);
+    const hosted = await hostedToken(widget.body.payload.redirect);
+    assertInsufficientScope(await call('GET', `/v1/${id}/payment_methods`, { token: hosted }), 'read_payment_methods', 'widget session');
+  });
+
+  it('a refresh keeps the narrowing, refresh after refresh', async () => {
+    const narrow = await narrowedToken(full, 'write_user_tokens read_payment_methods');
+    const id = account.account_id;
+    const opened = await call('POST', '/authorize/user', { token: narrow, body: { account_id: id, return_token: true } });
+    let token = opened.body.payload.token as { access_token: string; refresh_token: string };
+    for (const round of [1, 2]) {
+      token = await refresh(token.refresh_token);
+      assert.equal(await status('GET', `/v1/${id}/payment_methods`, token.access_token), 200, `refresh ${round}`);
+      assertInsufficientScope(await call('GET', `/v1/${id}/invoices`, { token: token.access_token }), 'read_invoices', `refresh ${round}`);
+    }
+  });
+
+  it('a scope the client loses leaves the session at the next refresh; the narrowing stays', async () => {
+    const client = await newClient({ integrator: full.integrator });
+    const narrow = await narrowedToken(client, 'write_user_tokens read_payment_methods read_invoices');
+    const id = account.account_id;
+    const opened = await call('POST', '/authorize/user', { token: narrow, body: { account_id: id, return_token: true } });
+    const first = opened.body.payload.token as { access_token: string; refresh_token: string };
+    assert.equal(await status('GET', `/v1/${id}/invoices`, first.access_token), 200);
+    const em = h().orm.em.fork();
+    await em.execute(`update client set scopes = array_remove(scopes, 'read_invoices') where id = ?`, [client.clientId]);
+    const second = await refresh(first.refresh_token);
+    assertInsufficientScope(await call('GET', `/v1/${id}/invoices`, { token: second.access_token }), 'read_invoices', 'lost by the client');
+    assert.equal(await status('GET', `/v1/${id}/payment_methods`, second.access_token), 200, 'still granted');
+    assertInsufficientScope(
+      await call('GET', `/user-info/${id}/tos/svc`, { token: second.access_token }),
+      'read_accounts',
+      'held by the client, never granted',
+    );
+    // Given back to the client, the scope returns: the session was opened with it.
+    await em.execute(`update client set scopes = array_append(scopes, 'read_invoices') where id = ?`, [client.clientId]);
+    const third = await refresh(second.refresh_token);
+    assert.equal(await status('GET', `/v1/${id}/invoices`, third.access_token), 200);
+    assertInsufficientScope(await call('GET', `/user-info/${id}/tos/svc`, { token: third.access_token }), 'read_accounts', 'never granted');
+  });
+
+  it('a nonce narrows to the scopes its client still holds when it is spent', async () => {
+    const client = await newClient({ integrator: full.integrator });
+    const narrow = await narrowedToken(client, 'write_user_tokens read_payment_methods read_invoices');
+    const opened = await call('POST', '/authorize/user', { token: narrow, body: { account_id: account.account_id } });
+    await h().orm.em.fork().execute(`update client set scopes = array_remove(scopes, 'read_invoices') where id = ?`, [client.clientId]);
+    const hosted = await hostedToken(opened.body.payload.redirect);
+    assert.equal(await status('GET', `/v1/${account.account_id}/payment_methods`, hosted), 200);
+    assertInsufficientScope(
+      await call('GET', `/v1/${account.account_id}/invoices`, { token: hosted }),
+      'read_invoices',
+      'lost by the client',
+    );
+  });
+
+  it("a session recorded before sessions kept their scopes gets the client's scopes, as such sessions always did", async () => {
+    const client = await newClient({ integrator: full.integrator });
+    const id = account.account_id;
+    const narrow = await narrowedToken(client, 'write_user_tokens');
+    const opened = await call('POST', '/authorize/user', { token: narrow, body: { account_id: id, return_token: true } });
+    const first = opened.body.payload.token as { access_token: string; refresh_token: string };
+    const em = h().orm.em.fork();
+    const familyOf = async (refreshToken: string) =>
+      (
+        await em.execute<Array<{ family_id: string; scopes: string[] | null }>>(
+          `select family_id, scopes from refresh_token where token_hash = encode(sha256(convert_to(?, 'UTF8')), 'hex')`,
+          [refreshToken],
+        )
+      )[0];
+    const { family_id } = await familyOf(first.refresh_token);
+    await em.execute('update refresh_token set scopes = null where family_id = ?', [family_id]);
+    await em.execute(`update client set scopes = array_remove(scopes, 'read_invoices') where id = ?`, [client.clientId]);
+    const second = await refresh(first.refresh_token);
+    assert.equal(await status('GET', `/v1/${id}/payment_methods`, second.access_token), 200, "the client's scope");
+    assertInsufficientScope(await call('GET', `/v1/${id}/invoices`, { token: second.access_token }), 'read_invoices', 'the client lost it');
+    assert.equal((await familyOf(second.refresh_token)).scopes, null, 'the family stays as it was recorded');
+  });
+});

@@ -33,7 +33,8 @@ export interface paths {
          *     `invalid_grant`. Refresh tokens live 30 days; a login-blocked account's stop working.
          *     Client credentials are optional here (an app holding only the user's session can
          *     refresh it); when sent, they must be the client that opened the session. The new
-         *     access token carries the scopes that client holds at the time of the refresh.
+         *     access token carries the scopes of the token that opened the session, as far as the
+         *     client still holds them at the time of the refresh.
          */
         post: operations["issueToken"];
         delete?: never;
@@ -60,9 +61,10 @@ export interface paths {
          *     one account (`expiry` is when the access token expires, 3600 s on) and a refresh token for
          *     `POST /token` with `grant_type=refresh_token`. A user password token is accepted only by
          *     operations that list `user_auth`, only for its own account, and only with the scope the
-         *     operation lists there: it carries the scopes of the client that opened the session, so
-         *     it never does more than that client could (a client with only `write_user_tokens`
-         *     opens sessions that can call none of them).
+         *     operation lists there: it carries the scopes of the token that opened the session, as
+         *     far as the client still holds them, so it never does more than that token could (a
+         *     token with only `write_user_tokens`, or one narrowed to it with `scope`, opens sessions
+         *     that can call none of them).
          *
          *     A login-blocked account gets 403 (empty `message` and `codes`, `payload` names the
          *     account) and no redirect or token is created.
