@@ -33,10 +33,10 @@ function requireScopes(held: readonly string[], required: string[], token: strin
 /**
  * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
  * password token passes only where the operation also declares `user_auth`, only with the
- * scopes listed there (it holds those of the token that opened its session, as far as the client
- * still holds them), only while its
- * account is not login-blocked (403 otherwise) and only if it is newer than the account's latest
- * login block (401 otherwise). Revoked clients and sessions are refused by `signer.verify` (401).
+ * scopes listed there (it holds those of the token that opened its session, as far as the
+ * client still holds them), only while its account is not login-blocked (403 otherwise) and
+ * only if it is newer than the account's latest login block (401 otherwise). Revoked clients
+ * and sessions are refused by `signer.verify` (401).
  */
 export function bearerAuthentication(
   signer: TokenSigner,
