@@ -232,6 +232,11 @@ export class TokenState {
     return this.current;
   }
 
+  /** Whether the key `kid` names is loaded (a cached token stays valid only while its key is). */
+  hasKey(kid: string): boolean {
+    return this.keys.has(kid);
+  }
+
   /** The key a token's `kid` names, reloading the keys when it is unknown (a rotation not heard of yet). */
   async verificationKey(kid: unknown): Promise<CryptoKey | undefined> {
     if (typeof kid !== 'string') return undefined;

@@ -436,6 +436,10 @@ describe('holdfast CLI', function () {
         }
       };
       assert.equal(await read(), 200, 'the oldest key verifies while a token it signed may live');
+      // Web processes that stay up verify (and cache) it now, before its key is deleted.
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl]) {
+        assert.equal((await call('GET', `/v1/user-info/${account}`, { token: oldest, baseUrl })).status, 200);
+      }
 
       // Age every key by two hours: the one the next rotation replaces stays, the older ones are dead.
       await db.execute(`update signing_key set created_at = created_at - interval '2 hours'`);
@@ -453,6 +457,12 @@ describe('holdfast CLI', function () {
         [keys[keys.length - 1].id, rotated.kid],
       );
       assert.equal(await read(), 401);
+      // Once they have reloaded the keys, the processes that cached the token refuse it too.
+      for (const signer of [h().signer, other.signer]) await signer.announce({ keys: true });
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl]) {
+        const cached = await call('GET', `/v1/user-info/${account}`, { token: oldest, baseUrl });
+        assert.equal(cached.status, 401, `${baseUrl}: ${cached.text}`);
+      }
       const text = await holdfastCli(['keys', 'rotate'], withRedis());
       assert.match(text.stdout, /^signing with new key key_[0-9A-Z]{26}; still verifying /);
     });
