@@ -11,6 +11,7 @@ import { db as pooled } from '../db/sql.js';
 import { newId } from '../ids.js';
 import {
   dropDeadSigningKeys,
+  dropSigningKeysExcept,
   ensureIntegratorNamed,
   ensureIntegratorTokens,
   findClientById,
@@ -311,11 +312,18 @@ export async function rotateClientSecret(
 /**
  * A new signing key: new tokens carry its `kid` from now on (every web process is told), older
  * keys verify until their tokens expire, and keys replaced long enough ago are deleted.
+ * `retireNow` (a leaked key): every older key is deleted at once, so the tokens they signed are
+ * refused as soon as each web process hears of it (or reloads the keys); the caller announces
+ * the deleted ids (`TokenChange.retiredKeys`).
  */
-export async function rotateSigningKey(em: EntityManager): Promise<{ kid: string; verifying: string[]; dropped: string[] }> {
+export async function rotateSigningKey(
+  em: EntityManager,
+  opts: { retireNow?: boolean } = {},
+): Promise<{ kid: string; verifying: string[]; dropped: string[] }> {
   const kid = newId('key');
   return pooled(em).transaction(async (db) => {
     await insertSigningKey(db, kid, randomBytes(32).toString('base64url'));
+    if (opts.retireNow) return { kid, verifying: [], dropped: await dropSigningKeysExcept(db, kid) };
     const dropped = await dropDeadSigningKeys(db, TOKEN_MEMORY_SECONDS);
     const live = await liveSigningKeys(db, TOKEN_MEMORY_SECONDS);
     return { kid, verifying: live.map((k) => k.id).filter((id) => id !== kid), dropped };
