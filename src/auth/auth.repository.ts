@@ -64,6 +64,12 @@ export async function dropDeadSigningKeys(db: Db, memorySeconds: number): Promis
   return rows.map((r) => r.id);
 }
 
+/** Deletes every signing key but `keepId` (a leaked key retired at once); their ids. */
+export async function dropSigningKeysExcept(db: Db, keepId: string): Promise<string[]> {
+  const rows = await db.execute<Array<{ id: string }>>('delete from signing_key where id <> ? returning id', [keepId]);
+  return rows.map((r) => r.id);
+}
+
 /** The integrator with this id (it must exist). */
 export function getIntegrator(em: EntityManager, id: string): Promise<IIntegrator> {
   return em.findOneOrFail(Integrator, { id });

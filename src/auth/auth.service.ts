@@ -11,6 +11,7 @@ import { db as pooled } from '../db/sql.js';
 import { newId } from '../ids.js';
 import {
   dropDeadSigningKeys,
+  dropSigningKeysExcept,
   ensureIntegratorNamed,
   ensureIntegratorTokens,
   findClientById,
@@ -24,7 +25,7 @@ import {
   rotateClientSecretRow,
 } from './auth.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
-import { TOKEN_MEMORY_SECONDS, previousSecretValid } from './credential.rules.js';
+import { MAX_TOKEN_TTL_SECONDS, TOKEN_MEMORY_SECONDS, previousSecretValid, tokenTimesProblem } from './credential.rules.js';
 import { TokenState, type TokenChange, type TokenStateSync } from './token-state.service.js';
 
 /** Who is calling: the verified content of a client access token. */
@@ -94,8 +95,11 @@ const VERIFIED_CACHE_SIZE = 10_000;
  * revoked ones (`token-state.service.ts`: keys and revocations every web process agrees on).
  */
 export class TokenSigner {
-  /** Verified tokens → principal and expiry (s); saves an HMAC per request for a reused token. */
-  private readonly verified = new Map<string, { principal: Principal; exp: number }>();
+  /**
+   * Verified tokens → principal, expiry (s) and the `kid` of the key that signed them; saves an
+   * HMAC per request for a reused token. A hit counts only while that key is still loaded.
+   */
+  private readonly verified = new Map<string, { principal: Principal; exp: number; kid: string }>();
 
   private constructor(private readonly state: TokenState) {}
 
@@ -125,6 +129,8 @@ export class TokenSigner {
 
   async sign(principal: Principal, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
     if (principal.accountId && !principal.sessionId) throw new Error('a user password token needs its session id');
+    // Verification refuses a longer life (see `tokenTimesProblem`).
+    if (ttlSeconds > MAX_TOKEN_TTL_SECONDS) throw new Error(`tokens live at most ${MAX_TOKEN_TTL_SECONDS} s`);
     const claims = principal.accountId
       ? userTokenClaims(principal)
       : { int: principal.integratorId, scope: principal.scopes.join(' '), op: principal.isOperator, unb: principal.canUnblock };
@@ -155,10 +161,12 @@ export class TokenSigner {
 
   private async verifySignature(token: string): Promise<Principal> {
     const cached = this.verified.get(token);
-    if (cached && cached.exp > Date.now() / 1000) return cached.principal;
+    // A key that is no longer loaded (replaced long ago, or retired at once) verifies nothing,
+    // cached or not: the token goes through full verification again, which refuses it.
+    if (cached && cached.exp > Date.now() / 1000 && this.state.hasKey(cached.kid)) return cached.principal;
     if (cached) this.verified.delete(token);
     try {
-      const { payload } = await jwtVerify(
+      const { payload, protectedHeader } = await jwtVerify(
         token,
         async (header) => {
           const key = await this.state.verificationKey(header.kid);
@@ -179,6 +187,11 @@ export class TokenSigner {
       ) {
         throw new AppError('unauthorized', 'The access token is malformed.', { codes: ['UNAUTHORIZED'] });
       }
+      // No token Holdfast issues lives longer than an hour or was issued in the future: one that
+      // does was forged with a leaked key, and must not outlive that key's verification window.
+      if (tokenTimesProblem(payload.iat, payload.exp, Date.now() / 1000)) {
+        throw new AppError('unauthorized', 'The access token is invalid.', { codes: ['UNAUTHORIZED'] });
+      }
       const principal: Principal = user
         ? {
             ...userTokenPrincipal(payload.sub, payload.int, payload.acct as string, payload.scope),
@@ -194,7 +207,7 @@ export class TokenSigner {
             canUnblock: payload.unb === true,
           };
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(token, { principal, exp: payload.exp });
+      this.verified.set(token, { principal, exp: payload.exp, kid: protectedHeader.kid as string });
       return principal;
     } catch (err) {
       if (err instanceof AppError) throw err;
@@ -299,11 +312,18 @@ export async function rotateClientSecret(
 /**
  * A new signing key: new tokens carry its `kid` from now on (every web process is told), older
  * keys verify until their tokens expire, and keys replaced long enough ago are deleted.
+ * `retireNow` (a leaked key): every older key is deleted at once, so the tokens they signed are
+ * refused as soon as each web process hears of it (or reloads the keys); the caller announces
+ * the deleted ids (`TokenChange.retiredKeys`).
  */
-export async function rotateSigningKey(em: EntityManager): Promise<{ kid: string; verifying: string[]; dropped: string[] }> {
+export async function rotateSigningKey(
+  em: EntityManager,
+  opts: { retireNow?: boolean } = {},
+): Promise<{ kid: string; verifying: string[]; dropped: string[] }> {
   const kid = newId('key');
   return pooled(em).transaction(async (db) => {
     await insertSigningKey(db, kid, randomBytes(32).toString('base64url'));
+    if (opts.retireNow) return { kid, verifying: [], dropped: await dropSigningKeysExcept(db, kid) };
     const dropped = await dropDeadSigningKeys(db, TOKEN_MEMORY_SECONDS);
     const live = await liveSigningKeys(db, TOKEN_MEMORY_SECONDS);
     return { kid, verifying: live.map((k) => k.id).filter((id) => id !== kid), dropped };

@@ -17,6 +17,24 @@ export const TOKEN_CLOCK_MARGIN_SECONDS = 300;
  */
 export const TOKEN_MEMORY_SECONDS = MAX_TOKEN_TTL_SECONDS + TOKEN_CLOCK_MARGIN_SECONDS;
 
+/**
+ * How far a token's `iat` may lie ahead of this host's clock, and how much longer than the
+ * longest lifetime Holdfast issues a token may say it lives (`exp - iat`; rounding of `exp`).
+ */
+export const TOKEN_CLOCK_SKEW_SECONDS = 60;
+
+/**
+ * What is wrong with a verified token's times, or null: a token without `iat`, one that says it
+ * lives longer than Holdfast issues tokens for (`exp - iat`), or one issued in the future. So a
+ * token forged with a leaked key never outlives that key's verification window.
+ */
+export function tokenTimesProblem(iat: unknown, exp: number, nowSeconds: number): 'no-iat' | 'too-long' | 'future' | null {
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'no-iat';
+  if (exp - iat > MAX_TOKEN_TTL_SECONDS + TOKEN_CLOCK_SKEW_SECONDS) return 'too-long';
+  if (iat > nowSeconds + TOKEN_CLOCK_SKEW_SECONDS) return 'future';
+  return null;
+}
+
 /** Every web process reloads keys and revocations from PostgreSQL this often, whatever Redis says. */
 export const TOKEN_STATE_RELOAD_MS = 10_000;
 

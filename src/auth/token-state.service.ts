@@ -17,7 +17,10 @@
  *  - every `TOKEN_STATE_RELOAD_MS` it is reloaded anyway, for an announcement lost while the
  *    connection looked up or one its writer could not publish;
  *  - a token whose `kid` is unknown reloads the keys (at most once a second), so a process that
- *    missed a rotation still accepts the new key's tokens.
+ *    missed a rotation still accepts the new key's tokens;
+ *  - keys retired at once (`holdfast keys rotate --retire-now`) are deleted from PostgreSQL, so
+ *    the next reload drops them even where the announcement was missed; where it is heard they
+ *    are dropped as it arrives, and a reload begun before the deletion cannot bring them back.
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -36,11 +39,15 @@ export interface TokenStateSync {
   prefix: string;
 }
 
-/** A change to announce once it is committed: revoked sessions or clients, or new signing keys. */
+/**
+ * A change to announce once it is committed: revoked sessions or clients, new signing keys, or
+ * keys retired at once (deleted: they verify nothing from now on).
+ */
 export interface TokenChange {
   sessions?: string[];
   clients?: string[];
   keys?: boolean;
+  retiredKeys?: string[];
 }
 
 export function tokenChangeChannel(prefix: string): string {
@@ -91,6 +98,8 @@ export class TokenState {
   private keysApplied = 0;
   private keysLoading: Promise<void> | undefined;
   private lastUnknownKeyReload = 0;
+  /** Keys retired at once: never loaded again (ids are never reused; a handful a year). */
+  private readonly retiredKeys = new Set<string>();
   private readonly revokedClients = new Set<string>();
   /** Revoked sessions → when this process learnt of them (forgotten once no token of theirs can live). */
   private readonly revokedSessions = new Map<string, number>();
@@ -171,13 +180,15 @@ export class TokenState {
     const load = ++this.keyLoads;
     const loading = (async () => {
       const rows = await liveSigningKeys(this.db, TOKEN_MEMORY_SECONDS);
-      if (!rows.length) return;
+      // A reload that read the keys before a retirement was committed must not restore them.
+      const live = rows.filter((row) => !this.retiredKeys.has(row.id));
+      if (!live.length) return;
       const keys = new Map<string, CryptoKey>();
-      for (const row of rows) keys.set(row.id, this.keys.get(row.id) ?? (await importKey(row.secret)));
+      for (const row of live) keys.set(row.id, this.keys.get(row.id) ?? (await importKey(row.secret)));
       if (load < this.keysApplied) return;
       this.keysApplied = load;
       this.keys = keys;
-      const newest = rows[rows.length - 1].id;
+      const newest = live[live.length - 1].id;
       this.current = { kid: newest, key: keys.get(newest)! };
     })();
     this.keysLoading = loading;
@@ -213,6 +224,13 @@ export class TokenState {
     for (const id of Array.isArray(change.clients) ? change.clients : []) if (typeof id === 'string') this.revokedClients.add(id);
     for (const sid of Array.isArray(change.sessions) ? change.sessions : [])
       if (typeof sid === 'string') this.revokedSessions.set(sid, now);
+    // Retired keys stop verifying now, before the reload (announced with `keys: true`) that
+    // brings the key replacing them.
+    for (const kid of Array.isArray(change.retiredKeys) ? change.retiredKeys : [])
+      if (typeof kid === 'string') {
+        this.retiredKeys.add(kid);
+        this.keys.delete(kid);
+      }
     if (change.keys === true) void this.reloadKeys().catch(() => undefined);
   }
 
@@ -229,12 +247,19 @@ export class TokenState {
   /** The key new tokens are signed with (after a reload in progress, so a rotation just heard of applies). */
   async signingKey(): Promise<SigningKeyInUse> {
     if (this.keysLoading) await this.keysLoading.catch(() => undefined);
+    // Never sign with a key retired meanwhile (when its replacement could not be loaded yet, try again).
+    if (!this.keys.has(this.current.kid)) await this.reloadKeys().catch(() => undefined);
     return this.current;
+  }
+
+  /** Whether the key `kid` names is loaded (a cached token stays valid only while its key is). */
+  hasKey(kid: string): boolean {
+    return this.keys.has(kid);
   }
 
   /** The key a token's `kid` names, reloading the keys when it is unknown (a rotation not heard of yet). */
   async verificationKey(kid: unknown): Promise<CryptoKey | undefined> {
-    if (typeof kid !== 'string') return undefined;
+    if (typeof kid !== 'string' || this.retiredKeys.has(kid)) return undefined;
     const known = this.keys.get(kid);
     if (known || !KEY_ID.test(kid)) return known;
     if (this.keysLoading) await this.keysLoading.catch(() => undefined);

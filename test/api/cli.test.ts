@@ -436,6 +436,10 @@ describe('holdfast CLI', function () {
         }
       };
       assert.equal(await read(), 200, 'the oldest key verifies while a token it signed may live');
+      // Web processes that stay up verify (and cache) it now, before its key is deleted.
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl]) {
+        assert.equal((await call('GET', `/v1/user-info/${account}`, { token: oldest, baseUrl })).status, 200);
+      }
 
       // Age every key by two hours: the one the next rotation replaces stays, the older ones are dead.
       await db.execute(`update signing_key set created_at = created_at - interval '2 hours'`);
@@ -453,8 +457,67 @@ describe('holdfast CLI', function () {
         [keys[keys.length - 1].id, rotated.kid],
       );
       assert.equal(await read(), 401);
+      // Once they have reloaded the keys, the processes that cached the token refuse it too.
+      for (const signer of [h().signer, other.signer]) await signer.announce({ keys: true });
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl]) {
+        const cached = await call('GET', `/v1/user-info/${account}`, { token: oldest, baseUrl });
+        assert.equal(cached.status, 401, `${baseUrl}: ${cached.text}`);
+      }
       const text = await holdfastCli(['keys', 'rotate'], withRedis());
       assert.match(text.stdout, /^signing with new key key_[0-9A-Z]{26}; still verifying /);
+    });
+
+    it('keys rotate --retire-now: tokens of the older keys are refused at once on every web process, new ones work', async () => {
+      const client = await newClient();
+      const account = (await register(client)).account_id;
+      const before = client.token;
+      const read = (token: string, baseUrl: string) => call('GET', `/v1/user-info/${account}`, { token, baseUrl });
+      // Both processes have verified (and cached) the token signed with the key about to leak.
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl]) assert.equal((await read(before, baseUrl)).status, 200);
+
+      const res = await holdfastCli(['keys', 'rotate', '--retire-now', '--json'], withRedis());
+      assert.equal(res.status, 0, res.stderr);
+      assert.equal(res.stderr, '');
+      const rotated = JSON.parse(res.stdout);
+      assert.match(rotated.kid, /^key_[0-9A-Z]{26}$/);
+      assert.deepEqual(rotated.verifying, []);
+      assert.ok(rotated.dropped.includes(kidOf(before)), res.stdout);
+      const left = await h().orm.em.fork().execute<Array<{ id: string }>>('select id from signing_key');
+      assert.deepEqual(
+        left.map((k) => k.id),
+        [rotated.kid],
+        'the retired keys are deleted: a process that missed the announcement drops them at its next reload',
+      );
+
+      for (const baseUrl of [h().baseUrl, other.app.baseUrl]) {
+        const refused = await read(before, baseUrl);
+        assert.equal(refused.status, 401, `${baseUrl}: ${refused.text}`);
+        assert.match(refused.headers.get('www-authenticate') ?? '', /invalid_token/);
+      }
+      // A process started now never loads them.
+      const fresh = await TokenSigner.load(h().orm.em.fork());
+      const lone = await startExtraApp({ signer: fresh });
+      try {
+        assert.equal((await read(before, lone.baseUrl)).status, 401);
+      } finally {
+        await lone.close();
+        await fresh.close();
+      }
+
+      // New tokens carry the new key and work everywhere, whichever process issued them.
+      for (const issuer of [h().baseUrl, other.app.baseUrl]) {
+        const after = await call('POST', '/token', {
+          baseUrl: issuer,
+          body: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret },
+        });
+        assert.equal(after.status, 200, after.text);
+        assert.equal(kidOf(after.body.access_token), rotated.kid);
+        for (const baseUrl of [h().baseUrl, other.app.baseUrl]) assert.equal((await read(after.body.access_token, baseUrl)).status, 200);
+      }
+
+      const text = await holdfastCli(['keys', 'rotate', '--retire-now'], withRedis());
+      assert.equal(text.status, 0, text.stderr);
+      assert.equal(text.stdout, `signing with new key ${/key_[0-9A-Z]{26}/.exec(text.stdout)?.[0]}; retired at once ${rotated.kid}\n`);
     });
   });
 

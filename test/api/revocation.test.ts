@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { SignJWT } from 'jose';
 import { TokenSigner } from '../../src/auth/auth.service.js';
 import { openHostedSession } from '../../src/auth/user-session.service.js';
 import { createRedis } from '../../src/queues/connection.js';
@@ -123,4 +124,61 @@ describe('access tokens after revocation', () => {
     assert.equal(await use(account, fresh.access_token), 200);
     assert.equal(await use(account, fresh.access_token, other.app.baseUrl), 200);
   });
+});
+
+/**
+ * Whoever holds a signing key's secret (it is in PostgreSQL) can forge tokens: none may live
+ * longer than Holdfast issues tokens for, so none outlives its key's verification window.
+ */
+describe('tokens forged with a real signing key', () => {
+  let client: TestClient;
+  let account: string;
+  let integratorId: string;
+  let key: { id: string; secret: Uint8Array };
+  before(async () => {
+    client = await newClient();
+    account = (await register(client)).account_id;
+    const db = h().orm.em.fork();
+    integratorId = (await db.execute('select integrator_id from client where id = ?', [client.clientId]))[0].integrator_id;
+    const kid = JSON.parse(Buffer.from(client.token.split('.')[0], 'base64url').toString()).kid as string;
+    const [row] = await db.execute<Array<{ secret: string }>>('select secret from signing_key where id = ?', [kid]);
+    key = { id: kid, secret: Buffer.from(row.secret, 'base64url') };
+  });
+
+  /** An operator client token for `client`, signed with the real key, with these times (s since the epoch). */
+  const forge = (times: { iat?: number; exp: number }) => {
+    const jwt = new SignJWT({ int: integratorId, scope: 'read_accounts search_accounts', op: true, unb: true })
+      .setProtectedHeader({ alg: 'HS256', kid: key.id, typ: 'JWT' })
+      .setIssuer('holdfast')
+      .setAudience('holdfast-api')
+      .setSubject(client.clientId)
+      .setExpirationTime(times.exp);
+    if (times.iat !== undefined) jwt.setIssuedAt(times.iat);
+    return jwt.sign(key.secret);
+  };
+  const read = async (token: string) => call('GET', `/v1/user-info/${account}`, { token });
+
+  it('one with the times Holdfast issues is accepted (the forgery itself is sound)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const res = await read(await forge({ iat: now, exp: now + 3600 }));
+    assert.equal(res.status, 200, res.text);
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const refused: Array<[string, () => { iat?: number; exp: number }]> = [
+    ['one that lives ten years', () => ({ iat: now(), exp: now() + 10 * 365 * 86_400 })],
+    ['one that lives two hours, issued 90 minutes ago', () => ({ iat: now() - 5400, exp: now() + 1800 })],
+    ['one issued ten minutes in the future', () => ({ iat: now() + 600, exp: now() + 600 + 3600 })],
+    ['one without iat', () => ({ exp: now() + 1800 })],
+  ];
+  for (const [what, times] of refused) {
+    it(`${what} is refused`, async () => {
+      const token = await forge(times());
+      for (let i = 0; i < 2; i += 1) {
+        const res = await read(token);
+        assert.equal(res.status, 401, `attempt ${i + 1}: ${res.text}`);
+        assert.match(res.headers.get('www-authenticate') ?? '', /invalid_token/);
+      }
+    });
+  }
 });

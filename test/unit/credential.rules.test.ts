@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import {
   MAX_TOKEN_TTL_SECONDS,
+  TOKEN_CLOCK_SKEW_SECONDS,
   TOKEN_MEMORY_SECONDS,
   issuedBeforeLoginBlock,
   parseGraceHours,
   previousSecretValid,
+  tokenTimesProblem,
 } from '../../src/auth/credential.rules.js';
 
 describe('credential rules', () => {
@@ -19,6 +21,24 @@ describe('credential rules', () => {
 
   it('remembers keys and revoked sessions longer than any token lives', () => {
     assert.ok(TOKEN_MEMORY_SECONDS > MAX_TOKEN_TTL_SECONDS);
+  });
+
+  it('refuses token times Holdfast never issues: no iat, a longer life than it issues, an iat in the future', () => {
+    const now = 1_800_000_000;
+    assert.equal(tokenTimesProblem(now - 0.25, now - 0.25 + MAX_TOKEN_TTL_SECONDS, now), null, 'a token as issued');
+    assert.equal(tokenTimesProblem(now, Math.floor(now) + MAX_TOKEN_TTL_SECONDS + TOKEN_CLOCK_SKEW_SECONDS, now), null);
+    assert.equal(tokenTimesProblem(now, now + 10 * 365 * 86_400, now), 'too-long');
+    assert.equal(tokenTimesProblem(now - 2 * 3600, now + 60, now), 'too-long', 'an old iat does not excuse a long life');
+    assert.equal(tokenTimesProblem(now, now + MAX_TOKEN_TTL_SECONDS + TOKEN_CLOCK_SKEW_SECONDS + 1, now), 'too-long');
+    assert.equal(tokenTimesProblem(now + TOKEN_CLOCK_SKEW_SECONDS, now + 600, now), null, 'within the clock skew');
+    assert.equal(tokenTimesProblem(now + TOKEN_CLOCK_SKEW_SECONDS + 1, now + 600, now), 'future');
+    assert.equal(tokenTimesProblem(undefined, now + 600, now), 'no-iat');
+    assert.equal(tokenTimesProblem('1', now + 600, now), 'no-iat');
+    assert.equal(tokenTimesProblem(Number.NaN, now + 600, now), 'no-iat');
+  });
+
+  it('keeps a replaced key loaded as long as any token it could have signed may be accepted', () => {
+    assert.ok(TOKEN_MEMORY_SECONDS >= MAX_TOKEN_TTL_SECONDS + 2 * TOKEN_CLOCK_SKEW_SECONDS);
   });
 
   it('takes a grace of 0 to 168 whole hours, 24 by default', () => {
