@@ -38,8 +38,8 @@ export interface Principal {
   canUnblock: boolean;
   /**
    * Set for a user password token: the one account it acts for. Such a token's `scopes` are
-   * those of the client that opened its session (read when it was minted); the operations
-   * that accept it require them as they do of client tokens.
+   * those of the token that opened its session, as far as the client held them when it was
+   * minted; the operations that accept it require them as they do of client tokens.
    */
   accountId?: string;
   /** A user password token's session (`sid`: its refresh-token family), which can be revoked as a whole. */
@@ -49,8 +49,8 @@ export interface Principal {
 }
 
 /**
- * A user password token's claims: its account, and the scopes of the client that opened its
- * session (never operator or unblock rights). A token minted before user tokens carried scopes
+ * A user password token's claims: its account, and its session's scopes (those of the token that
+ * opened it, as far as the client holds them; never operator or unblock rights). A token minted before user tokens carried scopes
  * has `scope: ''`, so it holds none and every operation refuses it until its refresh.
  */
 function userTokenClaims(principal: Principal) {
