@@ -22,7 +22,7 @@ import { publishTos } from '../tos/tos.service.js';
 import { verifyLedger } from '../escrow/ledger-verify.service.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
-import { endpointExists, eventExists, replayDeliveries } from '../webhooks/relay.service.js';
+import { endpointExists, eventExists, replayAndEnqueue, type DeliveryQueue } from '../webhooks/relay.service.js';
 
 class UsageError extends Error {}
 /** What the command was asked to act on does not exist. */
@@ -327,23 +327,27 @@ An unknown event or endpoint is an error (exit 1); so is a missing or unmigrated
         if (endpoint && !(await endpointExists(orm.em.fork(), endpoint))) {
           throw new NotFound(`no webhook endpoint "${endpoint}" (GET /v2/webhooks lists an integrator's)`);
         }
-        const deliveries = await replayDeliveries(orm.em.fork(), event ? { eventId: event } : { endpointId: endpoint!, since: since! });
-        const { redisUrl } = await resolveServices({
-          databaseUrl: config.databaseUrl,
-          redisUrl: config.redisUrl,
-          databaseName: 'holdfast',
-          allowPrivate: false,
-        });
-        const redis = createRedis(redisUrl, 'producer');
-        const bus = new WebhookBus(redis, config.queuePrefix);
-        try {
-          // If Redis refuses now, the rows are pending and the delivery sweeper sends them.
-          await bus.enqueue(deliveries);
-        } finally {
-          await bus.close();
-          redis.disconnect();
-        }
-        return deliveries.length;
+        // Redis is found only once the rows are written: if it refuses then, they are pending and the delivery sweeper sends them.
+        const queue: DeliveryQueue = {
+          async enqueue(deliveries) {
+            const { redisUrl } = await resolveServices({
+              databaseUrl: config.databaseUrl,
+              redisUrl: config.redisUrl,
+              databaseName: 'holdfast',
+              allowPrivate: false,
+            });
+            const redis = createRedis(redisUrl, 'producer');
+            const bus = new WebhookBus(redis, config.queuePrefix);
+            try {
+              return await bus.enqueue(deliveries);
+            } finally {
+              await bus.close();
+              redis.disconnect();
+            }
+          },
+        };
+        const filter = event ? { eventId: event } : { endpointId: endpoint!, since: since! };
+        return (await replayAndEnqueue(orm.em.fork(), queue, filter)).length;
       });
       print(v.json === true, { replayed: sent }, `re-sending ${sent} deliver${sent === 1 ? 'y' : 'ies'}`);
     },

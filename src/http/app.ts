@@ -39,6 +39,8 @@ import { queueErrors } from '../queues/connection.js';
 import { registerScrapeGauges } from '../runtime/metrics.js';
 import { outboxLagSeconds } from '../webhooks/relay.service.js';
 import { webhookRoutes } from '../webhooks/webhook.routes.js';
+import { eventRoutes } from '../webhooks/event.routes.js';
+import { WebhookBus } from '../queues/webhook-bus.js';
 import { operationsRoutes } from './operations-routes.js';
 import { webRoutes } from '../web/web.routes.js';
 import './types.js';
@@ -140,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   mergeRoutes(api, deps.bus, deps.config.syncWaitMs);
   commandRoutes(api);
   webhookRoutes(api, deps.config.webhookAllowPrivateTargets ?? deps.config.appEnv === 'staging');
+  eventRoutes(api, new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger));
   tosRoutes(api, { allowUnsign });
   paymentMethodRoutes(api);
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);

@@ -22,6 +22,7 @@ const NOT_FOUND: Record<string, { code: string; message: string }> = {
   invoice_id: { code: 'INVOICE_GET_ERROR', message: 'Invoice not found.' },
   command_id: { code: 'COMMAND_GET_ERROR', message: 'Command not found.' },
   webhook_id: { code: 'WEBHOOK_GET_ERROR', message: 'Webhook endpoint not found.' },
+  event_id: { code: 'EVENT_GET_ERROR', message: 'Event not found.' },
 };
 
 const CODES: Record<string, string> = {

@@ -153,36 +153,36 @@ export async function overdueDeliveries(db: Db, graceMs: number): Promise<Delive
   return rows.map((r) => ({ deliveryId: r.id, jobId: r.job_id }));
 }
 
+/** Which deliveries a replay sends again: an event's (to every endpoint, or to one), or an endpoint's events since a time. */
+export type ReplayFilter = { eventId: string; endpointId?: string } | { endpointId: string; since: Date };
+
 /**
  * Sends again the finished deliveries of an event (or of an endpoint's events since a time) and
  * makes those it should have had, each under a job id ending in `suffix`.
  */
-export async function replayDeliveries(
-  db: Db,
-  filter: { eventId: string } | { endpointId: string; since: Date },
-  suffix: string,
-): Promise<DeliveryJob[]> {
+export async function replayDeliveries(db: Db, filter: ReplayFilter, suffix: string): Promise<Array<DeliveryJob & { endpointId: string }>> {
   const byEvent = 'eventId' in filter;
-  const match = byEvent ? 'o.id = ?' : 'e.id = ? and o.created_at >= ?';
-  const params = byEvent ? [filter.eventId] : [filter.endpointId, filter.since];
-  const reset = await db.execute<Array<{ id: string; job_id: string }>>(
+  const toOne = byEvent && filter.endpointId !== undefined;
+  const match = byEvent ? (toOne ? 'o.id = ? and e.id = ?' : 'o.id = ?') : 'e.id = ? and o.created_at >= ?';
+  const params = byEvent ? (toOne ? [filter.eventId, filter.endpointId] : [filter.eventId]) : [filter.endpointId, filter.since];
+  const reset = await db.execute<Array<{ id: string; job_id: string; endpoint_id: string }>>(
     `update webhook_delivery d set state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = null, updated_at = now(),
             job_id = d.event_id || '.' || d.endpoint_id || ?
        from outbox o, webhook_endpoint e
       where o.id = d.event_id and e.id = d.endpoint_id and d.state <> 'pending' and e.status = 'enabled' and ${match}
-     returning d.id, d.job_id`,
+     returning d.id, d.job_id, d.endpoint_id`,
     [suffix, ...params],
   );
-  const made = await db.execute<Array<{ id: string; job_id: string }>>(
+  const made = await db.execute<Array<{ id: string; job_id: string; endpoint_id: string }>>(
     `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), o.id, e.id, o.integrator_id, 'pending', o.id || '.' || e.id || ?
        from outbox o join webhook_endpoint e on e.integrator_id = o.integrator_id and e.status = 'enabled' and o.event_name = any (e.events)
       where ${match}
      on conflict (event_id, endpoint_id) do nothing
-     returning id, job_id`,
+     returning id, job_id, endpoint_id`,
     [suffix, ...params],
   );
-  return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id }));
+  return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id, endpointId: d.endpoint_id }));
 }
 
 /** Drops attempts, finished deliveries and relayed events past `days` (at most `batch` of each per call); returns how many. */
@@ -225,4 +225,30 @@ export async function outboxLagSeconds(db: Db): Promise<number> {
     `select extract(epoch from now() - min(created_at))::float8 as lag from outbox where relayed_at is null`,
   );
   return Math.max(0, row?.lag ?? 0);
+}
+
+/** A delivery of an event, as the events API shows it. */
+export interface EventDeliveryRecord {
+  id: string;
+  endpoint_id: string;
+  state: 'pending' | 'delivered' | 'dead';
+  next_attempt_at: Date;
+  created_at: Date;
+  finished_at: Date | null;
+  attempts: Array<{ attempted_at: string; status_code: number | null; latency_ms: number; ok: boolean; error: string | null }>;
+}
+
+/** An event's deliveries, oldest first, each with its attempts (oldest first). */
+export function eventDeliveries(db: Db, eventId: string): Promise<EventDeliveryRecord[]> {
+  return db.execute<EventDeliveryRecord[]>(
+    `select d.id, d.endpoint_id, d.state, d.next_attempt_at, d.created_at, d.finished_at,
+            coalesce((select json_agg(json_build_object('attempted_at', ${isoTimestampSql('a.attempted_at')}, 'status_code', a.status_code,
+                                                        'latency_ms', a.latency_ms, 'ok', a.ok, 'error', a.error)
+                                      order by a.attempted_at, a.id)
+                        from webhook_attempt a where a.delivery_id = d.id), '[]') as attempts
+       from webhook_delivery d
+      where d.event_id = ?
+      order by d.created_at, d.id`,
+    [eventId],
+  );
 }

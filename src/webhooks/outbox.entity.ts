@@ -4,7 +4,14 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const OutboxEvent = defineEntity({
   name: 'OutboxEvent',
   tableName: 'outbox',
-  indexes: [{ name: 'outbox_pending_idx', expression: 'create index outbox_pending_idx on outbox (created_at) where relayed_at is null' }],
+  indexes: [
+    { name: 'outbox_pending_idx', expression: 'create index outbox_pending_idx on outbox (created_at) where relayed_at is null' },
+    { name: 'outbox_integrator_created_idx', properties: ['integratorId', 'createdAt', 'id'] },
+    {
+      name: 'outbox_integrator_account_idx',
+      expression: `create index outbox_integrator_account_idx on outbox (integrator_id, (message ->> 'account_id'), created_at, id)`,
+    },
+  ],
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
+import { joinIntegratorSql } from '../auth/auth.repository.js';
 import type { EventName } from './webhook.rules.js';
 
 /** Records an event; it commits or rolls back with the caller's transaction. Delivery is the relay's job. */
@@ -32,4 +33,79 @@ export function outboxInsertSql(eventsQuery: string): string {
 export async function eventExists(db: Db, eventId: string): Promise<boolean> {
   const [row] = await db.execute<unknown[]>('select 1 from outbox where id = ?', [eventId]);
   return row !== undefined;
+}
+
+/** An event as the events API reads it, with its integrator's name (the delivery body names it). */
+export interface EventRecord {
+  id: string;
+  event_name: string;
+  message: Record<string, unknown>;
+  created_at: Date;
+  integrator: string;
+}
+
+/** What `GET /v2/events` filters on; `since` is the oldest time the list ever shows. */
+export interface EventFilter {
+  since: Date;
+  type?: string;
+  accountId?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+function eventConditions(integratorId: string, filter: EventFilter): { sql: string; params: unknown[] } {
+  const parts = ['o.integrator_id = ?', 'o.created_at >= ?'];
+  const params: unknown[] = [integratorId, filter.since];
+  if (filter.type !== undefined) {
+    parts.push('o.event_name = ?');
+    params.push(filter.type);
+  }
+  if (filter.accountId !== undefined) {
+    // The expression of outbox_integrator_account_idx, so the index serves it.
+    parts.push(`(o.message ->> 'account_id') = ?`);
+    params.push(filter.accountId);
+  }
+  if (filter.createdAfter !== undefined) {
+    parts.push('o.created_at >= ?');
+    params.push(filter.createdAfter);
+  }
+  if (filter.createdBefore !== undefined) {
+    parts.push('o.created_at < ?');
+    params.push(filter.createdBefore);
+  }
+  return { sql: parts.join(' and '), params };
+}
+
+/** A page of an integrator's events (by creation time, then id) and how many match in all. */
+export async function listEvents(
+  db: Db,
+  integratorId: string,
+  filter: EventFilter,
+  page: { limit: number; offset: number; order: 'asc' | 'desc' },
+): Promise<{ total: number; events: EventRecord[] }> {
+  const where = eventConditions(integratorId, filter);
+  const [count] = await db.execute<Array<{ total: number }>>(
+    `select count(*)::int as total from outbox o where ${where.sql}`,
+    where.params,
+  );
+  const order = page.order === 'asc' ? 'asc' : 'desc';
+  const events = await db.execute<EventRecord[]>(
+    `select o.id, o.event_name, o.message, o.created_at, i.name as integrator
+       from outbox o ${joinIntegratorSql('i', 'o.integrator_id')}
+      where ${where.sql}
+      order by o.created_at ${order}, o.id ${order} limit ? offset ?`,
+    [...where.params, page.limit, page.offset],
+  );
+  return { total: count.total, events };
+}
+
+/** The integrator's event with this id, if it is still kept. */
+export async function findEvent(db: Db, integratorId: string, eventId: string): Promise<EventRecord | undefined> {
+  const [row] = await db.execute<EventRecord[]>(
+    `select o.id, o.event_name, o.message, o.created_at, i.name as integrator
+       from outbox o ${joinIntegratorSql('i', 'o.integrator_id')}
+      where o.id = ? and o.integrator_id = ?`,
+    [eventId, integratorId],
+  );
+  return row;
 }

@@ -33,16 +33,35 @@ export function outboxLagSeconds(em: EntityManager): Promise<number> {
 }
 
 /**
- * `holdfast webhooks replay`: sends again every finished (delivered or dead) delivery of an
- * event, or of an endpoint's events since a time — and makes the deliveries such an event should
- * have had but never got (an endpoint added or disabled meanwhile). Each starts a fresh retry
- * schedule under a new job id; deliveries still pending are left to run.
+ * Sends again every finished (delivered or dead) delivery of an event (to every endpoint, or
+ * to one), or of an endpoint's events since a time — and makes the deliveries such an event
+ * should have had but never got (an endpoint added or disabled meanwhile). Each starts a fresh
+ * retry schedule under a new job id; deliveries still pending are left to run. Only enabled
+ * endpoints are sent to. Callers enqueue through `replayAndEnqueue`.
  */
-export function replayDeliveries(
-  em: EntityManager,
-  filter: { eventId: string } | { endpointId: string; since: Date },
-): Promise<NewDelivery[]> {
+export function replayDeliveries(em: EntityManager, filter: deliveries.ReplayFilter): Promise<Array<NewDelivery & { endpointId: string }>> {
   return db(em).transaction((tx) => deliveries.replayDeliveries(tx, filter, `.r${Date.now()}`));
+}
+
+/** Where replayed deliveries are enqueued (the webhooks queue's producer, `WebhookBus`). */
+export interface DeliveryQueue {
+  /** False when the queue cannot take them now: the rows stay pending and the delivery sweeper enqueues them. */
+  enqueue(deliveries: NewDelivery[]): Promise<boolean>;
+}
+
+/**
+ * The one way to replay, for `holdfast webhooks replay` and `POST /v2/events/{id}/resend`
+ * alike: `replayDeliveries`, then the new deliveries enqueued. If the queue refuses them now,
+ * the rows are pending and the delivery sweeper sends them.
+ */
+export async function replayAndEnqueue(
+  em: EntityManager,
+  queue: DeliveryQueue,
+  filter: deliveries.ReplayFilter,
+): Promise<Array<NewDelivery & { endpointId: string }>> {
+  const replayed = await replayDeliveries(em, filter);
+  await queue.enqueue(replayed);
+  return replayed;
 }
 
 /** Whether an event with this id exists (a replay of an unknown one is refused). */

@@ -82,6 +82,7 @@ export const WebhookAttempt = defineEntity({
       name: 'webhook_attempt_endpoint_idx',
       expression: 'create index webhook_attempt_endpoint_idx on webhook_attempt (endpoint_id, attempted_at desc)',
     },
+    { name: 'webhook_attempt_delivery_idx', properties: ['deliveryId', 'attemptedAt'] },
   ],
   properties: {
     id: p.bigint('number').primary().autoincrement(),

@@ -148,13 +148,46 @@ export function shouldDisable(failingSince: Date | null, now: Date, disableAfter
   return failingSince !== null && now.getTime() - failingSince.getTime() >= disableAfterMs;
 }
 
-/** The JSON body of a delivery: the same bytes are signed and sent. */
-export function deliveryBody(event: { id: string; event_name: string; message: unknown; created: string; integrator: string }): string {
-  return JSON.stringify({
+/** What a delivery's body says about an event. */
+export interface DeliveredEvent {
+  id: string;
+  event_name: string;
+  message: unknown;
+  created: string;
+  integrator: string;
+}
+
+/** The object a delivery's body is the JSON of (the events API shows it as `payload`). */
+export function deliveryPayload(event: DeliveredEvent): DeliveredEvent {
+  return {
     id: event.id,
     event_name: event.event_name,
     message: event.message,
     created: event.created,
     integrator: event.integrator,
-  });
+  };
+}
+
+/** The JSON body of a delivery: the same bytes are signed and sent. */
+export function deliveryBody(event: DeliveredEvent): string {
+  return JSON.stringify(deliveryPayload(event));
+}
+
+/**
+ * An event as the events API shows it: its id, type (the delivery's `event_name`), creation
+ * time, the account its message names (every event Holdfast emits names one as `account_id`;
+ * null otherwise) and `payload`, the body its deliveries carry.
+ */
+export function eventView(event: DeliveredEvent) {
+  const message = event.message as Record<string, unknown> | null;
+  const accountId = message && typeof message.account_id === 'string' ? message.account_id : null;
+  return { id: event.id, type: event.event_name, created: event.created, account_id: accountId, payload: deliveryPayload(event) };
+}
+
+/** How many days back `GET /v2/events` lists events. */
+export const EVENT_LIST_DAYS = 30;
+
+/** The oldest creation time `GET /v2/events` lists, at `now`. */
+export function eventListSince(now: Date): Date {
+  return new Date(now.getTime() - EVENT_LIST_DAYS * 24 * 3_600_000);
 }

@@ -221,4 +221,11 @@ describe('README walk-through', () => {
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(run.stdout.trim().split('\n'), ['verified register-account-completed', '204', 'deleted']);
   });
+
+  it('the events walk-through works as pasted (list an account’s events, read one, resend it to one endpoint)', async function () {
+    this.timeout(60_000);
+    const run = await runBlock('Events and resending', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n'), ['1', '204', '1', 'the same webhook-id twice', '2', 'EVENT_GET_ERROR', 'deleted']);
+  });
 });

@@ -25,9 +25,11 @@ describe('scope matrix: every operation demands its scope', () => {
       'getAccountBlocks',
       'getAccountProfile',
       'getEscrow',
+      'getEvent',
       'getInvoice',
       'getTosStatus',
       'getWebhook',
+      'listEvents',
       'listInvoices',
       'listPaymentMethods',
       'listWebhooks',
@@ -36,6 +38,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'payInvoice',
       'purchaseTokens',
       'registerAccount',
+      'resendEvent',
       'rotateWebhookSecret',
       'searchAccountByUsername',
       'signTos',
@@ -93,6 +96,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
     '{invoice_id}': 'INVOICE_GET_ERROR',
     '{command_id}': 'COMMAND_GET_ERROR',
     '{webhook_id}': 'WEBHOOK_GET_ERROR',
+    '{event_id}': 'EVENT_GET_ERROR',
   };
   const owned: Operation[] = [];
   let a: Awaited<ReturnType<typeof newClient>>;
@@ -102,7 +106,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
     owned.push(
       ...(await operations()).filter(
         (op) =>
-          /\{(account|escrow|invoice|command|webhook)_id\}/.test(op.template) ||
+          /\{(account|escrow|invoice|command|webhook|event)_id\}/.test(op.template) ||
           [
             'searchAccountByUsername',
             'createEscrow',
@@ -119,8 +123,8 @@ describe("tenant matrix: another integrator's resources are not found", () => {
     fixture = await fixtureFor(a);
   });
 
-  it('covers every endpoint that names an account, escrow, invoice, command or webhook endpoint', () => {
-    assert.equal(owned.length, 31);
+  it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
+    assert.equal(owned.length, 33);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {

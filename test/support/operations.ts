@@ -50,6 +50,8 @@ export interface Fixture {
   webhook_id: string;
   /** A webhook endpoint for the delete operation (the others keep using webhook_id). */
   deletable_webhook_id: string;
+  /** An event of the caller's (its account's registration). */
+  event_id: string;
 }
 
 /** Registers an account for the client and opens an escrow for it. */
@@ -75,6 +77,8 @@ export async function fixtureFor(client: TestClient): Promise<Fixture> {
     command_id: paid.headers.get('x-command-id')!,
     webhook_id: (await call('POST', '/v2/webhooks', { token: client.token, body: webhookBody() })).body.payload.id,
     deletable_webhook_id: (await call('POST', '/v2/webhooks', { token: client.token, body: webhookBody() })).body.payload.id,
+    event_id: (await call('GET', `/v2/events?account_id=${account.account_id}&type=register-account-completed`, { token: client.token }))
+      .body.payload.events[0].id,
   };
 }
 
@@ -100,6 +104,7 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     .replace('{invoice_id}', f.invoice_id)
     .replace('{command_id}', f.command_id)
     .replace('{block_capability}', 'login')
+    .replace('{event_id}', f.event_id)
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
     case 'blockAccount':
@@ -133,6 +138,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     case 'createEscrow':
     case 'createInvoice':
       return { path, body: escrowBody(f.account_id, f.wallet_pm), status: 201 };
+    case 'resendEvent':
+      return { path, status: 202 }; // to every subscribed endpoint: none is subscribed to the fixture's event
     case 'purchaseTokens':
       return { path, body: { payment_method_id: f.wallet_pm, amount: 100, currency: 'USD' }, status: 400 }; // the fixture's integrator has no token currency
     case 'payInvoice':

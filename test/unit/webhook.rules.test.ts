@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import {
+  deliveryBody,
+  eventListSince,
+  eventView,
   isPrivateAddress,
   privateRange,
   retryDelayMs,
@@ -156,5 +159,27 @@ describe('webhook rules', () => {
     for (const a of ['192.0.2.1', '198.51.100.255', '203.0.113.7', '2001:db8::1', '2001:db8:ffff::1'])
       assert.equal(privateRange(a), 'documentation', a);
     for (const a of ['192.0.3.1', '198.51.101.1', '203.0.114.1', '2001:db9::1']) assert.equal(privateRange(a), null, a);
+  });
+
+  it('shows an event as its deliveries carry it, with the account it names', () => {
+    const event = {
+      id: 'evt_1',
+      event_name: 'invoice-completed',
+      message: { account_id: 'acct_1', state: 'SUCCESS' },
+      created: '2026-11-26T10:00:00.000Z',
+      integrator: 'acme',
+    };
+    const view = eventView(event);
+    assert.deepEqual(view, {
+      id: 'evt_1',
+      type: 'invoice-completed',
+      created: '2026-11-26T10:00:00.000Z',
+      account_id: 'acct_1',
+      payload: event,
+    });
+    assert.equal(JSON.stringify(view.payload), deliveryBody(event), 'payload is the delivered body, key for key');
+    assert.equal(eventView({ ...event, message: { state: 'x' } }).account_id, null);
+    assert.equal(eventView({ ...event, message: { account_id: 7 } }).account_id, null);
+    assert.equal(eventListSince(new Date('2026-11-26T10:00:00.000Z')).toISOString(), '2026-10-27T10:00:00.000Z');
   });
 });
