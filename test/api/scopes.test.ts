@@ -30,6 +30,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'getWebhook',
       'listInvoices',
       'listPaymentMethods',
+      'listPaymentMethodsAlias',
       'listWebhooks',
       'mergeAccounts',
       'payEscrow',
@@ -120,7 +121,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command or webhook endpoint', () => {
-    assert.equal(owned.length, 31);
+    assert.equal(owned.length, 32);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {
