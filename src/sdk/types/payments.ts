@@ -419,6 +419,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "message": [],
+                     *       "codes": [],
+                     *       "payload": [
+                     *         {
+                     *           "id": "pm_01JDQ3M6Z8X4V2K9T7R5N3P1HB",
+                     *           "payment_method_id": "pm_01JDQ3M6Z8X4V2K9T7R5N3P1HB",
+                     *           "account_id": "acct_01JDQ3M6YQ2W8E4R6T0Y1U3I5O",
+                     *           "method_class": "wallet",
+                     *           "display_string": "USD wallet",
+                     *           "provider": "wallet",
+                     *           "psp_reference": "",
+                     *           "psp_hash_code": "",
+                     *           "processing_currency": "USD",
+                     *           "pm_state": "active",
+                     *           "integrator": "acme-games",
+                     *           "created": "2026-11-26T10:00:00.000Z",
+                     *           "updated": "2026-11-26T10:00:00.000Z",
+                     *           "wallet_balance": "1200",
+                     *           "provider_data": {
+                     *             "wallet_id": "wal_01JDQ3M6ZA1B2C3D4E5F6G7H8J",
+                     *             "wallet_balance": "1200",
+                     *             "wallet_type": "fiat"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Envelope"] & {
                         /** @constant */
                         status?: "Success";
