@@ -84,6 +84,8 @@ export function toFieldErrors(errors: ErrorObject[], root = 'body', into: FieldE
  * values it allows (`invoice_mechanism must be one of: widget, api.`), so a client sending a
  * value Holdfast does not offer learns which ones it does.
  */
+const MAX_LISTED_VALUES = 20;
+
 function invalidMessage(failed: Array<{ errors: ErrorObject[]; root: string }>): string | undefined {
   const named = new Map<string, string>();
   for (const { errors, root } of failed) {
@@ -91,7 +93,9 @@ function invalidMessage(failed: Array<{ errors: ErrorObject[]; root: string }>):
       if (e.keyword !== 'enum' || named.size >= 10) continue;
       const field = errorField(e, root);
       const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues ?? [];
-      if (!named.has(field)) named.set(field, `${field} must be one of: ${allowed.map((v) => String(v)).join(', ')}.`);
+      // A long list (country codes) is the reference's to show, not every answer's.
+      const values = allowed.length <= MAX_LISTED_VALUES ? allowed.map((v) => String(v)).join(', ') : 'the values the API reference lists';
+      if (!named.has(field)) named.set(field, `${field} must be one of: ${values}.`);
     }
   }
   return named.size ? `The request is invalid: ${[...named.values()].join(' ')}` : undefined;

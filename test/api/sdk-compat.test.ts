@@ -341,6 +341,13 @@ describe('reference SDK: purchases', () => {
     assert.equal(res.status, 400, res.text);
     assert.deepEqual(res.body.payload.errors, { invoice_mechanism: ['INVALID_VALUE'] });
     assert.match(res.body.message[0], /invoice_mechanism must be one of: widget, api\./);
+    // A list as long as the country codes is left to the reference.
+    const country = await call('POST', '/register', {
+      token: client.token,
+      body: { username: unique('c'), email: { address: `${unique('c')}@example.com` }, state_province: 'X', country_iso: 'gb' },
+    });
+    assert.deepEqual(country.body.payload.errors, { country_iso: ['INVALID_VALUE'] });
+    assert.equal(country.body.message[0], 'The request is invalid: country_iso must be one of: the values the API reference lists.');
   });
 });
 
