@@ -20,7 +20,13 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { escrowOfIntegrator, requestTransitionRows } from './escrow.repository.js';
 import { batchedPerPool } from '../db/batch.js';
 import { insertPurchases } from './purchase.flow.js';
-import { preparePurchase, purchaseInvoice, writeHoldingAccounts, type PurchaseInput } from '../invoices/invoice.service.js';
+import {
+  preparePurchase,
+  purchaseInput,
+  purchaseInvoice,
+  writeHoldingAccounts,
+  type PurchaseRequest,
+} from '../invoices/invoice.service.js';
 import { followCommand, submitCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import type { CommandBus } from '../queues/command-bus.js';
@@ -71,7 +77,8 @@ const insertEscrow = batchedPerPool(async (em: EntityManager, escrows: NewEscrow
 });
 
 /** Creates an OPEN escrow and its escrow invoice (201, `escrow_invoice_id` set). */
-export async function createEscrow(em: EntityManager, principal: Principal, input: PurchaseInput) {
+export async function createEscrow(em: EntityManager, principal: Principal, request: PurchaseRequest) {
+  const input = await purchaseInput(em, principal, request);
   const prepared = await preparePurchase(em, principal, input);
   const escrowId = newId('esc');
   const invoice = purchaseInvoice(principal, input, prepared, 'user_purchase_escrow', escrowId);

@@ -14,10 +14,17 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { spendableBalance } from '../payment-methods/payment-method.service.js';
 import type { InvoiceMechanism } from '../invoices/invoice.entity.js';
 import { insertPurchases } from './purchase.flow.js';
-import { preparePurchase, purchaseInvoice, writeHoldingAccounts, type PurchaseInput } from '../invoices/invoice.service.js';
+import {
+  preparePurchase,
+  purchaseInvoice,
+  writeHoldingAccounts,
+  type PurchaseInput,
+  type PurchaseRequest,
+} from '../invoices/invoice.service.js';
+import { normalisePurchaseRequest } from '../invoices/purchase-request.rules.js';
 
 /** The body of POST /v2/authorize/invoice. */
-export interface AuthorizeInvoiceInput extends Omit<PurchaseInput, 'payment_methods'> {
+export interface AuthorizeInvoiceInput extends Omit<PurchaseRequest, 'payment_methods'> {
   is_escrow?: boolean;
   invoice_mechanism: InvoiceMechanism;
 }
@@ -39,7 +46,7 @@ export async function authorizeInvoice(
   input: AuthorizeInvoiceInput,
   webUrl: string,
 ): Promise<AuthorizedInvoice> {
-  const purchase: PurchaseInput = { ...input, payment_methods: [] };
+  const purchase: PurchaseInput = { ...normalisePurchaseRequest(input), payment_methods: [] };
   const prepared = await preparePurchase(em, principal, purchase, { chargesLater: true });
   if (prepared.virtual && (await spendableBalance(em, input.account_id, prepared.plan.currency)) < prepared.plan.total) {
     throw AppError.invalid(

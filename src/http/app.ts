@@ -13,6 +13,7 @@ import { authRoutes } from '../auth/auth.routes.js';
 import { userSessionState } from '../auth/user-session.service.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { accountOwned } from '../accounts/account-access.service.js';
+import { accountAliases } from '../accounts/account-aliases.js';
 import { tosRoutes } from '../tos/tos.routes.js';
 import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
 import { escrowRoutes } from '../escrow/escrow.routes.js';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
   app.use(hostileInput());
+  app.use(accountAliases());
   app.use(requestValidation(doc, authenticate));
   app.use(
     rateLimits(

@@ -81,6 +81,28 @@ export function toFieldErrors(errors: ErrorObject[], root = 'body', into: FieldE
 }
 
 /**
+ * The message of a 400 whose errors include values outside an `enum`: each such field with the
+ * values it allows (`invoice_mechanism must be one of: widget, api.`), so a client sending a
+ * value Holdfast does not offer learns which ones it does.
+ */
+const MAX_LISTED_VALUES = 20;
+
+function invalidMessage(failed: Array<{ errors: ErrorObject[]; root: string }>): string | undefined {
+  const named = new Map<string, string>();
+  for (const { errors, root } of failed) {
+    for (const e of errors) {
+      if (e.keyword !== 'enum' || named.size >= 10) continue;
+      const field = errorField(e, root);
+      const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      // A long list (country codes) is the reference's to show, not every answer's.
+      const values = allowed.length <= MAX_LISTED_VALUES ? allowed.map((v) => String(v)).join(', ') : 'the values the API reference lists';
+      if (!named.has(field)) named.set(field, `${field} must be one of: ${values}.`);
+    }
+  }
+  return named.size ? `The request is invalid: ${[...named.values()].join(' ')}` : undefined;
+}
+
+/**
  * Authenticates a request: a client token with `scopes`, or (when `userScopes` is given: the
  * operation lists `user_auth`) a user password token with `userScopes`.
  */
@@ -110,7 +132,8 @@ function compile(ajv: Ajv2020, queryAjv: Ajv2020, op: Record<string, any>): Comp
     pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, validate: ajv.compile(p.schema) })),
     query: queryAjv.compile({
       type: 'object',
-      additionalProperties: false,
+      // `x-unknown-query-parameters: ignore` (the token endpoint: RFC 6749 §3.2): only the described ones are checked.
+      additionalProperties: op['x-unknown-query-parameters'] === 'ignore',
       required: query.filter((p) => p.required).map((p) => p.name),
       properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
     }),
@@ -139,8 +162,12 @@ function check(op: CompiledOperation, params: Record<string, string>, req: Reque
     }
   }
   const fields = fieldErrors();
+  const failed: Array<{ errors: ErrorObject[]; root: string }> = [];
   // On a copy: coercing `?limit=5` to a number is for the check only.
-  if (!op.query({ ...req.query })) toFieldErrors(op.query.errors ?? [], 'query', fields);
+  if (!op.query({ ...req.query })) {
+    toFieldErrors(op.query.errors ?? [], 'query', fields);
+    failed.push({ errors: op.query.errors ?? [], root: 'query' });
+  }
   for (const h of op.headers) {
     const value = req.headers[h.name.toLowerCase()];
     if (value === undefined) {
@@ -162,12 +189,15 @@ function check(op: CompiledOperation, params: Record<string, string>, req: Reque
       });
     }
     if (!sent && op.body.required) addFieldError(fields, 'body', 'REQUIRED');
-    if (media && !media.validate(req.body)) toFieldErrors(media.validate.errors ?? [], 'body', fields);
+    if (media && !media.validate(req.body)) {
+      toFieldErrors(media.validate.errors ?? [], 'body', fields);
+      failed.push({ errors: media.validate.errors ?? [], root: 'body' });
+    }
   } else if (sent && req.body && typeof req.body === 'object') {
     // An operation without a body takes none: `{}` is tolerated, any field is unknown.
     for (const key of Object.keys(req.body).slice(0, MAX_NAMED_FIELDS)) addFieldError(fields, key, 'UNKNOWN_FIELD');
   }
-  if (Object.keys(fields).length) throw AppError.invalid(fields);
+  if (Object.keys(fields).length) throw AppError.invalid(fields, invalidMessage(failed));
 }
 
 /** A path parameter percent-decoded, as Express's router decodes it; undefined when malformed. */

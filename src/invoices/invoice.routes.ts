@@ -8,6 +8,7 @@ import { keepForReplay } from '../http/idempotency.js';
 import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from '../escrow/invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
 import { createInvoice, getInvoice, listInvoices } from './invoice.service.js';
+import { normalisePaymentMethods } from './purchase-request.rules.js';
 import { transitionEscrow } from '../escrow/escrow.service.js';
 
 /** Invoicing API: invoices and their authorization (`createInvoice`, `payInvoice`, `authorizeInvoice`…). Requests arrive validated. */
@@ -29,8 +30,14 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
     const principal = principalOf(req);
     await sendCommand(req, res, deps.syncWaitMs, (opts) =>
-      payInvoice(req.em, deps.bus, principal, String(req.params.invoice_id), req.body?.payment_methods, opts, (escrowId, escrowOpts) =>
-        transitionEscrow(req.em, deps.bus, principal, escrowId, 'pay', escrowOpts),
+      payInvoice(
+        req.em,
+        deps.bus,
+        principal,
+        String(req.params.invoice_id),
+        normalisePaymentMethods(req.body?.payment_methods),
+        opts,
+        (escrowId, escrowOpts) => transitionEscrow(req.em, deps.bus, principal, escrowId, 'pay', escrowOpts),
       ),
     );
   });

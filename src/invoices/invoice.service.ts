@@ -12,6 +12,8 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { batchedPerPool } from '../db/batch.js';
 import { assertCanTransact, blockedError } from '../blocks/block.service.js';
 import { holdAccounts } from '../accounts/account.repository.js';
+import { listMethods } from '../payment-methods/payment-method.repository.js';
+import { normalisePurchaseRequest, tokenWalletShares, type PurchaseRequest } from './purchase-request.rules.js';
 import { insertOpenInvoices, purchaseFactsOf, type FactsQuery, type PurchaseFacts } from './invoice.repository.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import {
@@ -51,6 +53,27 @@ export interface PurchaseInput {
 }
 
 export type { PurchaseFacts } from './invoice.repository.js';
+export type { PurchaseRequest } from './purchase-request.rules.js';
+
+/**
+ * A purchase request as the money rules read it (`normalisePurchaseRequest`); when it names no
+ * payment methods and is in the integrator's token currency, the buyer's token wallets pay
+ * (`tokenWalletShares`). In any other currency omitted payment methods stay missing (400
+ * `payment_methods: REQUIRED`). Another integrator's account is not read: 404.
+ */
+export async function purchaseInput(em: EntityManager, principal: Principal, request: PurchaseRequest): Promise<PurchaseInput> {
+  const input = normalisePurchaseRequest(request);
+  if (input.payment_methods !== undefined) return { ...input, payment_methods: input.payment_methods };
+  const currency = input.line_items[0]?.currency;
+  const { tokenCurrency } = await integratorProfile(em, principal.integratorId);
+  if (!tokenCurrency || currency !== tokenCurrency) return { ...input, payment_methods: [] };
+  await requireAccount(em, principal, input.account_id);
+  const wallets = (await listMethods(pooled(em), input.account_id))
+    .filter((m) => m.provider === 'wallet' && m.processing_currency === currency && m.pm_state === 'active')
+    .map((m) => ({ payment_method_id: m.id, wallet_kind: m.wallet_kind, balance: Number(m.balance ?? 0) }));
+  const total = input.line_items.reduce((sum, l) => sum + l.amount, 0);
+  return { ...input, payment_methods: tokenWalletShares(total, wallets) };
+}
 
 /**
  * Everything a purchase names: the buyer (and whether a block stops it buying), its payment
@@ -232,7 +255,8 @@ export async function currentInvoiceView(em: EntityManager, invoiceId: string) {
 }
 
 /** Creates a standard (non-escrow) invoice, OPEN (POST /v2/invoice). */
-export async function createInvoice(em: EntityManager, principal: Principal, input: PurchaseInput) {
+export async function createInvoice(em: EntityManager, principal: Principal, request: PurchaseRequest) {
+  const input = await purchaseInput(em, principal, request);
   const prepared = await preparePurchase(em, principal, input);
   const invoice = purchaseInvoice(principal, input, prepared, 'user_purchase', null);
   await writeHoldingAccounts(pooled(em), prepared.accounts, (tx) => insertOpenInvoices(tx, [invoice]));

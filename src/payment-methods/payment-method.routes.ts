@@ -5,8 +5,9 @@ import { addCard, listPaymentMethods } from './payment-method.service.js';
 
 /** Payments API: list payment methods, add a sandbox card. Requests arrive validated. */
 export function paymentMethodRoutes(router: Router): void {
-  router.get('/v1/:account_id/payment_methods', async (req, res) => {
-    res.json(success(await listPaymentMethods(req.em, principalOf(req), req.params.account_id)));
+  // `/{account_id}/payment_methods` (no `/v1`): an alias for clients that call it there.
+  router.get(['/v1/:account_id/payment_methods', '/:account_id/payment_methods'], async (req, res) => {
+    res.json(success(await listPaymentMethods(req.em, principalOf(req), String(req.params.account_id))));
   });
   router.post('/v1/:account_id/payment_methods', async (req, res) => {
     res.status(201).json(success(await addCard(req.em, principalOf(req), req.params.account_id, req.body)));

@@ -32,6 +32,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'listEvents',
       'listInvoices',
       'listPaymentMethods',
+      'listPaymentMethodsAlias',
       'listWebhooks',
       'mergeAccounts',
       'payEscrow',
@@ -124,7 +125,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
-    assert.equal(owned.length, 33);
+    assert.equal(owned.length, 34);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {

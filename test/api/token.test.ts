@@ -99,10 +99,15 @@ describe('POST /token (client credentials)', () => {
     assert.equal(res.body.error, 'invalid_request');
   });
 
-  it('answers unknown parameters and malformed JSON in the RFC 6749 shape', async () => {
-    const unknown = await call('POST', '/token', form({ grant_type: 'client_credentials', ...creds, extra: '1' }));
-    assert.equal(unknown.status, 400);
-    assert.equal(unknown.body.error, 'invalid_request');
+  it('ignores unknown parameters (RFC 6749 §3.2) and answers bad known ones and malformed JSON in the RFC 6749 shape', async () => {
+    const unknown = await call('POST', '/token?also=1', form({ grant_type: 'client_credentials', ...creds, extra: '1' }));
+    assert.equal(unknown.status, 200, unknown.text);
+    const tooLong = await call('POST', '/token', form({ grant_type: 'client_credentials', ...creds, scope: 'x'.repeat(1025) }));
+    assert.equal(tooLong.status, 400);
+    assert.equal(tooLong.body.error, 'invalid_request');
+    const badQuery = await call('POST', `/token?client_id=${'c'.repeat(65)}`, form({ grant_type: 'client_credentials' }));
+    assert.equal(badQuery.status, 400);
+    assert.equal(badQuery.body.error, 'invalid_request');
     const malformed = await call('POST', '/token', { rawBody: '{', headers: { 'content-type': 'application/json' } });
     assert.equal(malformed.status, 400);
     assert.equal(malformed.body.error, 'invalid_request');

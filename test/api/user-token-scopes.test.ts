@@ -33,6 +33,7 @@ describe('user password tokens carry the scopes of the client that opened their 
       'getTosStatus',
       'listInvoices',
       'listPaymentMethods',
+      'listPaymentMethodsAlias',
       'payInvoice',
       'signTos',
     ]);

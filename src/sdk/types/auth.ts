@@ -26,6 +26,11 @@ export interface paths {
          *     accepted in the query string.
          *     An `Idempotency-Key` header is accepted and ignored: asking again just issues another token.
          *
+         *     **Unknown parameters are ignored** (RFC 6749 §3.2), in the body and in the query string
+         *     alike; the parameters described here are still checked. A client that sends its
+         *     parameters in the query string with an unrelated JSON body (such as
+         *     `{"headers":{"Content-Type":"application/json"}}`) gets its token.
+         *
          *     **Refresh.** Send `grant_type=refresh_token` and a `refresh_token` from
          *     `POST /authorize/user` to get a new user password token `{access_token, token_type,
          *     refresh_token, expiry}`. Refresh tokens rotate: each works once, and presenting a spent
@@ -92,6 +97,7 @@ export interface components {
             refresh_token: string;
             expiry: components["schemas"]["Timestamp"];
         };
+        /** @description Parameters not described here are ignored (RFC 6749 §3.2). */
         TokenRequest: {
             /** @description `client_credentials` or `refresh_token`. */
             grant_type?: string;
@@ -100,6 +106,8 @@ export interface components {
             scope?: string;
             /** @description With `grant_type=refresh_token`. */
             refresh_token?: string;
+        } & {
+            [key: string]: unknown;
         };
         TokenResponse: {
             access_token: string;

@@ -216,6 +216,9 @@ export interface paths {
          *     (`invoice_mechanism: widget`) or in the integrator's app through the SDK (`api`). The
          *     buyer pays it with `POST /v2/invoice/{authorized_invoice_id}/pay`, naming the payment
          *     methods; an escrow is then committed or cancelled by the integrator as any other.
+         *     Holdfast offers only these two mechanisms: any other value → 400 `invoice_mechanism`
+         *     `INVALID_VALUE`, the message naming the allowed values
+         *     (`invoice_mechanism must be one of: widget, api.`).
          *
          *     Every money rule of `POST /v2/escrow` is checked now except the payment methods' (400
          *     naming the field). A purchase in the integrator's token currency that the buyer's token
@@ -290,10 +293,10 @@ export interface components {
         Currency: string;
         Text100: string;
         Description: string;
-        /** @description Any JSON object, at most 8 KiB serialised (`TOO_LARGE`). */
+        /** @description Any JSON object, at most 8 KiB serialised (`TOO_LARGE`). `null` is taken as absent. */
         Metadata: {
             [key: string]: unknown;
-        };
+        } | null;
         Recipient: {
             amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
@@ -316,8 +319,8 @@ export interface components {
         };
         PaymentMethodShare: {
             payment_method_id: components["schemas"]["Id"];
-            /** @description Minor units; 0 takes the remainder. */
-            amount: number;
+            /** @description Minor units; 0 (or omitted) takes the remainder. */
+            amount?: number;
         };
         CreateEscrowRequest: {
             account_id: components["schemas"]["Id"];
@@ -325,7 +328,8 @@ export interface components {
             reference_id?: components["schemas"]["Text100"];
             description?: components["schemas"]["Description"];
             metadata?: components["schemas"]["Metadata"];
-            payment_methods: components["schemas"]["PaymentMethodShare"][];
+            /** @description Required in USD; may be omitted in the integrator's token currency (the buyer's token wallets pay). */
+            payment_methods?: components["schemas"]["PaymentMethodShare"][];
             line_items: components["schemas"]["LineItem"][];
         };
         Escrow: {

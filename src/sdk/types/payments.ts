@@ -22,6 +22,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/payment_methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an account's payment methods (alias without `/v1`)
+         * @description The same operation as `GET /v1/{account_id}/payment_methods` (`listPaymentMethods`),
+         *     served without the version prefix for clients that call it there: same scopes, user
+         *     password tokens, tenancy and answer. New clients use the `/v1` path.
+         */
+        get: operations["listPaymentMethodsAlias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -375,6 +397,69 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listPaymentMethodsAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment methods. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "message": [],
+                     *       "codes": [],
+                     *       "payload": [
+                     *         {
+                     *           "id": "pm_01JDQ3M6Z8X4V2K9T7R5N3P1HB",
+                     *           "payment_method_id": "pm_01JDQ3M6Z8X4V2K9T7R5N3P1HB",
+                     *           "account_id": "acct_01JDQ3M6YQ2W8E4R6T0Y1U3I5O",
+                     *           "method_class": "wallet",
+                     *           "display_string": "USD wallet",
+                     *           "provider": "wallet",
+                     *           "psp_reference": "",
+                     *           "psp_hash_code": "",
+                     *           "processing_currency": "USD",
+                     *           "pm_state": "active",
+                     *           "integrator": "acme-games",
+                     *           "created": "2026-11-26T10:00:00.000Z",
+                     *           "updated": "2026-11-26T10:00:00.000Z",
+                     *           "wallet_balance": "1200",
+                     *           "provider_data": {
+                     *             "wallet_id": "wal_01JDQ3M6ZA1B2C3D4E5F6G7H8J",
+                     *             "wallet_balance": "1200",
+                     *             "wallet_type": "fiat"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: components["schemas"]["PaymentMethod"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
