@@ -44,6 +44,8 @@ import { eventRoutes } from '../webhooks/event.routes.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { operationsRoutes } from './operations-routes.js';
 import { webRoutes } from '../web/web.routes.js';
+import { sandboxRoutes } from '../sandbox/sandbox.routes.js';
+import { sandboxClockEnabled } from '../sandbox/sandbox.rules.js';
 import './types.js';
 
 export interface AppDeps {
@@ -78,6 +80,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const allowUnsign = deps.config.appEnv === 'staging';
   const doc = await loadMergedDocument(deps.config.publicUrl);
   if (!allowUnsign) delete doc.paths['/user-info/{account_id}/tos/svc'].delete;
+  // The test clock is staging's: in production its path is unknown (404) and nothing writes it.
+  const sandboxClock = sandboxClockEnabled(deps.config.appEnv);
+  if (!sandboxClock) delete doc.paths['/v2/sandbox/clock'];
 
   deps.bus.listen();
   // The one bearer check: the API's operations and the hosted pages' session lookup use it alike.
@@ -150,6 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
   invoiceRoutes(api, { bus: deps.bus, signer: deps.signer, syncWaitMs: deps.config.syncWaitMs, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs);
+  if (sandboxClock) sandboxRoutes(api);
   app.use(api);
   app.use(notFoundHandler(doc));
   app.use(errorHandler);
