@@ -46,6 +46,7 @@ import { operationsRoutes } from './operations-routes.js';
 import { webRoutes } from '../web/web.routes.js';
 import { sandboxRoutes } from '../sandbox/sandbox.routes.js';
 import { sandboxClockEnabled } from '../sandbox/sandbox.rules.js';
+import { forgetAllClocks } from '../sandbox/sandbox.service.js';
 import './types.js';
 
 export interface AppDeps {
@@ -80,9 +81,14 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const allowUnsign = deps.config.appEnv === 'staging';
   const doc = await loadMergedDocument(deps.config.publicUrl);
   if (!allowUnsign) delete doc.paths['/user-info/{account_id}/tos/svc'].delete;
-  // The test clock is staging's: in production its path is unknown (404) and nothing writes it.
+  // The test clock is staging's: in production its path is unknown (404), nothing writes it,
+  // and clocks a staging run left in the database are put back to real time.
   const sandboxClock = sandboxClockEnabled(deps.config.appEnv);
-  if (!sandboxClock) delete doc.paths['/v2/sandbox/clock'];
+  if (!sandboxClock) {
+    delete doc.paths['/v2/sandbox/clock'];
+    const reset = await forgetAllClocks(deps.orm.em.fork());
+    if (reset) deps.logger.warn({ clocks: reset }, 'test clocks put back to real time (APP_ENV=production)');
+  }
 
   deps.bus.listen();
   // The one bearer check: the API's operations and the hosted pages' session lookup use it alike.

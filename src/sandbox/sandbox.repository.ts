@@ -45,3 +45,9 @@ export async function advanceClock(db: Db, integratorId: string, seconds: number
 export async function resetClock(db: Db, integratorId: string): Promise<void> {
   await db.execute('delete from sandbox_clock where integrator_id = ?', [integratorId]);
 }
+
+/** Puts every integrator's clock back to real time; returns how many were ahead. */
+export async function resetAllClocks(db: Db): Promise<number> {
+  const rows = await db.execute<unknown[]>('delete from sandbox_clock returning integrator_id');
+  return rows.length;
+}

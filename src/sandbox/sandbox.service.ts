@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { db } from '../db/sql.js';
-import { advanceClock as advanceRow, readClock, resetClock as resetRow } from './sandbox.repository.js';
+import { advanceClock as advanceRow, readClock, resetAllClocks, resetClock as resetRow } from './sandbox.repository.js';
 import { MAX_OFFSET_SECONDS } from './sandbox.rules.js';
 
 export interface ClockView {
@@ -39,4 +39,12 @@ export async function advanceClock(em: EntityManager, integratorId: string, seco
 export async function resetClock(em: EntityManager, integratorId: string): Promise<ClockView> {
   await resetRow(db(em), integratorId);
   return view(em, integratorId);
+}
+
+/**
+ * A production process starts with every clock at real time: a database that staging used keeps
+ * no offset for production's rules to read. Returns how many clocks were ahead.
+ */
+export function forgetAllClocks(em: EntityManager): Promise<number> {
+  return resetAllClocks(db(em));
 }

@@ -154,8 +154,10 @@ describe('sandbox test clock', function () {
     }
   });
 
-  it('does not exist in production', async () => {
+  it('does not exist in production, where a clock left by staging is back to real time', async () => {
     const client = await newClient();
+    const mine = await nonceFor(client, (await register(client)).account_id);
+    await advance(client, 25 * HOUR);
     const production = await startExtraApp({ appEnv: 'production' });
     try {
       for (const method of ['GET', 'POST', 'DELETE']) {
@@ -171,5 +173,6 @@ describe('sandbox test clock', function () {
       await production.close();
     }
     assert.equal((await call('GET', '/v2/sandbox/clock', { token: client.token })).body.payload.offset_seconds, 0);
+    assert.ok(await consumeSessionNonce(h().orm.em.fork(), mine), 'the nonce keeps its real-time 24 h');
   });
 });
