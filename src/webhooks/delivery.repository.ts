@@ -148,6 +148,20 @@ export async function relayEvents(db: Db, limit: number): Promise<{ events: numb
   return { events: row.events, deliveries: row.deliveries.map((d) => ({ deliveryId: d.id, jobId: d.job_id })) };
 }
 
+/**
+ * An integrator's retries (pending deliveries already attempted) due by its clock (real time,
+ * or its staging test clock): their next attempt lies at or before its "now".
+ */
+export async function dueRetriesOf(db: Db, integratorId: string): Promise<DeliveryJob[]> {
+  const rows = await db.execute<Array<{ id: string; job_id: string }>>(
+    `select id, job_id from webhook_delivery
+      where integrator_id = ? and state = 'pending' and attempts > 0 and next_attempt_at <= ${tenantNowSql('webhook_delivery.integrator_id')}
+      order by next_attempt_at limit 1000`,
+    [integratorId],
+  );
+  return rows.map((r) => ({ deliveryId: r.id, jobId: r.job_id }));
+}
+
 /** Pending deliveries due for longer than `graceMs`. */
 export async function overdueDeliveries(db: Db, graceMs: number): Promise<DeliveryJob[]> {
   const rows = await db.execute<Array<{ id: string; job_id: string }>>(

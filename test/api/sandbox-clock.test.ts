@@ -154,6 +154,47 @@ describe('sandbox test clock', function () {
     }
   });
 
+  it('sends a webhook retry due on the integrator’s clock at once', async () => {
+    const client = await newClient();
+    const receiver = await startReceiver();
+    try {
+      const created = await call('POST', '/v2/webhooks', {
+        token: client.token,
+        body: { url: receiver.url, events: ['register-account-completed'] },
+      });
+      assert.equal(created.status, 201, created.text);
+      const endpointId = created.body.payload.id as string;
+      await register(client);
+      await receiver.until((got) => got.length === 1);
+      const db = h().orm.em.fork();
+      const deliveryOf = async () => {
+        const [row] = await db.execute<Array<{ id: string; event_id: string; state: string }>>(
+          'select id, event_id, state from webhook_delivery where endpoint_id = ?',
+          [endpointId],
+        );
+        return row;
+      };
+      for (let i = 0; i < 100 && (await deliveryOf()).state !== 'delivered'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      // As a failed first attempt leaves it: pending, its retry's job waiting two hours.
+      const delivery = await deliveryOf();
+      const jobId = `${delivery.event_id}.${endpointId}.retry`;
+      await db.execute(
+        `update webhook_delivery set state = 'pending', attempts = 1, finished_at = null, job_id = ?,
+                next_attempt_at = now() + interval '2 hours' where id = ?`,
+        [jobId, delivery.id],
+      );
+      await h().workers.webhookBus.queue.add('webhooks', { deliveryId: delivery.id }, { jobId, delay: 2 * 3_600_000 });
+
+      await advance(client, HOUR);
+      assert.equal(await (await h().workers.webhookBus.queue.getJob(jobId))!.getState(), 'delayed', 'not due yet');
+      await advance(client, HOUR + 60);
+      await receiver.until((got) => got.length === 2, 5_000);
+      assert.equal(receiver.received[1].headers['webhook-id'], delivery.event_id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('does not exist in production, where a clock left by staging is back to real time', async () => {
     const client = await newClient();
     const mine = await nonceFor(client, (await register(client)).account_id);
