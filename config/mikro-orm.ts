@@ -15,6 +15,7 @@ import { Invoice } from '../src/invoices/invoice.entity.js';
 import { Escrow } from '../src/escrow/escrow.entity.js';
 import { Command } from '../src/commands/command.entity.js';
 import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
+import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -42,6 +43,7 @@ export const entities = [
   WebhookEndpoint,
   WebhookDelivery,
   WebhookAttempt,
+  SandboxClock,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

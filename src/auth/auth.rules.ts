@@ -18,6 +18,7 @@ export const ALL_SCOPES = [
   'write_tokens',
   'write_webhooks',
   'read_webhooks',
+  'write_sandbox',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 

@@ -2,8 +2,11 @@
  * user_session_nonce, refresh_token and revoked_session. Hand-written SQL: spending a nonce is
  * one conditional UPDATE … RETURNING (exactly one request spends it), and these statements run
  * inside the plain-SQL transactions that also lock the account and check its blocks.
+ * Expiry times are set and checked on the integrator's clock (`tenantNowSql`: real time, or
+ * its staging test clock).
  */
 import type { Db } from '../db/sql.js';
+import { tenantNowSql } from '../sandbox/sandbox.repository.js';
 
 /** A refresh token row, as the rotation needs it. */
 export interface RefreshTokenRecord {
@@ -17,6 +20,8 @@ export interface RefreshTokenRecord {
   expiresAt: Date;
   usedAt: Date | null;
   revokedAt: Date | null;
+  /** "Now" on the integrator's clock, to judge `expiresAt` by. */
+  now: Date;
 }
 
 /** A spent redirect nonce's session. */
@@ -44,8 +49,18 @@ export async function insertRefreshToken(
 ): Promise<void> {
   await db.execute(
     `insert into refresh_token (id, token_hash, family_id, account_id, integrator_id, client_id, scopes, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?::text[], now() + (? * interval '1 second'))`,
-    [token.id, token.tokenHash, token.familyId, token.accountId, token.integratorId, token.clientId, token.scopes, token.ttlSeconds],
+     values (?, ?, ?, ?, ?, ?, ?::text[], ${tenantNowSql('?')} + (? * interval '1 second'))`,
+    [
+      token.id,
+      token.tokenHash,
+      token.familyId,
+      token.accountId,
+      token.integratorId,
+      token.clientId,
+      token.scopes,
+      token.integratorId,
+      token.ttlSeconds,
+    ],
   );
 }
 
@@ -71,9 +86,11 @@ export async function lockRefreshToken(db: Db, tokenHash: string): Promise<Refre
       expires_at: Date;
       used_at: Date | null;
       revoked_at: Date | null;
+      now: Date;
     }>
   >(
-    `select id, family_id, account_id, integrator_id, client_id, scopes, expires_at, used_at, revoked_at
+    `select id, family_id, account_id, integrator_id, client_id, scopes, expires_at, used_at, revoked_at,
+            ${tenantNowSql('refresh_token.integrator_id')} as now
        from refresh_token where token_hash = ? for update`,
     [tokenHash],
   );
@@ -88,6 +105,7 @@ export async function lockRefreshToken(db: Db, tokenHash: string): Promise<Refre
       expiresAt: new Date(row.expires_at),
       usedAt: row.used_at,
       revokedAt: row.revoked_at,
+      now: new Date(row.now),
     }
   );
 }
@@ -133,15 +151,16 @@ export async function insertSessionNonce(
 ): Promise<void> {
   await db.execute(
     `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, scopes, expires_at)
-     values (?, ?, ?, ?, ?::text[], now() + (? * interval '1 second'))`,
-    [nonce.nonceHash, nonce.accountId, nonce.integratorId, nonce.clientId, nonce.scopes, nonce.ttlSeconds],
+     values (?, ?, ?, ?, ?::text[], ${tenantNowSql('?')} + (? * interval '1 second'))`,
+    [nonce.nonceHash, nonce.accountId, nonce.integratorId, nonce.clientId, nonce.scopes, nonce.integratorId, nonce.ttlSeconds],
   );
 }
 
 /** Spends a live nonce (once): its session, or undefined when unknown, spent or expired. */
 export async function spendSessionNonce(db: Db, nonceHash: string): Promise<NonceSession | undefined> {
   const [row] = await db.execute<Array<{ account_id: string; integrator_id: string; client_id: string; scopes: string[] | null }>>(
-    `update user_session_nonce set used_at = now() where nonce_hash = ? and used_at is null and expires_at > now()
+    `update user_session_nonce set used_at = now()
+      where nonce_hash = ? and used_at is null and expires_at > ${tenantNowSql('user_session_nonce.integrator_id')}
      returning account_id, integrator_id, client_id, scopes`,
     [nonceHash],
   );

@@ -210,7 +210,7 @@ export async function refreshUserToken(
     if (owner) await lockAccount(db, owner.integratorId, owner.accountId, 'share');
     const row = await lockRefreshToken(db, sha256(refreshToken));
     if (!row || (client && client.id !== row.clientId)) return { refused: 'The refresh token is invalid.' };
-    const decision = refreshDecision({ usedAt: row.usedAt, revokedAt: row.revokedAt, expiresAt: row.expiresAt }, new Date());
+    const decision = refreshDecision({ usedAt: row.usedAt, revokedAt: row.revokedAt, expiresAt: row.expiresAt }, row.now);
     const revokeFamily = () => revokeRefreshFamily(db, row.familyId);
     if (decision === 'reused') {
       // Someone replayed a spent token: whoever holds the newer one loses it too, and every

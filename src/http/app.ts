@@ -38,12 +38,15 @@ import { Queue } from 'bullmq';
 import { QueueName } from '../queues/names.js';
 import { queueErrors } from '../queues/connection.js';
 import { registerScrapeGauges } from '../runtime/metrics.js';
-import { outboxLagSeconds } from '../webhooks/relay.service.js';
+import { outboxLagSeconds, sendDueRetries } from '../webhooks/relay.service.js';
 import { webhookRoutes } from '../webhooks/webhook.routes.js';
 import { eventRoutes } from '../webhooks/event.routes.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { operationsRoutes } from './operations-routes.js';
 import { webRoutes } from '../web/web.routes.js';
+import { sandboxRoutes } from '../sandbox/sandbox.routes.js';
+import { sandboxClockEnabled } from '../sandbox/sandbox.rules.js';
+import { forgetAllClocks } from '../sandbox/sandbox.service.js';
 import './types.js';
 
 export interface AppDeps {
@@ -78,6 +81,14 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const allowUnsign = deps.config.appEnv === 'staging';
   const doc = await loadMergedDocument(deps.config.publicUrl);
   if (!allowUnsign) delete doc.paths['/user-info/{account_id}/tos/svc'].delete;
+  // The test clock is staging's: in production its path is unknown (404), nothing writes it,
+  // and clocks a staging run left in the database are put back to real time.
+  const sandboxClock = sandboxClockEnabled(deps.config.appEnv);
+  if (!sandboxClock) {
+    delete doc.paths['/v2/sandbox/clock'];
+    const reset = await forgetAllClocks(deps.orm.em.fork());
+    if (reset) deps.logger.warn({ clocks: reset }, 'test clocks put back to real time (APP_ENV=production)');
+  }
 
   deps.bus.listen();
   // The one bearer check: the API's operations and the hosted pages' session lookup use it alike.
@@ -144,12 +155,14 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   mergeRoutes(api, deps.bus, deps.config.syncWaitMs);
   commandRoutes(api);
   webhookRoutes(api, deps.config.webhookAllowPrivateTargets ?? deps.config.appEnv === 'staging');
-  eventRoutes(api, new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger));
+  const webhookBus = new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger);
+  eventRoutes(api, webhookBus);
   tosRoutes(api, { allowUnsign });
   paymentMethodRoutes(api);
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
   invoiceRoutes(api, { bus: deps.bus, signer: deps.signer, syncWaitMs: deps.config.syncWaitMs, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs);
+  if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });
   app.use(api);
   app.use(notFoundHandler(doc));
   app.use(errorHandler);

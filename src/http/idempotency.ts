@@ -59,7 +59,7 @@ export function idempotency() {
     const clientId = principal.accountId ?? principal.clientId;
     const hash = requestHash(req);
     // Claim the key, or take over one older than the retention window.
-    if (!(await claimKey(keys, clientId, key, hash, KEEP_HOURS))) {
+    if (!(await claimKey(keys, clientId, key, hash, KEEP_HOURS, principal.integratorId))) {
       const row = await findKey(keys, clientId, key);
       if (!row) {
         throw new AppError('conflict', 'A request with this Idempotency-Key just failed; retry it.', { codes: ['IDEMPOTENCY_KEY_IN_USE'] });

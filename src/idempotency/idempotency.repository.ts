@@ -6,6 +6,7 @@
  * mutating request runs these statements, so they run prepared on the pool.
  */
 import type { Db } from '../db/sql.js';
+import { tenantNowSql } from '../sandbox/sandbox.repository.js';
 
 /** How long a key is kept (and a claim on it blocks another request). */
 export const IDEMPOTENCY_KEEP_HOURS = 24;
@@ -19,15 +20,27 @@ export interface IdempotencyKeyRecord {
   reissue: boolean;
 }
 
-/** Claims the key for this request (or takes over one older than `keepHours`); false when another holds it. */
-export async function claimKey(db: Db, owner: string, key: string, requestHash: string, keepHours: number): Promise<boolean> {
+/**
+ * Claims the key for this request (or takes over one older than `keepHours`); false when another
+ * holds it. A key's age is on its integrator's clock (real time, or its staging test clock).
+ */
+export async function claimKey(
+  db: Db,
+  owner: string,
+  key: string,
+  requestHash: string,
+  keepHours: number,
+  integratorId: string,
+): Promise<boolean> {
+  const now = tenantNowSql('?');
   const claimed = await db.execute<Array<{ key: string }>>(
-    `insert into idempotency_key (client_id, key, request_hash, state) values (?, ?, ?, 'running')
+    `insert into idempotency_key (client_id, key, request_hash, state, created_at) values (?, ?, ?, 'running', ${now})
      on conflict (client_id, key) do update
-       set request_hash = excluded.request_hash, state = 'running', response_status = null, response_body = null, created_at = now()
-       where idempotency_key.created_at < now() - interval '${Number(keepHours)} hours'
+       set request_hash = excluded.request_hash, state = 'running', response_status = null, response_body = null,
+           created_at = excluded.created_at
+       where idempotency_key.created_at < excluded.created_at - interval '${Number(keepHours)} hours'
      returning key`,
-    [owner, key, requestHash],
+    [owner, key, requestHash, integratorId],
   );
   return claimed.length > 0;
 }

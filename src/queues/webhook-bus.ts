@@ -65,6 +65,28 @@ export class WebhookBus {
     return this.enqueue([{ deliveryId, jobId }]);
   }
 
+  /**
+   * Runs waiting retries now: each delivery's job that is delayed becomes ready (other states
+   * are left alone). Returns how many moved; stops quietly when Redis cannot be reached.
+   */
+  async sendNow(deliveries: Array<{ jobId: string }>): Promise<number> {
+    let moved = 0;
+    try {
+      for (const d of deliveries) {
+        const job = await this.queue.getJob(d.jobId);
+        if (!job || (await job.getState()) !== 'delayed') continue;
+        // Between the check and the move the worker may have taken it: then it is not moved.
+        await job.promote().then(
+          () => moved++,
+          () => undefined,
+        );
+      }
+    } catch {
+      // Redis is unreachable: the retries run at their real time.
+    }
+    return moved;
+  }
+
   async close(): Promise<void> {
     await this.queue.close();
   }

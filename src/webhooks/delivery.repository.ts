@@ -7,6 +7,7 @@
 import type { Db } from '../db/sql.js';
 import { isoTimestampSql } from '../db/sql.js';
 import { joinIntegratorSql } from '../auth/auth.repository.js';
+import { tenantNowSql } from '../sandbox/sandbox.repository.js';
 
 /** A delivery with what sending it needs. */
 export interface DeliveryRecord {
@@ -82,11 +83,14 @@ export async function markDeliveryDead(db: Db, id: string, error?: string): Prom
     ]);
 }
 
-/** Records a failed attempt; returns the delivery's attempts so far and since when its endpoint fails. */
+/**
+ * Records a failed attempt; returns the delivery's attempts so far, since when its endpoint
+ * fails and "now", both on the endpoint's integrator's clock (real time, or its staging test clock).
+ */
 export async function recordFailure(
   db: Db,
   failure: { deliveryId: string; endpointId: string; eventId: string; status: number | null; latencyMs: number; error: string },
-): Promise<{ attempts: number; failingSince: Date }> {
+): Promise<{ attempts: number; failingSince: Date; now: Date }> {
   await db.execute(
     `insert into webhook_attempt (delivery_id, endpoint_id, event_id, status_code, latency_ms, ok, error) values (?, ?, ?, ?, ?, false, ?)`,
     [failure.deliveryId, failure.endpointId, failure.eventId, failure.status, failure.latencyMs, failure.error],
@@ -95,11 +99,12 @@ export async function recordFailure(
     `update webhook_delivery set attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = now() where id = ? returning attempts`,
     [failure.status, failure.error, failure.deliveryId],
   );
-  const [endpoint] = await db.execute<Array<{ failing_since: Date }>>(
-    `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
+  const now = tenantNowSql('webhook_endpoint.integrator_id');
+  const [endpoint] = await db.execute<Array<{ failing_since: Date; now: Date }>>(
+    `update webhook_endpoint set failing_since = coalesce(failing_since, ${now}) where id = ? returning failing_since, ${now} as now`,
     [failure.endpointId],
   );
-  return { attempts: row.attempts, failingSince: new Date(endpoint.failing_since) };
+  return { attempts: row.attempts, failingSince: new Date(endpoint.failing_since), now: new Date(endpoint.now) };
 }
 
 /** Disables an enabled endpoint that has failed since `failing_since`. */
@@ -141,6 +146,20 @@ export async function relayEvents(db: Db, limit: number): Promise<{ events: numb
     [limit],
   );
   return { events: row.events, deliveries: row.deliveries.map((d) => ({ deliveryId: d.id, jobId: d.job_id })) };
+}
+
+/**
+ * An integrator's retries (pending deliveries already attempted) due by its clock (real time,
+ * or its staging test clock): their next attempt lies at or before its "now".
+ */
+export async function dueRetriesOf(db: Db, integratorId: string): Promise<DeliveryJob[]> {
+  const rows = await db.execute<Array<{ id: string; job_id: string }>>(
+    `select id, job_id from webhook_delivery
+      where integrator_id = ? and state = 'pending' and attempts > 0 and next_attempt_at <= ${tenantNowSql('webhook_delivery.integrator_id')}
+      order by next_attempt_at limit 1000`,
+    [integratorId],
+  );
+  return rows.map((r) => ({ deliveryId: r.id, jobId: r.job_id }));
 }
 
 /** Pending deliveries due for longer than `graceMs`. */

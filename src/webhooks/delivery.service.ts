@@ -213,7 +213,7 @@ async function attempt(
       latencyMs: result.latencyMs,
       error,
     });
-    const disable = shouldDisable(failed.failingSince, new Date(), policy.disableAfterMs);
+    const disable = shouldDisable(failed.failingSince, failed.now, policy.disableAfterMs);
     if (disable) await disableFailingEndpoint(tx, d.endpoint_id);
     if (failed.attempts >= policy.maxAttempts || disable) {
       await markDeliveryDead(tx, deliveryId);

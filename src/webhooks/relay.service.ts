@@ -43,6 +43,20 @@ export function replayDeliveries(em: EntityManager, filter: deliveries.ReplayFil
   return db(em).transaction((tx) => deliveries.replayDeliveries(tx, filter, `.r${Date.now()}`));
 }
 
+/** Where waiting retries are sent at once (the webhooks queue's producer, `WebhookBus`). */
+export interface RetryQueue {
+  /** Runs these deliveries' waiting (delayed) jobs now; returns how many it moved. */
+  sendNow(deliveries: NewDelivery[]): Promise<number>;
+}
+
+/**
+ * After an integrator's test clock moved forward: its retries now due on that clock are sent at
+ * once instead of after their real delay. Returns how many.
+ */
+export async function sendDueRetries(em: EntityManager, queue: RetryQueue, integratorId: string): Promise<number> {
+  return queue.sendNow(await deliveries.dueRetriesOf(db(em), integratorId));
+}
+
 /** Where replayed deliveries are enqueued (the webhooks queue's producer, `WebhookBus`). */
 export interface DeliveryQueue {
   /** False when the queue cannot take them now: the rows stay pending and the delivery sweeper enqueues them. */

@@ -228,4 +228,11 @@ describe('README walk-through', () => {
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(run.stdout.trim().split('\n'), ['1', '204', '1', 'the same webhook-id twice', '2', 'EVENT_GET_ERROR', 'deleted']);
   });
+
+  it('the test clock walk-through works as pasted (advance, an expired refresh token, reset)', async function () {
+    this.timeout(60_000);
+    const run = await runBlock('Test clock', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n'), ['2678400', 'invalid_grant', '0']);
+  });
 });

@@ -11,6 +11,7 @@ describe('scope matrix: every operation demands its scope', () => {
     const ids = scoped.map((op) => op.operationId).sort();
     assert.deepEqual(ids, [
       'addPaymentMethod',
+      'advanceSandboxClock',
       'authorizeInvoice',
       'authorizeUser',
       'blockAccount',
@@ -27,6 +28,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'getEscrow',
       'getEvent',
       'getInvoice',
+      'getSandboxClock',
       'getTosStatus',
       'getWebhook',
       'listEvents',
@@ -40,6 +42,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'purchaseTokens',
       'registerAccount',
       'resendEvent',
+      'resetSandboxClock',
       'rotateWebhookSecret',
       'searchAccountByUsername',
       'signTos',

@@ -142,6 +142,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, status: 202 }; // to every subscribed endpoint: none is subscribed to the fixture's event
     case 'purchaseTokens':
       return { path, body: { payment_method_id: f.wallet_pm, amount: 100, currency: 'USD' }, status: 400 }; // the fixture's integrator has no token currency
+    case 'advanceSandboxClock':
+      return { path, body: { advance_seconds: 60 }, status: 200 };
     case 'payInvoice':
       return { path, status: 409 }; // the fixture's invoice belongs to its escrow
     case 'payEscrow':

@@ -25,8 +25,8 @@ describe('auth rules', () => {
   });
 
   it('defines the reference contract scopes plus the ones Holdfast adds', () => {
-    assert.equal(ALL_SCOPES.length, 16);
-    for (const s of ['write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks'])
+    assert.equal(ALL_SCOPES.length, 17);
+    for (const s of ['write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks', 'write_sandbox'])
       assert.ok(ALL_SCOPES.includes(s as never));
   });
 });

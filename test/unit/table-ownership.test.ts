@@ -36,6 +36,7 @@ const OWNER: Record<string, string> = {
   webhook_delivery: 'webhooks',
   webhook_attempt: 'webhooks',
   idempotency_key: 'idempotency',
+  sandbox_clock: 'sandbox',
 };
 
 /**
@@ -73,6 +74,7 @@ const REPOSITORY_ONLY: string[] = [
   'invoices',
   'ledger',
   'payment-methods',
+  'sandbox',
   'tos',
   'webhooks',
 ];
