@@ -19,14 +19,10 @@ export async function ensureDemoClient(em: EntityManager, dataRoot = path.resolv
   const file = path.join(dataRoot, 'demo-client.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoClient;
-    // Kept while its credentials still work (not revoked, its secret not rotated out).
-    if (
-      await authenticateClient(em, saved.client_id, saved.client_secret).then(
-        () => true,
-        () => false,
-      )
-    )
-      return saved;
+    // Kept while its credentials still work (not revoked, its secret not rotated out) and it
+    // holds every scope; one made by an earlier version without a newer scope is replaced.
+    const client = await authenticateClient(em, saved.client_id, saved.client_secret).catch(() => null);
+    if (client && ALL_SCOPES.every((scope) => client.scopes.includes(scope))) return saved;
   }
   // The demo integrator has a token currency, so the walk-throughs can buy and merge tokens
   // (one made by an earlier version without it gets it; its older accounts have no GEM wallets).

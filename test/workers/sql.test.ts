@@ -81,4 +81,14 @@ describe('demo client', () => {
     );
     assert.deepEqual([row.token_currency, Number(row.tokens_per_usd)], ['GEM', 100]);
   });
+
+  it('is replaced when it lacks a scope added since it was made (the walk-throughs use every scope)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'demo-'));
+    const demo = await ensureDemoClient(h().orm.em.fork(), dir);
+    await h().orm.em.fork().execute(`update client set scopes = array_remove(scopes, 'write_sandbox') where id = ?`, [demo.client_id]);
+    const again = await ensureDemoClient(h().orm.em.fork(), dir);
+    assert.notEqual(again.client_id, demo.client_id);
+    assert.ok(again.scopes.includes('write_sandbox'));
+    assert.equal(JSON.parse(readFileSync(path.join(dir, 'demo-client.json'), 'utf8')).client_id, again.client_id);
+  });
 });
