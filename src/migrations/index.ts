@@ -12,6 +12,7 @@ import { Migration20261126080000InvoiceAuthorization } from './Migration20261126
 import { Migration20261126090000InvoiceHistory } from './Migration20261126090000InvoiceHistory.js';
 import { Migration20261126100000IdempotentSecrets } from './Migration20261126100000IdempotentSecrets.js';
 import { Migration20261126110000CredentialLifecycle } from './Migration20261126110000CredentialLifecycle.js';
+import { Migration20261126210600Reconciliation } from './Migration20261126210600Reconciliation.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
 export const migrations: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126090000InvoiceHistory', class: Migration20261126090000InvoiceHistory },
   { name: 'Migration20261126100000IdempotentSecrets', class: Migration20261126100000IdempotentSecrets },
   { name: 'Migration20261126110000CredentialLifecycle', class: Migration20261126110000CredentialLifecycle },
+  { name: 'Migration20261126210600Reconciliation', class: Migration20261126210600Reconciliation },
 ];
