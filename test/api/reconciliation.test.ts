@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/auth/auth.service.js';
+import { HoldfastSdk } from '../../src/sdk/holdfast-sdk.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
@@ -479,5 +480,23 @@ describe("reconciliation: an account's statement", () => {
     const token = await userToken(client, seller.account_id);
     assert.equal((await call('GET', `/v1/${seller.account_id}/statement`, { token })).status, 200);
     assert.equal((await call('GET', `/v1/${buyer.account_id}/statement`, { token })).status, 404);
+  });
+
+  it("the SDK reads the user's balances and statement with its password token", async () => {
+    const token = await userToken(client, buyer.account_id);
+    const sdk = new HoldfastSdk({ baseUrl: h().baseUrl });
+    const balances = await new Promise<any>((resolve, reject) =>
+      sdk.balances(token, { completed: resolve, error: (code, messages) => reject(new Error(`${code} ${messages}`)) }),
+    );
+    assert.equal(balances[0].spendable, await balance(buyer.wallets['USD:fiat'].wallet));
+    const page = await new Promise<any>((resolve, reject) =>
+      sdk.statement(
+        token,
+        { completed: resolve, error: (code, messages) => reject(new Error(`${code} ${messages}`)) },
+        { limit: 2, sort: 'desc' },
+      ),
+    );
+    assert.equal(page.entries.length, 2);
+    assert.equal(page.entries[0].balance_after, balances[0].spendable);
   });
 });

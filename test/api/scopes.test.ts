@@ -22,12 +22,17 @@ describe('scope matrix: every operation demands its scope', () => {
       'createWebhook',
       'deleteWebhook',
       'enableWebhook',
+      'getAccountBalances',
       'getAccountBlocks',
       'getAccountProfile',
+      'getAccountStatement',
       'getEscrow',
+      'getEscrowByInvoice',
+      'getEscrowsByReference',
       'getInvoice',
       'getTosStatus',
       'getWebhook',
+      'listAccountInvoices',
       'listInvoices',
       'listPaymentMethods',
       'listWebhooks',
@@ -120,7 +125,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command or webhook endpoint', () => {
-    assert.equal(owned.length, 31);
+    assert.equal(owned.length, 35);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {

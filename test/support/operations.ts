@@ -99,6 +99,7 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     .replace('{escrow_id}', f.escrow_id)
     .replace('{invoice_id}', f.invoice_id)
     .replace('{command_id}', f.command_id)
+    .replace('{reference_id}', 'order-1')
     .replace('{block_capability}', 'login')
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
