@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import pg from 'pg';
+import { createIntegrator } from '../../src/auth/auth.service.js';
+import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { db as pooled } from '../../src/db/sql.js';
 import { post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
-import { h, newClient, unique } from '../support/harness.js';
+import { call, dropDatabase, h, newClient, scratchDatabase, unique, withDatabase, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
 interface EntryRow {
@@ -41,8 +44,9 @@ describe('ledger: the balance right after each entry', () => {
   let first: Party;
   let second: Party;
   let clearing: string;
+  let client: TestClient;
   before(async () => {
-    const client = await newClient();
+    client = await newClient();
     first = await party(client);
     second = await party(client);
     integratorId = first.integrator_id;
@@ -99,6 +103,12 @@ describe('ledger: the balance right after each entry', () => {
     assert.ok(Number(entries[0].id) > Number(entries[1].id), 'the entry applied first was inserted second');
     assert.equal(await balance(w), 150);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    // The account's statement follows the same order.
+    const statement = await call('GET', `/v1/${second.account_id}/statement?sort=asc`, { token: client.token });
+    assert.deepEqual(
+      statement.body.payload.entries.map((e: any) => [e.entry_id, e.amount, e.balance_after]),
+      entries.map((e) => [e.id, Number(e.amount), Number(e.balance_after)]),
+    );
   });
 
   it('runs through a statement that moves one account several times, in entry id order, ending at its balance', async () => {
@@ -133,5 +143,59 @@ describe('ledger: the balance right after each entry', () => {
       h().orm.em.fork().execute('update ledger_entry set applied_seq = null, balance_after = null where ledger_account_id = ?', [w]),
       /append-only/,
     );
+  });
+});
+
+describe('ledger verify on a broken balance_after', () => {
+  const name = scratchDatabase('balance-after');
+  const url = () => withDatabase(h().databaseUrl, name);
+  before(() => dropDatabase(name));
+  after(() => dropDatabase(name));
+
+  it('reports an entry whose recorded balance breaks the running balance, and an account it does not end at', async () => {
+    await ensureDatabase(url());
+    const orm = await openOrm(url(), 2);
+    try {
+      await migrate(orm);
+      const integrator = await createIntegrator(orm.em.fork(), { name: 'broken-balance-after' });
+      const clearing = await systemAccount(orm.em.fork(), integrator.id, 'card_clearing', 'USD');
+      const publisher = await systemAccount(orm.em.fork(), integrator.id, 'publisher_wallet', 'USD');
+      for (const amount of [100, 50])
+        await orm.em.fork().transactional((tx) =>
+          post(tx, {
+            integratorId: integrator.id,
+            reference: unique('in-'),
+            description: 'in',
+            entries: [
+              { account: clearing, currency: 'USD', amount: -amount },
+              { account: publisher, currency: 'USD', amount },
+            ],
+          }),
+        );
+      assert.deepEqual((await verifyLedger(orm.em.fork())).problems, []);
+      const [last] = await orm.em
+        .fork()
+        .execute<Array<{ id: string }>>('select id::text as id from ledger_entry where ledger_account_id = ? order by id desc limit 1', [
+          publisher,
+        ]);
+      // Only with the triggers switched off, as a superuser could.
+      const admin = new pg.Client({ connectionString: url() });
+      admin.on('error', () => {});
+      await admin.connect();
+      try {
+        await admin.query('set session_replication_role = replica');
+        await admin.query('update ledger_entry set balance_after = 999 where id = $1', [last.id]);
+      } finally {
+        await admin.end();
+      }
+      const { problems } = await verifyLedger(orm.em.fork());
+      assert.ok(problems.includes(`account ${publisher} stores balance 150 but its last entry records 999 after it`), problems.join('\n'));
+      assert.ok(
+        problems.includes(`entry ${last.id} records balance 999 after it, but the entry before it and its amount make 150`),
+        problems.join('\n'),
+      );
+    } finally {
+      await orm.close();
+    }
   });
 });
