@@ -22,13 +22,15 @@ export class Migration20261126210600Reconciliation extends Migration {
     this.addSql(`alter table ledger_entry add column balance_after bigint null, add column applied_seq bigint null;`);
     this.addSql(`create sequence ledger_entry_applied_seq;`);
     this.addSql(`create index ledger_entry_account_applied_idx on ledger_entry (ledger_account_id, applied_seq, id);`);
+    // The balances are applied as before (one update per account, in account order); each
+    // account's sequence value is taken right after its update, under its row lock. One update
+    // then sets every applied entry (a scan of the statement's entries, not one per account).
     this.addSql(`
       create or replace function ledger_apply_entries() returns trigger language plpgsql as $$
       declare
         r record;
-        after_balance bigint;
-        side varchar;
-        seq bigint;
+        accounts varchar[] := '{}';
+        seqs bigint[] := '{}';
       begin
         select posting_id, currency into r from inserted group by posting_id, currency having sum(amount) <> 0 limit 1;
         if found then
@@ -36,15 +38,20 @@ export class Migration20261126210600Reconciliation extends Migration {
         end if;
         for r in select ledger_account_id, sum(amount) as credit from inserted group by ledger_account_id order by ledger_account_id loop
           update ledger_account set balance = balance + case normal_side when 'debit' then -r.credit else r.credit end
-            where id = r.ledger_account_id
-            returning balance, normal_side into after_balance, side;
-          seq := nextval('ledger_entry_applied_seq');
-          update ledger_entry e
-             set applied_seq = seq,
-                 balance_after = after_balance - case side when 'debit' then -1 else 1 end * (r.credit - v.running)
-            from (select i.id, sum(i.amount) over (order by i.id) as running from inserted i where i.ledger_account_id = r.ledger_account_id) v
-           where e.id = v.id;
+            where id = r.ledger_account_id;
+          accounts := accounts || r.ledger_account_id;
+          seqs := seqs || nextval('ledger_entry_applied_seq');
         end loop;
+        update ledger_entry e
+           set applied_seq = v.seq,
+               balance_after = v.balance - case v.normal_side when 'debit' then -1 else 1 end * (v.total - v.running)
+          from (select i.id, a.balance, a.normal_side, s.seq,
+                       sum(i.amount) over (partition by i.ledger_account_id order by i.id) as running,
+                       sum(i.amount) over (partition by i.ledger_account_id) as total
+                  from inserted i
+                  join unnest(accounts, seqs) as s (account, seq) on s.account = i.ledger_account_id
+                  join ledger_account a on a.id = i.ledger_account_id) v
+         where e.id = v.id;
         return null;
       end $$;`);
     this.addSql(`
