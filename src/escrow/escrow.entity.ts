@@ -5,7 +5,11 @@ import type { EscrowStatus } from './escrow.rules.js';
 export const Escrow = defineEntity({
   name: 'Escrow',
   tableName: 'escrow',
-  indexes: [{ name: 'escrow_account_idx', properties: ['accountId'] }],
+  indexes: [
+    { name: 'escrow_account_idx', properties: ['accountId'] },
+    // The integrator's escrows by its reference (GET /v2/escrow/reference/{reference_id}).
+    { name: 'escrow_reference_idx', properties: ['integratorId', 'referenceId', 'createdAt'] },
+  ],
   properties: {
     id: p.string().primary().length(36),
     integratorId: p.string().length(36),

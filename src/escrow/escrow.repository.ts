@@ -178,3 +178,54 @@ export async function unfinishedEscrowsNaming(
     openAsPayee: Number(row.open_payee),
   };
 }
+
+/** A page of a lookup: how it is ordered and which slice. */
+export interface LookupPage {
+  sort: 'asc' | 'desc';
+  sortField: 'created' | 'updated';
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The integrator's escrows whose `reference_id` is the one given (of one status, when named),
+ * ordered by creation or update time (then id), one page of them; and how many match in all.
+ * Index `escrow_reference_idx`.
+ */
+export async function escrowsByReference(
+  db: Db,
+  integratorId: string,
+  referenceId: string,
+  status: string | undefined,
+  page: LookupPage,
+): Promise<{ total: number; rows: EscrowRow[] }> {
+  const where = 'integrator_id = ? and reference_id = ? and (?::varchar is null or status = ?::varchar)';
+  const params = [integratorId, referenceId, status ?? null, status ?? null];
+  const [count] = await db.execute<Array<{ total: string }>>(`select count(*) as total from escrow where ${where}`, params);
+  const column = page.sortField === 'updated' ? 'updated_at' : 'created_at';
+  const direction = page.sort === 'asc' ? 'asc' : 'desc';
+  const rows = await db.execute<EscrowRow[]>(
+    `select ${ESCROW_COLUMNS.join(', ')} from escrow where ${where} order by ${column} ${direction}, id ${direction} limit ? offset ?`,
+    [...params, page.limit, page.offset],
+  );
+  return { total: Number(count.total), rows };
+}
+
+/** The integrator's escrows among these ids. */
+export function escrowsOfIntegrator(db: Db, integratorId: string, ids: string[]): Promise<EscrowRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.execute<EscrowRow[]>(`select ${ESCROW_COLUMNS.join(', ')} from escrow where id = any (?::varchar[]) and integrator_id = ?`, [
+    ids,
+    integratorId,
+  ]);
+}
+
+/** What the account's ESCROWED escrows (as buyer) hold, per currency. Index `escrow_account_idx`. */
+export async function heldForAccount(db: Db, integratorId: string, accountId: string): Promise<Array<{ currency: string; held: number }>> {
+  const rows = await db.execute<Array<{ currency: string; held: string }>>(
+    `select currency, sum(total_amount)::text as held from escrow
+      where account_id = ? and integrator_id = ? and status = 'ESCROWED' group by currency order by currency`,
+    [accountId, integratorId],
+  );
+  return rows.map((r) => ({ currency: r.currency, held: Number(r.held) }));
+}

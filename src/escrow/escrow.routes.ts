@@ -5,11 +5,36 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { sendCommand } from '../http/command-response.js';
 import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
 import type { EscrowTransition } from './escrow.rules.js';
+import { accountBalances, accountStatement, escrowOfInvoice, findEscrowsByReference } from './reconciliation.service.js';
+import { pageOf } from './reconciliation.rules.js';
 
-/** Invoicing API: escrows (`createEscrow`, `getEscrow`, `payEscrow`, `commitEscrow`, `cancelEscrow`). Requests arrive validated. */
+type Sort = 'asc' | 'desc';
+type SortField = 'created' | 'updated';
+
+/**
+ * Invoicing API: escrows (`createEscrow`, `getEscrow`, `payEscrow`, `commitEscrow`,
+ * `cancelEscrow`) and the reconciliation reads (`getEscrowsByReference`, `getEscrowByInvoice`;
+ * Payments API: `getAccountBalances`, `getAccountStatement`). Requests arrive validated.
+ */
 export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number): void {
   router.post('/v2/escrow', async (req, res) => {
     res.status(201).json(success(await createEscrow(req.em, principalOf(req), req.body)));
+  });
+  router.get('/v2/escrow/reference/:reference_id', async (req, res) => {
+    const q = req.query as { status?: string; sort?: Sort; sortField?: SortField };
+    const page = { ...pageOf(req.query), sort: q.sort ?? 'desc', sortField: q.sortField ?? 'created' };
+    res.json(success(await findEscrowsByReference(req.em, principalOf(req), String(req.params.reference_id), q.status, page)));
+  });
+  router.get('/v2/escrow/by_invoice/:invoice_id', async (req, res) => {
+    res.json(success(await escrowOfInvoice(req.em, principalOf(req), String(req.params.invoice_id))));
+  });
+  router.get('/v1/:account_id/balances', async (req, res) => {
+    res.json(success(await accountBalances(req.em, principalOf(req), String(req.params.account_id))));
+  });
+  router.get('/v1/:account_id/statement', async (req, res) => {
+    const q = req.query as { from?: string; to?: string; sort?: Sort };
+    const query = { ...pageOf(req.query), from: q.from, to: q.to, sort: q.sort ?? 'desc' };
+    res.json(success(await accountStatement(req.em, principalOf(req), String(req.params.account_id), query)));
   });
   router.get('/v2/escrow/:escrow_id', async (req, res) => {
     res.json(success(await getEscrow(req.em, principalOf(req), req.params.escrow_id)));

@@ -40,6 +40,9 @@ export const Invoice = defineEntity({
     { name: 'invoice_escrow_idx', properties: ['escrowId'] },
     // An account's invoices, newest first.
     { name: 'invoice_account_idx', properties: ['accountId', 'id'] },
+    // An account's invoices by creation or update time (GET /v2/invoice/account/{account_id}).
+    { name: 'invoice_account_created_idx', properties: ['accountId', 'createdAt'] },
+    { name: 'invoice_account_updated_idx', properties: ['accountId', 'updatedAt'] },
   ],
   properties: {
     id: p.string().primary().length(36),

@@ -7,7 +7,7 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { keepForReplay } from '../http/idempotency.js';
 import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from '../escrow/invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
-import { createInvoice, getInvoice, listInvoices } from './invoice.service.js';
+import { createInvoice, getInvoice, listAccountInvoices, listInvoices } from './invoice.service.js';
 import { normalisePaymentMethods } from './purchase-request.rules.js';
 import { transitionEscrow } from '../escrow/escrow.service.js';
 
@@ -21,6 +21,29 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
     res.json(
       success(
         await listInvoices(req.em, principalOf(req), String(req.params.account_id), { limit: limit ? Number(limit) : 20, startingAfter }),
+      ),
+    );
+  });
+  router.get('/v2/invoice/account/:account_id', async (req, res) => {
+    const q = req.query as {
+      states?: string;
+      invoice_types?: string;
+      sort_field?: 'created' | 'updated';
+      sort?: 'asc' | 'desc';
+      limit?: string;
+      offset?: string;
+    };
+    const split = (v?: string) => (v ? [...new Set(v.split(','))] : undefined);
+    res.json(
+      success(
+        await listAccountInvoices(req.em, principalOf(req), String(req.params.account_id), {
+          states: split(q.states),
+          invoiceTypes: split(q.invoice_types),
+          sortField: q.sort_field ?? 'created',
+          sort: q.sort ?? 'desc',
+          limit: q.limit === undefined ? 20 : Number(q.limit),
+          offset: q.offset === undefined ? 0 : Number(q.offset),
+        }),
       ),
     );
   });

@@ -67,6 +67,8 @@ export const LedgerEntry = defineEntity({
   indexes: [
     { name: 'ledger_entry_posting_idx', properties: ['postingId'] },
     { name: 'ledger_entry_account_idx', properties: ['ledgerAccountId'] },
+    // An account's entries in the order they were applied (its statement).
+    { name: 'ledger_entry_account_applied_idx', properties: ['ledgerAccountId', 'appliedSeq', 'id'] },
   ],
   properties: {
     id: p.bigint('number').primary().autoincrement(),
@@ -74,6 +76,13 @@ export const LedgerEntry = defineEntity({
     ledgerAccountId: p.string().length(36),
     currency: p.string().length(3),
     amount: p.bigint('number'),
+    /**
+     * The account's balance right after this entry was applied, set by the trigger that applies
+     * balances (under the account row's lock); null for entries written before it was recorded.
+     */
+    balanceAfter: p.bigint('number').nullable(),
+    /** When, among all entries, this one was applied (a sequence taken under the account row's lock); null as `balanceAfter`. */
+    appliedSeq: p.bigint('number').nullable(),
   },
 });
 export type ILedgerEntry = InferEntity<typeof LedgerEntry>;

@@ -176,5 +176,75 @@ export async function ledgerProblems(
     `select e.id from ledger_entry e join ledger_account a on a.id = e.ledger_account_id where a.currency <> e.currency`,
   );
   for (const r of mismatched) problems.push(`entry ${r.id} is not in its account's currency`);
+  const lastApplied = await db.execute<Array<{ id: string; balance: string; balance_after: string }>>(
+    `select a.id, a.balance, l.balance_after from ledger_account a
+       cross join lateral (select e.balance_after from ledger_entry e where e.ledger_account_id = a.id and e.applied_seq is not null
+                            order by e.applied_seq desc, e.id desc limit 1) l
+      where l.balance_after <> a.balance order by a.id`,
+  );
+  for (const r of lastApplied)
+    problems.push(`account ${r.id} stores balance ${r.balance} but its last entry records ${r.balance_after} after it`);
+  const broken = await db.execute<Array<{ id: string; balance_after: string; expected: string }>>(
+    `select id, balance_after, expected from (
+       select e.id, e.balance_after,
+              lag(e.balance_after) over w + case a.normal_side when 'debit' then -e.amount else e.amount end as expected
+         from ledger_entry e join ledger_account a on a.id = e.ledger_account_id
+        where e.applied_seq is not null
+       window w as (partition by e.ledger_account_id order by e.applied_seq, e.id)) x
+      where expected is not null and balance_after <> expected order by id`,
+  );
+  for (const r of broken)
+    problems.push(`entry ${r.id} records balance ${r.balance_after} after it, but the entry before it and its amount make ${r.expected}`);
   return { counts: { accounts: Number(counts.accounts), postings: Number(counts.postings), entries: Number(counts.entries) }, problems };
+}
+
+/** One entry of a ledger account as an account statement shows it (`amount`: signed by the account's normal side, + raises its balance). */
+export interface StatementEntryRow {
+  id: string;
+  ledger_account_id: string;
+  currency: string;
+  amount: string;
+  balance_after: string | null;
+  reference: string;
+  description: string;
+  posted_at: Date;
+}
+
+/** What a statement page asks for: a time range on the posting's time (from inclusive, to exclusive), an order, a page. */
+export interface StatementQuery {
+  from?: string;
+  to?: string;
+  sort: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The entries of these ledger accounts, in the order they were applied (entries from before
+ * that order was recorded first, by id), with their postings; and how many match in all.
+ * Index `ledger_entry_account_applied_idx`.
+ */
+export async function entriesOfAccounts(
+  db: Db,
+  accountIds: string[],
+  q: StatementQuery,
+): Promise<{ total: number; rows: StatementEntryRow[] }> {
+  const where = `e.ledger_account_id = any (?::varchar[])
+      and (?::timestamptz is null or p.created_at >= ?::timestamptz) and (?::timestamptz is null or p.created_at < ?::timestamptz)`;
+  const params = [accountIds, q.from ?? null, q.from ?? null, q.to ?? null, q.to ?? null];
+  const [count] = await db.execute<Array<{ total: string }>>(
+    `select count(*) as total from ledger_entry e join ledger_posting p on p.id = e.posting_id where ${where}`,
+    params,
+  );
+  const direction = q.sort === 'asc' ? 'asc nulls first' : 'desc nulls last';
+  const rows = await db.execute<StatementEntryRow[]>(
+    `select e.id::text as id, e.ledger_account_id, e.currency, (case a.normal_side when 'debit' then -e.amount else e.amount end)::text as amount,
+            e.balance_after::text as balance_after, p.reference, p.description, p.created_at as posted_at
+       from ledger_entry e join ledger_posting p on p.id = e.posting_id join ledger_account a on a.id = e.ledger_account_id
+      where ${where}
+      order by e.applied_seq ${direction}, e.id ${q.sort}
+      limit ? offset ?`,
+    [...params, q.limit, q.offset],
+  );
+  return { total: Number(count.total), rows };
 }

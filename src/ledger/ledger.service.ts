@@ -8,7 +8,16 @@
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db as pooled, emDb, type Db } from '../db/sql.js';
-import { balancesOf, ensureSystemAccount, insertPostings, insertWalletAccount, ledgerProblems } from './ledger.repository.js';
+import {
+  balancesOf,
+  ensureSystemAccount,
+  entriesOfAccounts,
+  insertPostings,
+  insertWalletAccount,
+  ledgerProblems,
+  type StatementEntryRow,
+  type StatementQuery,
+} from './ledger.repository.js';
 import { newId } from '../ids.js';
 import { mergeEntries, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
 import type { LedgerAccountKind } from './ledger.entity.js';
@@ -122,4 +131,12 @@ export async function verifyLedgerWith(em: EntityManager, extraChecks: (db: Db) 
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
+}
+
+export type { StatementEntryRow, StatementQuery } from './ledger.repository.js';
+
+/** A page of the entries of these ledger accounts (wallets), in the order they were applied, each with the balance right after it. */
+export function accountEntries(em: EntityManager, accountIds: string[], query: StatementQuery) {
+  if (accountIds.length === 0) return Promise.resolve({ total: 0, rows: [] as StatementEntryRow[] });
+  return entriesOfAccounts(pooled(em), accountIds, query);
 }

@@ -14,6 +14,7 @@ import { Migration20261126100000IdempotentSecrets } from './Migration20261126100
 import { Migration20261126110000CredentialLifecycle } from './Migration20261126110000CredentialLifecycle.js';
 import { Migration20261126120000SessionScopes } from './Migration20261126120000SessionScopes.js';
 import { Migration20261126210555EventLookups } from './Migration20261126210555EventLookups.js';
+import { Migration20261126210600Reconciliation } from './Migration20261126210600Reconciliation.js';
 import { Migration20261126213500SandboxClock } from './Migration20261126213500SandboxClock.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
@@ -33,5 +34,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126110000CredentialLifecycle', class: Migration20261126110000CredentialLifecycle },
   { name: 'Migration20261126120000SessionScopes', class: Migration20261126120000SessionScopes },
   { name: 'Migration20261126210555EventLookups', class: Migration20261126210555EventLookups },
+  { name: 'Migration20261126210600Reconciliation', class: Migration20261126210600Reconciliation },
   { name: 'Migration20261126213500SandboxClock', class: Migration20261126213500SandboxClock },
 ];

@@ -20,6 +20,7 @@ import {
   listMethods,
   methodById,
   spendableBalance as walletsBalance,
+  walletsOfAccounts,
   type PaymentMethodRecord,
 } from './payment-method.repository.js';
 
@@ -178,4 +179,14 @@ export async function addCard(em: EntityManager, principal: Principal, accountId
 /** An active payment method of the caller's integrator (whose it is, its currency), if any. */
 export function findActiveMethod(em: EntityManager, principal: Principal, paymentMethodId: string) {
   return activeMethod(emDb(em), principal.integratorId, paymentMethodId);
+}
+
+/** The account's wallets (the caller checked the account): each one's ledger account (its wallet id), currency, type and balance. */
+export async function accountWallets(em: EntityManager, accountId: string) {
+  return (await walletsOfAccounts(emDb(em), [accountId], false)).map((w) => ({
+    walletId: w.id,
+    currency: w.processing_currency,
+    walletType: w.wallet_kind ?? ('fiat' as const),
+    balance: Number(w.balance),
+  }));
 }

@@ -14,6 +14,9 @@
  * - `receipt` (an invoice id and a password token): `completed(invoice)`, `canceled()`, `error`.
  * - `getPaymentMethods`: `success(methods)` or `failure(code, messages)`, with the SDK's token
  *   unless another is given.
+ * - `balances` (a password token): `completed(balances)` per currency, `error`.
+ * - `statement` (a password token): `completed({total, entries})` — a page of the user's
+ *   wallet entries with the balance after each — `error`.
  *
  * An `error`'s code is the HTTP status of the call that failed, 402 for a payment that was
  * refused (a declined card, not enough funds: the invoice is FAILED), 202 for one still being
@@ -28,6 +31,8 @@ export type Invoice = InvoicingTypes['schemas']['Invoice'];
 export type PaymentMethodShare = InvoicingTypes['schemas']['PaymentMethodShare'];
 export type PaymentMethod = PaymentTypes['schemas']['PaymentMethod'];
 export type UserToken = AuthTypes['schemas']['UserToken'];
+export type CurrencyBalance = PaymentTypes['schemas']['CurrencyBalance'];
+export type StatementEntry = InvoicingTypes['schemas']['StatementEntry'];
 
 /** A password token as the authorization call answered it, or its access token alone. */
 export type PasswordToken = string | UserToken;
@@ -263,6 +268,49 @@ export class HoldfastSdk {
         const account = use ? tokenAccount(use) : null;
         if (!use || !account) throw new CallFailed(401, ['A user password token is needed.']);
         callbacks.success((await this.call<PaymentMethod[]>('GET', `/v1/${encodeURIComponent(account)}/payment_methods`, use)).payload);
+      },
+    );
+  }
+
+  /** The user's balances per currency: spendable, convertible, held in escrow. */
+  async balances(passwordToken: PasswordToken, callbacks: FlowCallbacks<CurrencyBalance[]>): Promise<void> {
+    await this.guarded(
+      (code, messages) => callbacks.error(code, messages),
+      async () => {
+        const account = tokenAccount(passwordToken);
+        if (!account) throw new CallFailed(401, ['The password token is not a user token.']);
+        const answer = await this.call<{ balances: CurrencyBalance[] }>(
+          'GET',
+          `/v1/${encodeURIComponent(account)}/balances`,
+          passwordToken,
+        );
+        callbacks.completed(answer.payload.balances);
+      },
+    );
+  }
+
+  /** A page of the user's statement (newest first unless `sort: 'asc'`; `from`/`to` ISO 8601). */
+  async statement(
+    passwordToken: PasswordToken,
+    callbacks: FlowCallbacks<{ total: number; entries: StatementEntry[] }>,
+    options: { limit?: number; offset?: number; from?: string; to?: string; sort?: 'asc' | 'desc' } = {},
+  ): Promise<void> {
+    await this.guarded(
+      (code, messages) => callbacks.error(code, messages),
+      async () => {
+        const account = tokenAccount(passwordToken);
+        if (!account) throw new CallFailed(401, ['The password token is not a user token.']);
+        const query = new URLSearchParams(
+          Object.entries(options)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k, String(v)]),
+        );
+        const answer = await this.call<{ total: number; entries: StatementEntry[] }>(
+          'GET',
+          `/v1/${encodeURIComponent(account)}/statement${query.size ? `?${query}` : ''}`,
+          passwordToken,
+        );
+        callbacks.completed({ total: answer.payload.total, entries: answer.payload.entries });
       },
     );
   }

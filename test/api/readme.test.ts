@@ -181,6 +181,13 @@ describe('README walk-through', () => {
     assert.match(run.stdout, /ledger ok/);
   });
 
+  it('the reconciliation walk-through works as pasted (by reference, by invoice, invoices, balances, statement)', async function () {
+    this.timeout(60_000);
+    const run = await runBlock('Reconciliation by reference', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n'), ['2', 'COMMITTED', 'COMMITTED', '1', 'USD 12.00', 'commit', 'USD 12.00']);
+  });
+
   it('the authorized-invoice checkout walk-through works as pasted (authorize, the buyer pays with its password token, commit)', async function () {
     this.timeout(60_000);
     const run = await runBlock('Checkout with an authorized invoice', await demoClientFile());

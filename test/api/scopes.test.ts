@@ -23,14 +23,19 @@ describe('scope matrix: every operation demands its scope', () => {
       'createWebhook',
       'deleteWebhook',
       'enableWebhook',
+      'getAccountBalances',
       'getAccountBlocks',
       'getAccountProfile',
+      'getAccountStatement',
       'getEscrow',
+      'getEscrowByInvoice',
+      'getEscrowsByReference',
       'getEvent',
       'getInvoice',
       'getSandboxClock',
       'getTosStatus',
       'getWebhook',
+      'listAccountInvoices',
       'listEvents',
       'listInvoices',
       'listPaymentMethods',
@@ -128,7 +133,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
-    assert.equal(owned.length, 34);
+    assert.equal(owned.length, 38);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {

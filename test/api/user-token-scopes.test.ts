@@ -29,8 +29,11 @@ describe('user password tokens carry the scopes of the client that opened their 
   it('every operation that accepts user tokens lists for them the scopes it asks of client tokens', () => {
     assert.deepEqual(userOps.map((op) => op.operationId).sort(), [
       'addPaymentMethod',
+      'getAccountBalances',
+      'getAccountStatement',
       'getInvoice',
       'getTosStatus',
+      'listAccountInvoices',
       'listInvoices',
       'listPaymentMethods',
       'listPaymentMethodsAlias',

@@ -103,6 +103,7 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     .replace('{escrow_id}', f.escrow_id)
     .replace('{invoice_id}', f.invoice_id)
     .replace('{command_id}', f.command_id)
+    .replace('{reference_id}', 'order-1')
     .replace('{block_capability}', 'login')
     .replace('{event_id}', f.event_id)
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);

@@ -284,6 +284,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/escrow/reference/{reference_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The integrator's escrows with a reference (reconciliation)
+         * @description The caller's escrows whose `reference_id` (set at creation) is the one given — "which
+         *     escrows belong to my order 1234?" — optionally of one `status`, ordered by `sortField`
+         *     (`created`, the default, or `updated`) in `sort` order (`desc`, newest first, by default;
+         *     ties by id), `limit` at a time (default 20, at most 100) from `offset`. `total` counts
+         *     every match. Each escrow is shown as `getEscrow` shows it. Another integrator's escrows
+         *     are never counted: a reference only it used answers `{total: 0}`.
+         */
+        get: operations["getEscrowsByReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/escrow/by_invoice/{invoice_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The escrow an invoice belongs to (reconciliation)
+         * @description The escrow of any of its invoices — its escrow invoice (`escrow_invoice_id`), its commit
+         *     invoice or its cancel invoice — as `getEscrow` shows it. An invoice the caller cannot
+         *     see answers 404 `INVOICE_GET_ERROR`; one of its invoices that belongs to no escrow (a
+         *     standard invoice, a token purchase) answers 404 `ESCROW_GET_ERROR`.
+         */
+        get: operations["getEscrowByInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/invoice/account/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's invoices, filtered and counted (reconciliation)
+         * @description The account's invoices (as `listInvoices` lists them) of the `states` and
+         *     `invoice_types` asked for (comma-separated; any when absent), ordered by `sort_field`
+         *     (`created`, the default, or `updated`) in `sort` order (`desc`, newest first, by default;
+         *     ties by id), `limit` at a time (default 20, at most 100) from `offset`; `total` counts
+         *     every match. The account's own user password token may list them; another account's
+         *     answers 404. `GET /v1/{account_id}/invoices` (its `starting_after` cursor) is unchanged.
+         */
+        get: operations["listAccountInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{account_id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's statement (every posting on its wallets)
+         * @description Each ledger entry on the account's wallets — "where did my money go" — with what moved
+         *     it (`source_type` `escrow`, `invoice` or `merge`; the `escrow_id`, the `invoice_id` of
+         *     the escrow's phase or of the invoice, and the `phase`), the signed `amount` (+ into the
+         *     wallet) and `balance_after`: the wallet's balance right after the entry, recorded by the
+         *     database when the entry was applied. Entries come in the order balances changed
+         *     (`sort` `desc`, newest first, by default), which is not always the order of
+         *     `entry_id`; entries one posting statement applied to one wallet together share that
+         *     moment and run in `entry_id` order. `from` (inclusive) and `to` (exclusive) bound the
+         *     postings' time; `limit` (default 20, at most 100) and `offset` page; `total` counts
+         *     every match. Entries written before balances were recorded show `balance_after: null`.
+         *     The account's own user password token may read it; another account's answers 404.
+         */
+        get: operations["getAccountStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -357,6 +460,33 @@ export interface components {
             /** @constant */
             status?: "Success";
             payload?: components["schemas"]["Escrow"] & unknown;
+        };
+        StatementEntry: {
+            /** @description The ledger entry. */
+            entry_id: string;
+            posted: components["schemas"]["Timestamp"];
+            /** @description `provider_data.wallet_id` of the wallet payment method. */
+            wallet_id: string;
+            /** @enum {string} */
+            wallet_type: "fiat" | "standard" | "convertible";
+            currency: components["schemas"]["Currency"];
+            /** @description Minor units; positive into the wallet, negative out of it. */
+            amount: number;
+            /** @description Like `USD -1.50`. */
+            display_amount: string;
+            /** @description The wallet's balance right after this entry; null for entries written before it was recorded. */
+            balance_after: number | null;
+            /** @description Empty when `balance_after` is null. */
+            balance_after_display: string;
+            /** @enum {string} */
+            source_type: "escrow" | "invoice" | "merge" | "other";
+            /** @description Empty unless an escrow phase moved the money. */
+            escrow_id: string;
+            /** @description The invoice behind it: the escrow phase's invoice, or the invoice paid; empty for a merge. */
+            invoice_id: string;
+            /** @description `pay`, `commit`, `cancel`, `issue` (tokens issued), `merge`. */
+            phase: string;
+            description: string;
         };
         Money: {
             total_amount: number;
@@ -630,6 +760,11 @@ export interface components {
         };
     };
     parameters: {
+        /** @description `desc` (the default): newest first; `asc`: oldest first. */
+        Sort: "asc" | "desc";
+        Limit: number;
+        /** @description How many matches to skip (at most 10000; narrow the query to go further). */
+        Offset: number;
         /**
          * @description Makes a retry safe. The same key with the same request returns the first response again
          *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
@@ -1225,6 +1360,310 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getEscrowsByReference: {
+        parameters: {
+            query?: {
+                status?: "OPEN" | "ESCROWED" | "ESCROW-FAILED" | "COMMITTED" | "CANCELLED";
+                /** @description `desc` (the default): newest first; `asc`: oldest first. */
+                sort?: components["parameters"]["Sort"];
+                /** @description Order by creation (`created`) or last change (`updated`) time. */
+                sortField?: "created" | "updated";
+                limit?: components["parameters"]["Limit"];
+                /** @description How many matches to skip (at most 10000; narrow the query to go further). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path: {
+                reference_id: components["schemas"]["Text100"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the escrows with that reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "codes": [],
+                     *       "message": [],
+                     *       "payload": {
+                     *         "total": 2,
+                     *         "escrow_transactions": [
+                     *           {
+                     *             "id": "esc_01JDQ8Z3V6XK2M4N5P7R9T0W1Y",
+                     *             "account_id": "acc_01JDQ8YB2C3D4E5F6G7H8J9K0M",
+                     *             "escrow_invoice_id": "inv_01JDQ8Z3V6XK2M4N5P7R9T0W1Z",
+                     *             "commit_invoice_id": "inv_01JDQ90A1B2C3D4E5F6G7H8J9K",
+                     *             "cancel_invoice_id": "",
+                     *             "status": "COMMITTED",
+                     *             "integrator": "Example Games",
+                     *             "metadata": {},
+                     *             "created": "2026-11-26T10:15:00.000Z",
+                     *             "updated": "2026-11-26T10:16:30.000Z"
+                     *           },
+                     *           {
+                     *             "id": "esc_01JDQ7X1A2B3C4D5E6F7G8H9J0",
+                     *             "account_id": "acc_01JDQ8YB2C3D4E5F6G7H8J9K0M",
+                     *             "escrow_invoice_id": "inv_01JDQ7X1A2B3C4D5E6F7G8H9J1",
+                     *             "commit_invoice_id": "",
+                     *             "cancel_invoice_id": "",
+                     *             "status": "ESCROW-FAILED",
+                     *             "integrator": "Example Games",
+                     *             "metadata": {},
+                     *             "created": "2026-11-26T10:10:00.000Z",
+                     *             "updated": "2026-11-26T10:10:01.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: {
+                            total: number;
+                            escrow_transactions: (components["schemas"]["Escrow"] & unknown)[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getEscrowByInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invoice_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The escrow. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "codes": [],
+                     *       "message": [],
+                     *       "payload": {
+                     *         "id": "esc_01JDQ8Z3V6XK2M4N5P7R9T0W1Y",
+                     *         "account_id": "acc_01JDQ8YB2C3D4E5F6G7H8J9K0M",
+                     *         "escrow_invoice_id": "inv_01JDQ8Z3V6XK2M4N5P7R9T0W1Z",
+                     *         "commit_invoice_id": "",
+                     *         "cancel_invoice_id": "",
+                     *         "status": "ESCROWED",
+                     *         "integrator": "Example Games",
+                     *         "metadata": {},
+                     *         "created": "2026-11-26T10:15:00.000Z",
+                     *         "updated": "2026-11-26T10:15:02.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EscrowEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such invoice for the caller (`INVOICE_GET_ERROR`), or the invoice belongs to no escrow (`ESCROW_GET_ERROR`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"] & {
+                        codes?: ("INVOICE_GET_ERROR" | "ESCROW_GET_ERROR")[];
+                        payload?: null;
+                    };
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listAccountInvoices: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated invoice states, e.g. `SUCCESS,FAILED`. */
+                states?: string;
+                /** @description Comma-separated invoice types, e.g. `user_purchase_escrow,user_purchase_commit_escrow`. */
+                invoice_types?: string;
+                /** @description `desc` (the default): newest first; `asc`: oldest first. */
+                sort?: components["parameters"]["Sort"];
+                /** @description Order by creation (`created`) or last change (`updated`) time. */
+                sort_field?: "created" | "updated";
+                limit?: components["parameters"]["Limit"];
+                /** @description How many matches to skip (at most 10000; narrow the query to go further). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's invoices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "codes": [],
+                     *       "message": [],
+                     *       "payload": {
+                     *         "total": 1,
+                     *         "invoices": [
+                     *           {
+                     *             "invoice_id": "inv_01JDQ8Z3V6XK2M4N5P7R9T0W1Z",
+                     *             "account_id": "acc_01JDQ8YB2C3D4E5F6G7H8J9K0M",
+                     *             "invoice_type": "user_purchase_escrow",
+                     *             "reference_type": "order",
+                     *             "reference_id": "1234",
+                     *             "state": "SUCCESS",
+                     *             "description": "",
+                     *             "metadata": {},
+                     *             "summary": {
+                     *               "total_amount": 150,
+                     *               "currency": "USD",
+                     *               "display_amount": "USD 1.50"
+                     *             },
+                     *             "failure_reason": "",
+                     *             "created": "2026-11-26T10:15:00.000Z",
+                     *             "updated": "2026-11-26T10:15:02.000Z",
+                     *             "payment_methods": {},
+                     *             "line_items": {},
+                     *             "subitems": []
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: {
+                            total: number;
+                            invoices: components["schemas"]["Invoice"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getAccountStatement: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                /** @description `desc` (the default): newest first; `asc`: oldest first. */
+                sort?: components["parameters"]["Sort"];
+                limit?: components["parameters"]["Limit"];
+                /** @description How many matches to skip (at most 10000; narrow the query to go further). */
+                offset?: components["parameters"]["Offset"];
+            };
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's statement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "codes": [],
+                     *       "message": [],
+                     *       "payload": {
+                     *         "account_id": "acc_01JDQ8YB2C3D4E5F6G7H8J9K0M",
+                     *         "total": 2,
+                     *         "entries": [
+                     *           {
+                     *             "entry_id": "1042",
+                     *             "posted": "2026-11-26T10:15:02.000Z",
+                     *             "wallet_id": "wal_01JDQ8YB2C3D4E5F6G7H8J9K0N",
+                     *             "wallet_type": "fiat",
+                     *             "currency": "USD",
+                     *             "amount": -150,
+                     *             "display_amount": "USD -1.50",
+                     *             "balance_after": 850,
+                     *             "balance_after_display": "USD 8.50",
+                     *             "source_type": "escrow",
+                     *             "escrow_id": "esc_01JDQ8Z3V6XK2M4N5P7R9T0W1Y",
+                     *             "invoice_id": "inv_01JDQ8Z3V6XK2M4N5P7R9T0W1Z",
+                     *             "phase": "pay",
+                     *             "description": "escrow pay"
+                     *           },
+                     *           {
+                     *             "entry_id": "1001",
+                     *             "posted": "2026-11-26T09:00:00.000Z",
+                     *             "wallet_id": "wal_01JDQ8YB2C3D4E5F6G7H8J9K0N",
+                     *             "wallet_type": "fiat",
+                     *             "currency": "USD",
+                     *             "amount": 1000,
+                     *             "display_amount": "USD 10.00",
+                     *             "balance_after": 1000,
+                     *             "balance_after_display": "USD 10.00",
+                     *             "source_type": "invoice",
+                     *             "escrow_id": "",
+                     *             "invoice_id": "inv_01JDQ7A1B2C3D4E5F6G7H8J9K0",
+                     *             "phase": "pay",
+                     *             "description": "invoice pay"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: {
+                            account_id: components["schemas"]["Id"];
+                            total: number;
+                            entries: components["schemas"]["StatementEntry"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };

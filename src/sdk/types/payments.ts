@@ -44,10 +44,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{account_id}/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's balances per currency
+         * @description For each currency the account holds or has in escrow: `spendable`, what its wallets
+         *     hold (for a token currency, the standard and the convertible wallet together — what
+         *     pays a purchase); `convertible`, the part in the convertible wallet (tokens received
+         *     from sales; always 0 in fiat); `held_in_escrow`, the total of its `ESCROWED` escrows as
+         *     buyer (already charged, not in `spendable`, released to the sellers at commit or back
+         *     at cancel). Each in minor units and as a display string. The account's own user
+         *     password token may read them; another account's answers 404.
+         */
+        get: operations["getAccountBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        CurrencyBalance: {
+            currency: string;
+            /** @description Minor units. */
+            spendable: number;
+            /** @description Like `USD 8.50`. */
+            spendable_display: string;
+            /** @description Minor units; 0 in fiat. */
+            convertible: number;
+            convertible_display: string;
+            /** @description Minor units. */
+            held_in_escrow: number;
+            held_in_escrow_display: string;
+        };
         AddCardRequest: {
             /** @enum {string} */
             type: "card";
@@ -453,6 +492,72 @@ export interface operations {
                         /** @constant */
                         status?: "Success";
                         payload?: components["schemas"]["PaymentMethod"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getAccountBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balances. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "codes": [],
+                     *       "message": [],
+                     *       "payload": {
+                     *         "account_id": "acc_01JDQ8YB2C3D4E5F6G7H8J9K0M",
+                     *         "balances": [
+                     *           {
+                     *             "currency": "USD",
+                     *             "spendable": 850,
+                     *             "spendable_display": "USD 8.50",
+                     *             "convertible": 0,
+                     *             "convertible_display": "USD 0.00",
+                     *             "held_in_escrow": 150,
+                     *             "held_in_escrow_display": "USD 1.50"
+                     *           },
+                     *           {
+                     *             "currency": "VCD",
+                     *             "spendable": 1200,
+                     *             "spendable_display": "VCD 1200",
+                     *             "convertible": 200,
+                     *             "convertible_display": "VCD 200",
+                     *             "held_in_escrow": 0,
+                     *             "held_in_escrow_display": "VCD 0"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: {
+                            account_id: components["schemas"]["Id"];
+                            balances: components["schemas"]["CurrencyBalance"][];
+                        };
                     };
                 };
             };
