@@ -15,7 +15,15 @@ import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { Invoice, type IInvoice } from './invoice.entity.js';
 import { invoiceView, planMoney, type PaymentMethodInput } from './invoice.rules.js';
-import { findInvoice, invoiceNotFound, invoicePayDecision, invoiceStateConflict, methodErrors, purchaseFacts } from './invoice.service.js';
+import {
+  findInvoice,
+  invoiceNotFound,
+  invoicePayDecision,
+  invoiceStateConflict,
+  methodErrors,
+  purchaseFacts,
+  tokenWalletPayment,
+} from './invoice.service.js';
 
 type PayAnswer = CommandResult & { headers?: Record<string, string> };
 
@@ -43,6 +51,12 @@ async function chooseCharges(
   named: PaymentMethodInput[] | undefined,
 ): Promise<{ invoice: IInvoice } | { answer: PayAnswer }> {
   if (invoice.state !== 'OPEN') return { invoice };
+  // In the integrator's token currency a pay that names no methods is paid by the buyer's token
+  // wallets, as a purchase created without them is.
+  if (!named && invoice.paymentMethods.length === 0) {
+    const total = invoice.lineItems.reduce((sum, l) => sum + l.amount, 0);
+    named = await tokenWalletPayment(em, principal, invoice.accountId, invoice.currency, total);
+  }
   const planned = named && planMoney(invoice.lineItems, named);
   // What this pay asks for, with the remainder made explicit (as stored); null when it breaks a rule.
   const asked = planned?.ok ? planned.plan.charges.map((c) => ({ payment_method_id: c.paymentMethodId, amount: c.amount })) : null;
@@ -50,7 +64,7 @@ async function chooseCharges(
     if (!named || !planned)
       throw AppError.invalid(
         { payment_methods: ['REQUIRED'] },
-        'An authorized invoice is paid with the payment methods its buyer chooses.',
+        'An authorized invoice is paid with the payment methods its buyer chooses (in the token currency, its token wallets when none are named).',
       );
     if (!planned.ok) throw AppError.invalid(planned.fields);
     const facts = await purchaseFacts(em, {

@@ -64,15 +64,30 @@ export type { PurchaseRequest } from './purchase-request.rules.js';
 export async function purchaseInput(em: EntityManager, principal: Principal, request: PurchaseRequest): Promise<PurchaseInput> {
   const input = normalisePurchaseRequest(request);
   if (input.payment_methods !== undefined) return { ...input, payment_methods: input.payment_methods };
-  const currency = input.line_items[0]?.currency;
+  const total = input.line_items.reduce((sum, l) => sum + l.amount, 0);
+  const paid = await tokenWalletPayment(em, principal, input.account_id, input.line_items[0]?.currency, total);
+  return { ...input, payment_methods: paid ?? [] };
+}
+
+/**
+ * The payment methods of a purchase that names none: in the integrator's token currency, the
+ * buyer's token wallets (`tokenWalletShares`, standard before convertible); undefined in any
+ * other currency (the methods stay required). Another integrator's account is not read: 404.
+ */
+export async function tokenWalletPayment(
+  em: EntityManager,
+  principal: Principal,
+  accountId: string,
+  currency: string | undefined,
+  total: number,
+): Promise<PaymentMethodInput[] | undefined> {
   const { tokenCurrency } = await integratorProfile(em, principal.integratorId);
-  if (!tokenCurrency || currency !== tokenCurrency) return { ...input, payment_methods: [] };
-  await requireAccount(em, principal, input.account_id);
-  const wallets = (await listMethods(pooled(em), input.account_id))
+  if (!tokenCurrency || currency !== tokenCurrency) return undefined;
+  await requireAccount(em, principal, accountId);
+  const wallets = (await listMethods(pooled(em), accountId))
     .filter((m) => m.provider === 'wallet' && m.processing_currency === currency && m.pm_state === 'active')
     .map((m) => ({ payment_method_id: m.id, wallet_kind: m.wallet_kind, balance: Number(m.balance ?? 0) }));
-  const total = input.line_items.reduce((sum, l) => sum + l.amount, 0);
-  return { ...input, payment_methods: tokenWalletShares(total, wallets) };
+  return tokenWalletShares(total, wallets);
 }
 
 /**

@@ -398,6 +398,24 @@ describe("reference SDK: token-currency purchases without payment_methods (the b
     assert.equal(await balance(buyer.wallets['GEM:convertible'].wallet), 1000);
   });
 
+  it("an authorized invoice's pay that names no methods is paid by the buyer's token wallets", async () => {
+    const buyer = await party(client);
+    await fund(buyer, 'GEM:standard', 200);
+    await fund(buyer, 'GEM:convertible', 500);
+    const authorized = await call('POST', '/v2/authorize/invoice', {
+      token: client.token,
+      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(250, 'GEM')] },
+    });
+    assert.equal(authorized.status, 200, authorized.text);
+    const paid = await call('POST', `/v2/invoice/${authorized.body.payload.authorized_invoice_id}/pay`, {
+      token: authorized.body.payload.password_token.access_token,
+    });
+    assert.equal(paid.status, 200, paid.text);
+    assert.equal(paid.body.payload.state, 'SUCCESS');
+    assert.equal(await balance(buyer.wallets['GEM:standard'].wallet), 0);
+    assert.equal(await balance(buyer.wallets['GEM:convertible'].wallet), 450);
+  });
+
   it("wallets that cannot cover the total make the pay fail, charging nothing; another integrator's buyer is 404", async () => {
     const buyer = await party(client);
     await fund(buyer, 'GEM:standard', 100);

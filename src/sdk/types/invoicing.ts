@@ -157,7 +157,11 @@ export interface paths {
          *     **Authorized invoices** (`POST /v2/authorize/invoice`) are paid here by their buyer, with
          *     the `password_token` (or by the integrator with a client token). The body names the
          *     payment methods the buyer chose, under the rules of `POST /v2/escrow` (400 naming the
-         *     field; without them, `payment_methods: REQUIRED`). The first pay that names them fixes
+         *     field). Without them, an invoice in the integrator's token currency is paid by the
+         *     buyer's token wallets (standard before convertible, as a purchase created without
+         *     methods); in any other currency the answer is `payment_methods: REQUIRED`. An
+         *     authorized escrow's methods are chosen here, never by `POST /v2/escrow/{escrow_id}/pay`
+         *     (409 until they are). The first pay that names them fixes
          *     them: a retry naming the same ones (or none) runs on, one naming others answers 409
          *     `INVOICE_STATE_ERROR`. An authorized escrow invoice is paid by its escrow's pay: the
          *     escrow becomes `ESCROWED` (or `ESCROW-FAILED`), the answer is the invoice, and the
@@ -1500,9 +1504,9 @@ export interface operations {
     listAccountInvoices: {
         parameters: {
             query?: {
-                /** @description Comma-separated invoice states, e.g. `SUCCESS,FAILED`. */
+                /** @description Comma-separated invoice states, e.g. `SUCCESS,FAILED`; each one of `OPEN`, `PROCESSING`, `SUCCESS`, `FAILED`, `CANCELED` (another → 400 naming `states`). */
                 states?: string;
-                /** @description Comma-separated invoice types, e.g. `user_purchase_escrow,user_purchase_commit_escrow`. */
+                /** @description Comma-separated invoice types, e.g. `user_purchase_escrow,user_purchase_commit_escrow`; each one of the invoice types Holdfast makes (`user_purchase`, `user_purchase_escrow`, `user_purchase_commit_escrow`, `user_purchase_refund_escrow`, `token_purchase` and the `_virtual` forms of the four purchase types; another → 400 naming `invoice_types`). */
                 invoice_types?: string;
                 /** @description `desc` (the default): newest first; `asc`: oldest first. */
                 sort?: components["parameters"]["Sort"];
