@@ -80,6 +80,11 @@ export function findIntegratorByName(em: EntityManager, name: string): Promise<I
   return em.findOne(Integrator, { name });
 }
 
+/** The integrator with this id or, failing that, this name, if any. */
+export async function findIntegratorByIdOrName(em: EntityManager, idOrName: string): Promise<IIntegrator | null> {
+  return (await em.findOne(Integrator, { id: idOrName })) ?? findIntegratorByName(em, idOrName);
+}
+
 /** Adds an integrator. */
 export async function insertIntegrator(
   em: EntityManager,

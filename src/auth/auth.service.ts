@@ -15,6 +15,7 @@ import {
   ensureIntegratorNamed,
   ensureIntegratorTokens,
   findClientById,
+  findIntegratorByIdOrName,
   findIntegratorByName,
   getIntegrator,
   insertClient,
@@ -237,6 +238,12 @@ export async function integratorProfile(em: EntityManager, integratorId: string)
   const profile = { id: row.id, name: row.name, tokenCurrency: row.tokenCurrency ?? null, tokensPerUsd: row.tokensPerUsd ?? null };
   integrators.set(integratorId, profile);
   return profile;
+}
+
+/** The integrator with this id or name (an id wins), or null. */
+export async function findIntegrator(em: EntityManager, idOrName: string): Promise<IntegratorProfile | null> {
+  const row = await findIntegratorByIdOrName(em, idOrName);
+  return row && { id: row.id, name: row.name, tokenCurrency: row.tokenCurrency ?? null, tokensPerUsd: row.tokensPerUsd ?? null };
 }
 
 /** The integrator (its entity, for a unit of work that references it); it must exist. */

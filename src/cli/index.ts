@@ -20,6 +20,7 @@ import { DatabaseMissingError, ServiceUnavailableError } from '../db/postgres-fa
 import { resolveServices } from '../runtime/services.js';
 import { publishTos } from '../tos/tos.service.js';
 import { verifyLedger } from '../escrow/ledger-verify.service.js';
+import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { endpointExists, eventExists, replayAndEnqueue, type DeliveryQueue } from '../webhooks/relay.service.js';
@@ -27,6 +28,8 @@ import { endpointExists, eventExists, replayAndEnqueue, type DeliveryQueue } fro
 class UsageError extends Error {}
 /** What the command was asked to act on does not exist. */
 class NotFound extends Error {}
+/** What the command may not do here (a staging-only command under APP_ENV=production). */
+class Refused extends Error {}
 /** `ledger verify` found a breach: the report is printed, the exit code says so. */
 class LedgerBreach extends Error {}
 
@@ -269,6 +272,58 @@ tokens USD 1.00 buys.`,
       );
     },
   },
+  'integrator fund': {
+    usage: `holdfast integrator fund NAME --currency CODE --amount N [--json]
+
+Staging only (refused when APP_ENV=production): credits the default wallet of integrator NAME
+(a name or id) in currency CODE — USD or its token currency — with N minor units (USD cents,
+whole tokens) from its sandbox funding account, as one ledger posting with its own reference
+(fund:<ULID>), so that refunds, which that wallet pays, can be tried. Each call funds again.
+An unknown integrator or a currency it cannot hold is an error (exit 1).
+  --json   print {"integrator_id","integrator","currency","amount","wallet_id","balance","reference"}`,
+    options: { currency: { type: 'string' }, amount: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const name = positionals[0]?.trim();
+      if (!name || positionals.length > 1) throw new UsageError('give exactly one integrator NAME');
+      const currency = typeof v.currency === 'string' ? v.currency : '';
+      if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--currency CODE is required: 3 capital letters, such as USD');
+      const amount = typeof v.amount === 'string' && /^[1-9]\d{0,14}$/.test(v.amount) ? Number(v.amount) : 0;
+      if (!Number.isSafeInteger(amount) || amount <= 0) {
+        throw new UsageError('--amount N is required: a positive whole number of minor units (cents, tokens)');
+      }
+      if (loadConfig().appEnv === 'production') {
+        throw new Refused('integrator fund is for staging only: refused when APP_ENV=production');
+      }
+      const funded = await withOrm({ read: 'integrator fund' }, (orm) => fundIntegrator(orm.em.fork(), name, currency, amount));
+      print(
+        v.json === true,
+        { ...funded },
+        `funded integrator ${funded.integrator}: ${funded.amount} ${funded.currency} into wallet ${funded.wallet_id}, balance ${funded.balance} (posting ${funded.reference})`,
+      );
+    },
+  },
+  'integrator show': {
+    usage: `holdfast integrator show NAME [--json]
+
+Prints the default wallets of integrator NAME (a name or id) — each currency it can hold, the
+wallet's ledger account id (none until money first reaches it) and its balance in minor units.
+An unknown integrator is an error (exit 1).
+  --json   print {"integrator":{"id","name","token_currency"},"wallets":[{"currency","wallet_id","balance"}]}`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const name = positionals[0]?.trim();
+      if (!name || positionals.length > 1) throw new UsageError('give exactly one integrator NAME');
+      const shown = await withOrm({ read: 'integrator show' }, (orm) => integratorWallets(orm.em.fork(), name));
+      const rows = shown.wallets.map((w) => [w.currency, w.wallet_id ?? '-', String(w.balance)]);
+      const widths = [8, Math.max(9, ...rows.map((r) => r[1].length))];
+      const table = [['CURRENCY', 'WALLET ID', 'BALANCE'], ...rows].map(
+        ([currency, id, balance]) => `${currency.padEnd(widths[0])} ${id.padEnd(widths[1])} ${balance}`,
+      );
+      print(v.json === true, { ...shown }, `integrator ${shown.integrator.name} (${shown.integrator.id})\n${table.join('\n')}`);
+    },
+  },
   migrate: {
     usage: `holdfast migrate
 
@@ -379,6 +434,8 @@ Commands:
   client revoke         revoke a client and every token it holds or minted
   client rotate-secret  give a client a new secret (the old one works for a grace period)
   integrator create     create an integrator, optionally with a token currency
+  integrator fund       staging: credit an integrator's default wallet from sandbox funding
+  integrator show       an integrator's default wallets and their balances
   keys rotate           sign new tokens with a new key (old keys verify until their tokens expire)
   ledger verify         recompute balances and check every ledger invariant
   migrate               create the database and apply migrations
@@ -495,6 +552,7 @@ main(process.argv.slice(2)).then(
       err instanceof ServiceUnavailableError ||
       err instanceof AppError ||
       err instanceof LedgerBreach ||
+      err instanceof Refused ||
       err instanceof NotFound;
     process.stderr.write(`holdfast: ${known ? (err as Error).message : (describeError(err).message ?? 'failed')}\n`);
     process.exit(err instanceof UsageError || err instanceof ConfigError ? 2 : 1);

@@ -7,6 +7,7 @@ export const LEDGER_ACCOUNT_KINDS = [
   'card_clearing',
   'pobo_clearing',
   'token_issuance',
+  'sandbox_funding',
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
@@ -30,7 +31,7 @@ export const LedgerAccount = defineEntity({
     integratorId: p.string().length(36),
     kind: p.enum([...LEDGER_ACCOUNT_KINDS]).columnType('varchar(32)'),
     currency: p.string().length(3),
-    /** `debit` for the clearing accounts (money paid in from outside), `credit` for the rest. */
+    /** `debit` for the clearing and sandbox funding accounts (money paid in from outside), `credit` for the rest. */
     normalSide: p.string().length(6).$type<'debit' | 'credit'>(),
     paymentMethodId: p.string().length(36).nullable().unique('ledger_account_payment_method_id_key'),
     allowNegative: p.boolean().default(false),

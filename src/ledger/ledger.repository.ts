@@ -102,6 +102,19 @@ export async function ensureSystemAccount(
   return row.id;
 }
 
+/** The integrator's system accounts of one kind, one per currency (`id`, `currency`, `balance`), by currency. */
+export async function systemAccountsOf(
+  db: Db,
+  integratorId: string,
+  kind: string,
+): Promise<Array<{ id: string; currency: string; balance: number }>> {
+  const rows = await db.execute<Array<{ id: string; currency: string; balance: string }>>(
+    'select id, currency, balance from ledger_account where integrator_id = ? and kind = ? order by currency',
+    [integratorId, kind],
+  );
+  return rows.map((r) => ({ id: r.id, currency: r.currency, balance: Number(r.balance) }));
+}
+
 /** Current balances of ledger accounts. */
 export async function balancesOf(db: Db, accountIds: string[]): Promise<Array<{ id: string; balance: number }>> {
   const rows = await db.execute<Array<{ id: string; balance: string }>>(

@@ -11,6 +11,7 @@ import { db as pooled, emDb, type Db } from '../db/sql.js';
 import {
   balancesOf,
   ensureSystemAccount,
+  systemAccountsOf,
   entriesOfAccounts,
   insertPostings,
   insertWalletAccount,
@@ -24,9 +25,12 @@ import type { LedgerAccountKind } from './ledger.entity.js';
 
 export type SystemAccountKind = Exclude<LedgerAccountKind, 'user_wallet'>;
 
-/** Clearing accounts mirror money paid in from outside (debit-normal); the rest hold it (credit-normal). */
+/**
+ * Clearing and sandbox funding accounts mirror money paid in from outside (debit-normal); the
+ * rest hold it (credit-normal).
+ */
 function normalSide(kind: LedgerAccountKind): 'debit' | 'credit' {
-  return kind === 'card_clearing' || kind === 'pobo_clearing' ? 'debit' : 'credit';
+  return kind === 'card_clearing' || kind === 'pobo_clearing' || kind === 'sandbox_funding' ? 'debit' : 'credit';
 }
 
 /** Creates the ledger account of a wallet payment method (same transaction as the method). */
@@ -131,6 +135,41 @@ export async function verifyLedgerWith(em: EntityManager, extraChecks: (db: Db) 
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
+}
+
+/** The integrator's default (publisher) wallets that exist, by currency: ledger account id and balance. */
+export async function publisherWallets(em: EntityManager, integratorId: string): Promise<Map<string, { id: string; balance: number }>> {
+  const rows = await systemAccountsOf(pooled(em), integratorId, 'publisher_wallet');
+  return new Map(rows.map((r) => [r.currency, { id: r.id, balance: r.balance }]));
+}
+
+/**
+ * Credits the integrator's default wallet in a currency from its sandbox funding account (a
+ * debit-normal account standing for money paid in from outside, made on first use): one posting
+ * with its own reference `fund:<ULID>`. Staging only: the caller checks. Returns the posting's
+ * reference and the wallet's id and balance after it.
+ */
+export async function fundPublisherWallet(
+  em: EntityManager,
+  input: { integratorId: string; currency: string; amount: number },
+): Promise<{ reference: string; walletId: string; balance: number }> {
+  const { integratorId, currency, amount } = input;
+  const wallet = await systemAccount(em, integratorId, 'publisher_wallet', currency);
+  const funding = await systemAccount(em, integratorId, 'sandbox_funding', currency);
+  const reference = `fund:${newId('pst').slice('pst_'.length)}`;
+  await em.transactional((tx) =>
+    post(tx, {
+      integratorId,
+      reference,
+      description: `sandbox funding of the default ${currency} wallet`,
+      entries: [
+        { account: funding, currency, amount: -amount },
+        { account: wallet, currency, amount },
+      ],
+    }),
+  );
+  const balance = (await balances(em, [wallet])).get(wallet) ?? 0;
+  return { reference, walletId: wallet, balance };
 }
 
 export type { StatementEntryRow, StatementQuery } from './ledger.repository.js';

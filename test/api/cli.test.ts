@@ -20,6 +20,7 @@ import {
   withDatabase,
 } from '../support/harness.js';
 import { TokenSigner } from '../../src/auth/auth.service.js';
+import { fundIntegrator } from '../../src/payment-methods/integrator-wallet.service.js';
 
 async function databaseExists(name: string): Promise<boolean> {
   const admin = new pg.Client({ connectionString: withDatabase(h().databaseUrl, 'postgres') });
@@ -146,6 +147,21 @@ describe('holdfast CLI', function () {
     ['revoking without a client ID', ['client', 'revoke'], /give exactly one client ID/],
     ['a grace period out of range', ['client', 'rotate-secret', 'cli_x', '--grace-hours', '169'], /--grace-hours must be/],
     ['an argument keys rotate does not take', ['keys', 'rotate', 'now'], /unexpected argument "now"/],
+    [
+      'funding an unknown integrator',
+      ['integrator', 'fund', 'int_nonexistent', '--currency', 'USD', '--amount', '1'],
+      /^holdfast: no integrator "int_nonexistent"/,
+    ],
+    ['showing an unknown integrator', ['integrator', 'show', 'int_nonexistent'], /^holdfast: no integrator "int_nonexistent"/],
+    ['funding without --amount', ['integrator', 'fund', 'x', '--currency', 'USD'], /--amount N is required: a positive whole number/],
+    [
+      'funding a zero amount',
+      ['integrator', 'fund', 'x', '--currency', 'USD', '--amount', '0'],
+      /--amount N is required: a positive whole number/,
+    ],
+    ['funding a fractional amount', ['integrator', 'fund', 'x', '--currency', 'USD', '--amount', '12.50'], /--amount N is required/],
+    ['funding a negative amount', ['integrator', 'fund', 'x', '--currency', 'USD', '--amount=-5'], /--amount N is required/],
+    ['funding without --currency', ['integrator', 'fund', 'x', '--amount', '5'], /--currency CODE is required/],
   ];
   for (const [what, args, message] of failures) {
     it(`fails with one clear line and a non-zero exit for ${what}`, async () => {
@@ -519,6 +535,91 @@ describe('holdfast CLI', function () {
       const text = await holdfastCli(['keys', 'rotate', '--retire-now'], withRedis());
       assert.equal(text.status, 0, text.stderr);
       assert.equal(text.stdout, `signing with new key ${/key_[0-9A-Z]{26}/.exec(text.stdout)?.[0]}; retired at once ${rotated.kid}\n`);
+    });
+  });
+
+  describe('integrator fund and show', () => {
+    /** The integrator's default wallets as `integrator show --json` prints them, by currency. */
+    async function shown(name: string): Promise<Record<string, { wallet_id: string | null; balance: number }>> {
+      const res = await holdfastCli(['integrator', 'show', name, '--json']);
+      assert.equal(res.status, 0, res.stderr);
+      const out = JSON.parse(res.stdout) as {
+        integrator: { name: string };
+        wallets: Array<{ currency: string; wallet_id: string | null; balance: number }>;
+      };
+      assert.equal(out.integrator.name, name);
+      return Object.fromEntries(out.wallets.map((w) => [w.currency, { wallet_id: w.wallet_id, balance: w.balance }]));
+    }
+
+    it('fund credits the default wallet by one posting each time; show reflects it; ledger verify stays clean', async () => {
+      const name = unique('cli-fund-');
+      assert.equal((await holdfastCli(['integrator', 'create', name, '--token-currency', 'GEM', '--tokens-per-usd', '100'])).status, 0);
+      assert.deepEqual(await shown(name), { USD: { wallet_id: null, balance: 0 }, GEM: { wallet_id: null, balance: 0 } });
+
+      const first = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '5000', '--json']);
+      assert.equal(first.status, 0, first.stderr);
+      const funded = JSON.parse(first.stdout);
+      assert.equal(funded.integrator, name);
+      assert.equal(funded.currency, 'USD');
+      assert.equal(funded.amount, 5000);
+      assert.equal(funded.balance, 5000);
+      assert.match(funded.reference, /^fund:[0-9A-Z]{26}$/);
+      const text = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '250']);
+      assert.equal(text.status, 0, text.stderr);
+      assert.match(
+        text.stdout,
+        new RegExp(`^funded integrator ${name}: 250 USD into wallet ${funded.wallet_id}, balance 5250 \\(posting fund:[0-9A-Z]{26}\\)\n$`),
+      );
+      // The exported service, by id, in the token currency.
+      const tokens = await fundIntegrator(h().orm.em.fork(), funded.integrator_id, 'GEM', 40);
+      assert.equal(tokens.balance, 40);
+
+      assert.deepEqual(await shown(name), {
+        USD: { wallet_id: funded.wallet_id, balance: 5250 },
+        GEM: { wallet_id: tokens.wallet_id, balance: 40 },
+      });
+      const table = await holdfastCli(['integrator', 'show', name]);
+      assert.equal(table.status, 0, table.stderr);
+      assert.match(table.stdout, new RegExp(`^USD +${funded.wallet_id} +5250$`, 'm'));
+      assert.match(table.stdout, new RegExp(`^GEM +${tokens.wallet_id} +40$`, 'm'));
+
+      const postings = await h()
+        .orm.em.fork()
+        .getConnection()
+        .execute<Array<{ reference: string; entries: string; kinds: string[] }>>(
+          `select p.reference, count(e.id) as entries, array_agg(a.kind order by a.kind) as kinds
+             from ledger_posting p join ledger_entry e on e.posting_id = p.id join ledger_account a on a.id = e.ledger_account_id
+            where p.integrator_id = ? group by p.reference order by p.reference`,
+          [funded.integrator_id],
+        );
+      assert.equal(postings.length, 3, 'one posting per funding');
+      assert.equal(new Set(postings.map((p) => p.reference)).size, 3);
+      for (const p of postings) assert.deepEqual(p.kinds, ['publisher_wallet', 'sandbox_funding']);
+
+      const verify = await holdfastCli(['ledger', 'verify']);
+      assert.equal(verify.status, 0, verify.stdout);
+      assert.match(verify.stdout, /^ledger ok/);
+    });
+
+    it('fund refuses a currency the integrator cannot hold, with one line', async () => {
+      const name = unique('cli-fund-');
+      await holdfastCli(['integrator', 'create', name]);
+      for (const currency of ['EUR', 'GEM']) {
+        const res = await holdfastCli(['integrator', 'fund', name, '--currency', currency, '--amount', '100']);
+        assert.equal(res.status, 1);
+        assert.equal(res.stderr, `holdfast: integrator "${name}" cannot hold ${currency} (it holds USD)\n`);
+      }
+      assert.deepEqual(await shown(name), { USD: { wallet_id: null, balance: 0 } });
+    });
+
+    it('fund is refused under APP_ENV=production (exit 1, one line), and moves nothing', async () => {
+      const name = unique('cli-fund-');
+      await holdfastCli(['integrator', 'create', name]);
+      const res = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '100'], { APP_ENV: 'production' });
+      assert.equal(res.status, 1);
+      assert.equal(res.stderr, 'holdfast: integrator fund is for staging only: refused when APP_ENV=production\n');
+      assert.equal(res.stdout, '');
+      assert.deepEqual(await shown(name), { USD: { wallet_id: null, balance: 0 } });
     });
   });
 
