@@ -41,9 +41,16 @@ async function escrowProblems(db: Db): Promise<string[]> {
       problems.push(`escrow ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
     }
   }
-  // Standard and token purchase invoices: paid ones have their postings, others none.
+  // Standard and token purchase invoices and refunds: paid (refunded) ones have their postings, others none.
   for (const r of await invoicePostingPhases(db)) {
-    const expected = r.state !== 'SUCCESS' ? [] : r.invoice_type === 'token_purchase' ? ['issue', 'pay'] : ['pay'];
+    const expected =
+      r.state !== 'SUCCESS'
+        ? []
+        : r.invoice_type === 'token_purchase'
+          ? ['issue', 'pay']
+          : r.invoice_type.startsWith('user_refund')
+            ? ['refund']
+            : ['pay'];
     const actual = (r.phases ?? []).filter(Boolean).sort();
     if (actual.join(',') !== expected.join(',')) {
       problems.push(`invoice ${r.id} is ${r.state} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);

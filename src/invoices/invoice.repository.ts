@@ -258,3 +258,44 @@ export function insertOpenInvoicesSql(relation: string): string {
        select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
               metadata, currency, total_amount, null, payment_methods, line_items, invoice_mechanism, created_at, updated_at from ${relation}`;
 }
+
+/** A refund invoice: an invoice row with the purchase it refunds. */
+export type RefundRecord = InvoiceRecord & { refundedInvoiceId: string };
+
+/** The refunds of a purchase invoice, oldest first (in the caller's transaction: after its lock on the purchase, they are all there). */
+export async function refundsOf(db: Db, invoiceId: string): Promise<RefundRecord[]> {
+  const rows = await db.execute<Array<Record<string, unknown>>>(
+    `select ${INVOICE_COLUMNS}, refunded_invoice_id from invoice where refunded_invoice_id = ? order by created_at, id`,
+    [invoiceId],
+  );
+  return rows.map((r) => ({ ...invoiceFromRow(r), refundedInvoiceId: r.refunded_invoice_id as string }));
+}
+
+/** Writes a refund invoice (SUCCESS or FAILED) linked to the purchase it refunds. */
+export async function insertRefundInvoice(db: Db, refund: RefundRecord): Promise<void> {
+  await db.execute(
+    `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                          metadata, currency, total_amount, failure_reason, payment_methods, line_items, refunded_invoice_id,
+                          created_at, updated_at)
+     values (?, ?, ?, null, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?)`,
+    [
+      refund.id,
+      refund.integratorId,
+      refund.accountId,
+      refund.invoiceType,
+      refund.state,
+      refund.referenceType,
+      refund.referenceId,
+      refund.description,
+      JSON.stringify(refund.metadata),
+      refund.currency,
+      refund.totalAmount,
+      refund.failureReason,
+      JSON.stringify(refund.paymentMethods),
+      JSON.stringify(refund.lineItems),
+      refund.refundedInvoiceId,
+      refund.createdAt,
+      refund.updatedAt,
+    ],
+  );
+}
