@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { db } from '../../src/db/sql.js';
+import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
+import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -151,6 +154,47 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.equal(await publisherBalance(buyer.integrator_id), before - 1000);
     const summary = (await call('GET', `/v2/invoice/${invoiceId}/refunds`, { token: client.token })).body.payload;
     assert.equal(summary.refunds.length, 1);
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  it('two refund commands of one invoice run at once: the lock on the invoice lets one refund, the other finds nothing left', async () => {
+    const invoiceId = await paidInvoice(buyer.card!);
+    // Enough for two refunds: only the lock stops the second.
+    await fundIntegrator(buyer.integrator_id, 5000);
+    const before = await publisherBalance(buyer.integrator_id);
+    // Two pending commands (different input keys, so not shared), run side by side on the worker's runner.
+    const commands = await Promise.all(
+      [1, 2].map(() =>
+        submitCommand(db(h().orm.em), {
+          integratorId: buyer.integrator_id,
+          kind: 'invoice.refund',
+          targetId: invoiceId,
+          input: { reason: 'other' },
+          inputKey: unique('key'),
+        }),
+      ),
+    );
+    // Hold the integrator wallet's row until both runners wait on a lock: without the lock on the
+    // invoice both would have read "nothing refunded yet" before waiting here.
+    const publisher = await systemAccount(h().orm.em.fork(), buyer.integrator_id, 'publisher_wallet', 'USD');
+    const holder = h().orm.em.fork();
+    await holder.begin();
+    await holder.execute('select id from ledger_account where id = ? for update', [publisher]);
+    const running = Promise.all(commands.map((c) => runCommandWith(invoiceCommands['invoice.refund']!, h().orm.em.fork(), c)));
+    for (;;) {
+      const [w] = await h()
+        .orm.em.fork()
+        .execute<Array<{ n: string }>>(
+          `select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+      if (Number(w.n) >= 2) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    await holder.commit();
+    const results = await running;
+    assert.deepEqual(results.map((r) => r!.status).sort(), [200, 409]);
+    assert.deepEqual((results.find((r) => r!.status === 409)!.body as { codes: string[] }).codes, ['NOTHING_TO_REFUND']);
+    assert.equal(await publisherBalance(buyer.integrator_id), before - 1000);
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
