@@ -299,3 +299,9 @@ export async function insertRefundInvoice(db: Db, refund: RefundRecord): Promise
     ],
   );
 }
+
+/** Whether an account was merged into another (its money may not land there any more). */
+export async function accountWasMerged(db: Db, accountId: string): Promise<boolean> {
+  const [row] = await db.execute<Array<{ merged: boolean }>>(`select ${mergedAccountSql('?')} as merged`, [accountId]);
+  return row?.merged === true;
+}

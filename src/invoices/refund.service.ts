@@ -18,7 +18,7 @@ import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
-import { insertRefundInvoice, lockInvoice, refundsOf, type RefundRecord } from './invoice.repository.js';
+import { accountWasMerged, insertRefundInvoice, lockInvoice, refundsOf, type RefundRecord } from './invoice.repository.js';
 import { invoiceView, type InvoiceRecord } from './invoice.rules.js';
 import { findInvoice, invoiceNotFound } from './invoice.service.js';
 import {
@@ -117,6 +117,9 @@ export async function runRefundCommand(em: EntityManager, commandId: string): Pr
     if (!purchase) throw invoiceNotFound();
     const refusal = refundRefusal(purchase);
     if (refusal) throw refundNotAllowed(refusal);
+    // Money never lands in a merged account: a merged buyer's refund is refused, not rerouted.
+    if (await accountWasMerged(db, purchase.accountId))
+      throw refundNotAllowed('The buyer was merged into another account; its purchases cannot be refunded.');
     const charges = refundableCharges(purchase, await refundsOf(db, purchase.id));
     if (charges.length === 0) throw nothingToRefund();
     const total = charges.reduce((sum, c) => sum + c.amount, 0);

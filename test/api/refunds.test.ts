@@ -249,6 +249,32 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
+  it('refuses the refund of a buyer merged into another account (409 REFUND_NOT_ALLOWED, nothing moves)', async () => {
+    const merged = await party(client, true);
+    const destination = await party(client);
+    const created = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: merged.account_id,
+        payment_methods: [{ payment_method_id: merged.card, amount: 0 }],
+        line_items: [{ amount: 400, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const invoiceId = created.body.payload.invoice_id;
+    assert.equal((await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token })).body.payload.state, 'SUCCESS');
+    const merge = await call('POST', '/v2/merge-accounts', {
+      token: client.token,
+      body: { source_account_id: merged.account_id, destination_account_id: destination.account_id },
+    });
+    assert.equal(merge.status, 200, merge.text);
+    const before = await publisherBalance(merged.integrator_id);
+    const res = await refund(invoiceId);
+    assert.equal(res.status, 409, res.text);
+    assert.deepEqual(res.body.codes, ['REFUND_NOT_ALLOWED']);
+    assert.match(res.body.message[0], /merged/);
+    assert.equal(await publisherBalance(merged.integrator_id), before);
+  });
+
   it("another integrator's invoice is 404 on both endpoints", async () => {
     const invoiceId = await paidInvoice(buyer.card!);
     const other = await newClient();

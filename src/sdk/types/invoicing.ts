@@ -315,7 +315,8 @@ export interface paths {
          *     answer is 409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund →
          *     409 `NOTHING_TO_REFUND`. An escrow's invoice is not refunded here (an `ESCROWED` escrow
          *     is cancelled instead; a `COMMITTED` escrow's refund is not available yet), nor a token
-         *     purchase, nor an invoice that is not `SUCCESS`: 409 `REFUND_NOT_ALLOWED`. Concurrent
+         *     purchase, nor an invoice that is not `SUCCESS`, nor a buyer merged into another account
+         *     (money never lands in a merged account): 409 `REFUND_NOT_ALLOWED`. Concurrent
          *     refunds of one invoice run one after the other under a lock on it: the money goes back
          *     once; the others answer the summary or 409 `NOTHING_TO_REFUND`. Emits
          *     `refund-completed` and `invoice-completed` (the refund invoice).
