@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { createIntegrator } from '../../src/auth/auth.service.js';
 import { db } from '../../src/db/sql.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
@@ -273,6 +274,71 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.deepEqual(res.body.codes, ['REFUND_NOT_ALLOWED']);
     assert.match(res.body.message[0], /merged/);
     assert.equal(await publisherBalance(merged.integrator_id), before);
+  });
+
+  it('answers 202 with Location under Prefer: respond-async, and replays the answer for the same Idempotency-Key', async () => {
+    const invoiceId = await paidInvoice(buyer.card!);
+    const key = unique('refund-key-');
+    const accepted = await call('POST', '/v2/refund', {
+      token: client.token,
+      headers: { prefer: 'respond-async', 'idempotency-key': key },
+      body: { invoice_id: invoiceId, reason: 'billing' },
+    });
+    assert.equal(accepted.status, 202, accepted.text);
+    assert.equal(accepted.headers.get('location'), `/v2/invoice/${invoiceId}/refunds`);
+    const again = await call('POST', '/v2/refund', {
+      token: client.token,
+      headers: { prefer: 'respond-async', 'idempotency-key': key },
+      body: { invoice_id: invoiceId, reason: 'billing' },
+    });
+    assert.equal(again.status, 202, 'the first answer, replayed');
+    assert.deepEqual(again.body, accepted.body);
+    // The command finishes on its worker: one refund.
+    for (;;) {
+      const summary = (await call('GET', `/v2/invoice/${invoiceId}/refunds`, { token: client.token })).body.payload;
+      if (summary.is_fully_refunded) {
+        assert.equal(summary.refunds.length, 1);
+        break;
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+  });
+
+  it('refunds a token-currency invoice from the integrator token wallet, issuing what it lacks (user_refund_virtual)', async () => {
+    const name = unique('refund-gem-');
+    await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 100 });
+    const gems = await newClient({ integrator: name });
+    const b = await party(gems);
+    const s = await party(gems);
+    await fund(b, 'GEM:standard', 1000);
+    const created = await call('POST', '/v2/invoice', {
+      token: gems.token,
+      body: {
+        account_id: b.account_id,
+        payment_methods: [{ payment_method_id: b.wallets['GEM:standard'].pm, amount: 0 }],
+        line_items: [
+          {
+            amount: 1000,
+            currency: 'GEM',
+            transaction_type: 'user_to_user',
+            recipients: [{ amount: 700, currency: 'GEM', destination_wallet_id: s.wallets['GEM:standard'].wallet }],
+          },
+        ],
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const invoiceId = created.body.payload.invoice_id;
+    assert.equal((await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: gems.token })).body.payload.state, 'SUCCESS');
+    assert.equal(await balance(b.wallets['GEM:standard'].wallet), 0);
+    const res = await call('POST', '/v2/refund', { token: gems.token, body: { invoice_id: invoiceId, reason: 'other' } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.payload.refunded, { GEM: 1000 });
+    assert.equal(await balance(b.wallets['GEM:standard'].wallet), 1000);
+    const refundInvoice = await call('GET', `/v2/invoice/${res.body.payload.refunds[0].refund_invoice_id}`, { token: gems.token });
+    assert.equal(refundInvoice.body.payload.invoice_type, 'user_refund_virtual');
+    const publisher = await systemAccount(h().orm.em.fork(), b.integrator_id, 'publisher_wallet', 'GEM');
+    assert.equal(await balance(publisher), 0, 'the token wallet paid what it held, issuance the rest');
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
   it("another integrator's invoice is 404 on both endpoints", async () => {
