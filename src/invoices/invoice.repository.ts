@@ -305,3 +305,15 @@ export async function accountWasMerged(db: Db, accountId: string): Promise<boole
   const [row] = await db.execute<Array<{ merged: boolean }>>(`select ${mergedAccountSql('?')} as merged`, [accountId]);
   return row?.merged === true;
 }
+
+/** How far an escrow got, read from its phase invoices: `committed`, `cancelled`, or `neither` (OPEN, ESCROWED, ESCROW-FAILED). */
+export async function escrowOutcome(db: Db, escrowId: string): Promise<'committed' | 'cancelled' | 'neither'> {
+  const [row] = await db.execute<Array<{ outcome: 'committed' | 'cancelled' | 'neither' }>>(
+    `select case when bool_or(invoice_type like 'user_purchase_commit_escrow%') then 'committed'
+                 when bool_or(invoice_type like 'user_purchase_refund_escrow%') then 'cancelled'
+                 else 'neither' end as outcome
+       from invoice where escrow_id = ? and state = 'SUCCESS'`,
+    [escrowId],
+  );
+  return row?.outcome ?? 'neither';
+}

@@ -52,17 +52,22 @@ export function refundableCharges(purchase: Pick<InvoiceRecord, 'paymentMethods'
   return [...paid.values()].map((c) => ({ ...c, amount: c.amount - (back.get(c.payment_method_id) ?? 0) })).filter((c) => c.amount > 0);
 }
 
+/** How far an escrow invoice's escrow got (read from its phase invoices); null for an invoice of no escrow. */
+export type EscrowOutcome = 'committed' | 'cancelled' | 'neither' | null;
+
 /**
  * Whether a purchase invoice can be refunded at all, and why not (the message of its 409):
- * a SUCCESS standard or authorized invoice can; an escrow's invoice while ESCROWED is
- * cancelled instead.
+ * a SUCCESS standard or authorized invoice can, and the escrow invoice of a COMMITTED escrow;
+ * an ESCROWED escrow is cancelled instead, a cancelled one was refunded by its cancel.
  */
-export function refundRefusal(invoice: Pick<InvoiceRecord, 'invoiceType' | 'state' | 'escrowId'>): string | null {
-  if (invoice.escrowId !== null)
-    return 'An escrow is not refunded through this endpoint: an ESCROWED escrow is cancelled instead (POST /v2/escrow/{escrow_id}/cancel); refunds of COMMITTED escrows are not available yet.';
+export function refundRefusal(invoice: Pick<InvoiceRecord, 'invoiceType' | 'state' | 'escrowId'>, escrow: EscrowOutcome): string | null {
   if (invoice.invoiceType === 'token_purchase') return 'Refunds of token purchases are not available yet.';
-  if (!invoice.invoiceType.startsWith('user_purchase')) return `An invoice of type ${invoice.invoiceType} cannot be refunded.`;
+  const purchaseType = invoice.escrowId ? /^user_purchase_escrow(_virtual)?$/ : /^user_purchase(_virtual)?$/;
+  if (!purchaseType.test(invoice.invoiceType)) return `An invoice of type ${invoice.invoiceType} cannot be refunded.`;
   if (invoice.state !== 'SUCCESS') return `Only a SUCCESS invoice can be refunded; this one is ${invoice.state}.`;
+  if (invoice.escrowId && escrow === 'cancelled') return 'The escrow was cancelled: its cancel refunded the buyer.';
+  if (invoice.escrowId && escrow !== 'committed')
+    return 'An ESCROWED escrow is not refunded but cancelled (POST /v2/escrow/{escrow_id}/cancel); only a COMMITTED escrow can be refunded.';
   return null;
 }
 

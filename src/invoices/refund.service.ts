@@ -18,7 +18,7 @@ import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
-import { accountWasMerged, insertRefundInvoice, lockInvoice, refundsOf, type RefundRecord } from './invoice.repository.js';
+import { accountWasMerged, escrowOutcome, insertRefundInvoice, lockInvoice, refundsOf, type RefundRecord } from './invoice.repository.js';
 import { invoiceView, type InvoiceRecord } from './invoice.rules.js';
 import { findInvoice, invoiceNotFound } from './invoice.service.js';
 import {
@@ -26,9 +26,16 @@ import {
   refundableCharges,
   refundRefusal,
   refundSummary,
+  type EscrowOutcome,
   type RefundRequest,
   type RefundStatus,
 } from './refund.rules.js';
+
+/** Why the invoice cannot be refunded (null: it can), reading its escrow's outcome when it has one. */
+async function refusalOf(db: Db, invoice: InvoiceRecord): Promise<string | null> {
+  const escrow: EscrowOutcome = invoice.escrowId ? await escrowOutcome(db, invoice.escrowId) : null;
+  return refundRefusal(invoice, escrow);
+}
 import { prepareCharges } from './settlement.service.js';
 
 /** The 409 of a purchase that cannot be refunded (`REFUND_NOT_ALLOWED`). */
@@ -42,7 +49,7 @@ const nothingToRefund = () =>
 async function summaryIn(db: Db, purchase: InvoiceRecord, status?: RefundStatus) {
   const refunds = await refundsOf(db, purchase.id);
   // Only a purchase that can be refunded has anything refundable.
-  const refundable = refundRefusal(purchase) === null ? purchase : { ...purchase, paymentMethods: [] };
+  const refundable = (await refusalOf(db, purchase)) === null ? purchase : { ...purchase, paymentMethods: [] };
   return refundSummary(refundable, refunds, status);
 }
 
@@ -70,7 +77,7 @@ export async function requestRefund(
   opts: RefundOptions,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const invoice = await findInvoice(em, principal, body.invoice_id);
-  const refusal = refundRefusal(invoice);
+  const refusal = await refusalOf(pooled(em), invoice);
   if (refusal) throw refundNotAllowed(refusal);
   const request: RefundRequest = { reason: body.reason, sub_reason: body.sub_reason ?? '', note: body.note ?? '' };
   return runCommand(
@@ -115,7 +122,7 @@ export async function runRefundCommand(em: EntityManager, commandId: string): Pr
     if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
     const purchase = await lockInvoice(db, command.target_id);
     if (!purchase) throw invoiceNotFound();
-    const refusal = refundRefusal(purchase);
+    const refusal = await refusalOf(db, purchase);
     if (refusal) throw refundNotAllowed(refusal);
     // Money never lands in a merged account: a merged buyer's refund is refused, not rerouted.
     if (await accountWasMerged(db, purchase.accountId))
@@ -131,6 +138,7 @@ export async function runRefundCommand(em: EntityManager, commandId: string): Pr
       id: newId('inv'),
       integratorId: purchase.integratorId,
       accountId: purchase.accountId,
+      // Not the escrow's: an escrow's invoices are its phases.
       escrowId: null,
       invoiceType: purchase.currency === 'USD' ? 'user_refund' : 'user_refund_virtual',
       state: sources ? 'SUCCESS' : 'FAILED',

@@ -350,7 +350,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.equal(get.status, 404, get.text);
   });
 
-  it('refuses what cannot be refunded: a FAILED invoice, an escrow invoice (409 REFUND_NOT_ALLOWED), a missing reason (400)', async () => {
+  it('refuses a FAILED invoice, an ESCROWED or cancelled escrow (409 REFUND_NOT_ALLOWED), a missing reason (400); refunds a COMMITTED escrow', async () => {
     const created = await call('POST', '/v2/invoice', {
       token: client.token,
       body: {
@@ -376,11 +376,37 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
       },
     });
     assert.equal(escrow.status, 201, escrow.text);
-    await call('POST', `/v2/escrow/${escrow.body.payload.escrow_id}/pay`, { token: client.token });
+    const escrowPay = await call('POST', `/v2/escrow/${escrow.body.payload.id}/pay`, { token: client.token });
+    assert.equal(escrowPay.body.payload.status, 'ESCROWED', escrowPay.text);
     const escrowed = await refund(escrow.body.payload.escrow_invoice_id);
     assert.equal(escrowed.status, 409, escrowed.text);
     assert.deepEqual(escrowed.body.codes, ['REFUND_NOT_ALLOWED']);
-    assert.match(escrowed.body.message[0], /cancel/);
+    assert.match(escrowed.body.message[0], /cancel/, escrowed.text);
+
+    // Once committed, the escrow invoice is refunded like any purchase: from the integrator's wallet.
+    const commit = await call('POST', `/v2/escrow/${escrow.body.payload.id}/commit`, { token: client.token });
+    assert.equal(commit.status, 200, commit.text);
+    const before = await publisherBalance(buyer.integrator_id);
+    const committed = await refund(escrow.body.payload.escrow_invoice_id);
+    assert.equal(committed.status, 200, committed.text);
+    assert.deepEqual(committed.body.payload.refunded, { USD: 500 });
+    assert.equal(await publisherBalance(buyer.integrator_id), before - 500);
+
+    // A cancelled escrow's cancel refunded its buyer already.
+    const cancelled = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+        line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    await call('POST', `/v2/escrow/${cancelled.body.payload.id}/pay`, { token: client.token });
+    assert.equal((await call('POST', `/v2/escrow/${cancelled.body.payload.id}/cancel`, { token: client.token })).status, 200);
+    const afterCancel = await refund(cancelled.body.payload.escrow_invoice_id);
+    assert.equal(afterCancel.status, 409, afterCancel.text);
+    assert.deepEqual(afterCancel.body.codes, ['REFUND_NOT_ALLOWED']);
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
 
     const bad = await call('POST', '/v2/refund', { token: client.token, body: { invoice_id: failed } });
     assert.equal(bad.status, 400);

@@ -300,7 +300,7 @@ export interface paths {
         /**
          * Refund everything a purchase invoice has not had back yet
          * @description A full refund of a `SUCCESS` standard or authorized invoice (`user_purchase`,
-         *     `user_purchase_virtual`): each payment method that paid gets back exactly what it has not
+         *     `user_purchase_virtual`) or of a `COMMITTED` escrow's invoice: each payment method that paid gets back exactly what it has not
          *     had back yet (a wallet is credited, a card refunded). The money comes from the
          *     integrator's default wallet in the invoice's currency — also for `user_to_user` lines: the
          *     seller keeps its proceeds. In the integrator's token currency its token wallet pays what
@@ -313,9 +313,9 @@ export interface paths {
          *     `failure_reason: integrator_insufficient_funds` when the integrator's wallet cannot
          *     cover a fiat refund: that one is recorded as `REFUND-REJECTED`, nothing moves, and the
          *     answer is 409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund →
-         *     409 `NOTHING_TO_REFUND`. An escrow's invoice is not refunded here (an `ESCROWED` escrow
-         *     is cancelled instead; a `COMMITTED` escrow's refund is not available yet), nor a token
-         *     purchase, nor an invoice that is not `SUCCESS`, nor a buyer merged into another account
+         *     409 `NOTHING_TO_REFUND`. A `COMMITTED` escrow is refunded through its `escrow_invoice_id`,
+         *     the same way; an `ESCROWED` escrow is not (cancel it instead), nor a cancelled one (its
+         *     cancel refunded the buyer), nor a token purchase (not available yet), nor an invoice that is not `SUCCESS`, nor a buyer merged into another account
          *     (money never lands in a merged account): 409 `REFUND_NOT_ALLOWED`. Concurrent
          *     refunds of one invoice run one after the other under a lock on it: the money goes back
          *     once; the others answer the summary or 409 `NOTHING_TO_REFUND`. Emits
