@@ -317,3 +317,25 @@ export async function escrowOutcome(db: Db, escrowId: string): Promise<'committe
   );
   return row?.outcome ?? 'neither';
 }
+
+/**
+ * Payment methods that had back more than they paid: per purchase invoice and method, the
+ * successful refunds' amounts against the purchase's charges (`ledger verify`).
+ */
+export function overRefundedMethods(db: Db): Promise<Array<{ invoice_id: string; payment_method_id: string; paid: string; back: string }>> {
+  return db.execute(
+    `with back as (select r.refunded_invoice_id as invoice_id, m ->> 'payment_method_id' as payment_method_id,
+                          sum((m ->> 'amount')::bigint) as back
+                     from invoice r, jsonb_array_elements(r.payment_methods) m
+                    where r.refunded_invoice_id is not null and r.state = 'SUCCESS'
+                    group by 1, 2),
+          paid as (select i.id as invoice_id, m ->> 'payment_method_id' as payment_method_id, sum((m ->> 'amount')::bigint) as paid
+                     from invoice i, jsonb_array_elements(i.payment_methods) m
+                    where i.id in (select invoice_id from back)
+                    group by 1, 2)
+     select b.invoice_id, b.payment_method_id, coalesce(p.paid, 0) as paid, b.back
+       from back b left join paid p on p.invoice_id = b.invoice_id and p.payment_method_id = b.payment_method_id
+      where b.back > coalesce(p.paid, 0)
+      order by 1, 2`,
+  );
+}

@@ -3,6 +3,7 @@ import { balances, post, systemAccount } from '../../src/ledger/ledger.service.j
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { createIntegrator } from '../../src/auth/auth.service.js';
 import { db } from '../../src/db/sql.js';
+import { insertRefundInvoice, overRefundedMethods } from '../../src/invoices/invoice.repository.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
@@ -338,6 +339,46 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.equal(refundInvoice.body.payload.invoice_type, 'user_refund_virtual');
     const publisher = await systemAccount(h().orm.em.fork(), b.integrator_id, 'publisher_wallet', 'GEM');
     assert.equal(await balance(publisher), 0, 'the token wallet paid what it held, issuance the rest');
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  it('ledger verify names a payment method that had back more than it paid (checked on a rolled-back write)', async () => {
+    const invoiceId = await paidInvoice(buyer.card!);
+    const refunded = await refund(invoiceId);
+    assert.equal(refunded.status, 200, refunded.text);
+    const rolledBack = new Error('roll back');
+    await assert.rejects(
+      db(h().orm.em).transaction(async (tx) => {
+        const now = new Date();
+        await insertRefundInvoice(tx, {
+          id: unique('inv_bad'),
+          integratorId: buyer.integrator_id,
+          accountId: buyer.account_id,
+          escrowId: null,
+          invoiceType: 'user_refund',
+          state: 'SUCCESS',
+          referenceType: null,
+          referenceId: null,
+          description: null,
+          metadata: {},
+          currency: 'USD',
+          totalAmount: 1,
+          failureReason: null,
+          paymentMethods: [{ payment_method_id: buyer.card!, amount: 1, currency: 'USD' }],
+          lineItems: [],
+          createdAt: now,
+          updatedAt: now,
+          refundedInvoiceId: invoiceId,
+        });
+        const over = await overRefundedMethods(tx);
+        assert.deepEqual(
+          over.map((o) => [o.invoice_id, o.payment_method_id, Number(o.paid), Number(o.back)]),
+          [[invoiceId, buyer.card, 1000, 1001]],
+        );
+        throw rolledBack;
+      }),
+      rolledBack,
+    );
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
