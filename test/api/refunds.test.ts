@@ -382,6 +382,30 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
+  it('refunds a buyer blocked from transactions: money is returned, not spent', async () => {
+    const blocked = await party(client);
+    await fund(blocked, 'USD:fiat', 600);
+    const created = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: blocked.account_id,
+        payment_methods: [{ payment_method_id: blocked.wallets['USD:fiat'].pm, amount: 0 }],
+        line_items: [{ amount: 600, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const invoiceId = created.body.payload.invoice_id;
+    assert.equal((await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token })).body.payload.state, 'SUCCESS');
+    const operator = await newClient({ integrator: client.integrator, isOperator: true });
+    const block = await call('POST', '/v2/block', {
+      token: operator.token,
+      body: { account_id: blocked.account_id, block_capability: 'transactions', block_reason: 'compliance' },
+    });
+    assert.equal(block.status, 200, block.text);
+    const res = await refund(invoiceId);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(await balance(blocked.wallets['USD:fiat'].wallet), 600);
+  });
+
   it("another integrator's invoice is 404 on both endpoints", async () => {
     const invoiceId = await paidInvoice(buyer.card!);
     const other = await newClient();
