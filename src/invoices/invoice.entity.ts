@@ -43,6 +43,8 @@ export const Invoice = defineEntity({
     // An account's invoices by creation or update time (GET /v2/invoice/account/{account_id}).
     { name: 'invoice_account_created_idx', properties: ['accountId', 'createdAt'] },
     { name: 'invoice_account_updated_idx', properties: ['accountId', 'updatedAt'] },
+    // A purchase invoice's refunds.
+    { name: 'invoice_refunded_invoice_idx', properties: ['refundedInvoiceId'] },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -65,6 +67,8 @@ export const Invoice = defineEntity({
       .enum(['widget', 'api'] as InvoiceMechanism[])
       .columnType('varchar(10)')
       .nullable(),
+    /** On a refund invoice (`user_refund`, `user_refund_virtual`): the purchase invoice it refunds. */
+    refundedInvoiceId: p.string().length(36).nullable(),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

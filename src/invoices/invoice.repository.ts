@@ -258,3 +258,84 @@ export function insertOpenInvoicesSql(relation: string): string {
        select id, integrator_id, account_id, escrow_id, invoice_type, 'OPEN', reference_type, reference_id, description,
               metadata, currency, total_amount, null, payment_methods, line_items, invoice_mechanism, created_at, updated_at from ${relation}`;
 }
+
+/** A refund invoice: an invoice row with the purchase it refunds. */
+export type RefundRecord = InvoiceRecord & { refundedInvoiceId: string };
+
+/** The refunds of a purchase invoice, oldest first (in the caller's transaction: after its lock on the purchase, they are all there). */
+export async function refundsOf(db: Db, invoiceId: string): Promise<RefundRecord[]> {
+  const rows = await db.execute<Array<Record<string, unknown>>>(
+    `select ${INVOICE_COLUMNS}, refunded_invoice_id from invoice where refunded_invoice_id = ? order by created_at, id`,
+    [invoiceId],
+  );
+  return rows.map((r) => ({ ...invoiceFromRow(r), refundedInvoiceId: r.refunded_invoice_id as string }));
+}
+
+/** Writes a refund invoice (SUCCESS or FAILED) linked to the purchase it refunds. */
+export async function insertRefundInvoice(db: Db, refund: RefundRecord): Promise<void> {
+  await db.execute(
+    `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                          metadata, currency, total_amount, failure_reason, payment_methods, line_items, refunded_invoice_id,
+                          created_at, updated_at)
+     values (?, ?, ?, null, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?)`,
+    [
+      refund.id,
+      refund.integratorId,
+      refund.accountId,
+      refund.invoiceType,
+      refund.state,
+      refund.referenceType,
+      refund.referenceId,
+      refund.description,
+      JSON.stringify(refund.metadata),
+      refund.currency,
+      refund.totalAmount,
+      refund.failureReason,
+      JSON.stringify(refund.paymentMethods),
+      JSON.stringify(refund.lineItems),
+      refund.refundedInvoiceId,
+      refund.createdAt,
+      refund.updatedAt,
+    ],
+  );
+}
+
+/** Whether an account was merged into another (its money may not land there any more). */
+export async function accountWasMerged(db: Db, accountId: string): Promise<boolean> {
+  const [row] = await db.execute<Array<{ merged: boolean }>>(`select ${mergedAccountSql('?')} as merged`, [accountId]);
+  return row?.merged === true;
+}
+
+/** How far an escrow got, read from its phase invoices: `committed`, `cancelled`, or `neither` (OPEN, ESCROWED, ESCROW-FAILED). */
+export async function escrowOutcome(db: Db, escrowId: string): Promise<'committed' | 'cancelled' | 'neither'> {
+  const [row] = await db.execute<Array<{ outcome: 'committed' | 'cancelled' | 'neither' }>>(
+    `select case when bool_or(invoice_type like 'user_purchase_commit_escrow%') then 'committed'
+                 when bool_or(invoice_type like 'user_purchase_refund_escrow%') then 'cancelled'
+                 else 'neither' end as outcome
+       from invoice where escrow_id = ? and state = 'SUCCESS'`,
+    [escrowId],
+  );
+  return row?.outcome ?? 'neither';
+}
+
+/**
+ * Payment methods that had back more than they paid: per purchase invoice and method, the
+ * successful refunds' amounts against the purchase's charges (`ledger verify`).
+ */
+export function overRefundedMethods(db: Db): Promise<Array<{ invoice_id: string; payment_method_id: string; paid: string; back: string }>> {
+  return db.execute(
+    `with back as (select r.refunded_invoice_id as invoice_id, m ->> 'payment_method_id' as payment_method_id,
+                          sum((m ->> 'amount')::bigint) as back
+                     from invoice r, jsonb_array_elements(r.payment_methods) m
+                    where r.refunded_invoice_id is not null and r.state = 'SUCCESS'
+                    group by 1, 2),
+          paid as (select i.id as invoice_id, m ->> 'payment_method_id' as payment_method_id, sum((m ->> 'amount')::bigint) as paid
+                     from invoice i, jsonb_array_elements(i.payment_methods) m
+                    where i.id in (select invoice_id from back)
+                    group by 1, 2)
+     select b.invoice_id, b.payment_method_id, coalesce(p.paid, 0) as paid, b.back
+       from back b left join paid p on p.invoice_id = b.invoice_id and p.payment_method_id = b.payment_method_id
+      where b.back > coalesce(p.paid, 0)
+      order by 1, 2`,
+  );
+}

@@ -7,6 +7,8 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { keepForReplay } from '../http/idempotency.js';
 import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from '../escrow/invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
+import { refundSummaryOf, requestRefund } from './refund.service.js';
+import type { RefundStatus } from './refund.rules.js';
 import { createInvoice, getInvoice, listAccountInvoices, listInvoices } from './invoice.service.js';
 import { normalisePaymentMethods } from './purchase-request.rules.js';
 import { transitionEscrow } from '../escrow/escrow.service.js';
@@ -49,6 +51,14 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
   });
   router.get('/v2/invoice/:invoice_id', async (req, res) => {
     res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
+  });
+  router.get('/v2/invoice/:invoice_id/refunds', async (req, res) => {
+    const status = (req.query as { status?: RefundStatus }).status;
+    res.json(success(await refundSummaryOf(req.em, principalOf(req), String(req.params.invoice_id), status)));
+  });
+  router.post('/v2/refund', async (req, res) => {
+    const principal = principalOf(req);
+    await sendCommand(req, res, deps.syncWaitMs, (opts) => requestRefund(req.em, deps.bus, principal, req.body, opts));
   });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
     const principal = principalOf(req);

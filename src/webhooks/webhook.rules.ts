@@ -8,6 +8,7 @@ export const EVENT_NAMES = [
   'account-block-unblock-webhook',
   'escrow-transaction-update',
   'invoice-completed',
+  'refund-completed',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

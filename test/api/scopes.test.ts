@@ -32,6 +32,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'getEscrowsByReference',
       'getEvent',
       'getInvoice',
+      'getInvoiceRefunds',
       'getSandboxClock',
       'getTosStatus',
       'getWebhook',
@@ -45,6 +46,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'payEscrow',
       'payInvoice',
       'purchaseTokens',
+      'refundInvoice',
       'registerAccount',
       'resendEvent',
       'resetSandboxClock',
@@ -124,6 +126,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
             'mergeAccounts',
             'authorizeUser',
             'authorizeInvoice',
+            'refundInvoice',
           ].includes(op.operationId),
       ),
     );
@@ -133,7 +136,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
-    assert.equal(owned.length, 38);
+    assert.equal(owned.length, 40);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {
@@ -142,7 +145,9 @@ describe("tenant matrix: another integrator's resources are not found", () => {
       const other = await call(op.method, req.path, { token: b.token, body: req.body });
       assert.equal(other.status, 404, `${op.method} ${op.template}: ${other.text}`);
       const param = Object.keys(NOT_FOUND).find((p) => op.template.includes(p));
-      assert.deepEqual(other.body.codes, [param ? NOT_FOUND[param] : 'ACCOUNT_GET_ERROR']);
+      // An operation naming its resource in the body answers that resource's 404 (an account's unless named here).
+      const bodyCode = op.operationId === 'refundInvoice' ? 'INVOICE_GET_ERROR' : 'ACCOUNT_GET_ERROR';
+      assert.deepEqual(other.body.codes, [param ? NOT_FOUND[param] : bodyCode]);
       assert.equal(other.body.payload, null);
       if (param) {
         const missing = await call(

@@ -147,6 +147,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, body: { advance_seconds: 60 }, status: 200 };
     case 'payInvoice':
       return { path, status: 409 }; // the fixture's invoice belongs to its escrow
+    case 'refundInvoice':
+      return { path, body: { invoice_id: f.invoice_id, reason: 'other' }, status: 409 }; // an escrow's invoice is cancelled, not refunded
     case 'payEscrow':
       return { path, status: 200 }; // the fixture's wallet is empty: ESCROW-FAILED, which is not an HTTP error
     case 'commitEscrow':

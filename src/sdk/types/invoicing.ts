@@ -288,6 +288,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund everything a purchase invoice has not had back yet
+         * @description A full refund of a `SUCCESS` standard or authorized invoice (`user_purchase`,
+         *     `user_purchase_virtual`) or of a `COMMITTED` escrow's invoice: each payment method that paid gets back exactly what it has not
+         *     had back yet (a wallet is credited, a card refunded). The money comes from the
+         *     integrator's default wallet in the invoice's currency — also for `user_to_user` lines: the
+         *     seller keeps its proceeds. In the integrator's token currency its token wallet pays what
+         *     it holds and token issuance the rest, so such a refund is never rejected.
+         *
+         *     Runs as an `invoice.refund` command (`SYNC_WAIT_MS`, `Prefer: respond-async` → 202 with
+         *     `Location: /v2/invoice/{invoice_id}/refunds`) and answers 200 with the invoice's refund
+         *     summary. The refund is an invoice of its own (`user_refund`, `user_refund_virtual`;
+         *     `metadata.refunded_invoice_id` names the purchase), `SUCCESS`, or `FAILED` with
+         *     `failure_reason: integrator_insufficient_funds` when the integrator's wallet cannot
+         *     cover a fiat refund: that one is recorded as `REFUND-REJECTED`, nothing moves, and the
+         *     answer is 409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund →
+         *     409 `NOTHING_TO_REFUND`. A `COMMITTED` escrow is refunded through its `escrow_invoice_id`,
+         *     the same way; an `ESCROWED` escrow is not (cancel it instead), nor a cancelled one (its
+         *     cancel refunded the buyer), nor a token purchase (not available yet), nor an invoice that is not `SUCCESS`, nor a buyer merged into another account
+         *     (money never lands in a merged account): 409 `REFUND_NOT_ALLOWED`. Concurrent
+         *     refunds of one invoice run one after the other under a lock on it: the money goes back
+         *     once; the others answer the summary or 409 `NOTHING_TO_REFUND`. Emits
+         *     `refund-completed` and `invoice-completed` (the refund invoice).
+         */
+        post: operations["refundInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/invoice/{invoice_id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The refund summary of a purchase invoice
+         * @description What the invoice has had back (`refunded`) and may still have back (`refundable`), per
+         *     currency, and its refunds oldest first, each `REFUND-SUCCESS`, `REFUND-FAILED` or
+         *     `REFUND-REJECTED` (`status` lists only those; the totals stay whole). `line_item_id` is
+         *     null for a full refund. Another integrator's invoice → 404.
+         */
+        get: operations["getInvoiceRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/escrow/reference/{reference_id}": {
         parameters: {
             query?: never;
@@ -460,6 +523,39 @@ export interface components {
             status?: "Success";
             payload?: components["schemas"]["Invoice"];
         };
+        RefundSummary: {
+            invoice_id: string;
+            is_fully_refunded: boolean;
+            refunded: {
+                [key: string]: number;
+            };
+            refundable: {
+                [key: string]: number;
+            };
+            refunds: {
+                refund_invoice_id: string;
+                /** @enum {string} */
+                status: "REFUND-SUCCESS" | "REFUND-FAILED" | "REFUND-REJECTED";
+                line_item_id: string | null;
+                amount: number;
+                currency: string;
+                payment_methods: {
+                    payment_method_id: string;
+                    amount: number;
+                }[];
+                reason: string;
+                sub_reason: string;
+                note: string;
+                failure_reason: string;
+                /** Format: date-time */
+                created: string;
+            }[];
+        };
+        RefundSummaryEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Success";
+            payload?: components["schemas"]["RefundSummary"];
+        };
         EscrowEnvelope: components["schemas"]["Envelope"] & {
             /** @constant */
             status?: "Success";
@@ -502,7 +598,7 @@ export interface components {
             invoice_id: components["schemas"]["Id"];
             account_id: components["schemas"]["Id"];
             /** @enum {string} */
-            invoice_type: "user_purchase" | "user_purchase_escrow" | "user_purchase_commit_escrow" | "user_purchase_refund_escrow" | "token_purchase" | "user_purchase_virtual" | "user_purchase_escrow_virtual" | "user_purchase_commit_escrow_virtual" | "user_purchase_refund_escrow_virtual";
+            invoice_type: "user_purchase" | "user_purchase_escrow" | "user_purchase_commit_escrow" | "user_purchase_refund_escrow" | "token_purchase" | "user_purchase_virtual" | "user_purchase_escrow_virtual" | "user_purchase_commit_escrow_virtual" | "user_purchase_refund_escrow_virtual" | "user_refund" | "user_refund_virtual";
             reference_type: string;
             reference_id: string;
             /** @enum {string} */
@@ -1368,6 +1464,163 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    refundInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "invoice_id": "inv_01JDW7Q3V9K2M4N6P8R0S2T4V6",
+                 *       "reason": "product_related",
+                 *       "sub_reason": "never_arrived",
+                 *       "note": "ticket 4411"
+                 *     }
+                 */
+                "application/json": {
+                    invoice_id: components["schemas"]["Id"];
+                    /** @enum {string} */
+                    reason: "billing" | "fraud" | "product_related" | "other";
+                    sub_reason?: string;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The refund ran; the invoice's refund summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "message": [],
+                     *       "codes": [],
+                     *       "payload": {
+                     *         "invoice_id": "inv_01JDW7Q3V9K2M4N6P8R0S2T4V6",
+                     *         "is_fully_refunded": true,
+                     *         "refunded": {
+                     *           "USD": 1000
+                     *         },
+                     *         "refundable": {
+                     *           "USD": 0
+                     *         },
+                     *         "refunds": [
+                     *           {
+                     *             "refund_invoice_id": "inv_01JDW7R8X1A3C5E7G9J1L3N5Q7",
+                     *             "status": "REFUND-SUCCESS",
+                     *             "line_item_id": null,
+                     *             "amount": 1000,
+                     *             "currency": "USD",
+                     *             "payment_methods": [
+                     *               {
+                     *                 "payment_method_id": "pm_01JDW7P2T8J1L3N5Q7S9U1W3Y5",
+                     *                 "amount": 1000
+                     *               }
+                     *             ],
+                     *             "reason": "product_related",
+                     *             "sub_reason": "never_arrived",
+                     *             "note": "ticket 4411",
+                     *             "failure_reason": "",
+                     *             "created": "2026-11-26T22:10:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundSummaryEnvelope"];
+                };
+            };
+            /** @description Accepted; the summary as it stands (`Location` is the summary). */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundSummaryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["InvoiceNotFound"];
+            /** @description `NOTHING_TO_REFUND`, `REFUND_REJECTED` (payload = the refund summary), `REFUND_NOT_ALLOWED`, or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Failure",
+                     *       "message": [
+                     *         "Everything this invoice charged has been refunded already."
+                     *       ],
+                     *       "codes": [
+                     *         "NOTHING_TO_REFUND"
+                     *       ],
+                     *       "payload": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getInvoiceRefunds: {
+        parameters: {
+            query?: {
+                status?: "REFUND-SUCCESS" | "REFUND-FAILED" | "REFUND-REJECTED";
+            };
+            header?: never;
+            path: {
+                invoice_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundSummaryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["InvoiceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getEscrowsByReference: {
         parameters: {
             query?: {
@@ -1506,7 +1759,7 @@ export interface operations {
             query?: {
                 /** @description Comma-separated invoice states, e.g. `SUCCESS,FAILED`; each one of `OPEN`, `PROCESSING`, `SUCCESS`, `FAILED`, `CANCELED` (another → 400 naming `states`). */
                 states?: string;
-                /** @description Comma-separated invoice types, e.g. `user_purchase_escrow,user_purchase_commit_escrow`; each one of the invoice types Holdfast makes (`user_purchase`, `user_purchase_escrow`, `user_purchase_commit_escrow`, `user_purchase_refund_escrow`, `token_purchase` and the `_virtual` forms of the four purchase types; another → 400 naming `invoice_types`). */
+                /** @description Comma-separated invoice types, e.g. `user_purchase_escrow,user_purchase_commit_escrow`; each one of the invoice types Holdfast makes (`user_purchase`, `user_purchase_escrow`, `user_purchase_commit_escrow`, `user_purchase_refund_escrow`, `token_purchase`, the `_virtual` forms of the four purchase types, and the refunds `user_refund` and `user_refund_virtual`; another → 400 naming `invoice_types`). */
                 invoice_types?: string;
                 /** @description `desc` (the default): newest first; `asc`: oldest first. */
                 sort?: components["parameters"]["Sort"];
