@@ -157,6 +157,20 @@
     return el('button', { type: 'button', 'data-hf': 'cancel', text: 'Cancel', onclick: () => notify({ state: 'cancel' }) });
   }
 
+  /** The button that opens the add-card `form` (hidden while the form shows). */
+  function addCardButton(form) {
+    return el('button', {
+      type: 'button',
+      'data-hf': 'add-card',
+      text: 'Add a card',
+      hidden: !form.hidden,
+      onclick: (e) => {
+        form.hidden = false;
+        e.target.hidden = true;
+      },
+    });
+  }
+
   /** The add-card form; `added(id)` runs with the new payment method's id. */
   function cardForm(added) {
     const problem = el('p', { class: 'hf-error', role: 'alert' });
@@ -383,16 +397,7 @@
           ),
           el('h2', { text: 'Pay with' }),
           methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to pay.' }),
-          el('button', {
-            type: 'button',
-            'data-hf': 'add-card',
-            text: 'Add a card',
-            hidden: !form.hidden,
-            onclick: (e) => {
-              form.hidden = false;
-              e.target.hidden = true;
-            },
-          }),
+          addCardButton(form),
           form,
           problem,
           el('div', { class: 'hf-actions' }, pay, cancelButton()),
@@ -473,16 +478,7 @@
           methods.length ? list : el('p', { class: 'hf-muted', text: 'Add a card to continue.' }),
           secondList ? el('h2', { text: `Pay the remaining ${money(remainder, details.currency)} with` }) : null,
           secondList,
-          el('button', {
-            type: 'button',
-            'data-hf': 'add-card',
-            text: 'Add a card',
-            hidden: !form.hidden,
-            onclick: (e) => {
-              form.hidden = false;
-              e.target.hidden = true;
-            },
-          }),
+          addCardButton(form),
           form,
           problem,
           el('div', { class: 'hf-actions' }, confirm, cancelButton()),
