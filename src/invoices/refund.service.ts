@@ -6,6 +6,7 @@
  * not had back yet, in one posting (`invoice:<refund_invoice_id>:refund`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { holdAccounts } from '../accounts/account.repository.js';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../auth/auth.service.js';
@@ -125,6 +126,10 @@ export async function runRefundCommand(em: EntityManager, commandId: string): Pr
     const refusal = await refusalOf(db, purchase);
     if (refusal) throw refundNotAllowed(refusal);
     // Money never lands in a merged account: a merged buyer's refund is refused, not rerouted.
+    // The buyer is held (`for key share`, as new purchases hold it) before the check, so a merge
+    // either commits first (and the check sees it) or waits for this refund (and then counts the
+    // money it returned).
+    await holdAccounts(db, [purchase.accountId]);
     if (await accountWasMerged(db, purchase.accountId))
       throw refundNotAllowed('The buyer was merged into another account; its purchases cannot be refunded.');
     const charges = refundableCharges(purchase, await refundsOf(db, purchase.id));
@@ -187,7 +192,8 @@ export async function runRefundCommand(em: EntityManager, commandId: string): Pr
         description: `refund ${refund.id} of invoice ${purchase.id}`,
         entries: [...sources, ...destinations.map((d) => ({ account: d.account, currency: purchase.currency, amount: d.amount }))],
       };
-      await post(db, posting);
+      // The reference is the new refund invoice's: anything but one posting written is a bug.
+      if ((await post(db, posting)) !== 1) throw new Error(`refund ${refund.id}: its posting was not written`);
     }
     return result;
   });

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { createIntegrator } from '../../src/auth/auth.service.js';
-import { db } from '../../src/db/sql.js';
+import { db, emDb } from '../../src/db/sql.js';
+import { insertActiveBlock } from '../../src/blocks/block.repository.js';
+import { newId } from '../../src/ids.js';
 import { insertRefundInvoice, overRefundedMethods } from '../../src/invoices/invoice.repository.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
@@ -276,6 +278,59 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.match(res.body.message[0], /merged/);
     assert.equal(await publisherBalance(merged.integrator_id), before);
   });
+
+  it('a refund racing a merge of its buyer waits for the merge, then is refused: no money reaches the merged wallet', async () => {
+    const racing = await party(client);
+    await fund(racing, 'USD:fiat', 500);
+    const created = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: racing.account_id,
+        payment_methods: [{ payment_method_id: racing.wallets['USD:fiat'].pm, amount: 0 }],
+        line_items: [{ amount: 300, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const invoiceId = created.body.payload.invoice_id;
+    assert.equal((await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token })).body.payload.state, 'SUCCESS');
+    let request: Promise<Awaited<ReturnType<typeof refund>>> | undefined;
+    // A merge of the buyer, stopped between its lock on the account and its commit.
+    await h()
+      .orm.em.fork()
+      .transactional(async (tx) => {
+        const merging = emDb(tx);
+        await merging.execute('select id from account where id = ? for update', [racing.account_id]);
+        const [{ pid }] = await merging.execute<Array<{ pid: number }>>('select pg_backend_pid() as pid');
+        request = refund(invoiceId);
+        assert.equal(await waitedOn(pid, request), 'blocked', 'the refund ran while the merge held the buyer');
+        await insertActiveBlock(merging, {
+          id: newId('blk'),
+          integratorId: racing.integrator_id,
+          accountId: racing.account_id,
+          capability: 'login',
+          issuer: 'svc',
+          reason: 'merge_account',
+          note: 'Merged (test).',
+          clientId: null,
+        });
+      });
+    const answer = await request!;
+    assert.equal(answer.status, 409, answer.text);
+    assert.deepEqual(answer.body.codes, ['REFUND_NOT_ALLOWED']);
+    assert.equal(await balance(racing.wallets['USD:fiat'].wallet), 200, 'nothing came back to the merged wallet');
+  });
+
+  /** Until `whilst` resolves: `blocked` once some session waits for a lock that the session `pid` holds. */
+  async function waitedOn(pid: number, whilst: Promise<unknown>): Promise<'blocked' | 'finished'> {
+    const finished = whilst.then(() => 'finished' as const);
+    for (;;) {
+      const [row] = await h()
+        .orm.em.fork()
+        .execute<Array<{ n: string }>>('select count(*) as n from pg_stat_activity where ? = any (pg_blocking_pids(pid))', [pid]);
+      if (Number(row.n) > 0) return 'blocked';
+      const first = await Promise.race([finished, new Promise<'poll'>((resolve) => setTimeout(() => resolve('poll'), 20))]);
+      if (first === 'finished') return 'finished';
+    }
+  }
 
   it('answers 202 with Location under Prefer: respond-async, and replays the answer for the same Idempotency-Key', async () => {
     const invoiceId = await paidInvoice(buyer.card!);
