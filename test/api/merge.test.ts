@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { waitedOn } from '../support/locks.js';
 import { db, emDb } from '../../src/db/sql.js';
 import type { Job } from 'bullmq';
 import { createIntegrator } from '../../src/auth/auth.service.js';
@@ -376,19 +377,6 @@ describe('account merge', () => {
     assert.equal(again.status, 403, 'a new purchase cannot name it');
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
-
-  /** Until `whilst` resolves: `blocked` resolves once some session waits for a lock that the session `pid` holds. */
-  async function waitedOn(pid: number, whilst: Promise<unknown>): Promise<'blocked' | 'finished'> {
-    const finished = whilst.then(() => 'finished' as const);
-    for (;;) {
-      const [row] = await h()
-        .orm.em.fork()
-        .execute<Array<{ n: string }>>('select count(*) as n from pg_stat_activity where ? = any (pg_blocking_pids(pid))', [pid]);
-      if (Number(row.n) > 0) return 'blocked';
-      const first = await Promise.race([finished, new Promise<'poll'>((resolve) => setTimeout(() => resolve('poll'), 20))]);
-      if (first === 'finished') return 'finished';
-    }
-  }
 
   it('refuses a purchase naming an account while a merge of it is under way (the purchase waits, then sees it closed)', async () => {
     for (const kind of ['escrow', 'invoice'] as const) {

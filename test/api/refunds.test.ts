@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { waitedOn } from '../support/locks.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { createIntegrator } from '../../src/auth/auth.service.js';
@@ -318,19 +319,6 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.deepEqual(answer.body.codes, ['REFUND_NOT_ALLOWED']);
     assert.equal(await balance(racing.wallets['USD:fiat'].wallet), 200, 'nothing came back to the merged wallet');
   });
-
-  /** Until `whilst` resolves: `blocked` once some session waits for a lock that the session `pid` holds. */
-  async function waitedOn(pid: number, whilst: Promise<unknown>): Promise<'blocked' | 'finished'> {
-    const finished = whilst.then(() => 'finished' as const);
-    for (;;) {
-      const [row] = await h()
-        .orm.em.fork()
-        .execute<Array<{ n: string }>>('select count(*) as n from pg_stat_activity where ? = any (pg_blocking_pids(pid))', [pid]);
-      if (Number(row.n) > 0) return 'blocked';
-      const first = await Promise.race([finished, new Promise<'poll'>((resolve) => setTimeout(() => resolve('poll'), 20))]);
-      if (first === 'finished') return 'finished';
-    }
-  }
 
   it('answers 202 with Location under Prefer: respond-async, and replays the answer for the same Idempotency-Key', async () => {
     const invoiceId = await paidInvoice(buyer.card!);
