@@ -19,6 +19,7 @@ import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
+import { failpoint } from '../runtime/failpoints.js';
 import { accountWasMerged, escrowOutcome, insertRefundInvoice, lockInvoice, refundsOf, type RefundRecord } from './invoice.repository.js';
 import { invoiceView, type InvoiceRecord } from './invoice.rules.js';
 import { findInvoice, invoiceNotFound } from './invoice.service.js';
@@ -117,6 +118,13 @@ async function refundSources(db: Db, em: EntityManager, purchase: InvoiceRecord,
  * invoice, its events and the one posting. A command already done answers its stored result.
  */
 export async function runRefundCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  const result = await refundInTransaction(em, commandId);
+  // A crash here: everything is committed, the job not yet finished in Redis.
+  failpoint('refund.after-commit');
+  return result;
+}
+
+function refundInTransaction(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return pooled(em).transaction(async (db) => {
     const command = await lockCommand(db, commandId);
     if (!command) return null;
@@ -185,6 +193,8 @@ export async function runRefundCommand(em: EntityManager, commandId: string): Pr
           }),
         );
     await completeCommand(db, commandId, result);
+    // A crash here: the refund invoice and its events are written but not committed.
+    failpoint('refund.before-post');
     if (sources) {
       const posting: Posting = {
         integratorId: purchase.integratorId,

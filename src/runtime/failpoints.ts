@@ -5,7 +5,13 @@
  */
 let armed = new Set<string>();
 
-export const FAILPOINTS = ['escrow.pay.before-charge', 'escrow.pay.after-charge', 'webhooks.relay.after-commit'] as const;
+export const FAILPOINTS = [
+  'escrow.pay.before-charge',
+  'escrow.pay.after-charge',
+  'refund.before-post',
+  'refund.after-commit',
+  'webhooks.relay.after-commit',
+] as const;
 export type Failpoint = (typeof FAILPOINTS)[number];
 
 export function armFailpoints(names: string[]): void {
