@@ -680,6 +680,28 @@ describe('refund rules (line items, split payments, escrows, failing card, token
       assert.equal(await balance(payer.wallets['GEM:standard'].wallet), 0);
     });
 
+    it('tokens bought for an account since merged into another: refundable 0, 409 REFUND_NOT_ALLOWED', async () => {
+      const payer = await party(gems, true);
+      const friend = await party(gems);
+      const destination = await party(gems);
+      const res = await call('POST', '/v2/token/purchase', {
+        token: gems.token,
+        body: { payment_method_id: payer.card, amount: 200, currency: 'USD', destination_account_id: friend.account_id },
+      });
+      assert.equal(res.status, 201, res.text);
+      const merge = await call('POST', '/v2/merge-accounts', {
+        token: gems.token,
+        body: { source_account_id: friend.account_id, destination_account_id: destination.account_id },
+      });
+      assert.equal(merge.status, 200, merge.text);
+      const before = await balance(destination.wallets['GEM:standard'].wallet);
+      assert.deepEqual((await summaryOf(res.body.payload.invoice_id, gems)).refundable, { USD: 0 });
+      const refused = await refundAll(res.body.payload.invoice_id, gems);
+      assert.equal(refused.status, 409, refused.text);
+      assert.deepEqual(refused.body.codes, ['REFUND_NOT_ALLOWED']);
+      assert.equal(await balance(destination.wallets['GEM:standard'].wallet), before, 'no token taken from the destination');
+    });
+
     it('a token purchase paid with the refund-failing card: REFUND-FAILED, its tokens stay with the buyer', async () => {
       const who = await party(gems);
       const failing = await addCard(gems, who.account_id, REFUND_FAILING_CARD);
@@ -833,6 +855,33 @@ describe('refund rules (line items, split payments, escrows, failing card, token
     assert.equal(s.refunds.length, 1);
     assert.deepEqual(s.refunded, { USD: 100 });
     assert.equal(await publisherBalance(integratorId), before - 100);
+  });
+
+  it("a blocked buyer's line is refunded to its wallet; the refund invoice's invoice-completed event is listed", async () => {
+    const who = await party(client);
+    await fund(who, 'USD:fiat', 500);
+    const wallet = who.wallets['USD:fiat'];
+    const inv = await paid(who, [{ payment_method_id: wallet.pm, amount: 0 }], [usd(500)]);
+    const operator = await newClient({ integrator: client.integrator, isOperator: true });
+    for (const capability of ['transactions', 'login']) {
+      const block = await call('POST', '/v2/block', {
+        token: operator.token,
+        body: { account_id: who.account_id, block_capability: capability, block_reason: 'compliance' },
+      });
+      assert.equal(block.status, 200, block.text);
+    }
+    const res = await refundLine({ line_item_id: inv.lines[0], amount: 200, payment_methods: [wallet.pm] });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(await balance(wallet.wallet), 200);
+    const refundId = res.body.payload.refunds[0].refund_invoice_id;
+    let listed: any;
+    for (let i = 0; i < 100 && !listed; i++) {
+      const events = await call('GET', `/v2/events?type=invoice-completed&account_id=${who.account_id}`, { token: client.token });
+      listed = events.body.payload.events.find((e: any) => e.payload.message.invoice_id === refundId);
+      if (!listed) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(listed, 'invoice-completed for the refund invoice');
+    assert.equal(listed.payload.message.state, 'SUCCESS');
   });
 
   it("another integrator's line item is 404 LINE_ITEM_NOT_FOUND, as a made-up id is", async () => {
