@@ -15,6 +15,7 @@ import { Invoice } from '../src/invoices/invoice.entity.js';
 import { Escrow } from '../src/escrow/escrow.entity.js';
 import { Command } from '../src/commands/command.entity.js';
 import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
+import { KycCheck, KycPersonalData } from '../src/kyc/kyc.entity.js';
 import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
@@ -44,6 +45,8 @@ export const entities = [
   WebhookDelivery,
   WebhookAttempt,
   SandboxClock,
+  KycCheck,
+  KycPersonalData,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

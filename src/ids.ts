@@ -21,7 +21,8 @@ export type IdPrefix =
   | 'rft'
   | 'rtf'
   | 'whe'
-  | 'whd';
+  | 'whd'
+  | 'kyc';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

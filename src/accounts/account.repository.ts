@@ -16,6 +16,12 @@ export function findAccount(em: EntityManager, integratorId: string, accountId: 
   return em.findOne(Account, { id: accountId, integrator: integratorId }, { populate: ['integrator'] });
 }
 
+/** The integrator an account belongs to (for operator commands that name an account alone), if it exists. */
+export async function integratorOfAccount(db: Db, accountId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ integrator_id: string }>>('select integrator_id from account where id = ?', [accountId]);
+  return row?.integrator_id;
+}
+
 /** Whether the account exists in this integrator. */
 export async function accountExists(db: Db, integratorId: string, accountId: string): Promise<boolean> {
   const [row] = await db.execute<unknown[]>('select 1 from account where id = ? and integrator_id = ?', [accountId, integratorId]);

@@ -19,6 +19,9 @@ export const ALL_SCOPES = [
   'write_webhooks',
   'read_webhooks',
   'write_sandbox',
+  'read_kyc',
+  'read_process_credits',
+  'write_process_credits',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 

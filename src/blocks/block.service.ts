@@ -99,6 +99,28 @@ export async function applyBlock(
   return true;
 }
 
+/** The active block of a capability of an account, if any (the caller's transaction). */
+export async function activeBlockOf(db: Db, accountId: string, capability: Capability): Promise<BlockRecord | null> {
+  return (await activeBlocks(db, accountId)).find((b) => b.capability === capability) ?? null;
+}
+
+/**
+ * Lifts, in the caller's transaction (the account row already locked), the active block of a
+ * capability when its reason is one of `reasons` — an outcome lifting the block an earlier
+ * outcome set (KYC acceptance). Returns whether a block was lifted.
+ */
+export async function liftBlock(
+  db: Db,
+  em: EntityManager,
+  lift: { integratorId: string; accountId: string; capability: Capability; reasons: readonly string[] },
+): Promise<boolean> {
+  const block = await activeBlockOf(db, lift.accountId, lift.capability);
+  if (!block || !lift.reasons.includes(block.reason)) return false;
+  await markBlockRemoved(db, block.block_id, null);
+  await recordChange(db, em, lift.integratorId, lift.accountId, { action: 'unblock', capability: lift.capability });
+  return true;
+}
+
 /** `POST /v2/block`: blocks one capability of an account; blocking it again changes nothing. */
 export async function blockAccount(em: EntityManager, principal: Principal, input: BlockInput): Promise<BlockResponse> {
   const decision = issueDecision(principal, input.block_capability, input.block_reason);

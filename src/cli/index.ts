@@ -19,6 +19,8 @@ import { describeError } from '../runtime/describe-error.js';
 import { DatabaseMissingError, ServiceUnavailableError } from '../db/postgres-failures.js';
 import { resolveServices } from '../runtime/services.js';
 import { publishTos } from '../tos/tos.service.js';
+import { decideKyc, eraseKycData } from '../kyc/kyc.service.js';
+import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { verifyLedger } from '../escrow/ledger-verify.service.js';
 import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
 import { createRedis } from '../queues/connection.js';
@@ -407,6 +409,46 @@ An unknown event or endpoint is an error (exit 1); so is a missing or unmigrated
       print(v.json === true, { replayed: sent }, `re-sending ${sent} deliver${sent === 1 ? 'y' : 'ies'}`);
     },
   },
+  'kyc decide': {
+    usage: `holdfast kyc decide ACCOUNT_ID --state ACCEPT|DENY|CANCEL [--json]
+
+Decides the identity (KYC) check of account ACCOUNT_ID. In production only a check in
+MANUAL_REVIEW can be decided; in staging a check in any state (one is made when the account
+has none), so that payouts can be tried without the hosted form. Emits kyc-webhook; DENY and
+CANCEL block the account's payouts (unless a payouts block is already active), ACCEPT lifts a
+payouts block that a KYC outcome set. Deciding the state the check has changes nothing.
+  --json   print {"account_id","kyc_id","state","pii_level","kyc_requirements"}`,
+    options: { state: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const accountId = positionals[0]?.trim();
+      if (!accountId || positionals.length > 1) throw new UsageError('give exactly one ACCOUNT_ID');
+      const state = typeof v.state === 'string' ? v.state : '';
+      if (!(DECISIONS as readonly string[]).includes(state)) throw new UsageError(`--state is required: one of ${DECISIONS.join(', ')}`);
+      const production = loadConfig().appEnv === 'production';
+      const decided = await withOrm({ read: 'kyc decide' }, (orm) => decideKyc(orm.em.fork(), accountId, state as Decision, production));
+      print(v.json === true, { ...decided }, `account ${decided.account_id}: KYC ${decided.state} (pii_level ${decided.pii_level})`);
+    },
+  },
+  'kyc erase': {
+    usage: `holdfast kyc erase ACCOUNT_ID [--json]
+
+Erases the personal data behind the KYC check of account ACCOUNT_ID (a person's request to be
+forgotten, with the gdpr block reason): the data is deleted for good; the check keeps its state.
+  --json   print {"account_id","erased"}`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const accountId = positionals[0]?.trim();
+      if (!accountId || positionals.length > 1) throw new UsageError('give exactly one ACCOUNT_ID');
+      const erased = await withOrm({ read: 'kyc erase' }, (orm) => eraseKycData(orm.em.fork(), accountId));
+      print(
+        v.json === true,
+        { account_id: accountId, erased },
+        erased ? `erased the KYC personal data of account ${accountId}` : `account ${accountId} has no KYC personal data`,
+      );
+    },
+  },
   'tos publish': {
     usage: `holdfast tos publish --file F [--json]
 
@@ -436,6 +478,8 @@ Commands:
   integrator create     create an integrator, optionally with a token currency
   integrator fund       staging: credit an integrator's default wallet from sandbox funding
   integrator show       an integrator's default wallets and their balances
+  kyc decide            decide an account's identity (KYC) check
+  kyc erase             erase the personal data behind an account's KYC check
   keys rotate           sign new tokens with a new key (old keys verify until their tokens expire)
   ledger verify         recompute balances and check every ledger invariant
   migrate               create the database and apply migrations

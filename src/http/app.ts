@@ -2,6 +2,7 @@
  * Assembles the Express app: request context, body parsers, validation compiled from the
  * OpenAPI documents (with the bearer-token check), idempotency, the module routers, 404/405 and the error middleware.
  */
+import { kycRoutes } from '../kyc/kyc.routes.js';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
@@ -162,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
   invoiceRoutes(api, { bus: deps.bus, signer: deps.signer, syncWaitMs: deps.config.syncWaitMs, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs);
+  kycRoutes(api);
   if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });
   app.use(api);
   app.use(notFoundHandler(doc));

@@ -31,7 +31,7 @@ function requireScopes(held: readonly string[], required: string[], token: strin
 }
 
 /**
- * The check run for every operation that declares `svc_auth`; sets `req.principal`. A user
+ * The check run for every operation that declares `svc_auth` or `user_auth`; sets `req.principal`. A user
  * password token passes only where the operation also declares `user_auth`, only with the
  * scopes listed there (it holds those of the token that opened its session, as far as the
  * client still holds them), only while its account is not login-blocked (403 otherwise) and
@@ -42,7 +42,7 @@ export function bearerAuthentication(
   signer: TokenSigner,
   sessionState: (req: Request, principal: Principal) => Promise<'active' | 'blocked' | 'revoked'>,
 ): SecurityCheck {
-  return async (req: Request, scopes: string[], userScopes: string[] | undefined) => {
+  return async (req: Request, scopes: string[] | undefined, userScopes: string[] | undefined) => {
     const header = req.headers.authorization;
     if (!header) refuse('An access token is required.', 'UNAUTHORIZED');
     const match = BEARER.exec(header);
@@ -68,6 +68,8 @@ export function bearerAuthentication(
       req.principal = principal;
       return;
     }
+    // An operation for the person alone (it declares only `user_auth`) takes no client token.
+    if (!scopes) refuse("This operation takes the account's own user password token, not a client token.", 'UNAUTHORIZED');
     requireScopes(principal.scopes, scopes, 'access token');
     req.principal = principal;
   };

@@ -106,7 +106,7 @@ function invalidMessage(failed: Array<{ errors: ErrorObject[]; root: string }>):
  * Authenticates a request: a client token with `scopes`, or (when `userScopes` is given: the
  * operation lists `user_auth`) a user password token with `userScopes`.
  */
-export type SecurityCheck = (req: Request, scopes: string[], userScopes: string[] | undefined) => Promise<void>;
+export type SecurityCheck = (req: Request, scopes: string[] | undefined, userScopes: string[] | undefined) => Promise<void>;
 
 interface CompiledOperation {
   /** Scopes of the svc_auth requirement; undefined when the operation needs no token. */
@@ -258,7 +258,7 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
     }
     const { op, params } = found;
     const run = async () => {
-      if (op.scopes) await authenticate(req, op.scopes, op.userScopes);
+      if (op.scopes || op.userScopes) await authenticate(req, op.scopes, op.userScopes);
       check(op, params, req);
     };
     run().then(() => next(), next);

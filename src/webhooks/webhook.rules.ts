@@ -9,6 +9,7 @@ export const EVENT_NAMES = [
   'escrow-transaction-update',
   'invoice-completed',
   'refund-completed',
+  'kyc-webhook',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

@@ -154,6 +154,12 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, status: 409 }; // the fixture's invoice belongs to its escrow
     case 'refundInvoice':
       return { path, body: { invoice_id: f.invoice_id, reason: 'other' }, status: 409 }; // an escrow's invoice is cancelled, not refunded
+    case 'submitKyc':
+      return {
+        path,
+        body: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-12-10', address: '1 Analytical Row', country: 'GB' },
+        status: 200,
+      };
     case 'refundLineItem':
       return { path, body: { line_item_id: f.line_item_id, amount: 1, payment_methods: [f.wallet_pm], reason: 'other' }, status: 409 };
     case 'payEscrow':

@@ -37,6 +37,8 @@ const OWNER: Record<string, string> = {
   webhook_attempt: 'webhooks',
   idempotency_key: 'idempotency',
   sandbox_clock: 'sandbox',
+  kyc_check: 'kyc',
+  kyc_personal_data: 'kyc',
 };
 
 /**

@@ -1,0 +1,46 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { KYC_STATES } from './kyc.rules.js';
+
+/** An account's identity check: its state only. The personal data behind it is kept apart. */
+export const KycCheck = defineEntity({
+  name: 'KycCheck',
+  tableName: 'kyc_check',
+  properties: {
+    accountId: p.string().primary().length(36),
+    integratorId: p.string().length(36),
+    kycId: p.string().length(36).unique('kyc_check_kyc_id_unique'),
+    state: p.enum([...KYC_STATES]).columnType('varchar(16)'),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export type IKycCheck = InferEntity<typeof KycCheck>;
+
+/**
+ * The personal data of a check, apart from its state: no endpoint returns it and nothing logs
+ * it. Erasing a person (the `gdpr` block reason) deletes this row; the check keeps its state.
+ */
+export const KycPersonalData = defineEntity({
+  name: 'KycPersonalData',
+  tableName: 'kyc_personal_data',
+  properties: {
+    kycId: p.string().primary().length(36),
+    firstName: p.string().length(100),
+    lastName: p.string().length(100),
+    dateOfBirth: p.string().columnType('date'),
+    address: p.string().length(300),
+    country: p.string().length(2),
+    submittedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+  },
+});
+export type IKycPersonalData = InferEntity<typeof KycPersonalData>;
