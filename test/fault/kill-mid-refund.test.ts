@@ -84,19 +84,22 @@ async function eventsOf(client: TestClient, accountId: string, type: string): Pr
 describe('fault: a worker killed with SIGKILL in the middle of a refund', function () {
   this.timeout(60_000);
 
-  // The refund writes its invoice, events, the command's result and its posting in one
+  // The refund writes its invoice, events, postings and the command's result in one
   // transaction: a crash before the posting rolls all of it back; a crash after the commit leaves
   // all of it written and the job not yet finished in Redis. Either way the restarted worker
-  // ends with the purchase refunded once.
+  // ends with the purchase refunded once. Each purchase is 1000 USD, by card or split 400 from
+  // the buyer's wallet + 600 by card; the line-item refund asks 500 back, wallet first.
   const cases = [
-    { failpoint: 'refund.before-post', committed: false, split: false },
-    { failpoint: 'refund.before-post', committed: false, split: true },
-    { failpoint: 'refund.after-commit', committed: true, split: false },
-    { failpoint: 'refund.after-commit', committed: true, split: true },
+    { failpoint: 'refund.before-post', committed: false, split: false, lineItem: false },
+    { failpoint: 'refund.before-post', committed: false, split: true, lineItem: false },
+    { failpoint: 'refund.after-commit', committed: true, split: false, lineItem: false },
+    { failpoint: 'refund.after-commit', committed: true, split: true, lineItem: false },
+    { failpoint: 'refund.before-post', committed: false, split: true, lineItem: true },
   ];
   for (const c of cases) {
+    const what = c.lineItem ? 'a partial line-item refund' : 'a full refund';
     const paidBy = c.split ? 'a wallet + card split' : 'card';
-    it(`${c.failpoint}, a purchase paid by ${paidBy}: the restarted worker refunds it exactly once`, async () => {
+    it(`${c.failpoint}, ${what} of a purchase paid by ${paidBy}: the restarted worker refunds exactly once`, async () => {
       const prefix = `${TEST_QUEUE_PREFIX}-${unique('fault')}`;
       const bus = new CommandBus(h().redisUrl, prefix);
       const jobs = new Queue(QueueName.Commands, { connection: h().redis, prefix });
@@ -119,27 +122,37 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
         });
         assert.equal(created.status, 201, created.text);
         const invoiceId = created.body.payload.invoice_id;
+        const lineItemId: string = Object.values<any>(created.body.payload.line_items)[0].line_item_id;
         const paid = await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token });
         assert.equal(paid.body.payload.state, 'SUCCESS', paid.text);
         // Enough for a second refund: only exactly-once keeps the wallet from paying twice.
         await fundIntegrator(h().orm.em.fork(), client.integrator, 'USD', 5000);
         const integratorBefore = await integratorBalance(client);
         const walletBefore = await balance(wallet.wallet);
+        const amount = c.lineItem ? 500 : 1000;
         const expectedMethods = c.split
           ? [
-              { payment_method_id: wallet.pm, amount: 400 },
-              { payment_method_id: buyer.card, amount: 600 },
+              { payment_method_id: wallet.pm, amount: 400, status: 'succeeded' },
+              { payment_method_id: buyer.card!, amount: amount - 400, status: 'succeeded' },
             ]
-          : [{ payment_method_id: buyer.card, amount: 1000 }];
+          : [{ payment_method_id: buyer.card!, amount, status: 'succeeded' }];
 
-        const accepted = await call('POST', '/v2/refund', {
-          token: client.token,
-          baseUrl: app.baseUrl,
-          headers: { prefer: 'respond-async' },
-          body: { invoice_id: invoiceId, reason: 'product_related', note: c.failpoint },
-        });
+        const reason = { reason: 'product_related', note: c.failpoint };
+        const accepted = c.lineItem
+          ? await call('POST', '/v2/line-item/refund', {
+              token: client.token,
+              baseUrl: app.baseUrl,
+              headers: { prefer: 'respond-async' },
+              body: { line_item_id: lineItemId, amount, payment_methods: [wallet.pm, buyer.card], ...reason },
+            })
+          : await call('POST', '/v2/refund', {
+              token: client.token,
+              baseUrl: app.baseUrl,
+              headers: { prefer: 'respond-async' },
+              body: { invoice_id: invoiceId, ...reason },
+            });
         assert.equal(accepted.status, 202, accepted.text);
-        const commandId = accepted.headers.get('x-command-id');
+        const commandId = accepted.headers.get('x-command-id') ?? '';
         assert.ok(commandId, 'the 202 names its command');
 
         const death = await first.exited;
@@ -154,7 +167,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
           assert.equal(midway.refunds.length, 1);
           assert.equal(midway.refunds[0].status, 'REFUND-SUCCESS');
           assert.deepEqual(midwayPostings, [`invoice:${midway.refunds[0].refund_invoice_id}:refund`]);
-          assert.equal(await integratorBalance(client), integratorBefore - 1000);
+          assert.equal(await integratorBalance(client), integratorBefore - amount);
           assert.equal((await eventsOf(client, buyer.account_id, 'refund-completed')).length, 1);
         } else {
           // Rolled back: no refund invoice, no posting, no event; the command still to run.
@@ -163,6 +176,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
           assert.deepEqual(midway.refundable, { USD: 1000 });
           assert.deepEqual(midwayPostings, []);
           assert.equal(await integratorBalance(client), integratorBefore);
+          assert.equal(await balance(wallet.wallet), walletBefore);
           assert.deepEqual(await eventsOf(client, buyer.account_id, 'refund-completed'), []);
         }
         assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
@@ -181,9 +195,9 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
           const job = await until(
             'the command job to complete',
             async () => {
-              const state = await jobs.getJobState(commandId!);
+              const state = await jobs.getJobState(commandId);
               if (state === 'failed') assert.fail(`the command job failed\n${second.output()}`);
-              return state === 'completed' ? jobs.getJob(commandId!) : undefined;
+              return state === 'completed' ? jobs.getJob(commandId) : undefined;
             },
             second.output,
           );
@@ -192,16 +206,17 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
 
           const summary = (await call('GET', `/v2/invoice/${invoiceId}/refunds`, { token: client.token })).body.payload;
           assert.deepEqual(done.result.body.payload, summary, 'the command answers the summary as it stands');
-          assert.equal(summary.is_fully_refunded, true);
-          assert.deepEqual(summary.refunded, { USD: 1000 });
-          assert.deepEqual(summary.refundable, { USD: 0 });
+          assert.equal(summary.is_fully_refunded, !c.lineItem);
+          assert.deepEqual(summary.refunded, { USD: amount });
+          assert.deepEqual(summary.refundable, { USD: 1000 - amount });
           assert.equal(summary.refunds.length, 1, 'exactly one refund invoice');
           const [refund] = summary.refunds;
           assert.equal(refund.status, 'REFUND-SUCCESS');
-          assert.equal(refund.amount, 1000);
+          assert.equal(refund.amount, amount);
+          assert.equal(refund.line_item_id, c.lineItem ? lineItemId : null);
           assert.deepEqual(
-            [...refund.payment_methods].sort((a: any, b: any) => a.amount - b.amount),
-            expectedMethods.sort((a, b) => a.amount - b.amount),
+            [...refund.payment_methods].sort((a: any, b: any) => a.payment_method_id.localeCompare(b.payment_method_id)),
+            expectedMethods.sort((a, b) => a.payment_method_id.localeCompare(b.payment_method_id)),
           );
           if (c.committed) assert.equal(refund.refund_invoice_id, midway.refunds[0].refund_invoice_id, 'the committed refund kept');
           assert.deepEqual(
@@ -210,7 +225,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
           );
 
           assert.deepEqual(await refundPostings(buyer.integrator_id), [`invoice:${refund.refund_invoice_id}:refund`], 'one posting');
-          assert.equal(await integratorBalance(client), integratorBefore - 1000, 'the integrator paid once');
+          assert.equal(await integratorBalance(client), integratorBefore - amount, 'the integrator paid once');
           assert.equal(await balance(wallet.wallet), walletBefore + (c.split ? 400 : 0), 'the wallet part came back once');
 
           const completed = await eventsOf(client, buyer.account_id, 'refund-completed');
@@ -220,11 +235,25 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
           assert.deepEqual(completed[0].payload.message.failed_refunds, []);
           assert.equal(
             completed[0].payload.message.successful_refunds.reduce((sum: number, p: { amount: number }) => sum + p.amount, 0),
-            1000,
+            amount,
           );
           const invoiceEvents = await eventsOf(client, buyer.account_id, 'invoice-completed');
           assert.equal(invoiceEvents.filter((e) => e.payload.message.invoice_id === refund.refund_invoice_id).length, 1);
           assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+
+          if (c.lineItem) {
+            // What the crash left refundable is still whole: the rest of the purchase comes back once.
+            const rest = await call('POST', '/v2/refund', { token: client.token, body: { invoice_id: invoiceId, ...reason } });
+            assert.equal(rest.status, 200, rest.text);
+            assert.equal(rest.body.payload.is_fully_refunded, true);
+            assert.deepEqual(rest.body.payload.refunded, { USD: 1000 });
+            assert.deepEqual(rest.body.payload.refundable, { USD: 0 });
+            assert.equal(rest.body.payload.refunds.length, 2);
+            assert.equal((await refundPostings(buyer.integrator_id)).length, 2);
+            assert.equal(await integratorBalance(client), integratorBefore - 1000);
+            assert.equal(await balance(wallet.wallet), walletBefore + 400);
+            assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+          }
         } finally {
           second.child.kill('SIGTERM');
           await second.exited;
