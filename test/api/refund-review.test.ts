@@ -3,6 +3,7 @@
  * on the code it was written against) or pins a rule that was attacked and held up.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { createIntegrator } from '../../src/auth/auth.service.js';
@@ -164,6 +165,39 @@ describe('refunds: adversarial review', () => {
     assert.equal(await publisherBalance(buyer.integrator_id), before - 1000);
   });
 
+  it('concurrent duplicate line-item refunds (a client retry without Idempotency-Key) refund once, as the contract asks of both POSTs', async () => {
+    const { id, lines } = await paidInvoice(client, buyer, [{ pm: buyer.card!, amount: 0 }], [1000]);
+    const body = { line_item_id: lines[0], amount: 200, payment_methods: [buyer.card], reason: 'other' };
+    // Hold the purchase invoice's row so that no refund command runs before all three are asked.
+    const holder = h().orm.em.fork();
+    await holder.begin();
+    let commands: string[];
+    try {
+      await holder.execute('select id from invoice where id = ? for update', [id]);
+      const asked = await Promise.all(
+        [1, 2, 3].map(() => call('POST', '/v2/line-item/refund', { token: client.token, body, headers: { prefer: 'respond-async' } })),
+      );
+      for (const a of asked) assert.equal(a.status, 202, a.text);
+      commands = [...new Set(asked.map((a) => a.headers.get('x-command-id')!))];
+    } finally {
+      await holder.commit();
+    }
+    for (const command of commands) {
+      for (let i = 0; ; i++) {
+        const got = await call('GET', `/v2/commands/${command}`, { token: client.token });
+        if (got.body.payload.state === 'done') break;
+        assert.ok(i < 500, `command ${command} never finished`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const summary = (await call('GET', `/v2/invoice/${id}/refunds`, { token: client.token })).body.payload;
+    assert.deepEqual(
+      summary.refunded,
+      { USD: 200 },
+      `${summary.refunds.length} refunds of one request asked three times at once (${commands.length} commands)`,
+    );
+  });
+
   it('a retried line-item refund with its Idempotency-Key refunds once', async () => {
     const { id, lines } = await paidInvoice(client, buyer, [{ pm: buyer.card!, amount: 0 }], [500]);
     const key = unique('review-key-');
@@ -315,6 +349,69 @@ describe('refunds: adversarial review', () => {
     assert.deepEqual(none.body.codes, ['NOTHING_TO_REFUND']);
     assert.equal(await publisherBalance(b.integrator_id), 5000 + 1000 - 996);
     assert.deepEqual(await ledgerProblems(), []);
+  });
+
+  it('a large token purchase at 10000 tokens per USD refunds what its unspent tokens cover (no floating-point overshoot)', async () => {
+    const name = unique('review-big-');
+    await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 10_000 });
+    const gems = await newClient({ integrator: name });
+    const b = await party(gems, true);
+    // USD 191,690.51 buys 1,916,905,100 tokens; 8,408,200 are spent, 1,908,496,900 stay: they cover 19,084,969 cents exactly.
+    const bought = await call('POST', '/v2/token/purchase', {
+      token: gems.token,
+      body: { payment_method_id: b.card, amount: 19_169_051, currency: 'USD' },
+    });
+    assert.equal(bought.body.payload.state, 'SUCCESS', bought.text);
+    const invoiceId = bought.body.payload.invoice_id;
+    const tokens = b.wallets['GEM:standard'].wallet;
+    const publisherGem = await systemAccount(h().orm.em.fork(), b.integrator_id, 'publisher_wallet', 'GEM');
+    await h()
+      .orm.em.fork()
+      .transactional((tx) =>
+        post(tx, {
+          integratorId: b.integrator_id,
+          reference: unique('review-spend-'),
+          description: 'review: tokens spent',
+          entries: [
+            { account: tokens, currency: 'GEM', amount: -8_408_200 },
+            { account: publisherGem, currency: 'GEM', amount: 8_408_200 },
+          ],
+        }),
+      );
+    assert.equal(await balance(tokens), 1_908_496_900);
+    const summary = (await call('GET', `/v2/invoice/${invoiceId}/refunds`, { token: gems.token })).body.payload;
+    assert.deepEqual(summary.refundable, { USD: 19_084_969 });
+    // Asked without waiting: the refund's command runs once and is done, or it keeps failing and retrying.
+    const asked = await call('POST', '/v2/refund', {
+      token: gems.token,
+      body: { invoice_id: invoiceId, reason: 'other' },
+      headers: { prefer: 'respond-async' },
+    });
+    assert.equal(asked.status, 202, asked.text);
+    const command = asked.headers.get('x-command-id')!;
+    let state = 'pending';
+    for (let i = 0; i < 100 && state !== 'done'; i++) {
+      state = (await call('GET', `/v2/commands/${command}`, { token: gems.token })).body.payload.state;
+      if (state !== 'done') await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.equal(state, 'done', 'the refund command is still pending: its posting overdrew the token wallet and the job retries');
+    assert.equal(await balance(tokens), 0);
+  });
+
+  it("a wallet's statement shows the refund, with a phase its documentation names", async () => {
+    const b = await party(client);
+    await fund(b, 'USD:fiat', 300);
+    const { id } = await paidInvoice(client, b, [{ pm: b.wallets['USD:fiat'].pm, amount: 0 }], [300]);
+    const refunded = await call('POST', '/v2/refund', { token: client.token, body: { invoice_id: id, reason: 'other' } });
+    assert.equal(refunded.status, 200, refunded.text);
+    const statement = await call('GET', `/v1/${b.account_id}/statement`, { token: client.token });
+    assert.equal(statement.status, 200, statement.text);
+    const [latest] = statement.body.payload.entries;
+    assert.deepEqual([latest.amount, latest.invoice_id], [300, refunded.body.payload.refunds[0].refund_invoice_id]);
+    // StatementEntry.phase lists the phases a statement shows.
+    const yaml = readFileSync('openapi/invoicing.yaml', 'utf8');
+    const documented = /phase: \{ type: string, description: '([^']*)' \}/.exec(yaml)![1];
+    assert.ok(documented.includes(`\`${latest.phase}\``), `phase ${latest.phase} is not among ${documented}`);
   });
 
   it('names a line-item refund method error the way every other array field is named (payment_methods.1, not payment_methods[1])', async () => {
