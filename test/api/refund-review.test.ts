@@ -142,7 +142,10 @@ describe('refunds: adversarial review', () => {
     const { id, lines } = await paidInvoice(client, buyer, [{ pm: buyer.card!, amount: 0 }], [1000]);
     const before = await publisherBalance(buyer.integrator_id);
     const answers = await Promise.all(
-      Array.from({ length: 12 }, () => lineRefund(client, { line_item_id: lines[0], amount: 300, payment_methods: [buyer.card] })),
+      // Each request different (its note): identical ones in flight together share one refund.
+      Array.from({ length: 12 }, (_, i) =>
+        lineRefund(client, { line_item_id: lines[0], amount: 300, payment_methods: [buyer.card], note: `request ${i}` }),
+      ),
     );
     const statuses = answers.map((a) => a.status);
     assert.ok(
