@@ -365,9 +365,11 @@ export interface paths {
          *     nothing left → 409 `NOTHING_TO_REFUND`; a line on no purchase of the caller's → 404
          *     `LINE_ITEM_NOT_FOUND`. Otherwise as `POST /v2/refund`: where the money comes from, the
          *     refund invoice and its states, `REFUND_REJECTED`, `REFUND_NOT_ALLOWED`, the events, and
-         *     the 200 refund summary (the refund lists `line_item_id`). Each request is its own
-         *     command: two partial refunds asked at once both run, one after the other; send an
-         *     `Idempotency-Key` to make a retry safe.
+         *     the 200 refund summary (the refund lists `line_item_id`). Identical requests (same line,
+         *     amount, methods, reason, sub-reason and note) in flight at once share one command and
+         *     refund once; different partial refunds asked at once all run, one after the other,
+         *     within what is left. A request made after an identical one finished is a new refund:
+         *     send an `Idempotency-Key` to make a retry safe.
          */
         post: operations["refundLineItem"];
         delete?: never;
