@@ -7,7 +7,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
-import { invoicePostingPhases, overRefundedLines, overRefundedMethods } from '../invoices/invoice.repository.js';
+import { invoicePostingPhases, overRefundedLines, overRefundedMethods, refundAmountMismatches } from '../invoices/invoice.repository.js';
 import { verifyLedgerWith, type VerifyReport } from '../ledger/ledger.service.js';
 import { escrowHoldingMismatches, escrowPostingPhases } from './escrow.repository.js';
 
@@ -63,6 +63,10 @@ async function escrowProblems(db: Db): Promise<string[]> {
   // Refunds: no payment method has had back more than it paid.
   for (const r of await overRefundedMethods(db)) {
     problems.push(`invoice ${r.invoice_id}: payment method ${r.payment_method_id} paid ${r.paid} but had ${r.back} back in refunds`);
+  }
+  // Refunds: each refund posting moved exactly the parts of its refund that went through.
+  for (const r of await refundAmountMismatches(db)) {
+    problems.push(`refund invoice ${r.id}: its parts that went through total ${r.succeeded} but its posting moved ${r.moved}`);
   }
   // Refunds: no line item has had back more than it cost.
   for (const r of await overRefundedLines(db)) {

@@ -7,7 +7,7 @@
 import { buyerJsonSql } from '../accounts/account.repository.js';
 import { mergedAccountSql, transactionBlockedSql } from '../blocks/block.repository.js';
 import type { Db } from '../db/sql.js';
-import { postingPhasesSql, walletAccountsAmongSql } from '../ledger/ledger.repository.js';
+import { postingMovedSql, postingPhasesSql, walletAccountsAmongSql } from '../ledger/ledger.repository.js';
 import { activeMethodsAmongSql, joinPaymentMethodSql } from '../payment-methods/payment-method.repository.js';
 import type { InvoiceMechanism, StoredCharge, StoredLineItem } from './invoice.entity.js';
 import type { InvoiceRecord } from './invoice.rules.js';
@@ -360,6 +360,20 @@ export function overRefundedMethods(db: Db): Promise<Array<{ invoice_id: string;
        from back b left join paid p on p.invoice_id = b.invoice_id and p.payment_method_id = b.payment_method_id
       where b.back > coalesce(p.paid, 0)
       order by 1, 2`,
+  );
+}
+
+/** Refund invoices whose `refund` posting moved other than the parts of it that went through (`ledger verify`). */
+export function refundAmountMismatches(db: Db): Promise<Array<{ id: string; succeeded: string; moved: string }>> {
+  return db.execute(
+    `with moved as (${postingMovedSql('invoice', 'refund')}),
+          succeeded as (select r.id, coalesce(sum((m ->> 'amount')::bigint) filter (where ${partSucceededSql('r')}), 0) as succeeded
+                          from invoice r, jsonb_array_elements(r.payment_methods) m
+                         where r.refunded_invoice_id is not null group by 1)
+     select s.id, s.succeeded, coalesce(m.moved, 0) as moved
+       from succeeded s left join moved m on m.owner_id = s.id
+      where s.succeeded <> coalesce(m.moved, 0)
+      order by 1`,
   );
 }
 

@@ -177,7 +177,7 @@ export function lineRefundCells(
   if (!line) return { ok: false, problem: { kind: 'no_line' } };
   const seen = new Set<string>();
   for (const [i, id] of request.payment_methods.entries()) {
-    const field = `payment_methods[${i}]`;
+    const field = `payment_methods.${i}`;
     if (seen.has(id)) return { ok: false, problem: { kind: 'field', field, code: 'DUPLICATE', message: `${id} is named twice.` } };
     seen.add(id);
     if (!left.methods.some((c) => c.payment_method_id === id))
@@ -254,8 +254,15 @@ export function refundLines(cells: RefundCell[], purchaseLines: StoredLineItem[]
  * already, `now` are refunded now; the purchase issued `tokens` for `cents`.
  */
 export function tokensTakenBack(tokens: number, cents: number, before: number, now: number): number {
-  const upTo = (c: number) => (c >= cents ? tokens : Math.ceil((c * tokens) / cents));
-  return upTo(before + now) - upTo(before);
+  return Number(tokensUpTo(tokens, cents, before + now) - tokensUpTo(tokens, cents, before));
+}
+
+/** The tokens `c` refunded cents take back in all: ceil(c × tokens / cents), exactly (the product may pass 2^53). */
+function tokensUpTo(tokens: number, cents: number, c: number): bigint {
+  if (c >= cents) return BigInt(tokens);
+  const product = BigInt(c) * BigInt(tokens);
+  const whole = BigInt(cents);
+  return (product + whole - 1n) / whole;
 }
 
 /**
@@ -263,10 +270,11 @@ export function tokensTakenBack(tokens: number, cents: number, before: number, n
  * tokens: the cents those tokens (with the ones already taken back) cover.
  */
 export function tokenRefundCap(tokens: number, cents: number, before: number, unspent: number): number {
-  const reach = tokensTakenBack(tokens, cents, 0, before) + unspent;
-  if (reach >= tokens) return cents - before;
+  const reach = tokensUpTo(tokens, cents, before) + BigInt(unspent);
+  if (reach >= BigInt(tokens)) return cents - before;
   // ceil(c × tokens / cents) ≤ reach  ⇔  c ≤ floor(reach × cents / tokens).
-  return Math.max(Math.min(cents - before, Math.floor((reach * cents) / tokens) - before), 0);
+  const covered = Number((reach * BigInt(cents)) / BigInt(tokens));
+  return Math.max(Math.min(cents - before, covered - before), 0);
 }
 
 /** How far an escrow invoice's escrow got (read from its phase invoices); null for an invoice of no escrow. */

@@ -7,6 +7,7 @@
  * it has not had back yet, in one posting (`invoice:<refund_invoice_id>:refund`); a token
  * purchase's refund also takes its tokens back (`invoice:<refund_invoice_id>:tokens`).
  */
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { holdAccounts } from '../accounts/account.repository.js';
 import { AppError, errorReply } from '../errors.js';
@@ -18,7 +19,7 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { balancesOf, lockBalancesOf } from '../ledger/ledger.repository.js';
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
-import type { EntryInput } from '../ledger/ledger.rules.js';
+import { isWalletAccount, type EntryInput } from '../ledger/ledger.rules.js';
 import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { failpoint } from '../runtime/failpoints.js';
@@ -54,6 +55,14 @@ import {
   type RefundStatus,
 } from './refund.rules.js';
 import { prepareCharges } from './settlement.service.js';
+
+/** How many times a refund runs when PostgreSQL aborts it for contention (deadlock, serialization). */
+const CONTENTION_ATTEMPTS = 3;
+
+function isContention(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return code === '40P01' || code === '40001';
+}
 
 /** What an `invoice.refund` command carries: a full refund's request, or a line-item refund's. */
 type RefundInput = RefundRequest & Partial<Pick<LineRefundRequest, 'line_item_id' | 'amount' | 'payment_methods'>>;
@@ -175,8 +184,8 @@ export async function requestRefund(
 /**
  * `POST /v2/line-item/refund`: `amount` of one line of a purchase, back to the given payment
  * methods in order. Checked at once against what is left (a 400 or 409 without a command), and
- * again by the command under the purchase's lock. Each request is its own command: two
- * partial refunds asked at once both run, one after the other, within what the line has left.
+ * again by the command under the purchase's lock. Different partial refunds asked at once both
+ * run, one after the other, within what the line has left; identical ones share one command.
  */
 export async function requestLineItemRefund(
   em: EntityManager,
@@ -205,7 +214,10 @@ export async function requestLineItemRefund(
     amount: body.amount,
     payment_methods: [...body.payment_methods],
   };
-  return submitRefund(em, bus, principal, invoice, input, newId('req'), opts);
+  // Identical requests in flight at once share one command (one refund); a request made after
+  // an identical one finished is a new refund of its own.
+  const inputKey = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+  return submitRefund(em, bus, principal, invoice, input, inputKey, opts);
 }
 
 /**
@@ -239,7 +251,17 @@ function refundSources(
  * stored result.
  */
 export async function runRefundCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  const result = await refundInTransaction(em, commandId);
+  let result: CommandResult | null;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      result = await refundInTransaction(em, commandId);
+      break;
+    } catch (err) {
+      // A deadlock or serialization failure rolled everything back: run it again at once
+      // (a few times) rather than wait for the job's retry.
+      if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;
+    }
+  }
   // A crash here: everything is committed, the job not yet finished in Redis.
   failpoint('refund.after-commit');
   return result;
@@ -275,8 +297,16 @@ function refundInTransaction(em: EntityManager, commandId: string): Promise<Comm
     const issuance = currency === 'USD' ? null : await systemAccount(em, integratorId, 'token_issuance', currency);
     const tokenWallet = await tokenWalletOf(db, purchase);
     const tokenIssuance = holder ? await systemAccount(em, integratorId, 'token_issuance', holder.token_currency) : null;
-    const accounts = [publisher, issuance, tokenWallet, tokenIssuance, ...methods.map((m) => m.account)].filter((a): a is string => !!a);
-    const balances = new Map((await lockBalancesOf(db, [...new Set(accounts)])).map((r) => [r.id, r.balance]));
+    const accounts = [...new Set([publisher, issuance, tokenWallet, tokenIssuance, ...methods.map((m) => m.account)])].filter(
+      (a): a is string => !!a,
+    );
+    // Wallets first, then system accounts, each in id order: the order a pay takes them in
+    // (its buyer's wallets, then the integrator's accounts it posts to), so the two never wait
+    // on each other in a cycle.
+    const balances = new Map<string, number>();
+    for (const group of [accounts.filter(isWalletAccount), accounts.filter((a) => !isWalletAccount(a))]) {
+      if (group.length) for (const r of await lockBalancesOf(db, group)) balances.set(r.id, r.balance);
+    }
     const cap = capOf(purchase, left.refunded, tokenWallet ? (balances.get(tokenWallet) ?? 0) : undefined);
     let cells: RefundCell[];
     if (input.line_item_id) {

@@ -154,6 +154,16 @@ export function postingPhasesSql(prefix: 'escrow' | 'invoice'): string {
             from ledger_posting where reference like '${prefix}:%' and split_part(reference, ':', 4) = '' group by 1`;
 }
 
+/**
+ * Fragment: what the postings of one phase moved, per owner (`owner_id`, `moved`: the sum of
+ * their positive entries), for references `<prefix>:<owner_id>:<phase>`.
+ */
+export function postingMovedSql(prefix: 'escrow' | 'invoice', phase: string): string {
+  return `select split_part(p.reference, ':', 2) as owner_id, sum(e.amount) filter (where e.amount > 0) as moved
+            from ledger_posting p join ledger_entry e on e.posting_id = p.id
+           where p.reference like '${prefix}:%:${phase}' and split_part(p.reference, ':', 4) = '' group by 1`;
+}
+
 /** Fragment: the escrow holding balances, as rows (`integrator_id`, `currency`, `balance`). */
 export const ESCROW_HOLDING_BALANCES_SQL = `select integrator_id, currency, balance from ledger_account where kind = 'escrow_holding'`;
 

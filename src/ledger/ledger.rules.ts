@@ -39,6 +39,11 @@ export function mergeEntries(entries: EntryInput[]): EntryInput[] {
 }
 
 /** The wallet ledger account of a wallet payment method: `pm_X` → `wal_X`. */
+/** Whether a ledger account id is a wallet's (a payment method's) rather than a system account's. */
+export function isWalletAccount(accountId: string): boolean {
+  return accountId.startsWith('wal_');
+}
+
 export function walletIdOf(paymentMethodId: string): string {
   return `wal_${paymentMethodId.slice(paymentMethodId.indexOf('_') + 1)}`;
 }

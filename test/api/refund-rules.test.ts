@@ -212,13 +212,13 @@ describe('refund rules (line items, split payments, escrows, failing card, token
 
     // Refusals, before anything was refunded.
     assert.deepEqual(errorsOf(await refundLine({ line_item_id: a, amount: 10, payment_methods: [card, split.declined] })), {
-      'payment_methods[1]': ['NOT_CHARGED'],
+      'payment_methods.1': ['NOT_CHARGED'],
     });
     assert.deepEqual(errorsOf(await refundLine({ line_item_id: a, amount: 10, payment_methods: [buyer.card] })), {
-      'payment_methods[0]': ['NOT_CHARGED'],
+      'payment_methods.0': ['NOT_CHARGED'],
     });
     assert.deepEqual(errorsOf(await refundLine({ line_item_id: a, amount: 10, payment_methods: [wallet.pm, card, wallet.pm] })), {
-      'payment_methods[2]': ['DUPLICATE'],
+      'payment_methods.2': ['DUPLICATE'],
     });
     assert.ok('amount' in errorsOf(await refundLine({ line_item_id: a, amount: 0, payment_methods: [card] })));
     assert.ok('amount' in errorsOf(await refundLine({ line_item_id: a, amount: -5, payment_methods: [card] })));
@@ -806,7 +806,10 @@ describe('refund rules (line items, split payments, escrows, failing card, token
     const [line, other] = inv.lines;
     const before = await publisherBalance(integratorId);
     const amounts = [300, 250, 200, 150, 100, 300, 250, 200, 150, 100];
-    const answers = await Promise.all(amounts.map((amount) => refundLine({ line_item_id: line, amount, payment_methods: [who.card] })));
+    // Each request different (its note): identical ones in flight together would share one refund.
+    const answers = await Promise.all(
+      amounts.map((amount, i) => refundLine({ line_item_id: line, amount, payment_methods: [who.card], note: `request ${i}` })),
+    );
     for (const a of answers) assert.ok([200, 400, 409].includes(a.status), `${a.status} ${a.text}`);
     assert.ok(answers.some((a) => a.status === 200));
     const s = await summaryOf(inv.id);

@@ -6,7 +6,12 @@ import { createIntegrator } from '../../src/auth/auth.service.js';
 import { db, emDb } from '../../src/db/sql.js';
 import { insertActiveBlock } from '../../src/blocks/block.repository.js';
 import { newId } from '../../src/ids.js';
-import { insertRefundInvoice, overRefundedMethods } from '../../src/invoices/invoice.repository.js';
+import {
+  insertRefundInvoice,
+  overRefundedLines,
+  overRefundedMethods,
+  refundAmountMismatches,
+} from '../../src/invoices/invoice.repository.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
@@ -385,16 +390,19 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
-  it('ledger verify names a payment method that had back more than it paid (checked on a rolled-back write)', async () => {
+  it('ledger verify names a method or a line that had back more than it paid, and a refund posting that does not match its parts (rolled-back write)', async () => {
     const invoiceId = await paidInvoice(buyer.card!);
     const refunded = await refund(invoiceId);
     assert.equal(refunded.status, 200, refunded.text);
+    const purchase = (await call('GET', `/v2/invoice/${invoiceId}`, { token: client.token })).body.payload;
+    const line = Object.values(purchase.line_items)[0] as { line_item_id: string };
+    const badId = unique('inv_bad');
     const rolledBack = new Error('roll back');
     await assert.rejects(
       db(h().orm.em).transaction(async (tx) => {
         const now = new Date();
         await insertRefundInvoice(tx, {
-          id: unique('inv_bad'),
+          id: badId,
           integratorId: buyer.integrator_id,
           accountId: buyer.account_id,
           escrowId: null,
@@ -408,7 +416,21 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
           totalAmount: 1,
           failureReason: null,
           paymentMethods: [{ payment_method_id: buyer.card!, amount: 1, currency: 'USD' }],
-          lineItems: [],
+          lineItems: [
+            {
+              line_item_id: line.line_item_id,
+              amount: 1,
+              currency: 'USD',
+              transaction_type: 'user_to_integrator',
+              product_sku: '',
+              description: '',
+              reference_type: '',
+              reference_id: '',
+              metadata: {},
+              recipients: [],
+              parts: [{ payment_method_id: buyer.card!, amount: 1 }],
+            } as never,
+          ],
           createdAt: now,
           updatedAt: now,
           refundedInvoiceId: invoiceId,
@@ -417,6 +439,17 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
         assert.deepEqual(
           over.map((o) => [o.invoice_id, o.payment_method_id, Number(o.paid), Number(o.back)]),
           [[invoiceId, buyer.card, 1000, 1001]],
+        );
+        const overLines = await overRefundedLines(tx);
+        assert.deepEqual(
+          overLines.map((o) => [o.invoice_id, o.line_item_id, Number(o.paid), Number(o.back)]),
+          [[invoiceId, line.line_item_id, 1000, 1001]],
+        );
+        // Its parts went through (1) but it has no posting (0).
+        const mismatched = await refundAmountMismatches(tx);
+        assert.deepEqual(
+          mismatched.map((m) => [m.id, Number(m.succeeded), Number(m.moved)]),
+          [[badId, 1, 0]],
         );
         throw rolledBack;
       }),

@@ -96,7 +96,7 @@ describe('refund rules', () => {
     assert.equal((problem({ line_item_id: 'li_a', amount: 1, payment_methods: ['pm_other'] }) as { code: string }).code, 'NOT_CHARGED');
     assert.equal(
       (problem({ line_item_id: 'li_a', amount: 1, payment_methods: ['pm_card', 'pm_card'] }) as { field: string }).field,
-      'payment_methods[1]',
+      'payment_methods.1',
     );
     assert.deepEqual(problem({ line_item_id: 'li_x', amount: 1, payment_methods: ['pm_card'] }), { kind: 'no_line' });
   });

@@ -361,13 +361,15 @@ export interface paths {
          *     the line has left → 400 naming `amount` (`EXCEEDS_REFUNDABLE`, the message says how much
          *     is left); methods that together have less left than `amount` → 400 naming
          *     `payment_methods` (`EXCEEDS_REFUNDABLE`); a method that did not pay the invoice or is
-         *     named twice → 400 naming `payment_methods[i]` (`NOT_CHARGED`, `DUPLICATE`); a line with
+         *     named twice → 400 naming `payment_methods.<i>` (`NOT_CHARGED`, `DUPLICATE`); a line with
          *     nothing left → 409 `NOTHING_TO_REFUND`; a line on no purchase of the caller's → 404
          *     `LINE_ITEM_NOT_FOUND`. Otherwise as `POST /v2/refund`: where the money comes from, the
          *     refund invoice and its states, `REFUND_REJECTED`, `REFUND_NOT_ALLOWED`, the events, and
-         *     the 200 refund summary (the refund lists `line_item_id`). Each request is its own
-         *     command: two partial refunds asked at once both run, one after the other; send an
-         *     `Idempotency-Key` to make a retry safe.
+         *     the 200 refund summary (the refund lists `line_item_id`). Identical requests (same line,
+         *     amount, methods, reason, sub-reason and note) in flight at once share one command and
+         *     refund once; different partial refunds asked at once all run, one after the other,
+         *     within what is left. A request made after an identical one finished is a new refund:
+         *     send an `Idempotency-Key` to make a retry safe.
          */
         post: operations["refundLineItem"];
         delete?: never;
@@ -635,9 +637,9 @@ export interface components {
             source_type: "escrow" | "invoice" | "merge" | "other";
             /** @description Empty unless an escrow phase moved the money. */
             escrow_id: string;
-            /** @description The invoice behind it: the escrow phase's invoice, or the invoice paid; empty for a merge. */
+            /** @description The invoice behind it: the escrow phase's invoice, the invoice paid, or the refund invoice; empty for a merge. */
             invoice_id: string;
-            /** @description `pay`, `commit`, `cancel`, `issue` (tokens issued), `merge`. */
+            /** @description `pay`, `commit`, `cancel`, `issue` (tokens issued), `refund` (a refund gave money back), `tokens` (tokens taken back by the refund of a token purchase), `merge`. */
             phase: string;
             description: string;
         };
