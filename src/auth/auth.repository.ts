@@ -10,6 +10,7 @@ import { emDb, type Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { Client, type IClient } from './client.entity.js';
 import { Integrator, type IIntegrator } from './integrator.entity.js';
+import type { IntegratorSettings } from './auth.rules.js';
 
 /** Fragment: `join integrator <alias> on <alias>.id = <integratorId>`; the name is then `<alias>.name`. */
 export function joinIntegratorSql(alias: string, integratorIdExpression: string): string {
@@ -93,6 +94,31 @@ export async function insertIntegrator(
   const integrator = em.create(Integrator, { id: newId('int'), ...input, createdAt: new Date() });
   await em.flush();
   return integrator;
+}
+
+/** An integrator's payout and conversion settings, read fresh (operators change them while processes run). */
+export async function integratorSettingsOf(db: Db, integratorId: string): Promise<IntegratorSettings> {
+  const [row] = await db.execute<Array<{ payout_auto_approve_max: string; payout_open_limit: number; conversion_fee_bps: number }>>(
+    'select payout_auto_approve_max, payout_open_limit, conversion_fee_bps from integrator where id = ?',
+    [integratorId],
+  );
+  if (!row) throw new Error(`integrator ${integratorId} does not exist`);
+  return {
+    payoutAutoApproveMax: Number(row.payout_auto_approve_max),
+    payoutOpenLimit: row.payout_open_limit,
+    conversionFeeBps: row.conversion_fee_bps,
+  };
+}
+
+/** Sets some of an integrator's payout and conversion settings. */
+export async function setIntegratorSettings(db: Db, integratorId: string, settings: Partial<IntegratorSettings>): Promise<void> {
+  await db.execute(
+    `update integrator set payout_auto_approve_max = coalesce(?, payout_auto_approve_max),
+                           payout_open_limit = coalesce(?, payout_open_limit),
+                           conversion_fee_bps = coalesce(?, conversion_fee_bps)
+      where id = ?`,
+    [settings.payoutAutoApproveMax ?? null, settings.payoutOpenLimit ?? null, settings.conversionFeeBps ?? null, integratorId],
+  );
 }
 
 /** The integrator with this name, made (with no token currency) when missing; safe when two requests race. */

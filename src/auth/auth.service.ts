@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import type { IIntegrator } from './integrator.entity.js';
-import { db as pooled } from '../db/sql.js';
+import { db as pooled, emDb, type Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import {
   dropDeadSigningKeys,
@@ -21,11 +21,13 @@ import {
   insertClient,
   insertIntegrator,
   insertSigningKey,
+  integratorSettingsOf,
   liveSigningKeys,
   revokeClientRow,
   rotateClientSecretRow,
+  setIntegratorSettings,
 } from './auth.repository.js';
-import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
+import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList, type IntegratorSettings } from './auth.rules.js';
 import { MAX_TOKEN_TTL_SECONDS, TOKEN_MEMORY_SECONDS, previousSecretValid, tokenTimesProblem } from './credential.rules.js';
 import { TokenState, type TokenChange, type TokenStateSync } from './token-state.service.js';
 
@@ -254,12 +256,31 @@ export function loadIntegrator(em: EntityManager, integratorId: string): Promise
 /** Creates an integrator; a taken name is a conflict. */
 export async function createIntegrator(
   em: EntityManager,
-  input: { name: string; tokenCurrency?: string; tokensPerUsd?: number },
-): Promise<IIntegrator> {
+  input: { name: string; tokenCurrency?: string; tokensPerUsd?: number; settings?: Partial<IntegratorSettings> },
+): Promise<IIntegrator & IntegratorSettings> {
   if (await findIntegratorByName(em, input.name)) {
     throw new AppError('conflict', `An integrator named "${input.name}" already exists.`, { codes: ['INTEGRATOR_EXISTS'] });
   }
-  return insertIntegrator(em, { name: input.name, tokenCurrency: input.tokenCurrency ?? null, tokensPerUsd: input.tokensPerUsd ?? null });
+  const integrator = await insertIntegrator(em, {
+    name: input.name,
+    tokenCurrency: input.tokenCurrency ?? null,
+    tokensPerUsd: input.tokensPerUsd ?? null,
+  });
+  if (input.settings) await setIntegratorSettings(emDb(em), integrator.id, input.settings);
+  return { ...integrator, ...(await integratorSettingsOf(emDb(em), integrator.id)) };
+}
+
+/** An integrator's payout and conversion settings, read fresh. */
+export function integratorSettings(db: Db, integratorId: string): Promise<IntegratorSettings> {
+  return integratorSettingsOf(db, integratorId);
+}
+
+/** `holdfast integrator update`: changes some of an integrator's settings; the integrator with all of them. */
+export async function updateIntegrator(em: EntityManager, idOrName: string, settings: Partial<IntegratorSettings>) {
+  const integrator = await findIntegratorByIdOrName(em, idOrName);
+  if (!integrator) throw AppError.notFound('INTEGRATOR_NOT_FOUND', `No integrator ${idOrName}.`);
+  await setIntegratorSettings(emDb(em), integrator.id, settings);
+  return { id: integrator.id, name: integrator.name, ...(await integratorSettingsOf(emDb(em), integrator.id)) };
 }
 
 /** Makes the named integrator with this token currency, or gives it one when it has none. */

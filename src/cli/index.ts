@@ -10,8 +10,15 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import { AppError } from '../errors.js';
-import { parseScopeOption } from '../auth/auth.rules.js';
-import { createClient, createIntegrator, revokeClient, rotateClientSecret, rotateSigningKey } from '../auth/auth.service.js';
+import { parseScopeOption, parseSettingFlags, SETTING_FLAGS, type IntegratorSettings } from '../auth/auth.rules.js';
+import {
+  createClient,
+  createIntegrator,
+  revokeClient,
+  rotateClientSecret,
+  rotateSigningKey,
+  updateIntegrator,
+} from '../auth/auth.service.js';
 import { SECRET_ROTATION_GRACE_HOURS, TOKEN_MEMORY_SECONDS, TOKEN_STATE_RELOAD_MS, parseGraceHours } from '../auth/credential.rules.js';
 import { announceTokenChange, type TokenChange } from '../auth/token-state.service.js';
 import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.js';
@@ -28,6 +35,18 @@ import { WebhookBus } from '../queues/webhook-bus.js';
 import { endpointExists, eventExists, replayAndEnqueue, type DeliveryQueue } from '../webhooks/relay.service.js';
 
 class UsageError extends Error {}
+
+/** The integrator settings' flags, as parseArgs options. */
+const SETTING_OPTIONS = Object.fromEntries(Object.keys(SETTING_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
+
+/** An integrator's settings as the commands print them. */
+function settingsJson(s: IntegratorSettings) {
+  return {
+    payout_auto_approve_max: s.payoutAutoApproveMax,
+    payout_open_limit: s.payoutOpenLimit,
+    conversion_fee_bps: s.conversionFeeBps,
+  };
+}
 /** What the command was asked to act on does not exist. */
 class NotFound extends Error {}
 /** What the command may not do here (a staging-only command under APP_ENV=production). */
@@ -232,12 +251,20 @@ being replaced: the token lifetime and a margin); keys replaced longer ago are d
     },
   },
   'integrator create': {
-    usage: `holdfast integrator create NAME [--token-currency CODE --tokens-per-usd N] [--json]
+    usage: `holdfast integrator create NAME [--token-currency CODE --tokens-per-usd N] [SETTINGS] [--json]
 
 Creates an integrator. With a token currency (3 capital letters, not a fiat code such as USD)
 every account of the integrator gets standard and convertible token wallets; N is how many
-tokens USD 1.00 buys.`,
-    options: { 'token-currency': { type: 'string' }, 'tokens-per-usd': { type: 'string' }, json: { type: 'boolean' } },
+tokens USD 1.00 buys. SETTINGS, each optional (see integrator update):
+  --payout-auto-approve-max N   payouts up to N minor units need no operator approval (default 0: all do)
+  --payout-limit N              open payouts (FUNDS-IN-ESCROW or FAILED) an account may have (default 3)
+  --conversion-fee-bps N        token conversion fee in basis points of the fiat amount (default 0)`,
+    options: {
+      'token-currency': { type: 'string' },
+      'tokens-per-usd': { type: 'string' },
+      ...SETTING_OPTIONS,
+      json: { type: 'boolean' },
+    },
     positionals: 1,
     async run(v, positionals) {
       const name = positionals[0]?.trim();
@@ -254,11 +281,14 @@ tokens USD 1.00 buys.`,
       if (typeof rate === 'string' && !/^[1-9]\d{0,8}$/.test(rate)) {
         throw new UsageError('--tokens-per-usd must be a whole number from 1 to 999999999');
       }
+      const settings = parseSettingFlags(v);
+      if (!settings.ok) throw new UsageError(settings.message);
       const integrator = await withOrm('write', (orm) =>
         createIntegrator(orm.em.fork(), {
           name,
           tokenCurrency: currency as string | undefined,
           tokensPerUsd: rate ? Number(rate) : undefined,
+          settings: settings.settings,
         }),
       );
       const out = {
@@ -266,11 +296,38 @@ tokens USD 1.00 buys.`,
         name: integrator.name,
         token_currency: integrator.tokenCurrency,
         tokens_per_usd: integrator.tokensPerUsd,
+        ...settingsJson(integrator),
       };
       print(
         v.json === true,
         out,
         `integrator ${out.name} (${out.id})${out.token_currency ? `, ${out.tokens_per_usd} ${out.token_currency} per USD 1.00` : ''}`,
+      );
+    },
+  },
+  'integrator update': {
+    usage: `holdfast integrator update NAME [SETTINGS] [--json]
+
+Changes the settings of integrator NAME (a name or id); the others stay as they are. Running
+processes read them at each payout or conversion.
+  --payout-auto-approve-max N   payouts up to N minor units need no operator approval (0: all do)
+  --payout-limit N              open payouts (FUNDS-IN-ESCROW or FAILED) an account may have (1-1000)
+  --conversion-fee-bps N        token conversion fee in basis points of the fiat amount (0-10000)
+  --json   print {"id","name","payout_auto_approve_max","payout_open_limit","conversion_fee_bps"}`,
+    options: { ...SETTING_OPTIONS, json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const name = positionals[0]?.trim();
+      if (!name || positionals.length > 1) throw new UsageError('give exactly one integrator NAME');
+      const settings = parseSettingFlags(v);
+      if (!settings.ok) throw new UsageError(settings.message);
+      if (Object.keys(settings.settings).length === 0) throw new UsageError('name at least one setting to change');
+      const updated = await withOrm({ read: 'integrator update' }, (orm) => updateIntegrator(orm.em.fork(), name, settings.settings));
+      const out = { id: updated.id, name: updated.name, ...settingsJson(updated) };
+      print(
+        v.json === true,
+        out,
+        `integrator ${out.name}: payouts auto-approved up to ${out.payout_auto_approve_max}, at most ${out.payout_open_limit} open, conversion fee ${out.conversion_fee_bps} bps`,
       );
     },
   },
@@ -308,10 +365,11 @@ An unknown integrator or a currency it cannot hold is an error (exit 1).
   'integrator show': {
     usage: `holdfast integrator show NAME [--json]
 
-Prints the default wallets of integrator NAME (a name or id) — each currency it can hold, the
-wallet's ledger account id (none until money first reaches it) and its balance in minor units.
-An unknown integrator is an error (exit 1).
-  --json   print {"integrator":{"id","name","token_currency"},"wallets":[{"currency","wallet_id","balance"}]}`,
+Prints the settings of integrator NAME (a name or id) and its default wallets — each currency
+it can hold, the wallet's ledger account id (none until money first reaches it) and its balance
+in minor units. An unknown integrator is an error (exit 1).
+  --json   print {"integrator":{"id","name","token_currency","payout_auto_approve_max","payout_open_limit",
+           "conversion_fee_bps"},"wallets":[{"currency","wallet_id","balance"}]}`,
     options: { json: { type: 'boolean' } },
     positionals: 1,
     async run(v, positionals) {
@@ -323,7 +381,9 @@ An unknown integrator is an error (exit 1).
       const table = [['CURRENCY', 'WALLET ID', 'BALANCE'], ...rows].map(
         ([currency, id, balance]) => `${currency.padEnd(widths[0])} ${id.padEnd(widths[1])} ${balance}`,
       );
-      print(v.json === true, { ...shown }, `integrator ${shown.integrator.name} (${shown.integrator.id})\n${table.join('\n')}`);
+      const i = shown.integrator;
+      const settings = `payouts auto-approved up to ${i.payout_auto_approve_max}, at most ${i.payout_open_limit} open, conversion fee ${i.conversion_fee_bps} bps`;
+      print(v.json === true, { ...shown }, `integrator ${i.name} (${i.id})\n${settings}\n${table.join('\n')}`);
     },
   },
   migrate: {
@@ -477,7 +537,8 @@ Commands:
   client rotate-secret  give a client a new secret (the old one works for a grace period)
   integrator create     create an integrator, optionally with a token currency
   integrator fund       staging: credit an integrator's default wallet from sandbox funding
-  integrator show       an integrator's default wallets and their balances
+  integrator show       an integrator's settings, default wallets and their balances
+  integrator update     change an integrator's payout and conversion settings
   kyc decide            decide an account's identity (KYC) check
   kyc erase             erase the personal data behind an account's KYC check
   keys rotate           sign new tokens with a new key (old keys verify until their tokens expire)

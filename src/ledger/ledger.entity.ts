@@ -8,6 +8,8 @@ export const LEDGER_ACCOUNT_KINDS = [
   'pobo_clearing',
   'token_issuance',
   'sandbox_funding',
+  'payout_holding',
+  'payout_clearing',
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 

@@ -30,7 +30,9 @@ export type SystemAccountKind = Exclude<LedgerAccountKind, 'user_wallet'>;
  * rest hold it (credit-normal).
  */
 function normalSide(kind: LedgerAccountKind): 'debit' | 'credit' {
-  return kind === 'card_clearing' || kind === 'pobo_clearing' || kind === 'sandbox_funding' ? 'debit' : 'credit';
+  return kind === 'card_clearing' || kind === 'pobo_clearing' || kind === 'sandbox_funding' || kind === 'payout_clearing'
+    ? 'debit'
+    : 'credit';
 }
 
 /** Creates the ledger account of a wallet payment method (same transaction as the method). */

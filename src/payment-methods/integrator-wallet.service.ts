@@ -5,7 +5,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { findIntegrator, type IntegratorProfile } from '../auth/auth.service.js';
+import { findIntegrator, integratorSettings, type IntegratorProfile } from '../auth/auth.service.js';
+import { db as pooled } from '../db/sql.js';
 import { fundPublisherWallet, publisherWallets } from '../ledger/ledger.service.js';
 
 /** The currencies an integrator's default wallets hold: USD, then its token currency. */
@@ -20,7 +21,14 @@ async function requireIntegrator(em: EntityManager, idOrName: string): Promise<I
 }
 
 export interface IntegratorWallets {
-  integrator: { id: string; name: string; token_currency: string | null };
+  integrator: {
+    id: string;
+    name: string;
+    token_currency: string | null;
+    payout_auto_approve_max: number;
+    payout_open_limit: number;
+    conversion_fee_bps: number;
+  };
   /** Each currency it can hold; `wallet_id` (its ledger account) is null until money first reaches it. */
   wallets: Array<{ currency: string; wallet_id: string | null; balance: number }>;
 }
@@ -31,7 +39,16 @@ export async function integratorWallets(em: EntityManager, idOrName: string): Pr
   const existing = await publisherWallets(em, integrator.id);
   const currencies = [...new Set([...heldCurrencies(integrator), ...existing.keys()])];
   return {
-    integrator: { id: integrator.id, name: integrator.name, token_currency: integrator.tokenCurrency },
+    integrator: {
+      id: integrator.id,
+      name: integrator.name,
+      token_currency: integrator.tokenCurrency,
+      ...(({ payoutAutoApproveMax, payoutOpenLimit, conversionFeeBps }) => ({
+        payout_auto_approve_max: payoutAutoApproveMax,
+        payout_open_limit: payoutOpenLimit,
+        conversion_fee_bps: conversionFeeBps,
+      }))(await integratorSettings(pooled(em), integrator.id)),
+    },
     wallets: currencies.map((currency) => ({
       currency,
       wallet_id: existing.get(currency)?.id ?? null,

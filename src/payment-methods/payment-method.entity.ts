@@ -17,7 +17,7 @@ export const PaymentMethod = defineEntity({
     id: p.string().primary().length(36),
     account: () => p.manyToOne(Account),
     integratorId: p.string().length(36),
-    provider: p.enum(['wallet', 'pobo', 'card'] as const).columnType('varchar(16)'),
+    provider: p.enum(['wallet', 'pobo', 'card', 'paypal'] as const).columnType('varchar(16)'),
     methodClass: p.string().length(32),
     /** For token-currency wallets: `standard` (bought) or `convertible` (received). */
     walletKind: p
