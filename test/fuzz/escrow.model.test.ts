@@ -417,7 +417,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           checkSummary(p, summary.body.payload, `summary of ${p.invoiceId}`);
         }
       }),
-      { numRuns: 30, ...seed },
+      { numRuns: 20, ...seed },
     );
   });
 });
