@@ -7,7 +7,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
-import { invoicePostingPhases, overRefundedMethods } from '../invoices/invoice.repository.js';
+import { invoicePostingPhases, overRefundedLines, overRefundedMethods } from '../invoices/invoice.repository.js';
 import { verifyLedgerWith, type VerifyReport } from '../ledger/ledger.service.js';
 import { escrowHoldingMismatches, escrowPostingPhases } from './escrow.repository.js';
 
@@ -41,17 +41,21 @@ async function escrowProblems(db: Db): Promise<string[]> {
       problems.push(`escrow ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
     }
   }
-  // Standard and token purchase invoices and refunds: paid (refunded) ones have their postings, others none.
+  // Standard and token purchase invoices and refunds: paid ones have their postings, others
+  // none; a refund has its posting when a part of it went through (a token purchase's refund
+  // may also take tokens back), whatever its state.
   for (const r of await invoicePostingPhases(db)) {
-    const expected =
-      r.state !== 'SUCCESS'
+    const refund = r.invoice_type.startsWith('user_refund');
+    const expected = refund
+      ? r.refund_moved
+        ? ['refund']
+        : []
+      : r.state !== 'SUCCESS'
         ? []
         : r.invoice_type === 'token_purchase'
           ? ['issue', 'pay']
-          : r.invoice_type.startsWith('user_refund')
-            ? ['refund']
-            : ['pay'];
-    const actual = (r.phases ?? []).filter(Boolean).sort();
+          : ['pay'];
+    const actual = (r.phases ?? []).filter((p) => p && !(refund && r.refund_moved && p === 'tokens')).sort();
     if (actual.join(',') !== expected.join(',')) {
       problems.push(`invoice ${r.id} is ${r.state} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
     }
@@ -59,6 +63,10 @@ async function escrowProblems(db: Db): Promise<string[]> {
   // Refunds: no payment method has had back more than it paid.
   for (const r of await overRefundedMethods(db)) {
     problems.push(`invoice ${r.invoice_id}: payment method ${r.payment_method_id} paid ${r.paid} but had ${r.back} back in refunds`);
+  }
+  // Refunds: no line item has had back more than it cost.
+  for (const r of await overRefundedLines(db)) {
+    problems.push(`invoice ${r.invoice_id}: line item ${r.line_item_id} cost ${r.paid} but had ${r.back} back in refunds`);
   }
   return problems;
 }

@@ -45,6 +45,11 @@ export const Invoice = defineEntity({
     { name: 'invoice_account_updated_idx', properties: ['accountId', 'updatedAt'] },
     // A purchase invoice's refunds.
     { name: 'invoice_refunded_invoice_idx', properties: ['refundedInvoiceId'] },
+    // A line item's purchase invoice (POST /v2/line-item/refund).
+    {
+      name: 'invoice_purchase_line_items_idx',
+      expression: `create index invoice_purchase_line_items_idx on invoice using gin (line_items jsonb_path_ops) where invoice_type in ('user_purchase', 'user_purchase_virtual', 'user_purchase_escrow', 'user_purchase_escrow_virtual', 'token_purchase')`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),

@@ -163,11 +163,22 @@ export async function chooseInvoiceCharges(db: Db, invoiceId: string, charges: S
   );
 }
 
+/** Fragment: whether part `m` (a `payment_methods` element) of refund invoice `<alias>` moved money (rows without a part status: the refund's state says). */
+function partSucceededSql(alias: string): string {
+  return `coalesce(m ->> 'status', case when ${alias}.state = 'SUCCESS' then 'succeeded' else 'failed' end) = 'succeeded'`;
+}
+
 /** Every standard and token purchase invoice (no escrow) with the phases of its postings (references `invoice:<id>:<phase>`). */
-export function invoicePostingPhases(db: Db): Promise<Array<{ id: string; state: string; invoice_type: string; phases: string[] | null }>> {
+export function invoicePostingPhases(
+  db: Db,
+): Promise<Array<{ id: string; state: string; invoice_type: string; refund_moved: boolean; phases: string[] | null }>> {
   return db.execute(
     `with p as (${postingPhasesSql('invoice')})
-     select i.id, i.state, i.invoice_type, p.phases from invoice i left join p on p.owner_id = i.id where i.escrow_id is null`,
+     select i.id, i.state, i.invoice_type, p.phases,
+            i.refunded_invoice_id is not null
+              and exists (select 1 from jsonb_array_elements(i.payment_methods) m
+                           where ${partSucceededSql('i')}) as refund_moved
+       from invoice i left join p on p.owner_id = i.id where i.escrow_id is null`,
   );
 }
 
@@ -318,16 +329,28 @@ export async function escrowOutcome(db: Db, escrowId: string): Promise<'committe
   return row?.outcome ?? 'neither';
 }
 
+/** The invoice types a line item is refunded from (the purchases; an escrow's, its escrow invoice). */
+const PURCHASE_TYPES_SQL = `('user_purchase', 'user_purchase_virtual', 'user_purchase_escrow', 'user_purchase_escrow_virtual', 'token_purchase')`;
+
+/** The purchase invoice of the integrator's that holds a line item (by the GIN index on purchases' lines). */
+export async function purchaseOfLineItem(db: Db, integratorId: string, lineItemId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select id from invoice where invoice_type in ${PURCHASE_TYPES_SQL} and line_items @> ?::jsonb and integrator_id = ? limit 1`,
+    [JSON.stringify([{ line_item_id: lineItemId }]), integratorId],
+  );
+  return row?.id;
+}
+
 /**
  * Payment methods that had back more than they paid: per purchase invoice and method, the
- * successful refunds' amounts against the purchase's charges (`ledger verify`).
+ * refunds' parts that went through against the purchase's charges (`ledger verify`).
  */
 export function overRefundedMethods(db: Db): Promise<Array<{ invoice_id: string; payment_method_id: string; paid: string; back: string }>> {
   return db.execute(
     `with back as (select r.refunded_invoice_id as invoice_id, m ->> 'payment_method_id' as payment_method_id,
                           sum((m ->> 'amount')::bigint) as back
                      from invoice r, jsonb_array_elements(r.payment_methods) m
-                    where r.refunded_invoice_id is not null and r.state = 'SUCCESS'
+                    where r.refunded_invoice_id is not null and ${partSucceededSql('r')}
                     group by 1, 2),
           paid as (select i.id as invoice_id, m ->> 'payment_method_id' as payment_method_id, sum((m ->> 'amount')::bigint) as paid
                      from invoice i, jsonb_array_elements(i.payment_methods) m
@@ -335,6 +358,29 @@ export function overRefundedMethods(db: Db): Promise<Array<{ invoice_id: string;
                     group by 1, 2)
      select b.invoice_id, b.payment_method_id, coalesce(p.paid, 0) as paid, b.back
        from back b left join paid p on p.invoice_id = b.invoice_id and p.payment_method_id = b.payment_method_id
+      where b.back > coalesce(p.paid, 0)
+      order by 1, 2`,
+  );
+}
+
+/**
+ * Line items that had back more than they cost: per purchase invoice and line, the refunds'
+ * parts (a refund line's `parts`) whose payment method's part went through (`ledger verify`).
+ */
+export function overRefundedLines(db: Db): Promise<Array<{ invoice_id: string; line_item_id: string; paid: string; back: string }>> {
+  return db.execute(
+    `with back as (select r.refunded_invoice_id as invoice_id, l ->> 'line_item_id' as line_item_id, sum((p ->> 'amount')::bigint) as back
+                     from invoice r, jsonb_array_elements(r.line_items) l, jsonb_array_elements(coalesce(l -> 'parts', '[]'::jsonb)) p
+                    where r.refunded_invoice_id is not null
+                      and exists (select 1 from jsonb_array_elements(r.payment_methods) m
+                                   where m ->> 'payment_method_id' = p ->> 'payment_method_id' and ${partSucceededSql('r')})
+                    group by 1, 2),
+          paid as (select i.id as invoice_id, l ->> 'line_item_id' as line_item_id, sum((l ->> 'amount')::bigint) as paid
+                     from invoice i, jsonb_array_elements(i.line_items) l
+                    where i.id in (select invoice_id from back)
+                    group by 1, 2)
+     select b.invoice_id, b.line_item_id, coalesce(p.paid, 0) as paid, b.back
+       from back b left join paid p on p.invoice_id = b.invoice_id and p.line_item_id = b.line_item_id
       where b.back > coalesce(p.paid, 0)
       order by 1, 2`,
   );

@@ -7,7 +7,7 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { keepForReplay } from '../http/idempotency.js';
 import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from '../escrow/invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
-import { refundSummaryOf, requestRefund } from './refund.service.js';
+import { refundSummaryOf, requestLineItemRefund, requestRefund } from './refund.service.js';
 import type { RefundStatus } from './refund.rules.js';
 import { createInvoice, getInvoice, listAccountInvoices, listInvoices } from './invoice.service.js';
 import { normalisePaymentMethods } from './purchase-request.rules.js';
@@ -59,6 +59,10 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
   router.post('/v2/refund', async (req, res) => {
     const principal = principalOf(req);
     await sendCommand(req, res, deps.syncWaitMs, (opts) => requestRefund(req.em, deps.bus, principal, req.body, opts));
+  });
+  router.post('/v2/line-item/refund', async (req, res) => {
+    const principal = principalOf(req);
+    await sendCommand(req, res, deps.syncWaitMs, (opts) => requestLineItemRefund(req.em, deps.bus, principal, req.body, opts));
   });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
     const principal = principalOf(req);

@@ -9,7 +9,9 @@ import { balancesOf, lockBalancesOf } from '../ledger/ledger.repository.js';
 import { chargeMethods, convertibleWalletBeside } from '../payment-methods/payment-method.repository.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
+import { cardChargeFailure } from '../payment-methods/payment-method.rules.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
+import { REFUND_DECLINED_REASON } from './refund.rules.js';
 
 /** How one payment method fares when charged, decided before anything is posted. */
 export type ChargeOutcome = { ok: true } | { ok: false; reason: string };
@@ -20,6 +22,8 @@ export interface ChargeSource {
   /** Ledger account the money comes from (and a refund goes back to). */
   account: string;
   outcome: ChargeOutcome;
+  /** Why a refund to this method fails (a sandbox card whose refunds fail; a method gone), if it does. */
+  refundFailure?: string;
 }
 
 /** All-or-nothing: the first failing charge names the failure of the whole payment. */
@@ -89,6 +93,7 @@ export async function evaluateCharges(
         amount: charge.amount,
         account: '',
         outcome: { ok: false, reason: 'payment_method_unavailable' },
+        refundFailure: 'payment_method_unavailable',
       });
     } else if (m.owner_blocked) {
       // A blocked buyer cannot pay (blocked after the purchase was created). A refund still finds its account.
@@ -107,15 +112,13 @@ export async function evaluateCharges(
       });
     } else {
       const kind = m.provider === 'card' ? 'card_clearing' : 'pobo_clearing';
-      const outcome: ChargeOutcome =
-        m.provider === 'card' && m.details.sandbox_outcome !== 'succeeds'
-          ? { ok: false, reason: m.details.sandbox_outcome ?? 'card_declined' }
-          : { ok: true };
+      const failure = m.provider === 'card' ? cardChargeFailure(m.details.sandbox_outcome) : null;
       sources.push({
         paymentMethodId: m.id,
         amount: charge.amount,
         account: await systemAccount(em, integratorId, kind, currency),
-        outcome,
+        outcome: failure ? { ok: false, reason: failure } : { ok: true },
+        ...(m.provider === 'card' && m.details.sandbox_outcome === 'refund_fails' ? { refundFailure: REFUND_DECLINED_REASON } : {}),
       });
     }
   }

@@ -17,6 +17,7 @@ import { Migration20261126210555EventLookups } from './Migration20261126210555Ev
 import { Migration20261126210600Reconciliation } from './Migration20261126210600Reconciliation.js';
 import { Migration20261126213500SandboxClock } from './Migration20261126213500SandboxClock.js';
 import { Migration20261126220355Refunds } from './Migration20261126220355Refunds.js';
+import { Migration20261126233000LineItemRefunds } from './Migration20261126233000LineItemRefunds.js';
 import { Migration20261126220400SandboxFunding } from './Migration20261126220400SandboxFunding.js';
 
 /** Every checked-in migration, oldest first; listed statically so tsx and dist/ load the same set. */
@@ -40,4 +41,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126213500SandboxClock', class: Migration20261126213500SandboxClock },
   { name: 'Migration20261126220355Refunds', class: Migration20261126220355Refunds },
   { name: 'Migration20261126220400SandboxFunding', class: Migration20261126220400SandboxFunding },
+  { name: 'Migration20261126233000LineItemRefunds', class: Migration20261126233000LineItemRefunds },
 ];

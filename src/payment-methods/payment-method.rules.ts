@@ -1,13 +1,19 @@
 /** Card rules for the sandbox (pure). */
 
-/** What a sandbox card does when charged. */
-export type SandboxOutcome = 'succeeds' | 'card_declined' | 'insufficient_funds';
+/** What a sandbox card does when charged (`refund_fails`: charges normally, but refunds of its charges fail). */
+export type SandboxOutcome = 'succeeds' | 'card_declined' | 'insufficient_funds' | 'refund_fails';
 
 export const SANDBOX_CARDS: Record<string, SandboxOutcome> = {
   '4242424242424242': 'succeeds',
   '4000000000000002': 'card_declined',
   '4000000000009995': 'insufficient_funds',
+  '4000000000005126': 'refund_fails',
 };
+
+/** Why charging a sandbox card with this outcome fails, or null when the charge goes through. */
+export function cardChargeFailure(outcome: string | undefined): string | null {
+  return outcome === 'succeeds' || outcome === 'refund_fails' ? null : (outcome ?? 'card_declined');
+}
 
 export function luhnValid(number: string): boolean {
   let sum = 0;

@@ -91,7 +91,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.equal(r.line_item_id, null);
     assert.equal(r.amount, 1000);
     assert.equal(r.currency, 'USD');
-    assert.deepEqual(r.payment_methods, [{ payment_method_id: buyer.card, amount: 1000 }]);
+    assert.deepEqual(r.payment_methods, [{ payment_method_id: buyer.card, amount: 1000, status: 'succeeded' }]);
     assert.deepEqual([r.reason, r.sub_reason, r.note, r.failure_reason], ['product_related', 'never_arrived', 'ticket 4411', '']);
     assert.equal(await publisherBalance(buyer.integrator_id), before - 1000);
 

@@ -47,6 +47,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'payInvoice',
       'purchaseTokens',
       'refundInvoice',
+      'refundLineItem',
       'registerAccount',
       'resendEvent',
       'resetSandboxClock',
@@ -127,6 +128,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
             'authorizeUser',
             'authorizeInvoice',
             'refundInvoice',
+            'refundLineItem',
           ].includes(op.operationId),
       ),
     );
@@ -136,7 +138,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
-    assert.equal(owned.length, 40);
+    assert.equal(owned.length, 41);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {
@@ -146,7 +148,12 @@ describe("tenant matrix: another integrator's resources are not found", () => {
       assert.equal(other.status, 404, `${op.method} ${op.template}: ${other.text}`);
       const param = Object.keys(NOT_FOUND).find((p) => op.template.includes(p));
       // An operation naming its resource in the body answers that resource's 404 (an account's unless named here).
-      const bodyCode = op.operationId === 'refundInvoice' ? 'INVOICE_GET_ERROR' : 'ACCOUNT_GET_ERROR';
+      const bodyCode =
+        op.operationId === 'refundInvoice'
+          ? 'INVOICE_GET_ERROR'
+          : op.operationId === 'refundLineItem'
+            ? 'LINE_ITEM_NOT_FOUND'
+            : 'ACCOUNT_GET_ERROR';
       assert.deepEqual(other.body.codes, [param ? NOT_FOUND[param] : bodyCode]);
       assert.equal(other.body.payload, null);
       if (param) {

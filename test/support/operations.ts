@@ -42,6 +42,8 @@ export interface Fixture {
   wallet_pm: string;
   escrow_id: string;
   invoice_id: string;
+  /** The line item of the escrow's invoice. */
+  line_item_id: string;
   /** An account to block (blocking the main one would stop the purchases the matrices make). */
   block_account_id: string;
   /** An account to merge into the main one. */
@@ -72,6 +74,9 @@ export async function fixtureFor(client: TestClient): Promise<Fixture> {
     wallet_pm: walletPm,
     escrow_id: escrow.body.payload.id,
     invoice_id: escrow.body.payload.escrow_invoice_id,
+    line_item_id: Object.keys(
+      (await call('GET', `/v2/invoice/${escrow.body.payload.escrow_invoice_id}`, { token: client.token })).body.payload.line_items,
+    )[0],
     block_account_id: (await register(client)).account_id,
     merge_source_id: (await register(client)).account_id,
     command_id: paid.headers.get('x-command-id')!,
@@ -149,6 +154,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, status: 409 }; // the fixture's invoice belongs to its escrow
     case 'refundInvoice':
       return { path, body: { invoice_id: f.invoice_id, reason: 'other' }, status: 409 }; // an escrow's invoice is cancelled, not refunded
+    case 'refundLineItem':
+      return { path, body: { line_item_id: f.line_item_id, amount: 1, payment_methods: [f.wallet_pm], reason: 'other' }, status: 409 };
     case 'payEscrow':
       return { path, status: 200 }; // the fixture's wallet is empty: ESCROW-FAILED, which is not an HTTP error
     case 'commitEscrow':

@@ -299,29 +299,77 @@ export interface paths {
         put?: never;
         /**
          * Refund everything a purchase invoice has not had back yet
-         * @description A full refund of a `SUCCESS` standard or authorized invoice (`user_purchase`,
-         *     `user_purchase_virtual`) or of a `COMMITTED` escrow's invoice: each payment method that paid gets back exactly what it has not
-         *     had back yet (a wallet is credited, a card refunded). The money comes from the
-         *     integrator's default wallet in the invoice's currency — also for `user_to_user` lines: the
-         *     seller keeps its proceeds. In the integrator's token currency its token wallet pays what
-         *     it holds and token issuance the rest, so such a refund is never rejected.
+         * @description A full refund of a `SUCCESS` purchase — a standard or authorized invoice (`user_purchase`,
+         *     `user_purchase_virtual`), a token purchase (`token_purchase`), or a `COMMITTED` escrow's
+         *     invoice (its `escrow_invoice_id`): each payment method that paid gets back exactly what it
+         *     has not had back yet (a wallet is credited, a card refunded), and each line item what it
+         *     has left. The split never rounds: the lines are filled in the invoice's order from the
+         *     methods in the purchase's order, whole minor units each, and the parts add up.
+         *
+         *     The money comes from the integrator's default wallet in the invoice's currency — also for
+         *     `user_to_user` lines: the seller keeps its proceeds. In the integrator's token currency its
+         *     token wallet pays what it holds and token issuance the rest, so such a refund is never
+         *     rejected. A token purchase's refund also takes its tokens back from the buyer's standard
+         *     token wallet, rounded up, counted on the cents refunded in all (a full refund takes back
+         *     exactly what was issued); only what the unspent tokens cover can be refunded.
          *
          *     Runs as an `invoice.refund` command (`SYNC_WAIT_MS`, `Prefer: respond-async` → 202 with
          *     `Location: /v2/invoice/{invoice_id}/refunds`) and answers 200 with the invoice's refund
          *     summary. The refund is an invoice of its own (`user_refund`, `user_refund_virtual`;
-         *     `metadata.refunded_invoice_id` names the purchase), `SUCCESS`, or `FAILED` with
-         *     `failure_reason: integrator_insufficient_funds` when the integrator's wallet cannot
-         *     cover a fiat refund: that one is recorded as `REFUND-REJECTED`, nothing moves, and the
-         *     answer is 409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund →
-         *     409 `NOTHING_TO_REFUND`. A `COMMITTED` escrow is refunded through its `escrow_invoice_id`,
-         *     the same way; an `ESCROWED` escrow is not (cancel it instead), nor a cancelled one (its
-         *     cancel refunded the buyer), nor a token purchase (not available yet), nor an invoice that is not `SUCCESS`, nor a buyer merged into another account
-         *     (money never lands in a merged account): 409 `REFUND_NOT_ALLOWED`. Concurrent
-         *     refunds of one invoice run one after the other under a lock on it: the money goes back
-         *     once; the others answer the summary or 409 `NOTHING_TO_REFUND`. Emits
-         *     `refund-completed` and `invoice-completed` (the refund invoice).
+         *     `metadata.refunded_invoice_id` names the purchase): `SUCCESS` when every part went
+         *     through; `FAILED` with `failure_reason: refund_declined` when a method's refund failed
+         *     (the sandbox card `4000000000005126`: that part moves nothing and stays refundable, the
+         *     parts listed `succeeded` did move; the answer is still 200, status `REFUND-FAILED`); or
+         *     `FAILED` with `integrator_insufficient_funds` when the integrator's wallet cannot cover a
+         *     fiat refund: that one is recorded as `REFUND-REJECTED`, nothing moves, and the answer is
+         *     409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund → 409
+         *     `NOTHING_TO_REFUND`. Not refunded (409 `REFUND_NOT_ALLOWED`): an `ESCROWED` escrow
+         *     (cancel it instead), a cancelled one (its cancel refunded the buyer), an invoice that is
+         *     not `SUCCESS`, a refund or an escrow's commit or cancel invoice, and the purchase of a buyer (or,
+         *     for tokens, a receiver) merged into another account — money never lands in a merged
+         *     account. A blocked buyer is refunded (money is returned, not spent). Concurrent refunds of
+         *     one invoice run one after the other under a lock on it: the money goes back once; the
+         *     others answer the summary or 409 `NOTHING_TO_REFUND`. Emits `refund-completed` and
+         *     `invoice-completed` (the refund invoice).
          */
         post: operations["refundInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/line-item/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund an amount of one line item
+         * @description A full or partial refund of one line of a `SUCCESS` purchase (the line's `line_item_id`
+         *     on the purchase or escrow invoice): `amount` goes back to the `payment_methods` named, in
+         *     the order given, each taking at most what it paid and has not had back yet. Each id must
+         *     be a method that paid the invoice, named once. Refunds of a line never add up to more
+         *     than the line cost, nor a method's to more than it paid, across any number of partial
+         *     refunds.
+         *
+         *     Checked at once, and again under the purchase's lock when the command runs: more than
+         *     the line has left → 400 naming `amount` (`EXCEEDS_REFUNDABLE`, the message says how much
+         *     is left); methods that together have less left than `amount` → 400 naming
+         *     `payment_methods` (`EXCEEDS_REFUNDABLE`); a method that did not pay the invoice or is
+         *     named twice → 400 naming `payment_methods[i]` (`NOT_CHARGED`, `DUPLICATE`); a line with
+         *     nothing left → 409 `NOTHING_TO_REFUND`; a line on no purchase of the caller's → 404
+         *     `LINE_ITEM_NOT_FOUND`. Otherwise as `POST /v2/refund`: where the money comes from, the
+         *     refund invoice and its states, `REFUND_REJECTED`, `REFUND_NOT_ALLOWED`, the events, and
+         *     the 200 refund summary (the refund lists `line_item_id`). Each request is its own
+         *     command: two partial refunds asked at once both run, one after the other; send an
+         *     `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["refundLineItem"];
         delete?: never;
         options?: never;
         head?: never;
@@ -542,6 +590,11 @@ export interface components {
                 payment_methods: {
                     payment_method_id: string;
                     amount: number;
+                    /**
+                     * @description Whether this method's part went through (`failed`, nothing moved to it, stays refundable).
+                     * @enum {string}
+                     */
+                    status: "succeeded" | "failed";
                 }[];
                 reason: string;
                 sub_reason: string;
@@ -1534,7 +1587,8 @@ export interface operations {
                      *             "payment_methods": [
                      *               {
                      *                 "payment_method_id": "pm_01JDW7P2T8J1L3N5Q7S9U1W3Y5",
-                     *                 "amount": 1000
+                     *                 "amount": 1000,
+                     *                 "status": "succeeded"
                      *               }
                      *             ],
                      *             "reason": "product_related",
@@ -1582,6 +1636,100 @@ export interface operations {
                      *       "payload": null
                      *     }
                      */
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    refundLineItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "line_item_id": "li_01JDW7Q3V9K2M4N6P8R0S2T4V7",
+                 *       "amount": 250,
+                 *       "payment_methods": [
+                 *         "pm_01JDW7P2T8J1L3N5Q7S9U1W3Y5"
+                 *       ],
+                 *       "reason": "product_related",
+                 *       "sub_reason": "partly_delivered",
+                 *       "note": "ticket 4412"
+                 *     }
+                 */
+                "application/json": {
+                    line_item_id: components["schemas"]["Id"];
+                    amount: number;
+                    /** @description Payment method ids (strings), in the order they should be refunded. */
+                    payment_methods: components["schemas"]["Id"][];
+                    /** @enum {string} */
+                    reason: "billing" | "fraud" | "product_related" | "other";
+                    sub_reason?: string;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The refund ran; the invoice's refund summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundSummaryEnvelope"];
+                };
+            };
+            /** @description Accepted; the summary as it stands (`Location` is the summary). */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundSummaryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `LINE_ITEM_NOT_FOUND`: the line is on no purchase invoice of the caller's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            /** @description `NOTHING_TO_REFUND`, `REFUND_REJECTED` (payload = the refund summary), `REFUND_NOT_ALLOWED`, or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["FailureEnvelope"];
                 };
             };
