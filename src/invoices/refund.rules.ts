@@ -329,7 +329,8 @@ export function refundSummary(
   const still = refundableTotal(left, opts.cap);
   return {
     invoice_id: purchase.id,
-    is_fully_refunded: still === 0 && left.refunded > 0,
+    // Everything paid came back (not merely nothing left: a token purchase's spent tokens cap it).
+    is_fully_refunded: left.refunded > 0 && left.methods.every((m) => m.amount === 0),
     refunded: { [purchase.currency]: left.refunded },
     refundable: { [purchase.currency]: still },
     refunds: refunds.filter((r) => !opts.status || refundStatus(r) === opts.status).map(refundView),

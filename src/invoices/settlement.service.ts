@@ -26,6 +26,11 @@ export interface ChargeSource {
   refundFailure?: string;
 }
 
+/** Why a refund to this method fails: the sandbox card whose refunds fail. */
+function refundFailureOf(m: ChargeMethod): { refundFailure?: string } {
+  return m.provider === 'card' && m.details.sandbox_outcome === 'refund_fails' ? { refundFailure: REFUND_DECLINED_REASON } : {};
+}
+
 /** All-or-nothing: the first failing charge names the failure of the whole payment. */
 export function paymentFailure(sources: ChargeSource[]): string | undefined {
   for (const s of sources) if (!s.outcome.ok) return s.outcome.reason;
@@ -99,7 +104,13 @@ export async function evaluateCharges(
       // A blocked buyer cannot pay (blocked after the purchase was created). A refund still finds its account.
       const account =
         m.wallet ?? (await systemAccount(em, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency));
-      sources.push({ paymentMethodId: m.id, amount: charge.amount, account, outcome: { ok: false, reason: 'account_blocked' } });
+      sources.push({
+        paymentMethodId: m.id,
+        amount: charge.amount,
+        account,
+        outcome: { ok: false, reason: 'account_blocked' },
+        ...refundFailureOf(m),
+      });
     } else if (m.wallet) {
       const balance = balances.get(m.wallet) ?? 0;
       const ok = balance >= charge.amount;
@@ -118,7 +129,7 @@ export async function evaluateCharges(
         amount: charge.amount,
         account: await systemAccount(em, integratorId, kind, currency),
         outcome: failure ? { ok: false, reason: failure } : { ok: true },
-        ...(m.provider === 'card' && m.details.sandbox_outcome === 'refund_fails' ? { refundFailure: REFUND_DECLINED_REASON } : {}),
+        ...refundFailureOf(m),
       });
     }
   }

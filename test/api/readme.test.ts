@@ -236,6 +236,38 @@ describe('README walk-through', () => {
     assert.deepEqual(run.stdout.trim().split('\n'), ['1', '204', '1', 'the same webhook-id twice', '2', 'EVENT_GET_ERROR', 'deleted']);
   });
 
+  it('the refunds walk-through works as pasted (fund, pay two lines, refund one in part and the rest in full, summary, webhooks)', async function () {
+    this.timeout(90_000);
+    const run = await runBlock('Refunds walk-through', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.deepEqual(lines.slice(0, -1), [
+      '5000',
+      'SUCCESS',
+      // the line-item refund: USD 5.00 of the sword
+      'REFUND-SUCCESS',
+      '500',
+      '1500',
+      // the full refund takes the rest; a second one finds nothing
+      '1500',
+      'NOTHING_TO_REFUND',
+      // the summary
+      'true',
+      '2000',
+      'the sword',
+      'null',
+      'succeeded',
+      // the integrator's wallet paid both refunds; the seller kept its share
+      '2000',
+      '1000',
+      // the two refund-completed deliveries, oldest first
+      'refund-completed of the invoice: USD 500 back, 0 failed',
+      'refund-completed of the invoice: USD 1500 back, 0 failed',
+      'deleted',
+    ]);
+    assert.match(lines.at(-1) ?? '', /^ledger ok: /);
+  });
+
   it('the test clock walk-through works as pasted (advance, an expired refresh token, reset)', async function () {
     this.timeout(60_000);
     const run = await runBlock('Test clock', await demoClientFile());
