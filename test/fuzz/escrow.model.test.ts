@@ -7,31 +7,163 @@ import { addCard, call, h, newClient, register, unique, type ApiResponse, type T
 
 type Currency = 'USD' | 'VCD';
 type Status = 'OPEN' | 'ESCROWED' | 'ESCROW-FAILED' | 'COMMITTED' | 'CANCELLED';
+type PayWith = 'wallet' | 'card' | 'split';
+/** Which of the buyer's sandbox cards pays: one that refunds, or 4000000000005126 whose refunds fail. */
+type CardKind = 'good' | 'refund-fails';
 
 interface Account {
   id: string;
-  card: string;
+  cards: Record<CardKind, string>;
   /** payment method ids and wallet (ledger) ids by key USD | VCD:standard | VCD:convertible */
   pm: Record<string, string>;
   wallet: Record<string, string>;
 }
 
-type Op =
-  | { kind: 'create'; buyer: number; seller: number; currency: Currency; amount: number; share: number; pay: 'wallet' | 'card' | 'split' }
-  | { kind: 'pay' | 'commit' | 'cancel'; escrow: number; twice: boolean };
+/** What one payment method paid for a purchase, and what it has had back (successful refund parts only). */
+interface Charge {
+  pm: string;
+  /** The buyer's wallet it came from (undefined: a card). */
+  wallet?: string;
+  /** A sandbox card whose refunds fail: its parts move nothing and stay refundable. */
+  refundFails: boolean;
+  paid: number;
+  back: number;
+}
 
+/** One line of a purchase: what it cost and what it has had back (successful refund parts only). */
+interface Line {
+  amount: number;
+  back: number;
+  /** Its id on the purchase invoice (read when a line-item refund first needs it). */
+  id?: string;
+}
+
+/** A refund as the model expects the invoice's refund summary to list it. */
+interface ExpectedRefund {
+  status: 'REFUND-SUCCESS' | 'REFUND-FAILED' | 'REFUND-REJECTED';
+  line_item_id: string | null;
+  amount: number;
+  payment_methods: Array<{ payment_method_id: string; amount: number; status: 'succeeded' | 'failed' }>;
+}
+
+interface Escrow {
+  id: string;
+  status: Status;
+  currency: Currency;
+  charges: Charge[];
+  seller: Account;
+  amount: number;
+  share: number;
+}
+
+/** A purchase invoice the refunds may name: a standard invoice, or an escrow's escrow invoice. */
+interface Purchase {
+  invoiceId: string;
+  currency: Currency;
+  charges: Charge[];
+  lines: Line[];
+  /** A standard invoice's state after its pay; undefined for an escrow invoice (its escrow decides). */
+  state?: 'SUCCESS' | 'FAILED';
+  escrow?: Escrow;
+  refunds: ExpectedRefund[];
+}
+
+type Op =
+  | {
+      kind: 'create';
+      buyer: number;
+      seller: number;
+      currency: Currency;
+      amount: number;
+      share: number;
+      pay: PayWith;
+      card: CardKind;
+      advance: 'none' | 'pay' | 'commit';
+    }
+  | { kind: 'pay' | 'commit' | 'cancel'; escrow: number; twice: boolean }
+  | {
+      kind: 'buy';
+      buyer: number;
+      seller: number;
+      currency: Currency;
+      lines: Array<{ amount: number; share: number }>;
+      pay: PayWith;
+      card: CardKind;
+    }
+  | { kind: 'refund'; purchase: number; twice: boolean }
+  | {
+      kind: 'line-refund';
+      purchase: number;
+      line: number;
+      /** The amount: this percentage of what the line has left (at least 1)… */
+      percent: number;
+      /** …or, when set, that much more than the line has left (refused). */
+      beyond: number | null;
+      /** The purchase's payment methods named in reverse order; only the first of them named. */
+      reverse: boolean;
+      onlyFirst: boolean;
+    }
+  | { kind: 'fund-integrator'; amount: number };
+
+const cardKind = fc.constantFrom<CardKind>('good', 'good', 'refund-fails');
+const payWith = fc.constantFrom<PayWith>('wallet', 'card', 'split', 'split');
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({
-    kind: fc.constant('create' as const),
-    buyer: fc.nat(2),
-    seller: fc.nat(2),
-    currency: fc.constantFrom<Currency>('USD', 'VCD'),
-    amount: fc.integer({ min: 1, max: 900 }),
-    share: fc.integer({ min: 0, max: 100 }),
-    pay: fc.constantFrom('wallet' as const, 'card' as const, 'split' as const),
-  }),
-  fc.record({ kind: fc.constantFrom('pay' as const, 'commit' as const, 'cancel' as const), escrow: fc.nat(20), twice: fc.boolean() }),
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      buyer: fc.nat(2),
+      seller: fc.nat(2),
+      currency: fc.constantFrom<Currency>('USD', 'VCD'),
+      amount: fc.integer({ min: 1, max: 900 }),
+      share: fc.integer({ min: 0, max: 100 }),
+      pay: payWith,
+      card: cardKind,
+      advance: fc.constantFrom('none' as const, 'pay' as const, 'commit' as const),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('pay' as const, 'commit' as const, 'cancel' as const),
+      escrow: fc.nat(20),
+      twice: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('buy' as const),
+      buyer: fc.nat(2),
+      seller: fc.nat(2),
+      currency: fc.constantFrom<Currency>('USD', 'VCD'),
+      lines: fc.array(fc.record({ amount: fc.integer({ min: 1, max: 400 }), share: fc.integer({ min: 0, max: 100 }) }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      pay: payWith,
+      card: cardKind,
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), purchase: fc.nat(20), twice: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('line-refund' as const),
+      purchase: fc.nat(20),
+      line: fc.nat(2),
+      percent: fc.integer({ min: 1, max: 100 }),
+      beyond: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) }),
+      reverse: fc.boolean(),
+      onlyFirst: fc.boolean(),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fund-integrator' as const), amount: fc.integer({ min: 1, max: 1500 }) }) },
 );
+
+/** The seed can be fixed from outside (FC_SEED=n) to replay or vary a run, and the number of runs raised (FC_RUNS=n). */
+const seed = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {};
+const numRuns = Number(process.env.FC_RUNS) || 12;
 
 describe('escrow model (fast-check): random sequences keep every invariant and every balance', () => {
   let client: TestClient;
@@ -44,9 +176,12 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
 
   async function account(): Promise<Account> {
     const reg = await register(client);
-    const card = await addCard(client, reg.account_id);
+    const cards = {
+      good: await addCard(client, reg.account_id),
+      'refund-fails': await addCard(client, reg.account_id, '4000000000005126'),
+    };
     const methods = (await call('GET', `/v1/${reg.account_id}/payment_methods`, { token: client.token })).body.payload;
-    const a: Account = { id: reg.account_id, card, pm: {}, wallet: {} };
+    const a: Account = { id: reg.account_id, cards, pm: {}, wallet: {} };
     for (const m of methods.filter((x: any) => x.provider === 'wallet')) {
       const key = m.processing_currency === 'USD' ? 'USD' : `VCD:${m.provider_data.wallet_type}`;
       a.pm[key] = m.id;
@@ -55,6 +190,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
     return a;
   }
 
+  /** Credits a wallet from outside: a card payment in (USD) or token issuance (VCD). */
   async function fund(wallet: string, currency: Currency, amount: number) {
     const source = await systemAccount(h().orm.em.fork(), integratorId, currency === 'USD' ? 'card_clearing' : 'token_issuance', currency);
     await h()
@@ -72,13 +208,27 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
       );
   }
 
-  it('holds for random create / pay / commit / cancel / repeated calls across accounts and currencies', async function () {
+  /** Pays a wallet's whole balance out (to card clearing, or back to token issuance). */
+  async function drain(wallet: string, currency: Currency) {
+    const held = (await balances(h().orm.em.fork(), [wallet])).get(wallet) ?? 0;
+    if (held > 0) await fund(wallet, currency, -held);
+  }
+
+  it('holds for random escrows, purchases, full and line-item refunds, repeated calls across accounts and currencies', async function () {
     this.timeout(240_000);
+    const publisher = {
+      USD: await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD'),
+      VCD: await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'VCD'),
+    };
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 14 }), async (ops) => {
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 24, size: 'max' }), async (ops) => {
         const accounts = [await account(), await account(), await account()];
         const model = new Map<string, number>();
+        const get = (wallet: string) => model.get(wallet)!;
+        const add = (wallet: string, amount: number) => model.set(wallet, get(wallet) + amount);
         const spendKey = (c: Currency) => (c === 'USD' ? 'USD' : 'VCD:standard');
+        // A seller's share lands in its USD wallet, or in its convertible wallet for tokens.
+        const payoutKey = (c: Currency) => (c === 'USD' ? 'USD' : 'VCD:convertible');
         for (const a of accounts) {
           for (const key of ['USD', 'VCD:standard', 'VCD:convertible']) model.set(a.wallet[key], 0);
           await fund(a.wallet.USD, 'USD', 1000);
@@ -86,34 +236,176 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           model.set(a.wallet.USD, 1000);
           model.set(a.wallet['VCD:standard'], 1000);
         }
-        const escrows: Array<{
-          id: string;
-          status: Status;
-          currency: Currency;
-          charges: Array<{ wallet?: string; amount: number }>;
-          seller: Account;
-          amount: number;
-          share: number;
-        }> = [];
+        // The integrator's wallets start each run empty (what earlier runs left is paid out), so that
+        // refunds it cannot cover happen.
+        await drain(publisher.USD, 'USD');
+        await drain(publisher.VCD, 'VCD');
+        model.set(publisher.USD, 0);
+        model.set(publisher.VCD, 0);
+
+        /** The payment methods a purchase sends, and the charges the model expects from them. */
+        function chargesFor(buyer: Account, currency: Currency, pay: PayWith, cardKind: CardKind, total: number) {
+          const walletKey = spendKey(currency);
+          const card = buyer.cards[cardKind];
+          const payWith = currency === 'VCD' ? 'wallet' : pay; // cards pay USD only
+          const half = Math.floor(total / 2);
+          const payment_methods =
+            payWith === 'wallet'
+              ? [{ payment_method_id: buyer.pm[walletKey], amount: 0 }]
+              : payWith === 'card'
+                ? [{ payment_method_id: card, amount: 0 }]
+                : half > 0
+                  ? [
+                      { payment_method_id: buyer.pm[walletKey], amount: half },
+                      { payment_method_id: card, amount: 0 },
+                    ]
+                  : [{ payment_method_id: card, amount: 0 }];
+          const charges: Charge[] = payment_methods.map((pm) => ({
+            pm: pm.payment_method_id,
+            wallet: pm.payment_method_id === card ? undefined : buyer.wallet[walletKey],
+            refundFails: pm.payment_method_id === buyer.cards['refund-fails'],
+            paid: pm.amount === 0 ? total - payment_methods.reduce((s, x) => s + x.amount, 0) : pm.amount,
+            back: 0,
+          }));
+          return { payment_methods, charges };
+        }
+        const affordable = (charges: Charge[]) => charges.every((c) => !c.wallet || get(c.wallet) >= c.paid);
+        const canRefund = (p: Purchase) => (p.escrow ? p.escrow.status === 'COMMITTED' : p.state === 'SUCCESS');
+        const described = (p: Purchase) =>
+          `${p.invoiceId} (${p.escrow ? `escrow ${p.escrow.status}` : p.state}, ${p.currency}, charges ${JSON.stringify(
+            p.charges.map((c) => [c.wallet ? 'wallet' : c.refundFails ? 'card-5126' : 'card', c.paid, c.back]),
+          )}, lines ${JSON.stringify(p.lines.map((l) => [l.amount, l.back]))})`;
+
+        /** One escrow call, answered by the model first. */
+        async function transition(e: Escrow, kind: 'pay' | 'commit' | 'cancel') {
+          const res: ApiResponse = await call('POST', `/v2/escrow/${e.id}/${kind}`, { token: client.token });
+          // The model's answer.
+          let expected: Status = e.status;
+          let http = 200;
+          if (e.status === 'ESCROW-FAILED') http = 409;
+          else if (kind === 'pay' && e.status === 'OPEN') {
+            const ok = affordable(e.charges);
+            expected = ok ? 'ESCROWED' : 'ESCROW-FAILED';
+            if (ok) for (const c of e.charges) if (c.wallet) add(c.wallet, -c.paid);
+          } else if (kind === 'commit') {
+            if (e.status === 'ESCROWED') {
+              expected = 'COMMITTED';
+              if (e.share > 0) add(e.seller.wallet[payoutKey(e.currency)], e.share);
+              add(publisher[e.currency], e.amount - e.share);
+            } else if (e.status !== 'COMMITTED') http = 409;
+          } else if (kind === 'cancel') {
+            // A cancel refunds every method in full, the refund-failing card too (its refunds fail on the refund endpoints only).
+            if (e.status === 'ESCROWED') {
+              expected = 'CANCELLED';
+              for (const c of e.charges) if (c.wallet) add(c.wallet, c.paid);
+            } else if (e.status !== 'CANCELLED') http = 409;
+          }
+          assert.equal(res.status, http, `${kind} on ${e.status}: ${res.text}`);
+          if (http === 200) assert.equal(res.body.payload.status, expected);
+          e.status = expected;
+        }
+
+        /**
+         * A refund's cells (line × method × amount) as the model runs them. The money comes from the
+         * integrator's wallet in the purchase's currency; a part to the refund-failing card moves nothing.
+         * In USD the wallet must cover every part that moves, else the refund is rejected (recorded,
+         * 409 REFUND_REJECTED, nothing moved); in tokens the wallet pays what it holds, issuance the rest.
+         */
+        function runRefund(
+          p: Purchase,
+          lineItemId: string | null,
+          cells: Array<{ line: Line; charge: Charge; amount: number }>,
+          res: ApiResponse,
+          what: string,
+        ) {
+          const parts: Array<{ charge: Charge; amount: number }> = [];
+          for (const cell of cells) {
+            const part = parts.find((x) => x.charge === cell.charge);
+            if (part) part.amount += cell.amount;
+            else parts.push({ charge: cell.charge, amount: cell.amount });
+          }
+          const amount = cells.reduce((s, c) => s + c.amount, 0);
+          const moving = parts.filter((x) => !x.charge.refundFails).reduce((s, x) => s + x.amount, 0);
+          const rejected = p.currency === 'USD' && get(publisher.USD) < moving;
+          const holds = `integrator holds ${get(publisher[p.currency])}, ${moving} to move`;
+          if (rejected) {
+            assert.equal(res.status, 409, `${what}, ${holds}: ${res.text}`);
+            assert.deepEqual(res.body.codes, ['REFUND_REJECTED'], what);
+          } else {
+            assert.equal(res.status, 200, `${what}, ${holds}: ${res.text}`);
+            const fromWallet = p.currency === 'USD' ? moving : Math.min(Math.max(get(publisher.VCD), 0), moving);
+            add(publisher[p.currency], -fromWallet);
+            for (const cell of cells) {
+              if (cell.charge.refundFails) continue;
+              cell.charge.back += cell.amount;
+              cell.line.back += cell.amount;
+              if (cell.charge.wallet) add(cell.charge.wallet, cell.amount);
+            }
+          }
+          const failed = (c: Charge) => rejected || c.refundFails;
+          p.refunds.push({
+            status: rejected ? 'REFUND-REJECTED' : parts.some((x) => x.charge.refundFails) ? 'REFUND-FAILED' : 'REFUND-SUCCESS',
+            line_item_id: lineItemId,
+            amount,
+            payment_methods: parts.map((x) => ({
+              payment_method_id: x.charge.pm,
+              amount: x.amount,
+              status: failed(x.charge) ? ('failed' as const) : ('succeeded' as const),
+            })),
+          });
+          checkSummary(p, res.body.payload, what);
+        }
+
+        /** The refund summary against the model: totals, and every refund in order with its parts. */
+        function checkSummary(p: Purchase, summary: any, what: string) {
+          const refunded = p.charges.reduce((s, c) => s + c.back, 0);
+          const left = canRefund(p) ? p.charges.reduce((s, c) => s + c.paid - c.back, 0) : 0;
+          assert.deepEqual(
+            {
+              refunded: summary.refunded,
+              refundable: summary.refundable,
+              is_fully_refunded: summary.is_fully_refunded,
+              refunds: summary.refunds.map((r: any) => ({
+                status: r.status,
+                line_item_id: r.line_item_id,
+                amount: r.amount,
+                payment_methods: r.payment_methods,
+              })),
+            },
+            {
+              refunded: { [p.currency]: refunded },
+              refundable: { [p.currency]: left },
+              // Everything paid came back (whether or not the purchase may still be refunded).
+              is_fully_refunded: refunded > 0 && p.charges.every((c) => c.back === c.paid),
+              refunds: p.refunds,
+            },
+            what,
+          );
+        }
+
+        /** The line ids of a purchase, read once from its invoice (in the invoice's line order). */
+        async function lineIds(p: Purchase) {
+          if (p.lines.every((l) => l.id)) return;
+          const invoice = await call('GET', `/v2/invoice/${p.invoiceId}`, { token: client.token });
+          assert.equal(invoice.status, 200, invoice.text);
+          const lines = Object.values(invoice.body.payload.line_items) as Array<{ line_item_id: string; amount: number }>;
+          assert.deepEqual(
+            lines.map((l) => l.amount),
+            p.lines.map((l) => l.amount),
+          );
+          lines.forEach((l, i) => {
+            p.lines[i].id = l.line_item_id;
+          });
+        }
+
+        const escrows: Escrow[] = [];
+        const purchases: Purchase[] = [];
         for (const op of ops) {
           if (op.kind === 'create') {
             const buyer = accounts[op.buyer];
             const seller = accounts[op.seller];
             const share = Math.floor((op.amount * op.share) / 100);
-            const walletKey = spendKey(op.currency);
-            const payWith = op.currency === 'VCD' ? 'wallet' : op.pay; // cards pay USD only
-            const half = Math.floor(op.amount / 2);
-            const payment_methods =
-              payWith === 'wallet'
-                ? [{ payment_method_id: buyer.pm[walletKey], amount: 0 }]
-                : payWith === 'card'
-                  ? [{ payment_method_id: buyer.card, amount: 0 }]
-                  : half > 0
-                    ? [
-                        { payment_method_id: buyer.pm[walletKey], amount: half },
-                        { payment_method_id: buyer.card, amount: 0 },
-                      ]
-                    : [{ payment_method_id: buyer.card, amount: 0 }];
+            const { payment_methods, charges } = chargesFor(buyer, op.currency, op.pay, op.card, op.amount);
             const res = await call('POST', '/v2/escrow', {
               token: client.token,
               body: {
@@ -126,61 +418,192 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
                     transaction_type: 'user_to_user',
                     recipients:
                       share > 0
-                        ? [
-                            {
-                              amount: share,
-                              currency: op.currency,
-                              destination_wallet_id: seller.wallet[op.currency === 'USD' ? 'USD' : 'VCD:standard'],
-                            },
-                          ]
+                        ? [{ amount: share, currency: op.currency, destination_wallet_id: seller.wallet[spendKey(op.currency)] }]
                         : [],
                   },
                 ],
               },
             });
             assert.equal(res.status, 201, res.text);
-            const charges = payment_methods.map((pm) => ({
-              wallet: pm.payment_method_id === buyer.card ? undefined : buyer.wallet[walletKey],
-              amount: pm.amount === 0 ? op.amount - payment_methods.reduce((s, x) => s + x.amount, 0) : pm.amount,
-            }));
-            escrows.push({ id: res.body.payload.id, status: 'OPEN', currency: op.currency, charges, seller, amount: op.amount, share });
+            const escrow: Escrow = {
+              id: res.body.payload.id,
+              status: 'OPEN',
+              currency: op.currency,
+              charges,
+              seller,
+              amount: op.amount,
+              share,
+            };
+            escrows.push(escrow);
+            purchases.push({
+              invoiceId: res.body.payload.escrow_invoice_id,
+              currency: op.currency,
+              charges,
+              lines: [{ amount: op.amount, back: 0 }],
+              escrow,
+              refunds: [],
+            });
+            // Some escrows go on at once, so that committed ones are there to refund.
+            if (op.advance !== 'none') await transition(escrow, 'pay');
+            if (op.advance === 'commit') await transition(escrow, 'commit');
+            continue;
+          }
+          if (op.kind === 'buy') {
+            const buyer = accounts[op.buyer];
+            const seller = accounts[op.seller];
+            const lines = op.lines.map((l) => ({ amount: l.amount, share: Math.floor((l.amount * l.share) / 100) }));
+            const total = lines.reduce((s, l) => s + l.amount, 0);
+            const { payment_methods, charges } = chargesFor(buyer, op.currency, op.pay, op.card, total);
+            const created = await call('POST', '/v2/invoice', {
+              token: client.token,
+              body: {
+                account_id: buyer.id,
+                payment_methods,
+                line_items: lines.map((l) =>
+                  l.share > 0
+                    ? {
+                        amount: l.amount,
+                        currency: op.currency,
+                        transaction_type: 'user_to_user',
+                        recipients: [
+                          { amount: l.share, currency: op.currency, destination_wallet_id: seller.wallet[spendKey(op.currency)] },
+                        ],
+                      }
+                    : { amount: l.amount, currency: op.currency, transaction_type: 'user_to_integrator' },
+                ),
+              },
+            });
+            assert.equal(created.status, 201, created.text);
+            const invoiceId = created.body.payload.invoice_id;
+            const paid = await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token });
+            // All or nothing: a wallet that cannot cover its charge fails the whole payment.
+            const ok = affordable(charges);
+            assert.equal(paid.status, 200, paid.text);
+            assert.equal(paid.body.payload.state, ok ? 'SUCCESS' : 'FAILED', paid.text);
+            if (ok) {
+              for (const c of charges) if (c.wallet) add(c.wallet, -c.paid);
+              for (const l of lines) {
+                if (l.share > 0) add(seller.wallet[payoutKey(op.currency)], l.share);
+                add(publisher[op.currency], l.amount - l.share);
+              }
+            }
+            purchases.push({
+              invoiceId,
+              currency: op.currency,
+              charges,
+              lines: lines.map((l) => ({ amount: l.amount, back: 0 })),
+              state: ok ? 'SUCCESS' : 'FAILED',
+              refunds: [],
+            });
+            continue;
+          }
+          if (op.kind === 'fund-integrator') {
+            // Money paid in to the integrator from outside (as `holdfast integrator fund` does on staging).
+            await fund(publisher.USD, 'USD', op.amount);
+            add(publisher.USD, op.amount);
+            continue;
+          }
+          if (op.kind === 'refund') {
+            const p = purchases[op.purchase % Math.max(purchases.length, 1)];
+            if (!p) continue;
+            for (let round = 0; round < (op.twice ? 2 : 1); round++) {
+              const what = `full refund of ${described(p)}`;
+              const res = await call('POST', '/v2/refund', { token: client.token, body: { invoice_id: p.invoiceId, reason: 'other' } });
+              // The model's answer. A full refund gives each payment method what it paid less what it has had
+              // back; its cells fill the lines in order from the methods in the purchase's order.
+              if (!canRefund(p)) {
+                assert.equal(res.status, 409, `${what}: ${res.text}`);
+                assert.deepEqual(res.body.codes, ['REFUND_NOT_ALLOWED'], what);
+                continue;
+              }
+              const methodLeft = new Map(p.charges.map((c) => [c, c.paid - c.back]));
+              if ([...methodLeft.values()].every((v) => v === 0)) {
+                assert.equal(res.status, 409, `${what}: ${res.text}`);
+                assert.deepEqual(res.body.codes, ['NOTHING_TO_REFUND'], what);
+                continue;
+              }
+              const cells: Array<{ line: Line; charge: Charge; amount: number }> = [];
+              for (const line of p.lines) {
+                let lineLeft = line.amount - line.back;
+                for (const charge of p.charges) {
+                  const amount = Math.min(lineLeft, methodLeft.get(charge)!);
+                  if (amount === 0) continue;
+                  cells.push({ line, charge, amount });
+                  methodLeft.set(charge, methodLeft.get(charge)! - amount);
+                  lineLeft -= amount;
+                }
+              }
+              // What the lines have left is what the methods have left: the fill gives every method all of it.
+              assert.ok(
+                [...methodLeft.values()].every((v) => v === 0),
+                `model: lines and methods disagree on ${what}`,
+              );
+              runRefund(p, null, cells, res, what);
+            }
+            continue;
+          }
+          if (op.kind === 'line-refund') {
+            const p = purchases[op.purchase % Math.max(purchases.length, 1)];
+            if (!p) continue;
+            await lineIds(p);
+            const line = p.lines[op.line % p.lines.length];
+            const lineLeft = line.amount - line.back;
+            const amount = op.beyond !== null ? lineLeft + op.beyond : Math.max(1, Math.floor((lineLeft * op.percent) / 100));
+            const ordered = op.reverse ? [...p.charges].reverse() : [...p.charges];
+            const named = op.onlyFirst ? ordered.slice(0, 1) : ordered;
+            const what = `refund of ${amount} of line ${line.id} [${line.amount}, ${line.back}] from ${named.length} method(s) of ${described(p)}`;
+            const res = await call('POST', '/v2/line-item/refund', {
+              token: client.token,
+              body: { line_item_id: line.id, amount, payment_methods: named.map((c) => c.pm), reason: 'product_related' },
+            });
+            // The model's answer. A line-item refund takes from the named methods in order, each at most what it
+            // paid and has not had back, and never more than the line has left.
+            if (!canRefund(p)) {
+              assert.equal(res.status, 409, `${what}: ${res.text}`);
+              assert.deepEqual(res.body.codes, ['REFUND_NOT_ALLOWED'], what);
+              continue;
+            }
+            if (lineLeft === 0) {
+              assert.equal(res.status, 409, `${what}: ${res.text}`);
+              assert.deepEqual(res.body.codes, ['NOTHING_TO_REFUND'], what);
+              continue;
+            }
+            if (amount > lineLeft) {
+              assert.equal(res.status, 400, `${what}: ${res.text}`);
+              assert.deepEqual(Object.keys(res.body.payload.errors), ['amount'], what);
+              continue;
+            }
+            const cells: Array<{ line: Line; charge: Charge; amount: number }> = [];
+            let rest = amount;
+            for (const charge of named) {
+              const take = Math.min(charge.paid - charge.back, rest);
+              if (take > 0) cells.push({ line, charge, amount: take });
+              rest -= take;
+            }
+            if (rest > 0) {
+              assert.equal(res.status, 400, `${what}: ${res.text}`);
+              assert.deepEqual(Object.keys(res.body.payload.errors), ['payment_methods'], what);
+              continue;
+            }
+            runRefund(p, line.id!, cells, res, what);
             continue;
           }
           const e = escrows[op.escrow % Math.max(escrows.length, 1)];
           if (!e) continue;
-          for (let round = 0; round < (op.twice ? 2 : 1); round++) {
-            const res: ApiResponse = await call('POST', `/v2/escrow/${e.id}/${op.kind}`, { token: client.token });
-            // The model's answer.
-            let expected: Status = e.status;
-            let http = 200;
-            if (e.status === 'ESCROW-FAILED') http = 409;
-            else if (op.kind === 'pay' && e.status === 'OPEN') {
-              const affordable = e.charges.every((c) => !c.wallet || model.get(c.wallet)! >= c.amount);
-              expected = affordable ? 'ESCROWED' : 'ESCROW-FAILED';
-              if (affordable) for (const c of e.charges) if (c.wallet) model.set(c.wallet, model.get(c.wallet)! - c.amount);
-            } else if (op.kind === 'commit') {
-              if (e.status === 'ESCROWED') {
-                expected = 'COMMITTED';
-                const dest = e.seller.wallet[e.currency === 'USD' ? 'USD' : 'VCD:convertible'];
-                if (e.share > 0) model.set(dest, model.get(dest)! + e.share);
-              } else if (e.status !== 'COMMITTED') http = 409;
-            } else if (op.kind === 'cancel') {
-              if (e.status === 'ESCROWED') {
-                expected = 'CANCELLED';
-                for (const c of e.charges) if (c.wallet) model.set(c.wallet, model.get(c.wallet)! + c.amount);
-              } else if (e.status !== 'CANCELLED') http = 409;
-            }
-            assert.equal(res.status, http, `${op.kind} on ${e.status}: ${res.text}`);
-            if (http === 200) assert.equal(res.body.payload.status, expected);
-            e.status = expected;
-          }
+          for (let round = 0; round < (op.twice ? 2 : 1); round++) await transition(e, op.kind);
         }
+
         const report = await verifyLedger(h().orm.em.fork());
         assert.deepEqual(report.problems, []);
         const actual = await balances(h().orm.em.fork(), [...model.keys()]);
-        for (const [wallet, balance] of model) assert.equal(actual.get(wallet), balance, `wallet ${wallet}`);
+        for (const [wallet, balance] of model) assert.equal(actual.get(wallet) ?? 0, balance, `wallet ${wallet}`);
+        for (const p of purchases) {
+          const summary = await call('GET', `/v2/invoice/${p.invoiceId}/refunds`, { token: client.token });
+          assert.equal(summary.status, 200, summary.text);
+          checkSummary(p, summary.body.payload, `summary of ${described(p)}`);
+        }
       }),
-      { numRuns: 12 },
+      { numRuns, ...seed },
     );
   });
 });
