@@ -16,6 +16,7 @@ import { Escrow } from '../src/escrow/escrow.entity.js';
 import { Command } from '../src/commands/command.entity.js';
 import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
 import { KycCheck, KycPersonalData } from '../src/kyc/kyc.entity.js';
+import { Payout } from '../src/payouts/payout.entity.js';
 import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
@@ -47,6 +48,7 @@ export const entities = [
   SandboxClock,
   KycCheck,
   KycPersonalData,
+  Payout,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

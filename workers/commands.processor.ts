@@ -10,13 +10,19 @@ import {
 import { runCommandWith } from '../src/commands/command.service.js';
 import { escrowCommands } from '../src/escrow/escrow.commands.js';
 import { invoiceCommands } from '../src/invoices/invoice.commands.js';
+import { payoutCommands } from '../src/payouts/payout.commands.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import type { CommandJob } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 
 /** Each module's command runners, by module; `commandRegistry` checks them at boot. */
-export const COMMAND_RUNNERS: Record<string, CommandRunners> = { escrow: escrowCommands, invoices: invoiceCommands, merge: mergeCommands };
+export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
+  escrow: escrowCommands,
+  invoices: invoiceCommands,
+  merge: mergeCommands,
+  payouts: payoutCommands,
+};
 
 /**
  * Runs a command (escrow pay/commit/cancel, invoice pay, account merge) with its kind's runner.
@@ -31,7 +37,11 @@ export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: Comm
     if (!isCommandKind(kind)) throw new UnrecoverableError(`command ${commandId} has an unknown kind: ${kind}`);
     const started = performance.now();
     const result = await runCommandWith(registry[kind], orm.em.fork(), commandId);
-    if (result) bus.finished(commandId, result);
+    if (result) {
+      const { next, ...reply } = result;
+      bus.finished(commandId, reply);
+      for (const follow of next ?? []) await bus.enqueue(follow.commandId, follow.kind);
+    }
     commandDuration.observe({ kind, status: String(result?.status ?? 404) }, (performance.now() - started) / 1000);
     return result;
   };

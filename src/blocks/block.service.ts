@@ -216,6 +216,12 @@ export async function assertCanTransact(db: Db, accountIds: string[]): Promise<v
   if (blocked) throw blockedError(blocked);
 }
 
+/** Refuses (the blocked-account 403) money out of an account whose `payouts` or `login` capability is blocked. */
+export async function assertCanPayOut(db: Db, accountId: string): Promise<void> {
+  const blocks = await activeBlocks(db, accountId);
+  if (blocks.some((b) => b.capability === 'payouts' || b.capability === 'login')) throw blockedError(accountId);
+}
+
 /** The blocked-account 403: empty message and codes, the payload a sentence naming the account. */
 export function blockedError(accountId: string): AppError {
   const message = blockedMessage(accountId);

@@ -27,6 +27,7 @@ import { DatabaseMissingError, ServiceUnavailableError } from '../db/postgres-fa
 import { resolveServices } from '../runtime/services.js';
 import { publishTos } from '../tos/tos.service.js';
 import { decideKyc, eraseKycData } from '../kyc/kyc.service.js';
+import { operatorPayoutCommand } from '../payouts/payout.commands.js';
 import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { verifyLedger } from '../escrow/ledger-verify.service.js';
 import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
@@ -35,6 +36,21 @@ import { WebhookBus } from '../queues/webhook-bus.js';
 import { endpointExists, eventExists, replayAndEnqueue, type DeliveryQueue } from '../webhooks/relay.service.js';
 
 class UsageError extends Error {}
+
+/** `payouts approve|reject`: runs the payout's command and prints the payout, or fails with the refusal. */
+async function payoutCommandCli(action: 'approve' | 'reject', v: Record<string, string | boolean | undefined>, positionals: string[]) {
+  const payoutId = positionals[0]?.trim();
+  if (!payoutId || positionals.length > 1) throw new UsageError('give exactly one PAYOUT_ID');
+  const result = await withOrm({ read: `payouts ${action}` }, (orm) => operatorPayoutCommand(orm.em.fork(), payoutId, action));
+  const body = result.body as { payload?: unknown; message?: string[] };
+  if (result.status >= 300) {
+    const why =
+      body.message?.join(' ') || (typeof body.payload === 'string' ? body.payload : `payouts ${action} failed (${result.status})`);
+    throw new Refused(why);
+  }
+  const p = body.payload as { payout_status_id: string; payout_status: string; failure_code: string };
+  print(v.json === true, { ...p }, `payout ${p.payout_status_id}: ${p.payout_status}${p.failure_code ? ` (${p.failure_code})` : ''}`);
+}
 
 /** The integrator settings' flags, as parseArgs options. */
 const SETTING_OPTIONS = Object.fromEntries(Object.keys(SETTING_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
@@ -509,6 +525,33 @@ forgotten, with the gdpr block reason): the data is deleted for good; the check 
       );
     },
   },
+  'payouts approve': {
+    usage: `holdfast payouts approve PAYOUT_ID [--json]
+
+Approves payout PAYOUT_ID (payout_status_id) in FUNDS-IN-ESCROW, or retries a FAILED one: the
+sandbox provider executes it — SUCCESS, or FAILED for the documented failing destination (the
+money stays held). Runs the payout's payout.execute command in this process. Another state,
+or a payouts or login block on the account, is refused (exit 1).
+  --json   print the payout`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      await payoutCommandCli('approve', v, positionals);
+    },
+  },
+  'payouts reject': {
+    usage: `holdfast payouts reject PAYOUT_ID [--json]
+
+Rejects payout PAYOUT_ID in FUNDS-IN-ESCROW or FAILED: the money goes back from payout holding
+to the account's wallet and the payout is SUPPORT-REVERSED. Runs its payout.reverse command
+in this process. Another state is refused (exit 1).
+  --json   print the payout`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      await payoutCommandCli('reject', v, positionals);
+    },
+  },
   'tos publish': {
     usage: `holdfast tos publish --file F [--json]
 
@@ -544,6 +587,8 @@ Commands:
   keys rotate           sign new tokens with a new key (old keys verify until their tokens expire)
   ledger verify         recompute balances and check every ledger invariant
   migrate               create the database and apply migrations
+  payouts approve       approve (or retry) a payout: the sandbox provider executes it
+  payouts reject        reject a payout: its money goes back to the wallet
   tos publish           publish a new terms-of-service version
   webhooks replay       send webhook deliveries again (an event, or an endpoint since a time)
 

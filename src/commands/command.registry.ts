@@ -7,12 +7,26 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Reply } from '../envelope.js';
 
 /** Every kind of command Holdfast runs. */
-export const COMMAND_KINDS = ['escrow.pay', 'escrow.commit', 'escrow.cancel', 'invoice.pay', 'invoice.refund', 'account.merge'] as const;
+export const COMMAND_KINDS = [
+  'escrow.pay',
+  'escrow.commit',
+  'escrow.cancel',
+  'invoice.pay',
+  'invoice.refund',
+  'account.merge',
+  'payout.request',
+  'payout.execute',
+  'payout.reverse',
+] as const;
 
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
-/** A command's result is the reply its request gets, stored on the command row. */
-export type CommandResult = Reply;
+/**
+ * A command's result is the reply its request gets, stored on the command row. A runner may
+ * also name commands it submitted in its transaction (`next`, not stored): the worker enqueues
+ * their jobs once it has run (a job lost before that is found by the sweeper).
+ */
+export type CommandResult = Reply & { next?: Array<{ commandId: string; kind: CommandKind }> };
 
 /**
  * Runs one command to its end and returns its stored result (null: no such command). It throws

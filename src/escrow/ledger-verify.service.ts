@@ -10,8 +10,18 @@ import type { Db } from '../db/sql.js';
 import { invoicePostingPhases, overRefundedLines, overRefundedMethods, refundAmountMismatches } from '../invoices/invoice.repository.js';
 import { verifyLedgerWith, type VerifyReport } from '../ledger/ledger.service.js';
 import { escrowHoldingMismatches, escrowPostingPhases } from './escrow.repository.js';
+import { payoutHoldingMismatches, payoutPostingPhases } from '../payouts/payout.repository.js';
 
 export type { VerifyReport } from '../ledger/ledger.service.js';
+
+/** The postings (by phase, sorted) a payout must have in each state. */
+const PAYOUT_PHASES: Record<string, string[]> = {
+  'FUNDS-IN-ESCROW': ['hold'],
+  FAILED: ['hold'],
+  SUCCESS: ['execute', 'hold'],
+  'USER-REVERSED': ['hold', 'reverse'],
+  'SUPPORT-REVERSED': ['hold', 'reverse'],
+};
 
 /** The postings (by phase) an escrow must have in each state; `shares` is optional (no recipients). */
 const ESCROW_PHASES: Record<string, string[]> = {
@@ -63,6 +73,17 @@ async function escrowProblems(db: Db): Promise<string[]> {
   // Refunds: no payment method has had back more than it paid.
   for (const r of await overRefundedMethods(db)) {
     problems.push(`invoice ${r.invoice_id}: payment method ${r.payment_method_id} paid ${r.paid} but had ${r.back} back in refunds`);
+  }
+  // Payouts: payout holding holds exactly the open payouts; each payout has the postings of its state.
+  for (const r of await payoutHoldingMismatches(db)) {
+    problems.push(`payout holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its open payouts hold ${r.held}`);
+  }
+  for (const r of await payoutPostingPhases(db)) {
+    const expected = PAYOUT_PHASES[r.status] ?? [];
+    const actual = (r.phases ?? []).filter(Boolean).sort();
+    if (actual.join(',') !== expected.join(',')) {
+      problems.push(`payout ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
+    }
   }
   // Refunds: each refund posting moved exactly the parts of its refund that went through.
   for (const r of await refundAmountMismatches(db)) {

@@ -3,6 +3,7 @@
  * OpenAPI documents (with the bearer-token check), idempotency, the module routers, 404/405 and the error middleware.
  */
 import { kycRoutes } from '../kyc/kyc.routes.js';
+import { payoutRoutes } from '../payouts/payout.routes.js';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   invoiceRoutes(api, { bus: deps.bus, signer: deps.signer, syncWaitMs: deps.config.syncWaitMs, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs);
   kycRoutes(api);
+  payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });
   app.use(api);
   app.use(notFoundHandler(doc));

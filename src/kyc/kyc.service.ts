@@ -36,7 +36,12 @@ export async function getKyc(em: EntityManager, principal: Principal, accountId:
 
 /** Whether an account's KYC check is ACCEPT (payouts and token conversion need it). */
 export async function kycAccepted(db: Db, accountId: string): Promise<boolean> {
-  return (await findKycCheck(db, accountId))?.state === 'ACCEPT';
+  return (await findKycState(db, accountId)) === 'ACCEPT';
+}
+
+/** An account's KYC state; undefined before its first submission or decision (NODATA). */
+export async function findKycState(db: Db, accountId: string): Promise<KycState | undefined> {
+  return (await findKycCheck(db, accountId))?.state;
 }
 
 /** The 409 of a payout or conversion asked for before the account's KYC was accepted. */

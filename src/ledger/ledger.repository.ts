@@ -149,7 +149,7 @@ export function walletAccountsAmongSql(integratorExpression: string, currencyExp
 }
 
 /** Fragment: postings whose reference is `<prefix>:<id>:<phase>`, as rows (`owner_id`, `phases` — sorted phase names). */
-export function postingPhasesSql(prefix: 'escrow' | 'invoice'): string {
+export function postingPhasesSql(prefix: 'escrow' | 'invoice' | 'payout' | 'exchange'): string {
   return `select split_part(reference, ':', 2) as owner_id, array_agg(split_part(reference, ':', 3) order by reference) as phases
             from ledger_posting where reference like '${prefix}:%' and split_part(reference, ':', 4) = '' group by 1`;
 }
@@ -166,6 +166,9 @@ export function postingMovedSql(prefix: 'escrow' | 'invoice', phase: string): st
 
 /** Fragment: the escrow holding balances, as rows (`integrator_id`, `currency`, `balance`). */
 export const ESCROW_HOLDING_BALANCES_SQL = `select integrator_id, currency, balance from ledger_account where kind = 'escrow_holding'`;
+
+/** Fragment: the payout holding balances, as rows (`integrator_id`, `currency`, `balance`). */
+export const PAYOUT_HOLDING_BALANCES_SQL = `select integrator_id, currency, balance from ledger_account where kind = 'payout_holding'`;
 
 /** What `holdfast ledger verify` finds wrong in the ledger's own tables (the caller's snapshot). */
 export async function ledgerProblems(

@@ -17,6 +17,7 @@ import { Migration20261126210555EventLookups } from './Migration20261126210555Ev
 import { Migration20261126210600Reconciliation } from './Migration20261126210600Reconciliation.js';
 import { Migration20261126213500SandboxClock } from './Migration20261126213500SandboxClock.js';
 import { Migration20261126220355Refunds } from './Migration20261126220355Refunds.js';
+import { Migration20261127000000Payouts } from './Migration20261127000000Payouts.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261126233000LineItemRefunds } from './Migration20261126233000LineItemRefunds.js';
@@ -46,4 +47,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126233000LineItemRefunds', class: Migration20261126233000LineItemRefunds },
   { name: 'Migration20261126234000Kyc', class: Migration20261126234000Kyc },
   { name: 'Migration20261126235000PayoutFoundation', class: Migration20261126235000PayoutFoundation },
+  { name: 'Migration20261127000000Payouts', class: Migration20261127000000Payouts },
 ];

@@ -10,6 +10,8 @@ export const FAILPOINTS = [
   'escrow.pay.after-charge',
   'refund.before-post',
   'refund.after-commit',
+  'payout.execute.before-post',
+  'payout.execute.after-commit',
   'webhooks.relay.after-commit',
 ] as const;
 export type Failpoint = (typeof FAILPOINTS)[number];

@@ -39,6 +39,7 @@ const OWNER: Record<string, string> = {
   sandbox_clock: 'sandbox',
   kyc_check: 'kyc',
   kyc_personal_data: 'kyc',
+  payout: 'payouts',
 };
 
 /**

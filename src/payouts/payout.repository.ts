@@ -1,0 +1,113 @@
+/** Payouts (plain SQL). */
+import type { Db } from '../db/sql.js';
+import { PAYOUT_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
+import type { PayoutRecord, PayoutStatus } from './payout.rules.js';
+
+const COLUMNS = `id, integrator_id as "integratorId", account_id as "accountId", status, amount::float8 as amount, currency,
+  source_payment_method_id as "sourcePaymentMethodId", destination_payment_method_id as "destinationPaymentMethodId",
+  token_exchange_id as "tokenExchangeId", failure_code as "failureCode", failure_reason as "failureReason",
+  created_at as "createdAt", updated_at as "updatedAt"`;
+
+export async function insertPayout(db: Db, p: PayoutRecord): Promise<void> {
+  await db.execute(
+    `insert into payout (id, integrator_id, account_id, status, amount, currency, source_payment_method_id, destination_payment_method_id,
+                         token_exchange_id, failure_code, failure_reason, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      p.id,
+      p.integratorId,
+      p.accountId,
+      p.status,
+      p.amount,
+      p.currency,
+      p.sourcePaymentMethodId,
+      p.destinationPaymentMethodId,
+      p.tokenExchangeId,
+      p.failureCode,
+      p.failureReason,
+      p.createdAt,
+      p.updatedAt,
+    ],
+  );
+}
+
+/** A payout, locked for its change (`for update`). */
+export async function lockPayout(db: Db, payoutId: string): Promise<PayoutRecord | undefined> {
+  const [row] = await db.execute<PayoutRecord[]>(`select ${COLUMNS} from payout where id = ? for update`, [payoutId]);
+  return row;
+}
+
+/** A payout by its id alone (the operator's commands). */
+export async function payoutById(db: Db, payoutId: string): Promise<PayoutRecord | undefined> {
+  const [row] = await db.execute<PayoutRecord[]>(`select ${COLUMNS} from payout where id = ?`, [payoutId]);
+  return row;
+}
+
+/** A payout of the integrator's. */
+export async function findPayout(db: Db, integratorId: string, payoutId: string): Promise<PayoutRecord | undefined> {
+  const [row] = await db.execute<PayoutRecord[]>(`select ${COLUMNS} from payout where id = ? and integrator_id = ?`, [
+    payoutId,
+    integratorId,
+  ]);
+  return row;
+}
+
+/** Sets a payout's status and failure; its new `updated_at`. */
+export async function setPayoutStatus(
+  db: Db,
+  payoutId: string,
+  status: PayoutStatus,
+  failure: { code: string | null; reason: string | null },
+): Promise<Date> {
+  const [row] = await db.execute<Array<{ updated_at: Date }>>(
+    'update payout set status = ?, failure_code = ?, failure_reason = ?, updated_at = clock_timestamp() where id = ? returning updated_at',
+    [status, failure.code, failure.reason, payoutId],
+  );
+  return row!.updated_at;
+}
+
+/** How many of the account's payouts are open (FUNDS-IN-ESCROW or FAILED). */
+export async function openPayoutCount(db: Db, accountId: string): Promise<number> {
+  const [row] = await db.execute<Array<{ n: string }>>(
+    `select count(*) as n from payout where account_id = ? and status in ('FUNDS-IN-ESCROW', 'FAILED')`,
+    [accountId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** A page of the account's payouts, newest first, and how many it has. */
+export async function payoutsOf(
+  db: Db,
+  accountId: string,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; payouts: PayoutRecord[] }> {
+  const [count] = await db.execute<Array<{ n: string }>>('select count(*) as n from payout where account_id = ?', [accountId]);
+  const payouts = await db.execute<PayoutRecord[]>(
+    `select ${COLUMNS} from payout where account_id = ? order by created_at desc, id desc limit ? offset ?`,
+    [accountId, limit, offset],
+  );
+  return { total: Number(count?.n ?? 0), payouts };
+}
+
+/** `ledger verify`: where payout holding (per integrator and currency) differs from what its open payouts hold. */
+export function payoutHoldingMismatches(
+  db: Db,
+): Promise<Array<{ integrator_id: string; currency: string; balance: string; held: string }>> {
+  return db.execute(
+    `select coalesce(a.integrator_id, p.integrator_id) as integrator_id, coalesce(a.currency, p.currency) as currency,
+            coalesce(a.balance, 0) as balance, coalesce(p.held, 0) as held
+       from (${PAYOUT_HOLDING_BALANCES_SQL}) a
+       full join (select integrator_id, currency, sum(amount) as held from payout where status in ('FUNDS-IN-ESCROW', 'FAILED')
+                   group by integrator_id, currency) p
+         on p.integrator_id = a.integrator_id and p.currency = a.currency
+      where coalesce(a.balance, 0) <> coalesce(p.held, 0)`,
+  );
+}
+
+/** `ledger verify`: each payout's status and the phases of its postings (`payout:<id>:<phase>`). */
+export function payoutPostingPhases(db: Db): Promise<Array<{ id: string; status: PayoutStatus; phases: string[] | null }>> {
+  return db.execute(
+    `with p as (${postingPhasesSql('payout')}) select po.id, po.status, p.phases from payout po left join p on p.owner_id = po.id`,
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * Payouts: money out of an account's fiat wallet to a payout destination. Every move is a
+ * command run by a worker (`payout.commands.ts`): the request moves the amount from the wallet
+ * to payout holding (FUNDS-IN-ESCROW), so it cannot be spent twice; an execution (automatic at
+ * or under the integrator's `payout_auto_approve_max`, else the operator's approval) sends it on
+ * to the provider (SUCCESS) or leaves it held (FAILED); a reversal returns it to the wallet.
+ * The web side checks what it can at once (nothing moved on a refusal) and submits the command.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireAccount } from '../accounts/account-access.service.js';
+import { integratorSettings, type Principal } from '../auth/auth.service.js';
+import { assertCanPayOut } from '../blocks/block.service.js';
+import { findCommand, runCommand } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import { success } from '../envelope.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { findKycState, kycRequired } from '../kyc/kyc.service.js';
+import { balancesOf } from '../ledger/ledger.repository.js';
+import { fiatWalletOf, payoutDestination } from '../payment-methods/payout-lookups.repository.js';
+import type { CommandBus } from '../queues/command-bus.js';
+import { findPayout, openPayoutCount, payoutsOf } from './payout.repository.js';
+import { payoutView, type PayoutRecord } from './payout.rules.js';
+
+/** A payout request's body. */
+export interface PayoutRequest {
+  source_payment_method_id: string;
+  destination_payment_method_id: string;
+  amount: number;
+  currency: string;
+  token_exchange_id?: string;
+}
+
+interface CommandOptions {
+  respondAsync: boolean;
+  syncWaitMs: number;
+}
+
+/** The 404 of a payout that is not the account's (or not the integrator's). */
+export const payoutNotFound = () => AppError.notFound('PAYOUT_NOT_FOUND', 'Payout not found.');
+
+/** The 409 of a payout move its state does not allow, naming the state. */
+export function payoutStateConflict(payout: PayoutRecord, what: string): AppError {
+  return new AppError('invalid_state', `The payout is ${payout.status}: it cannot be ${what}.`, { codes: ['PAYOUT_STATE_ERROR'] });
+}
+
+/**
+ * The checks of a payout request, in the order their answers take precedence: a `payouts` or
+ * `login` block (403), KYC not ACCEPT (409 `KYC_REQUIRED`), the methods (400 naming each), the
+ * open-payout limit (409 `PAYOUT_LIMIT`), the wallet's balance (400 `INSUFFICIENT_BALANCE`).
+ * Run by the web side (no lock) and again by the command under the account's lock. Returns the
+ * source wallet's ledger account.
+ */
+export async function checkPayoutRequest(db: Db, integratorId: string, accountId: string, input: PayoutRequest): Promise<string> {
+  await assertCanPayOut(db, accountId);
+  const kyc = await findKycState(db, accountId);
+  if (kyc !== 'ACCEPT') throw kycRequired(kyc);
+  if (input.currency !== 'USD') throw AppError.invalid({ currency: ['UNSUPPORTED_CURRENCY'] }, 'Payouts are paid in USD.');
+  const source = await fiatWalletOf(db, accountId, input.source_payment_method_id);
+  if (!source) {
+    throw AppError.invalid({ source_payment_method_id: ['NOT_A_FIAT_WALLET'] }, "The source must be the account's own USD wallet.");
+  }
+  if (!(await payoutDestination(db, accountId, input.destination_payment_method_id))) {
+    throw AppError.invalid(
+      { destination_payment_method_id: ['NOT_A_PAYOUT_DESTINATION'] },
+      "The destination must be one of the account's payout methods (type paypal).",
+    );
+  }
+  const limit = (await integratorSettings(db, integratorId)).payoutOpenLimit;
+  if ((await openPayoutCount(db, accountId)) >= limit) {
+    throw new AppError('invalid_state', `The account already has ${limit} open payouts (FUNDS-IN-ESCROW or FAILED), the most allowed.`, {
+      codes: ['PAYOUT_LIMIT'],
+    });
+  }
+  const [wallet] = await balancesOf(db, [source.ledgerAccountId]);
+  if ((wallet?.balance ?? 0) < input.amount) {
+    throw AppError.invalid({ amount: ['INSUFFICIENT_BALANCE'] }, `The wallet holds ${wallet?.balance ?? 0}, less than the payout.`);
+  }
+  return source.ledgerAccountId;
+}
+
+/** `POST /v2/{account_id}/payout`: checks, then the `payout.request` command; 201 with the payout in FUNDS-IN-ESCROW. */
+export async function requestPayout(
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  accountId: string,
+  input: PayoutRequest,
+  opts: CommandOptions,
+): Promise<CommandResult & { headers?: Record<string, string> }> {
+  await requireAccount(em, principal, accountId);
+  const db = pooled(em);
+  await checkPayoutRequest(db, principal.integratorId, accountId, input);
+  const payoutId = newId('po');
+  return runCommand(
+    em,
+    bus,
+    {
+      integratorId: principal.integratorId,
+      kind: 'payout.request',
+      targetId: accountId,
+      input: { ...input, payout_id: payoutId, integrator_id: principal.integratorId },
+      inputKey: payoutId,
+    },
+    {
+      ...opts,
+      location: (commandId) => `/v2/commands/${commandId}`,
+      current: async (commandId) => success(await findCommand(db, principal.integratorId, commandId)),
+    },
+  );
+}
+
+/** The account's payout, or the 404. */
+async function accountPayout(em: EntityManager, principal: Principal, accountId: string, payoutId: string): Promise<PayoutRecord> {
+  await requireAccount(em, principal, accountId);
+  const payout = await findPayout(pooled(em), principal.integratorId, payoutId);
+  if (!payout || payout.accountId !== accountId) throw payoutNotFound();
+  return payout;
+}
+
+/** `GET /v2/{account_id}/payout/{payout_status_id}`. */
+export async function getPayout(em: EntityManager, principal: Principal, accountId: string, payoutId: string) {
+  return payoutView(await accountPayout(em, principal, accountId, payoutId));
+}
+
+/** `GET /v2/{account_id}/payouts`: newest first, `limit` from `offset`, with the `total`. */
+export async function listPayouts(em: EntityManager, principal: Principal, accountId: string, page: { limit: number; offset: number }) {
+  await requireAccount(em, principal, accountId);
+  const { total, payouts } = await payoutsOf(pooled(em), accountId, page.limit, page.offset);
+  return { total, limit: page.limit, offset: page.offset, payouts: payouts.map(payoutView) };
+}
+
+/** Runs a command on an existing payout of the account's and answers it (200 with the payout). */
+async function payoutCommand(
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  payout: PayoutRecord,
+  command: { kind: 'payout.execute' | 'payout.reverse'; input: Record<string, unknown>; inputKey: string },
+  opts: CommandOptions,
+) {
+  const db = pooled(em);
+  return runCommand(
+    em,
+    bus,
+    { integratorId: principal.integratorId, targetId: payout.id, ...command },
+    {
+      ...opts,
+      location: `/v2/${payout.accountId}/payout/${payout.id}`,
+      current: async () => success(payoutView((await findPayout(db, principal.integratorId, payout.id)) ?? payout)),
+    },
+  );
+}
+
+/** `DELETE /v2/{account_id}/payout/{id}`: the user or the integrator takes it back (USER-REVERSED). */
+export async function reversePayout(
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  accountId: string,
+  payoutId: string,
+  opts: CommandOptions,
+) {
+  const payout = await accountPayout(em, principal, accountId, payoutId);
+  return payoutCommand(em, bus, principal, payout, { kind: 'payout.reverse', input: { by: 'user' }, inputKey: 'user' }, opts);
+}
+
+/** `PATCH /v2/{account_id}/payout/{id}` (staging only): approves and executes it at once. */
+export async function executePayoutNow(
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  accountId: string,
+  payoutId: string,
+  opts: CommandOptions,
+) {
+  const payout = await accountPayout(em, principal, accountId, payoutId);
+  return payoutCommand(em, bus, principal, payout, { kind: 'payout.execute', input: { mode: 'staging' }, inputKey: 'staging' }, opts);
+}
