@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { decideKyc } from '../../src/kyc/kyc.service.js';
+import { systemAccount, balances } from '../../src/ledger/ledger.service.js';
+import { call, h, holdfastCli, newClient, type TestClient } from '../support/harness.js';
+import { balance, fund, party, type Party } from '../support/money.js';
+
+/** A payout destination of the account's (a paypal method), through the API. */
+async function addPaypal(client: TestClient, accountId: string, email: string): Promise<string> {
+  const res = await call('POST', `/v1/${accountId}/payment_methods`, { token: client.token, body: { type: 'paypal', paypal: { email } } });
+  assert.ok(res.status === 200 || res.status === 201, res.text);
+  return res.body.payload.id;
+}
+
+async function outboxFor(payoutId: string): Promise<Array<Record<string, unknown>>> {
+  const rows = await h()
+    .orm.em.fork()
+    .getConnection()
+    .execute<Array<{ message: Record<string, unknown> }>>(
+      `select message from outbox where event_name = 'payout-complete' and message->>'payout_status_id' = ? order by id`,
+      [payoutId],
+    );
+  return rows.map((r) => r.message);
+}
+
+async function holding(integratorId: string): Promise<number> {
+  const id = await systemAccount(h().orm.em.fork(), integratorId, 'payout_holding', 'USD');
+  return (await balances(h().orm.em.fork(), [id])).get(id) ?? 0;
+}
+
+describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast payouts approve|reject)', () => {
+  let client: TestClient;
+
+  /** A seller with KYC accepted, USD 100.00 in its wallet and a payout destination. */
+  async function seller(opts: { kyc?: boolean; email?: string } = {}) {
+    const p: Party = await party(client);
+    await fund(p, 'USD:fiat', 10_000);
+    if (opts.kyc !== false) await decideKyc(h().orm.em.fork(), p.account_id, 'ACCEPT', false);
+    const destination = await addPaypal(client, p.account_id, opts.email ?? `${p.account_id.toLowerCase()}@example.com`);
+    return { ...p, wallet: p.wallets['USD:fiat'], destination };
+  }
+
+  const request = (s: Awaited<ReturnType<typeof seller>>, amount: number, extra: Record<string, unknown> = {}) =>
+    call('POST', `/v2/${s.account_id}/payout`, {
+      token: client.token,
+      body: { source_payment_method_id: s.wallet.pm, destination_payment_method_id: s.destination, amount, currency: 'USD', ...extra },
+    });
+
+  before(async () => {
+    client = await newClient();
+  });
+
+  after(async () => {
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+
+  it('a request holds the money (FUNDS-IN-ESCROW, 201); approval pays it out (SUCCESS); each change emits payout-complete', async () => {
+    const s = await seller();
+    const heldBefore = await holding(s.integrator_id);
+    const res = await request(s, 2500);
+    assert.equal(res.status, 201, res.text);
+    const payout = res.body.payload;
+    assert.equal(payout.payout_status, 'FUNDS-IN-ESCROW');
+    assert.deepEqual(
+      [payout.account_id, payout.amount, payout.currency, payout.source_payment_method_id, payout.destination_payment_method_id],
+      [s.account_id, 2500, 'USD', s.wallet.pm, s.destination],
+    );
+    assert.equal(await balance(s.wallet.wallet), 7500);
+    assert.equal(await holding(s.integrator_id), heldBefore + 2500);
+    const approved = await holdfastCli(['payouts', 'approve', payout.payout_status_id, '--json']);
+    assert.equal(approved.status, 0, approved.stderr);
+    assert.equal(JSON.parse(approved.stdout).payout_status, 'SUCCESS');
+    assert.equal(await holding(s.integrator_id), heldBefore);
+    const got = await call('GET', `/v2/${s.account_id}/payout/${payout.payout_status_id}`, { token: client.token });
+    assert.equal(got.body.payload.payout_status, 'SUCCESS');
+    const events = await outboxFor(payout.payout_status_id);
+    assert.deepEqual(
+      events.map((e) => e.payout_status),
+      ['FUNDS-IN-ESCROW', 'SUCCESS'],
+    );
+    assert.deepEqual(Object.keys(events[0]).sort(), [
+      'account_id',
+      'amount',
+      'currency',
+      'failure_code',
+      'failure_reason',
+      'payout_flow',
+      'payout_status',
+      'payout_status_id',
+    ]);
+    assert.equal(events[0].payout_flow, 'STANDARD');
+    // Approving again: the state refuses it, naming it.
+    const again = await holdfastCli(['payouts', 'approve', payout.payout_status_id]);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /SUCCESS/);
+  });
+
+  it('refuses, moving nothing: KYC not ACCEPT (409), a payouts block (403), too little money (400 amount), foreign methods (400), the open-payout limit (409)', async () => {
+    const noKyc = await seller({ kyc: false });
+    const kyc = await request(noKyc, 100);
+    assert.equal(kyc.status, 409, kyc.text);
+    assert.deepEqual(kyc.body.codes, ['KYC_REQUIRED']);
+
+    const s = await seller();
+    const poor = await request(s, 10_001);
+    assert.equal(poor.status, 400, poor.text);
+    assert.deepEqual(poor.body.payload.errors, { amount: ['INSUFFICIENT_BALANCE'] });
+
+    const other = await seller();
+    const foreign = await request(s, 100, { destination_payment_method_id: other.destination });
+    assert.equal(foreign.status, 400);
+    assert.deepEqual(Object.keys(foreign.body.payload.errors), ['destination_payment_method_id']);
+    const notWallet = await request(s, 100, { source_payment_method_id: s.destination });
+    assert.deepEqual(Object.keys(notWallet.body.payload.errors), ['source_payment_method_id']);
+
+    for (let i = 0; i < 3; i++) assert.equal((await request(s, 100)).status, 201);
+    const limited = await request(s, 100);
+    assert.equal(limited.status, 409, limited.text);
+    assert.deepEqual(limited.body.codes, ['PAYOUT_LIMIT']);
+    assert.equal(await balance(s.wallet.wallet), 9700);
+
+    const blocked = await seller();
+    const operator = await newClient({ integrator: client.integrator, isOperator: true });
+    await call('POST', '/v2/block', {
+      token: operator.token,
+      body: { account_id: blocked.account_id, block_capability: 'payouts', block_reason: 'compliance' },
+    });
+    const refused = await request(blocked, 100);
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(await balance(blocked.wallet.wallet), 10_000);
+  });
+
+  it('DELETE takes an open payout back (USER-REVERSED), and then nothing more; reject is SUPPORT-REVERSED', async () => {
+    const s = await seller();
+    const first = (await request(s, 1000)).body.payload.payout_status_id;
+    const reversed = await call('DELETE', `/v2/${s.account_id}/payout/${first}`, { token: client.token });
+    assert.equal(reversed.status, 200, reversed.text);
+    assert.equal(reversed.body.payload.payout_status, 'USER-REVERSED');
+    assert.equal(await balance(s.wallet.wallet), 10_000);
+    const twice = await call('DELETE', `/v2/${s.account_id}/payout/${first}`, { token: client.token });
+    assert.equal(twice.status, 409);
+    assert.deepEqual(twice.body.codes, ['PAYOUT_STATE_ERROR']);
+
+    const second = (await request(s, 400)).body.payload.payout_status_id;
+    const rejected = await holdfastCli(['payouts', 'reject', second, '--json']);
+    assert.equal(rejected.status, 0, rejected.stderr);
+    assert.equal(JSON.parse(rejected.stdout).payout_status, 'SUPPORT-REVERSED');
+    assert.equal(await balance(s.wallet.wallet), 10_000);
+  });
+
+  it('the failing destination: FAILED keeps the money held; it can be retried, reversed or rejected', async () => {
+    const s = await seller({ email: 'payout-fails@example.com' });
+    const id = (await request(s, 700)).body.payload.payout_status_id;
+    const executed = await call('PATCH', `/v2/${s.account_id}/payout/${id}`, { token: client.token });
+    assert.equal(executed.status, 200, executed.text);
+    assert.equal(executed.body.payload.payout_status, 'FAILED');
+    assert.equal(executed.body.payload.failure_code, 'destination_rejected');
+    assert.equal(await balance(s.wallet.wallet), 9300, 'still held');
+    // The staging shortcut only executes FUNDS-IN-ESCROW; approval retries a FAILED one.
+    assert.equal((await call('PATCH', `/v2/${s.account_id}/payout/${id}`, { token: client.token })).status, 409);
+    const retried = await holdfastCli(['payouts', 'approve', id, '--json']);
+    assert.equal(JSON.parse(retried.stdout).payout_status, 'FAILED');
+    const back = await call('DELETE', `/v2/${s.account_id}/payout/${id}`, { token: client.token });
+    assert.equal(back.body.payload.payout_status, 'USER-REVERSED');
+    assert.equal(await balance(s.wallet.wallet), 10_000);
+  });
+
+  it('at or under payout_auto_approve_max a payout executes by itself', async () => {
+    const name = client.integrator;
+    assert.equal((await holdfastCli(['integrator', 'update', name, '--payout-auto-approve-max', '500'])).status, 0);
+    try {
+      const s = await seller();
+      const small = (await request(s, 500)).body.payload;
+      assert.equal(small.payout_status, 'FUNDS-IN-ESCROW');
+      const deadline = Date.now() + 15_000;
+      let status = small.payout_status;
+      while (status === 'FUNDS-IN-ESCROW' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await call('GET', `/v2/${s.account_id}/payout/${small.payout_status_id}`, { token: client.token })).body.payload
+          .payout_status;
+      }
+      assert.equal(status, 'SUCCESS');
+      const big = (await request(s, 501)).body.payload;
+      await new Promise((r) => setTimeout(r, 500));
+      const still = await call('GET', `/v2/${s.account_id}/payout/${big.payout_status_id}`, { token: client.token });
+      assert.equal(still.body.payload.payout_status, 'FUNDS-IN-ESCROW');
+    } finally {
+      await holdfastCli(['integrator', 'update', name, '--payout-auto-approve-max', '0']);
+    }
+  });
+
+  it('lists newest first with total, limit and offset; another integrator gets 404', async () => {
+    const s = await seller();
+    const ids: string[] = [];
+    for (const amount of [100, 200, 300]) ids.push((await request(s, amount)).body.payload.payout_status_id);
+    const page = await call('GET', `/v2/${s.account_id}/payouts?limit=2&offset=0`, { token: client.token });
+    assert.equal(page.status, 200, page.text);
+    assert.equal(page.body.payload.total, 3);
+    assert.deepEqual(
+      page.body.payload.payouts.map((p: { payout_status_id: string }) => p.payout_status_id),
+      [ids[2], ids[1]],
+    );
+    const rest = await call('GET', `/v2/${s.account_id}/payouts?limit=2&offset=2`, { token: client.token });
+    assert.deepEqual(
+      rest.body.payload.payouts.map((p: { payout_status_id: string }) => p.payout_status_id),
+      [ids[0]],
+    );
+    const other = await newClient();
+    assert.equal((await call('GET', `/v2/${s.account_id}/payout/${ids[0]}`, { token: other.token })).status, 404);
+    assert.equal((await call('GET', `/v2/${s.account_id}/payouts`, { token: other.token })).status, 404);
+    assert.equal((await call('DELETE', `/v2/${s.account_id}/payout/${ids[0]}`, { token: other.token })).status, 404);
+    const missing = await call('GET', `/v2/${s.account_id}/payout/po_00000000000000000000000000`, { token: client.token });
+    assert.deepEqual(missing.body.codes, ['PAYOUT_NOT_FOUND']);
+  });
+
+  it('a reversal racing the execution: exactly one wins', async () => {
+    const s = await seller();
+    for (let round = 0; round < 3; round++) {
+      const id = (await request(s, 100)).body.payload.payout_status_id;
+      const [del, patch] = await Promise.all([
+        call('DELETE', `/v2/${s.account_id}/payout/${id}`, { token: client.token }),
+        call('PATCH', `/v2/${s.account_id}/payout/${id}`, { token: client.token }),
+      ]);
+      const wins = [del, patch].filter((r) => r.status === 200);
+      assert.equal(wins.length, 1, `${del.status} ${patch.status}`);
+      assert.ok([del, patch].some((r) => r.status === 409));
+    }
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+});
