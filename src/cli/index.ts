@@ -704,7 +704,9 @@ main(process.argv.slice(2)).then(
       err instanceof LedgerBreach ||
       err instanceof Refused ||
       err instanceof NotFound;
-    process.stderr.write(`holdfast: ${known ? (err as Error).message : (describeError(err).message ?? 'failed')}\n`);
+    const described = describeError(err);
+    const unknown = described.message ?? `failed (${described.type}${described.code ? ` ${described.code}` : ''})`;
+    process.stderr.write(`holdfast: ${known ? (err as Error).message : unknown}\n`);
     process.exit(err instanceof UsageError || err instanceof ConfigError ? 2 : 1);
   },
 );

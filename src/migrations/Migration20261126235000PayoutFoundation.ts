@@ -2,9 +2,9 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * What money going out of Holdfast needs: the integrator's payout and conversion settings;
- * two ledger account kinds — `payout_holding` (money of requested payouts, credit-normal) and
- * `payout_clearing` (money paid out to a payout provider, debit-normal like the other clearing
- * accounts); and the payout-only payment method provider `paypal`.
+ * two ledger account kinds — `payout_holding` (money of requested payouts) and
+ * `payout_clearing` (money paid out to a payout provider: it only grows), both credit-normal;
+ * and the payout-only payment method provider `paypal`.
  */
 export class Migration20261126235000PayoutFoundation extends Migration {
   override async up(): Promise<void> {
@@ -21,7 +21,7 @@ export class Migration20261126235000PayoutFoundation extends Migration {
     this.addSql(`alter table ledger_account drop constraint ledger_account_side_by_kind;`);
     this.addSql(`
       alter table ledger_account add constraint ledger_account_side_by_kind
-        check ((case when kind in ('card_clearing', 'pobo_clearing', 'sandbox_funding', 'payout_clearing') then 'debit' else 'credit' end) = normal_side);`);
+        check ((case when kind in ('card_clearing', 'pobo_clearing', 'sandbox_funding') then 'debit' else 'credit' end) = normal_side);`);
     this.addSql(`
       do $$
       declare name text;

@@ -20,7 +20,7 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { lockBalancesOf } from '../ledger/ledger.repository.js';
 import { post, systemAccount } from '../ledger/ledger.service.js';
-import { fiatWalletOf, payoutDestination } from '../payment-methods/payout-lookups.repository.js';
+import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
 import { failpoint } from '../runtime/failpoints.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import { insertPayout, lockPayout, payoutById, setPayoutStatus } from './payout.repository.js';

@@ -3,10 +3,15 @@ import type { Db } from '../db/sql.js';
 import { PAYOUT_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
 import type { PayoutRecord, PayoutStatus } from './payout.rules.js';
 
-const COLUMNS = `id, integrator_id as "integratorId", account_id as "accountId", status, amount::float8 as amount, currency,
+const COLUMNS = `id, integrator_id as "integratorId", account_id as "accountId", status, amount, currency,
   source_payment_method_id as "sourcePaymentMethodId", destination_payment_method_id as "destinationPaymentMethodId",
   token_exchange_id as "tokenExchangeId", failure_code as "failureCode", failure_reason as "failureReason",
   created_at as "createdAt", updated_at as "updatedAt"`;
+
+/** A row as read (timestamps may come back as text) → the record. */
+function fromRow(row: PayoutRecord): PayoutRecord {
+  return { ...row, amount: Number(row.amount), createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) };
+}
 
 export async function insertPayout(db: Db, p: PayoutRecord): Promise<void> {
   await db.execute(
@@ -34,13 +39,13 @@ export async function insertPayout(db: Db, p: PayoutRecord): Promise<void> {
 /** A payout, locked for its change (`for update`). */
 export async function lockPayout(db: Db, payoutId: string): Promise<PayoutRecord | undefined> {
   const [row] = await db.execute<PayoutRecord[]>(`select ${COLUMNS} from payout where id = ? for update`, [payoutId]);
-  return row;
+  return row && fromRow(row);
 }
 
 /** A payout by its id alone (the operator's commands). */
 export async function payoutById(db: Db, payoutId: string): Promise<PayoutRecord | undefined> {
   const [row] = await db.execute<PayoutRecord[]>(`select ${COLUMNS} from payout where id = ?`, [payoutId]);
-  return row;
+  return row && fromRow(row);
 }
 
 /** A payout of the integrator's. */
@@ -63,7 +68,7 @@ export async function setPayoutStatus(
     'update payout set status = ?, failure_code = ?, failure_reason = ?, updated_at = clock_timestamp() where id = ? returning updated_at',
     [status, failure.code, failure.reason, payoutId],
   );
-  return row!.updated_at;
+  return new Date(row!.updated_at);
 }
 
 /** How many of the account's payouts are open (FUNDS-IN-ESCROW or FAILED). */
@@ -87,7 +92,7 @@ export async function payoutsOf(
     `select ${COLUMNS} from payout where account_id = ? order by created_at desc, id desc limit ? offset ?`,
     [accountId, limit, offset],
   );
-  return { total: Number(count?.n ?? 0), payouts };
+  return { total: Number(count?.n ?? 0), payouts: payouts.map(fromRow) };
 }
 
 /** `ledger verify`: where payout holding (per integrator and currency) differs from what its open payouts hold. */

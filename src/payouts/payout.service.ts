@@ -18,7 +18,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { findKycState, kycRequired } from '../kyc/kyc.service.js';
 import { balancesOf } from '../ledger/ledger.repository.js';
-import { fiatWalletOf, payoutDestination } from '../payment-methods/payout-lookups.repository.js';
+import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { findPayout, openPayoutCount, payoutsOf } from './payout.repository.js';
 import { payoutView, type PayoutRecord } from './payout.rules.js';
