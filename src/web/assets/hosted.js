@@ -246,9 +246,12 @@ import { payoutFlow } from './hosted-payout.js';
     );
   }
 
+  /** The methods that may pay (a PayPal payout destination never does: the payout flow lists those). */
   async function paymentMethods(currency) {
     const { data } = await api('GET', `/v1/${session.account}/payment_methods`);
-    return data.payload.filter((m) => m.pm_state === 'active' && (!currency || m.processing_currency === currency));
+    return data.payload.filter(
+      (m) => m.pm_state === 'active' && m.provider !== 'paypal' && (!currency || m.processing_currency === currency),
+    );
   }
 
   async function acceptTos() {
