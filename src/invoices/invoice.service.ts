@@ -13,7 +13,7 @@ import { batchedPerPool } from '../db/batch.js';
 import { assertCanTransact, blockedError } from '../blocks/block.service.js';
 import { holdAccounts } from '../accounts/account.repository.js';
 import { listMethods } from '../payment-methods/payment-method.repository.js';
-import { normalisePurchaseRequest, tokenWalletShares, type PurchaseRequest } from './purchase-request.rules.js';
+import { methodRefusal, normalisePurchaseRequest, tokenWalletShares, type PurchaseRequest } from './purchase-request.rules.js';
 import { insertOpenInvoices, purchaseFactsOf, type FactsQuery, type PurchaseFacts } from './invoice.repository.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import {
@@ -112,13 +112,17 @@ function factsQuery(principal: Principal, input: PurchaseInput): FactsQuery {
   };
 }
 
-/** Adds an error for each named payment method that is not the buyer's (`NOT_FOUND`) or cannot pay in `currency`. */
+/**
+ * Adds an error for each named payment method that cannot pay (`methodRefusal`): not the buyer's
+ * (`NOT_FOUND`), payout-only (`PAYOUT_ONLY`) or of another currency than `currency`.
+ */
 export function methodErrors(fields: FieldErrors, named: PaymentMethodInput[], buyers: PurchaseFacts['methods'], currency: string): void {
   named.forEach((pm, i) => {
-    const method = buyers.find((m) => m.id === pm.payment_method_id);
-    if (!method) addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'NOT_FOUND');
-    else if (method.processing_currency !== currency)
-      addFieldError(fields, `payment_methods.${i}.payment_method_id`, 'INCOMPATIBLE_CURRENCY');
+    const refusal = methodRefusal(
+      buyers.find((m) => m.id === pm.payment_method_id),
+      currency,
+    );
+    if (refusal) addFieldError(fields, `payment_methods.${i}.payment_method_id`, refusal);
   });
 }
 

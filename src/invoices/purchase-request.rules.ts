@@ -3,8 +3,9 @@
  * `POST /v2/invoice` and `POST /v2/authorize/invoice` that older clients send, made into the
  * one shape the money rules read — `metadata: null` is absent, a payment method without
  * `amount` pays the remainder (as `amount: 0`), and omitted payment methods of a token-currency
- * purchase are the buyer's token wallets.
+ * purchase are the buyer's token wallets. And whether a payment method it names can pay it.
  */
+import { canPayPurchases } from '../payment-methods/payment-method.rules.js';
 import type { LineItemInput, PaymentMethodInput } from './invoice.rules.js';
 
 /** A payment method as sent: `amount` may be omitted (the remainder). */
@@ -102,4 +103,22 @@ export function tokenWalletShares(total: number, wallets: TokenWallet[]): Paymen
     }
   }
   return shares;
+}
+
+/** Why a named payment method cannot pay a purchase. */
+export type MethodRefusal = 'NOT_FOUND' | 'PAYOUT_ONLY' | 'INCOMPATIBLE_CURRENCY';
+
+/**
+ * Why a payment method named to pay a purchase in `currency` cannot pay it, or null when it can:
+ * `NOT_FOUND` (no active method of the buyer's), `PAYOUT_ONLY` (a method that only receives
+ * payouts, such as PayPal), `INCOMPATIBLE_CURRENCY` (it pays in another currency).
+ */
+export function methodRefusal(
+  method: { provider: string; processing_currency: string } | undefined,
+  currency: string,
+): MethodRefusal | null {
+  if (!method) return 'NOT_FOUND';
+  if (!canPayPurchases(method.provider)) return 'PAYOUT_ONLY';
+  if (method.processing_currency !== currency) return 'INCOMPATIBLE_CURRENCY';
+  return null;
 }

@@ -41,7 +41,7 @@ export function findPoboMethods(em: EntityManager, accountId: string): Promise<I
 export interface PaymentMethodRecord {
   id: string;
   account_id: string;
-  provider: 'wallet' | 'pobo' | 'card';
+  provider: 'wallet' | 'pobo' | 'card' | 'paypal';
   method_class: string;
   wallet_kind: 'standard' | 'convertible' | null;
   processing_currency: string;
@@ -74,6 +74,74 @@ export async function methodById(db: Db, id: string): Promise<PaymentMethodRecor
   return row;
 }
 
+/**
+ * The account's PayPal method with this fingerprint, added (from `method`, with `details`) when
+ * it has none: the id, and whether it was added now. One transaction, serialised per account
+ * (an advisory lock), so two adds of one address at once make one method.
+ */
+export function addPaypalMethodOnce(
+  db: Db,
+  account: { id: string; integratorId: string },
+  method: { pspHashCode: string; displayString: string; details: Record<string, unknown> },
+): Promise<{ id: string; added: boolean }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`payment_method:paypal:${account.id}`]);
+    const [existing] = await tx.execute<Array<{ id: string }>>(
+      `select id from payment_method where account_id = ? and provider = 'paypal' and psp_hash_code = ? order by created_at, id limit 1`,
+      [account.id, method.pspHashCode],
+    );
+    if (existing) return { id: existing.id, added: false };
+    const id = newId('pm');
+    await tx.execute(
+      `insert into payment_method (id, account_id, integrator_id, provider, method_class, wallet_kind, processing_currency, display_string,
+                                   pm_state, psp_reference, psp_hash_code, details, created_at, updated_at)
+       values (?, ?, ?, 'paypal', 'paypal', null, 'USD', ?, 'active', null, ?, ?::jsonb, now(), now())`,
+      [id, account.id, account.integratorId, method.displayString, method.pspHashCode, JSON.stringify(method.details)],
+    );
+    return { id, added: true };
+  });
+}
+
+/** A payout destination: an active PayPal method of the account, its address and what its sandbox payouts do. */
+export interface PayoutDestination {
+  id: string;
+  email: string;
+  sandboxOutcome: 'succeeds' | 'payout_fails';
+}
+
+/** The account's active PayPal method with this id; undefined when it is another account's, or not PayPal. */
+export async function payoutDestination(db: Db, accountId: string, paymentMethodId: string): Promise<PayoutDestination | undefined> {
+  const [row] = await db.execute<Array<{ id: string; details: { email: string; sandbox_outcome?: string } }>>(
+    `select id, details from payment_method where id = ? and account_id = ? and provider = 'paypal' and pm_state = 'active'`,
+    [paymentMethodId, accountId],
+  );
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    email: row.details.email,
+    sandboxOutcome: row.details.sandbox_outcome === 'payout_fails' ? 'payout_fails' : 'succeeds',
+  };
+}
+
+/**
+ * The account's own USD (fiat) wallet method with this id and its ledger account; undefined when
+ * it is another account's, not a wallet, or a wallet of another currency.
+ */
+export async function fiatWalletOf(
+  db: Db,
+  accountId: string,
+  paymentMethodId: string,
+): Promise<{ id: string; ledgerAccountId: string } | undefined> {
+  const [row] = await db.execute<Array<{ id: string; ledger_account_id: string }>>(
+    `select pm.id, la.id as ledger_account_id
+       from payment_method pm ${joinWalletAccountSql('la', 'pm.id', 'inner')}
+      where pm.id = ? and pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = 'USD'
+        and pm.wallet_kind is null and pm.pm_state = 'active'`,
+    [paymentMethodId, accountId],
+  );
+  return row && { id: row.id, ledgerAccountId: row.ledger_account_id };
+}
+
 /** What an account can spend in a currency: the balances of its active wallets in it. */
 export async function spendableBalance(db: Db, accountId: string, currency: string): Promise<number> {
   const [row] = await db.execute<Array<{ spendable: string }>>(
@@ -85,13 +153,17 @@ export async function spendableBalance(db: Db, accountId: string, currency: stri
   return Number(row.spendable);
 }
 
-/** An active method of the integrator: whose it is and its currency. */
-export async function activeMethod(db: Db, integratorId: string, id: string): Promise<{ accountId: string; currency: string } | undefined> {
-  const [row] = await db.execute<Array<{ account_id: string; processing_currency: string }>>(
-    `select account_id, processing_currency from payment_method where id = ? and integrator_id = ? and pm_state = 'active'`,
+/** An active method of the integrator: whose it is, its provider and its currency. */
+export async function activeMethod(
+  db: Db,
+  integratorId: string,
+  id: string,
+): Promise<{ accountId: string; provider: string; currency: string } | undefined> {
+  const [row] = await db.execute<Array<{ account_id: string; provider: string; processing_currency: string }>>(
+    `select account_id, provider, processing_currency from payment_method where id = ? and integrator_id = ? and pm_state = 'active'`,
     [id, integratorId],
   );
-  return row && { accountId: row.account_id, currency: row.processing_currency };
+  return row && { accountId: row.account_id, provider: row.provider, currency: row.processing_currency };
 }
 
 /**

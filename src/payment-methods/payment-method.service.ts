@@ -1,21 +1,22 @@
 /**
  * Payment methods of an account: its wallets (one per currency it can hold, with a ledger
- * account each), POBO links and sandbox cards.
+ * account each), POBO links, sandbox cards and PayPal payout destinations (payout-only).
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { emDb } from '../db/sql.js';
+import { db as pooled, emDb } from '../db/sql.js';
 import type { Principal } from '../auth/auth.service.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { walletIdOf } from '../ledger/ledger.rules.js';
-import { cardBrand, checkCard } from './payment-method.rules.js';
+import { cardBrand, checkCard, normalisePaypalEmail, paypalSandboxOutcome } from './payment-method.rules.js';
 import type { IAccount } from '../accounts/account.entity.js';
 import type { IIntegrator } from '../auth/integrator.entity.js';
 import { openWalletAccount } from '../ledger/ledger.service.js';
 import {
   activeMethod,
   addPaymentMethod,
+  addPaypalMethodOnce,
   findPoboMethods,
   listMethods,
   methodById,
@@ -103,6 +104,8 @@ function providerData(row: PaymentMethodRecord): Record<string, unknown> {
       return { brand: row.details.brand, last4: row.details.last4, exp_month: row.details.exp_month, exp_year: row.details.exp_year };
     case 'pobo':
       return { platform: row.details.platform, user_id: row.details.user_id };
+    case 'paypal':
+      return { email: row.details.email };
   }
 }
 
@@ -153,7 +156,7 @@ export async function addCard(em: EntityManager, principal: Principal, accountId
   const { number, exp_month, exp_year } = input.card;
   const brand = cardBrand(number);
   const last4 = number.slice(-4);
-  const fingerprint = createHash('sha256').update(`${principal.integratorId}:${number}`).digest('hex').slice(0, 32);
+  const fingerprint = fingerprintOf(principal.integratorId, number);
   const method = addPaymentMethod(em, account, {
     integratorId: principal.integratorId,
     provider: 'card',
@@ -176,7 +179,41 @@ export async function addCard(em: EntityManager, principal: Principal, accountId
   return methodView((await methodById(emDb(em), method.id))!);
 }
 
-/** An active payment method of the caller's integrator (whose it is, its currency), if any. */
+export interface AddPaypalInput {
+  type: 'paypal';
+  paypal: { email: string };
+}
+
+/** The fingerprint of a card number or PayPal address (`psp_hash_code`): the same per integrator, never the value. */
+function fingerprintOf(integratorId: string, value: string): string {
+  return createHash('sha256').update(`${integratorId}:${value}`).digest('hex').slice(0, 32);
+}
+
+/**
+ * Adds a PayPal payout destination (payout-only: purchases refuse it), its address lower-cased.
+ * The same address added again to the account answers the method it already has.
+ */
+export async function addPaypal(em: EntityManager, principal: Principal, accountId: string, input: AddPaypalInput) {
+  const account = await requireAccount(em, principal, accountId);
+  const email = normalisePaypalEmail(input.paypal.email);
+  const { id } = await addPaypalMethodOnce(
+    pooled(em),
+    { id: account.id, integratorId: principal.integratorId },
+    {
+      pspHashCode: fingerprintOf(principal.integratorId, email),
+      displayString: `PayPal ${email}`.slice(0, 200),
+      details: { email, sandbox_outcome: paypalSandboxOutcome(email) },
+    },
+  );
+  return methodView((await methodById(pooled(em), id))!);
+}
+
+/** Adds the payment method the body describes (`addPaymentMethod`): a sandbox card or a PayPal payout destination. */
+export function addMethod(em: EntityManager, principal: Principal, accountId: string, input: AddCardInput | AddPaypalInput) {
+  return input.type === 'paypal' ? addPaypal(em, principal, accountId, input) : addCard(em, principal, accountId, input);
+}
+
+/** An active payment method of the caller's integrator (whose it is, its provider, its currency), if any. */
 export function findActiveMethod(em: EntityManager, principal: Principal, paymentMethodId: string) {
   return activeMethod(emDb(em), principal.integratorId, paymentMethodId);
 }

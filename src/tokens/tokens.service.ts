@@ -1,5 +1,5 @@
 /**
- * Token purchase: a USD payment method pays the integrator and
+ * Token purchase: a USD payment method (never a payout-only one) pays the integrator and
  * standard tokens are issued to an account, through a `token_purchase` invoice paid as a
  * command like any invoice.
  */
@@ -16,6 +16,7 @@ import type { CommandResult } from '../commands/command.registry.js';
 import { success } from '../envelope.js';
 import type { TokenPurchaseMetadata } from '../invoices/invoice.rules.js';
 import { addOpenInvoice, currentInvoiceView } from '../invoices/invoice.service.js';
+import { methodRefusal } from '../invoices/purchase-request.rules.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { tokenQuote } from './tokens.rules.js';
 
@@ -41,8 +42,8 @@ export async function purchaseTokens(
   const quote = tokenQuote(input.amount, input.currency, integrator.tokenCurrency, integrator.tokensPerUsd);
   if (!quote.ok) throw AppError.invalid({ [quote.field]: [quote.code] });
   const method = await findActiveMethod(em, principal, input.payment_method_id);
-  if (!method) throw AppError.invalid({ payment_method_id: ['NOT_FOUND'] });
-  if (method.currency !== 'USD') throw AppError.invalid({ payment_method_id: ['INCOMPATIBLE_CURRENCY'] });
+  const refusal = methodRefusal(method && { provider: method.provider, processing_currency: method.currency }, 'USD');
+  if (refusal || !method) throw AppError.invalid({ payment_method_id: [refusal ?? 'NOT_FOUND'] });
   const destination = input.destination_account_id ?? method.accountId;
   await requireAccount(em, principal, destination);
   await assertCanTransact(pooled(em), [method.accountId, destination]);

@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { cardBrand, checkCard, isExpired, luhnValid } from '../../src/payment-methods/payment-method.rules.js';
+import {
+  canPayPurchases,
+  cardBrand,
+  checkCard,
+  isExpired,
+  luhnValid,
+  normalisePaypalEmail,
+  paypalSandboxOutcome,
+} from '../../src/payment-methods/payment-method.rules.js';
 
 describe('card rules', () => {
   it('checks the Luhn digit', () => {
@@ -28,5 +36,24 @@ describe('card rules', () => {
     assert.equal(cardBrand('4242424242424242'), 'visa');
     assert.equal(cardBrand('5555555555554444'), 'mastercard');
     assert.equal(cardBrand('378282246310005'), 'amex');
+  });
+});
+
+describe('PayPal payout destination rules', () => {
+  it('stores an address lower-cased, so one address in any case is one destination', () => {
+    assert.equal(normalisePaypalEmail('Player.One@Example.COM'), 'player.one@example.com');
+    assert.equal(normalisePaypalEmail('a@b.co'), 'a@b.co');
+  });
+
+  it('fails payouts to the documented sandbox address only', () => {
+    assert.equal(paypalSandboxOutcome('payout-fails@example.com'), 'payout_fails');
+    assert.equal(paypalSandboxOutcome(normalisePaypalEmail('PAYOUT-FAILS@EXAMPLE.COM')), 'payout_fails');
+    assert.equal(paypalSandboxOutcome('payout-fails@example.org'), 'succeeds');
+    assert.equal(paypalSandboxOutcome('player@example.com'), 'succeeds');
+  });
+
+  it('lets every provider but PayPal pay purchases', () => {
+    assert.equal(canPayPurchases('paypal'), false);
+    for (const provider of ['wallet', 'card', 'pobo']) assert.equal(canPayPurchases(provider), true, provider);
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { normalisePurchaseRequest, tokenWalletShares } from '../../src/invoices/purchase-request.rules.js';
+import { methodRefusal, normalisePurchaseRequest, tokenWalletShares } from '../../src/invoices/purchase-request.rules.js';
 import { accountBodyInSpecShape } from '../../src/accounts/account.rules.js';
 
 describe('purchase requests in the older shapes (rules)', () => {
@@ -66,5 +66,21 @@ describe('registration in the older shape (rules)', () => {
   it('leaves a malformed external_platforms for the validation to name', () => {
     const out = accountBodyInSpecShape({ steam: { user_id: '1' }, external_platforms: 'x' });
     assert.deepEqual(out, { ok: true, body: { external_platforms: 'x' } });
+  });
+});
+
+describe('whether a named payment method can pay a purchase (rules)', () => {
+  it('refuses a missing method, then a payout-only one, then one of another currency', () => {
+    assert.equal(methodRefusal(undefined, 'USD'), 'NOT_FOUND');
+    assert.equal(methodRefusal({ provider: 'paypal', processing_currency: 'USD' }, 'USD'), 'PAYOUT_ONLY');
+    assert.equal(methodRefusal({ provider: 'paypal', processing_currency: 'USD' }, 'GEM'), 'PAYOUT_ONLY');
+    assert.equal(methodRefusal({ provider: 'card', processing_currency: 'USD' }, 'GEM'), 'INCOMPATIBLE_CURRENCY');
+    assert.equal(methodRefusal({ provider: 'wallet', processing_currency: 'GEM' }, 'USD'), 'INCOMPATIBLE_CURRENCY');
+  });
+
+  it('lets cards, POBO and wallets of the currency pay', () => {
+    assert.equal(methodRefusal({ provider: 'card', processing_currency: 'USD' }, 'USD'), null);
+    assert.equal(methodRefusal({ provider: 'pobo', processing_currency: 'USD' }, 'USD'), null);
+    assert.equal(methodRefusal({ provider: 'wallet', processing_currency: 'GEM' }, 'GEM'), null);
   });
 });

@@ -188,8 +188,9 @@ export interface paths {
         put?: never;
         /**
          * Buy virtual tokens
-         * @description Charges a USD payment method (card, POBO or USD wallet) of an account of the integrator
-         *     and credits standard tokens to `destination_account_id` (default: the payment method's
+         * @description Charges a USD payment method (card, POBO or USD wallet; a payout-only PayPal method →
+         *     400 `payment_method_id` `PAYOUT_ONLY`) of an account of the integrator and credits
+         *     standard tokens to `destination_account_id` (default: the payment method's
          *     account). `amount` is in `currency`: the integrator's token currency (tokens wanted) or
          *     USD (cents to spend), converted at the integrator's tokens-per-USD rate; the conversion
          *     must be exact (`amount: NOT_EXACT`). The USD goes to the integrator's default wallet;

@@ -14,7 +14,13 @@ export interface paths {
          */
         get: operations["listPaymentMethods"];
         put?: never;
-        /** Add a sandbox card */
+        /**
+         * Add a sandbox card or a PayPal payout destination
+         * @description `type: card` adds a sandbox test card (a new method each time; the same number has the
+         *     same `psp_hash_code`). `type: paypal` adds a payout-only PayPal destination for the
+         *     address (at most 254 characters, stored lower-cased); when the account already has one
+         *     for that address, the answer is that method, unchanged (201, the same `id`).
+         */
         post: operations["addPaymentMethod"];
         delete?: never;
         options?: never;
@@ -87,8 +93,30 @@ export interface components {
             held_in_escrow: number;
             held_in_escrow_display: string;
         };
-        AddCardRequest: {
+        /** @description A sandbox card (`type` `card`) or a PayPal payout destination (`type` `paypal`). */
+        AddPaymentMethodRequest: {
             /** @enum {string} */
+            type: "card" | "paypal";
+        } & (components["schemas"]["AddCardRequest"] | components["schemas"]["AddPaypalRequest"]);
+        AddPaypalRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "paypal";
+            paypal: {
+                /**
+                 * Format: email
+                 * @description The PayPal account's address; stored lower-cased. `payout-fails@example.com` makes sandbox payouts fail.
+                 */
+                email: string;
+            };
+        };
+        AddCardRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "card";
             card: {
                 /** @description Digits only. */
@@ -106,13 +134,13 @@ export interface components {
             payment_method_id: components["schemas"]["Id"];
             account_id: components["schemas"]["Id"];
             /** @enum {string} */
-            method_class: "wallet" | "pobo" | "card";
+            method_class: "wallet" | "pobo" | "card" | "paypal";
             display_string: string;
             /**
-             * @description `wallet` marks a wallet; the others are purchase-only methods.
+             * @description `wallet` marks a wallet; `pobo` and `card` are purchase-only methods; `paypal` is payout-only (never pays a purchase).
              * @enum {string}
              */
-            provider: "wallet" | "pobo" | "card";
+            provider: "wallet" | "pobo" | "card" | "paypal";
             psp_reference: string;
             psp_hash_code: string;
             processing_currency: string;
@@ -135,6 +163,8 @@ export interface components {
                 exp_year?: number;
                 platform?: string;
                 user_id?: string;
+                /** @description PayPal methods only. */
+                email?: string;
             };
         };
         Id: string;
@@ -399,11 +429,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AddCardRequest"];
+                "application/json": components["schemas"]["AddPaymentMethodRequest"];
             };
         };
         responses: {
-            /** @description The new payment method. */
+            /** @description The new payment method (for a PayPal address the account already has, that method). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -419,7 +449,8 @@ export interface operations {
             /**
              * @description Invalid input, naming the field. Besides the schema's codes: `card.number`
              *     `INVALID_VALUE` (fails the Luhn check) or `NOT_A_TEST_CARD`; `card.exp_year`
-             *     `EXPIRED` (the expiry month is over).
+             *     `EXPIRED` (the expiry month is over); `paypal.email` `INVALID_FORMAT` (not an
+             *     e-mail address) or `TOO_LONG`.
              */
             400: {
                 headers: {
