@@ -124,4 +124,64 @@ describe('hosted KYC and payout flows in Chromium, through the widget', function
     assert.deepEqual(await events(again.page), [['complete', { event: 'svc.kyc.complete', source: 'svc', state: 'MANUAL_REVIEW' }]]);
     for (const p of [first.page, again.page]) await p.close();
   });
+
+  const paypalMethods = async (accountId: string) =>
+    ((await call('GET', `/v1/${accountId}/payment_methods`, { token: client.token })).body.payload as any[]).filter(
+      (m) => m.provider === 'paypal',
+    );
+
+  it('adds a PayPal payout destination by e-mail and ends with svc.pm.complete {id, pm_state}; a bad address is named beside its field', async () => {
+    const user = await register(client);
+    const { page, frame } = await openShop(user.account_id, 'payout', '[data-hf=payout-add]');
+    assert.equal(await frame.$('[data-hf=payout-select]'), null, 'nothing to choose yet');
+    await frame.getByLabel('PayPal e-mail address').fill('not-an-address');
+    await frame.click('[data-hf=payout-add]');
+    await frame.waitForSelector('[data-hf-error=email]:not(:empty)');
+    assert.equal(await frame.getAttribute('input[name=email]', 'aria-invalid'), 'true');
+    assert.deepEqual(await paypalMethods(user.account_id), [], 'nothing was added');
+    await frame.fill('input[name=email]', 'Ada.Payee@Example.com');
+    await frame.click('[data-hf=payout-add]');
+    const [[kind, message]] = await events(page);
+    const [added] = await paypalMethods(user.account_id);
+    assert.equal(kind, 'complete');
+    assert.deepEqual(message, { event: 'svc.pm.complete', source: 'svc', id: added.id, pm_state: added.pm_state });
+    assert.equal(added.pm_state, 'active');
+    assert.match(added.display_string, /ada\.payee@example\.com/);
+    await page.close();
+  });
+
+  it('chooses an existing PayPal destination (and offers no card or wallet); the purchase flows never offer it to pay', async () => {
+    const user = await register(client);
+    const token = (
+      await call('POST', '/authorize/user', { token: client.token, body: { account_id: user.account_id, return_token: true } })
+    ).body.payload.token.access_token;
+    const add = async (email: string) =>
+      (await call('POST', `/v1/${user.account_id}/payment_methods`, { token, body: { type: 'paypal', paypal: { email } } })).body.payload;
+    const first = await add('first@example.com');
+    const second = await add('second@example.com');
+    const { page, frame } = await openShop(user.account_id, 'payout', '[data-hf=payout-select]');
+    const offered = await frame.$$eval('[data-hf-method]', (inputs) => inputs.map((i) => i.getAttribute('data-hf-method')));
+    assert.deepEqual(offered.sort(), [first.id, second.id].sort(), 'only the PayPal destinations, no wallet');
+    await frame.check(`[data-hf-method="${second.id}"]`);
+    await frame.click('[data-hf=payout-select]');
+    assert.deepEqual(await events(page), [['complete', { event: 'svc.pm.complete', source: 'svc', id: second.id, pm_state: 'active' }]]);
+    await page.close();
+    const selection = await openShop(user.account_id, 'payment-selection', '[data-hf=select]');
+    assert.equal(await selection.frame.$(`[data-hf-method="${first.id}"]`), null, 'a payout destination never pays');
+    await selection.page.close();
+  });
+
+  it('sends a top-level payout flow back to its checked postOAuthURLOverride with id and pm_state', async () => {
+    const user = await register(client);
+    const page = await browser.newPage();
+    const config = encodeURIComponent(JSON.stringify({ postOAuthURLOverride: `${shop.url}/back` }));
+    await page.goto(`${await link(user.account_id)}?flow=payout&config=${config}`);
+    await page.fill('input[name=email]', 'top@example.com');
+    await page.click('[data-hf=payout-add]');
+    await page.waitForURL(/\/back\?/);
+    const back = new URL(page.url()).searchParams;
+    const [added] = await paypalMethods(user.account_id);
+    assert.deepEqual([back.get('event'), back.get('id'), back.get('pm_state')], ['svc.pm.complete', added.id, 'active']);
+    await page.close();
+  });
 });
