@@ -157,21 +157,22 @@ export async function openUserSession(
 
 /**
  * Opens the hosted pages' session from a redirect nonce (spent here, once): a user access token
- * for its account, as short-lived as any, with no refresh token (a session of its own) — or null
- * when the nonce is unknown, spent, expired, its account is login-blocked or its client revoked.
+ * for its account, as short-lived as any, with no refresh token (a session of its own), and the
+ * scopes it carries — or null when the nonce is unknown, spent, expired, its account is
+ * login-blocked or its client revoked.
  */
 export async function openHostedSession(
   em: EntityManager,
   signer: TokenSigner,
   nonce: string,
-): Promise<{ accountId: string; accessToken: string } | null> {
+): Promise<{ accountId: string; accessToken: string; scopes: string[] } | null> {
   return pooled(em).transaction(async (db) => {
     const session = await spendNonce(db, nonce);
     if (!session) return null;
     const scopes = sessionTokenScopes(session.scopes, (await selectClientScopes(db, session.clientId)) ?? []);
     // A hosted-page session is its own: it has no refresh token, so its family is new.
     const accessToken = await signUserAccess(signer, { ...session, familyId: newId('rtf') }, scopes);
-    return { accountId: session.accountId, accessToken };
+    return { accountId: session.accountId, accessToken, scopes };
   });
 }
 

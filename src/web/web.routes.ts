@@ -1,7 +1,8 @@
 /**
  * The hosted pages and the widget script.
  * `/ui/appauth/<nonce>` spends a session nonce and sends the browser on to its flow
- * (`/ui/checkout`, `/ui/payment-selection`, `/ui/transaction-history`, `/ui/receipt`) with a
+ * (`/ui/checkout`, `/ui/payment-selection`, `/ui/transaction-history`, `/ui/receipt`, `/ui/kyc`,
+ * `/ui/payout`) with a
  * short-lived user token in the URL fragment,
  * which never reaches a server or a Referer. The pages are one shell and script that call the
  * public API with that token, and `/ui/session` to name the account signed in; `/widget.js`
@@ -18,12 +19,14 @@ import { success } from '../envelope.js';
 import { AppError } from '../errors.js';
 import type { SecurityCheck } from '../http/request-validation.js';
 import { demoCheckout, demoSession } from './demo.service.js';
-import { checkedReturnUrl, FLOWS, flowOptions, htmlAttribute, sameOriginPost } from './web.rules.js';
+import { checkedReturnUrl, FLOWS, flowOptions, htmlAttribute, missingFlowScopes, sameOriginPost } from './web.rules.js';
 
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   'hosted.js': { type: 'text/javascript; charset=utf-8', body: asset('hosted.js') },
+  'hosted-kyc.js': { type: 'text/javascript; charset=utf-8', body: asset('hosted-kyc.js') },
+  'hosted-payout.js': { type: 'text/javascript; charset=utf-8', body: asset('hosted-payout.js') },
   'hosted.css': { type: 'text/css; charset=utf-8', body: asset('hosted.css') },
   'demo.js': { type: 'text/javascript; charset=utf-8', body: asset('demo.js') },
 };
@@ -32,7 +35,7 @@ const SHELL = asset('hosted.html');
 const DEMO = asset('demo.html');
 
 /** Why a hosted page shows its full-screen error, as the page names it to the user. */
-type PageError = 'link_expired' | 'invalid_flow' | 'invalid_config' | 'redirect_not_allowed';
+type PageError = 'link_expired' | 'invalid_flow' | 'invalid_config' | 'redirect_not_allowed' | 'flow_not_allowed';
 
 /**
  * The pages run only their own script and styles, talk only to this origin, and may be framed
@@ -131,6 +134,8 @@ export function webRoutes(deps: {
     const nonce = String(req.params.nonce);
     const session = /^[A-Za-z0-9_-]{20,100}$/.test(nonce) ? await openHostedSession(req.em, deps.signer, nonce) : null;
     if (!session) return shell(req, res, 404, 'link_expired');
+    // A session opened by a token without the flow's scopes could show the form but never submit it.
+    if (missingFlowScopes(checked.options.flow, session.scopes).length) return shell(req, res, 403, 'flow_not_allowed');
     const forward = new URLSearchParams();
     for (const key of ['authorized_invoice_id', 'invoice_id', 'config', 'theme', 'origin']) if (query[key]) forward.set(key, query[key]!);
     const fragment = new URLSearchParams({ token: session.accessToken, account: session.accountId });

@@ -2,12 +2,27 @@
  * What a hosted flow may be asked, checked before a session nonce is spent: the
  * flow, its `flowConfig`, the `theme`, and where callbacks may go. Pure: no I/O. Besides the
  * checkout and payment-selection flows, the hosted pages show the user's transaction history and a
- * receipt.
+ * receipt, take the account's identity (KYC) data, and choose or add its payout destination.
  */
 
-export type Flow = 'checkout' | 'payment-selection' | 'transaction-history' | 'receipt';
+export type Flow = 'checkout' | 'payment-selection' | 'transaction-history' | 'receipt' | 'kyc' | 'payout';
 
-export const FLOWS: readonly Flow[] = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
+export const FLOWS: readonly Flow[] = ['checkout', 'payment-selection', 'transaction-history', 'receipt', 'kyc', 'payout'];
+
+/**
+ * The scopes a flow's session cannot work without, where the flow would otherwise fail only
+ * once the user has typed into it: the KYC flow reads and submits the check, the payout flow
+ * lists and adds payment methods. A session carries the scopes of the token that opened it.
+ */
+export const FLOW_SCOPES: Partial<Record<Flow, readonly string[]>> = {
+  kyc: ['read_kyc', 'write_process_credits'],
+  payout: ['read_payment_methods', 'write_payment_methods'],
+};
+
+/** The scopes `flow` needs that a session's `held` scopes lack (none: the flow may open). */
+export function missingFlowScopes(flow: Flow, held: readonly string[]): string[] {
+  return (FLOW_SCOPES[flow] ?? []).filter((scope) => !held.includes(scope));
+}
 
 export interface FlowOptions {
   flow: Flow;
@@ -35,11 +50,14 @@ const SELECTION_KEYS: Record<string, 'boolean' | 'object' | 'string'> = {
   postOAuthURLOverride: 'string',
 };
 const VIEW_KEYS: Record<string, 'boolean' | 'object' | 'string'> = { hideSKUs: 'boolean', postOAuthURLOverride: 'string' };
+const ACCOUNT_KEYS: Record<string, 'boolean' | 'object' | 'string'> = { postOAuthURLOverride: 'string' };
 const KEYS: Record<Flow, Record<string, 'boolean' | 'object' | 'string'>> = {
   checkout: CHECKOUT_KEYS,
   'payment-selection': SELECTION_KEYS,
   'transaction-history': VIEW_KEYS,
   receipt: VIEW_KEYS,
+  kyc: ACCOUNT_KEYS,
+  payout: ACCOUNT_KEYS,
 };
 const ID = /^[A-Za-z0-9_-]{1,36}$/;
 

@@ -17,7 +17,7 @@ describe('hosted pages', () => {
 
   describe('postOAuthURLOverride', () => {
     it("never echoes a page's own override into it: only one the operator's list allows, as checked", async () => {
-      for (const flow of ['checkout', 'payment-selection', 'transaction-history', 'receipt']) {
+      for (const flow of ['checkout', 'payment-selection', 'transaction-history', 'receipt', 'kyc', 'payout']) {
         const refused = await page(`/ui/${flow}`, { postOAuthURLOverride: 'https://evil.example/steal' });
         assert.equal(refused.status, 200);
         const html = await refused.text();
@@ -50,6 +50,36 @@ describe('hosted pages', () => {
       const html = await res.text();
       assert.match(html, /<meta name="hf-error" content="redirect_not_allowed">/);
       assert.ok(!html.includes('evil.example'));
+    });
+  });
+
+  describe("a flow's scopes", () => {
+    it('opens the KYC and payout flows only for a session that carries their scopes', async () => {
+      const { ALL_SCOPES } = await import('../../src/auth/auth.rules.js');
+      const narrow = await newClient({ scopes: ALL_SCOPES.filter((s) => s !== 'read_kyc' && s !== 'write_payment_methods') });
+      const user = await register(narrow);
+      const open = async (token: string, flow: string) => {
+        const redirect = (await call('POST', '/authorize/user', { token, body: { account_id: user.account_id } })).body.payload.redirect;
+        const url = new URL(redirect);
+        return fetch(`${h().baseUrl}${url.pathname}?flow=${flow}`, { redirect: 'manual' });
+      };
+      for (const flow of ['kyc', 'payout']) {
+        const refused = await open(narrow.token, flow);
+        assert.equal(refused.status, 403, flow);
+        assert.match(await refused.text(), /<meta name="hf-error" content="flow_not_allowed">/);
+        assert.ok(!refused.headers.get('location'), 'no token handed out');
+      }
+      const history = await open(narrow.token, 'transaction-history');
+      assert.equal(history.status, 303, 'the flows that need nothing named still open');
+      // The client holds both scopes: its sessions open both flows, with a token in the fragment.
+      const user2 = await register(client);
+      for (const flow of ['kyc', 'payout']) {
+        const redirect = (await call('POST', '/authorize/user', { token: client.token, body: { account_id: user2.account_id } })).body
+          .payload.redirect;
+        const res = await fetch(`${h().baseUrl}${new URL(redirect).pathname}?flow=${flow}`, { redirect: 'manual' });
+        assert.equal(res.status, 303, flow);
+        assert.match(res.headers.get('location') ?? '', new RegExp(`^/ui/${flow}\\?.*#token=`));
+      }
     });
   });
 

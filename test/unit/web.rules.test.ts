@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { checkedReturnUrl, flowOptions, htmlAttribute, isColor, redirectAllowed, sameOriginPost } from '../../src/web/web.rules.js';
+import {
+  checkedReturnUrl,
+  flowOptions,
+  htmlAttribute,
+  isColor,
+  missingFlowScopes,
+  redirectAllowed,
+  sameOriginPost,
+} from '../../src/web/web.rules.js';
 
 describe('hosted flow rules', () => {
   const json = (v: unknown) => JSON.stringify(v);
@@ -14,6 +22,30 @@ describe('hosted flow rules', () => {
     assert.deepEqual(flowOptions({ flow: 'receipt' }, []), { ok: false, problem: 'invalid_flow' }, 'a receipt names its invoice');
     assert.equal(flowOptions({ flow: 'receipt', invoice_id: 'inv_1', config: JSON.stringify({ hideUserWallets: true }) }, []).ok, false);
     assert.deepEqual(flowOptions({ flow: 'checkout', authorized_invoice_id: 'inv_<x>' }, []), { ok: false, problem: 'invalid_flow' });
+  });
+
+  it('opens the KYC and payout flows from a session link, with only postOAuthURLOverride as flowConfig', () => {
+    for (const flow of ['kyc', 'payout']) {
+      assert.equal((flowOptions({ flow }, []) as any).options.flow, flow);
+      const back = json({ postOAuthURLOverride: 'https://app.example/back' });
+      assert.equal(flowOptions({ flow, config: back }, ['app.example']).ok, true);
+      assert.deepEqual(flowOptions({ flow, config: back }, []), { ok: false, problem: 'redirect_not_allowed' });
+      for (const key of [
+        { hideSKUs: true },
+        { selectButton: { label: 'Go' } },
+        { transactionDetails: { transaction_amount: 1, currency: 'USD' } },
+      ])
+        assert.deepEqual(flowOptions({ flow, config: json(key) }, []), { ok: false, problem: 'invalid_config' }, `${flow} ${json(key)}`);
+    }
+  });
+
+  it("names the scopes a KYC or payout session lacks; the other flows' sessions need none named here", () => {
+    assert.deepEqual(missingFlowScopes('kyc', ['read_kyc', 'write_process_credits']), []);
+    assert.deepEqual(missingFlowScopes('kyc', ['read_kyc']), ['write_process_credits']);
+    assert.deepEqual(missingFlowScopes('kyc', ['read_payment_methods', 'write_payment_methods']), ['read_kyc', 'write_process_credits']);
+    assert.deepEqual(missingFlowScopes('payout', ['read_payment_methods', 'write_payment_methods', 'read_kyc']), []);
+    assert.deepEqual(missingFlowScopes('payout', ['read_payment_methods']), ['write_payment_methods']);
+    assert.deepEqual(missingFlowScopes('checkout', []), []);
   });
 
   it("takes each flow's own flowConfig keys with their types, and nothing else", () => {

@@ -71,6 +71,14 @@ export interface paths {
          *     token with only `write_user_tokens`, or one narrowed to it with `scope`, opens sessions
          *     that can call none of them).
          *
+         *     The redirect opens the hosted flow its `flow` query names (the widget's `flow` option
+         *     sets it): `payment-selection` by default, `transaction-history`, `receipt` (with
+         *     `invoice_id`), `kyc` (the account's identity check, ending with `svc.kyc.complete`
+         *     `{state}`) or `payout` (choose or add a PayPal payout destination, ending with
+         *     `svc.pm.complete` `{id, pm_state}`). `kyc` needs a session opened by a token holding
+         *     `read_kyc` and `write_process_credits`, `payout` one holding `read_payment_methods` and
+         *     `write_payment_methods`; otherwise the page says it cannot open.
+         *
          *     A login-blocked account gets 403 (empty `message` and `codes`, `payload` names the
          *     account) and no redirect or token is created.
          */

@@ -1,19 +1,25 @@
 /*
  * Holdfast hosted pages: checkout and payment selection, the user's transaction
- * history and a receipt, answering the embedding page with the flow messages (svc.<flow>.complete and the rest). Plain browser JavaScript, no build step. The session is
+ * history and a receipt, and the account's KYC and payout-destination flows (their own modules,
+ * hosted-kyc.js and hosted-payout.js, given this page's kit), answering the embedding page with the flow messages (svc.<flow>.complete and the rest). Plain browser JavaScript, no build step. The session is
  * the user token that /ui/appauth/<nonce> left in the URL fragment; it is kept in this tab's
  * sessionStorage only. Everything shown is set as text, never parsed as HTML. The account the
  * token acts for is named at the top of every page with a session. A page opened at top level
  * sends the user back only to the address the server checked and wrote into the page (meta
- * hf-return), never to one from its own address.
+ * hf-return), never to one from its own address. Loaded as a module (script-src 'self' allows
+ * its imports, which are on this origin).
  */
+import { kycFlow } from './hosted-kyc.js';
+import { payoutFlow } from './hosted-payout.js';
+
 (() => {
   'use strict';
   const root = document.getElementById('hf-root');
   const query = new URLSearchParams(location.search);
-  const FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
+  const FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt', 'kyc', 'payout'];
   const flow = FLOWS.find((f) => location.pathname.replace(/\/+$/, '').endsWith(`/${f}`)) || 'checkout';
-  const EVENT = `svc.${flow}.complete`;
+  // The payout flow ends as adding a payment method does elsewhere: svc.pm.complete.
+  const EVENT = flow === 'payout' ? 'svc.pm.complete' : `svc.${flow}.complete`;
   const parse = (raw) => {
     try {
       return raw ? JSON.parse(raw) : {};
@@ -41,6 +47,7 @@
     invalid_flow: 'This checkout link is not valid.',
     invalid_config: 'This checkout link is not valid.',
     redirect_not_allowed: 'This checkout link returns to an address that is not allowed.',
+    flow_not_allowed: 'This link cannot open this page: the app that made it is not allowed to. Go back to the app.',
   };
   const FAILURES = {
     card_declined: 'The card was declined.',
@@ -88,7 +95,7 @@
       target.postMessage(message, query.get('origin') || '*');
     } else if (/^https?:\/\//.test(returnUrl)) {
       const back = new URL(returnUrl);
-      for (const key of ['event', 'state', 'trigger']) if (message[key]) back.searchParams.set(key, message[key]);
+      for (const key of ['event', 'state', 'trigger', 'id', 'pm_state']) if (message[key]) back.searchParams.set(key, message[key]);
       if (message.paymentMethods) back.searchParams.set('paymentMethods', JSON.stringify(message.paymentMethods));
       location.assign(back.toString());
       return;
@@ -239,9 +246,12 @@
     );
   }
 
+  /** The methods that may pay (a PayPal payout destination never does: the payout flow lists those). */
   async function paymentMethods(currency) {
     const { data } = await api('GET', `/v1/${session.account}/payment_methods`);
-    return data.payload.filter((m) => m.pm_state === 'active' && (!currency || m.processing_currency === currency));
+    return data.payload.filter(
+      (m) => m.pm_state === 'active' && m.provider !== 'paypal' && (!currency || m.processing_currency === currency),
+    );
   }
 
   async function acceptTos() {
@@ -609,11 +619,15 @@
     render();
   }
 
+  /** What the flow modules use of this page: they build their screens and end the flow with it. */
+  const kit = { el, show, api, notify, fatal, cancelButton, session, config };
   const RUN = {
     checkout: () => checkout(),
     'payment-selection': () => paymentSelection(),
     'transaction-history': () => transactionHistory(),
     receipt: () => receipt(),
+    kyc: () => kycFlow(kit),
+    payout: () => payoutFlow(kit),
   };
   /**
    * Names the account the token acts for before anything else is shown, so a link to someone

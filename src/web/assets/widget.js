@@ -5,7 +5,9 @@
  *   HoldfastWidget.execute({ rootId, flow, flowConfig, redirect, onComplete, onError, theme })
  *
  * `flow`: `checkout`, `payment-selection`, or Holdfast's `transaction-history` and `receipt`
- * (with `invoiceId`).
+ * (with `invoiceId`), `kyc` (the account's identity check; ends with `svc.kyc.complete`
+ * `{state}`) and `payout` (choose or add a PayPal payout destination; ends with
+ * `svc.pm.complete` `{id, pm_state}`).
  *
  * `redirect` is the link of the authorization call (`POST /v2/authorize/invoice` with the widget
  * mechanism for checkout, `POST /authorize/user` for payment selection). The flow's end arrives as
@@ -16,8 +18,8 @@
  */
 (() => {
   'use strict';
-  // The spec's two flows, and the hosted history and receipt pages (a session link, as for payment selection).
-  var FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt'];
+  // The spec's two flows, and the hosted history, receipt, KYC and payout pages (a session link, as for payment selection).
+  var FLOWS = ['checkout', 'payment-selection', 'transaction-history', 'receipt', 'kyc', 'payout'];
 
   function execute(options) {
     var opts = options || {};
@@ -40,6 +42,8 @@
       'payment-selection': 'Choose a payment method',
       'transaction-history': 'Your transactions',
       receipt: 'Receipt',
+      kyc: 'Verify your identity',
+      payout: 'Choose where to be paid',
     }[flow];
     frame.setAttribute('allow', 'payment');
     frame.style.width = '100%';
