@@ -26,13 +26,11 @@ import type { LedgerAccountKind } from './ledger.entity.js';
 export type SystemAccountKind = Exclude<LedgerAccountKind, 'user_wallet'>;
 
 /**
- * Clearing and sandbox funding accounts mirror money paid in from outside (debit-normal); the
- * rest hold it (credit-normal).
+ * Card and POBO clearing and sandbox funding mirror money paid in from outside (debit-normal);
+ * the rest hold it (credit-normal) — payout clearing too: it holds what was paid out, and only grows.
  */
 function normalSide(kind: LedgerAccountKind): 'debit' | 'credit' {
-  return kind === 'card_clearing' || kind === 'pobo_clearing' || kind === 'sandbox_funding' || kind === 'payout_clearing'
-    ? 'debit'
-    : 'credit';
+  return kind === 'card_clearing' || kind === 'pobo_clearing' || kind === 'sandbox_funding' ? 'debit' : 'credit';
 }
 
 /** Creates the ledger account of a wallet payment method (same transaction as the method). */

@@ -54,7 +54,7 @@ export async function findPayout(db: Db, integratorId: string, payoutId: string)
     payoutId,
     integratorId,
   ]);
-  return row;
+  return row && fromRow(row);
 }
 
 /** Sets a payout's status and failure; its new `updated_at`. */

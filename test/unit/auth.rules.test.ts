@@ -25,7 +25,7 @@ describe('auth rules', () => {
   });
 
   it('defines the reference contract scopes plus the ones Holdfast adds', () => {
-    assert.equal(ALL_SCOPES.length, 17);
+    assert.equal(ALL_SCOPES.length, 20);
     for (const s of ['write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks', 'write_sandbox'])
       assert.ok(ALL_SCOPES.includes(s as never));
   });
