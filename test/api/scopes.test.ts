@@ -23,6 +23,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'createWebhook',
       'deleteWebhook',
       'enableWebhook',
+      'executePayoutNow',
       'getAccountBalances',
       'getAccountBlocks',
       'getAccountProfile',
@@ -34,6 +35,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'getInvoice',
       'getInvoiceRefunds',
       'getKyc',
+      'getPayout',
       'getSandboxClock',
       'getTosStatus',
       'getWebhook',
@@ -42,6 +44,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'listInvoices',
       'listPaymentMethods',
       'listPaymentMethodsAlias',
+      'listPayouts',
       'listWebhooks',
       'mergeAccounts',
       'payEscrow',
@@ -50,8 +53,10 @@ describe('scope matrix: every operation demands its scope', () => {
       'refundInvoice',
       'refundLineItem',
       'registerAccount',
+      'requestPayout',
       'resendEvent',
       'resetSandboxClock',
+      'reversePayout',
       'rotateWebhookSecret',
       'searchAccountByUsername',
       'signTos',
@@ -141,7 +146,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
-    assert.equal(owned.length, 42);
+    assert.equal(owned.length, 47);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {

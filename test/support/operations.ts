@@ -111,6 +111,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     .replace('{reference_id}', 'order-1')
     .replace('{block_capability}', 'login')
     .replace('{event_id}', f.event_id)
+    // No payout exists in the fixture: its operations answer the payout's 404 to the owner.
+    .replace('{payout_status_id}', 'po_00000000000000000000000000')
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
     case 'blockAccount':
@@ -154,6 +156,17 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, status: 409 }; // the fixture's invoice belongs to its escrow
     case 'refundInvoice':
       return { path, body: { invoice_id: f.invoice_id, reason: 'other' }, status: 409 }; // an escrow's invoice is cancelled, not refunded
+    case 'requestPayout':
+      // The fixture's account has no KYC: refused, nothing moved.
+      return {
+        path,
+        body: { source_payment_method_id: f.wallet_pm, destination_payment_method_id: f.wallet_pm, amount: 100, currency: 'USD' },
+        status: 409,
+      };
+    case 'getPayout':
+    case 'reversePayout':
+    case 'executePayoutNow':
+      return { path, status: 404 };
     case 'submitKyc':
       return {
         path,
