@@ -24,6 +24,7 @@ describe('command registry', () => {
           escrow: { 'escrow.pay': run, 'escrow.commit': run, 'escrow.cancel': run },
           merge: { 'account.merge': run, 'escrow.pay': other },
           invoices: { 'invoice.refund': run },
+          payouts: { 'payout.request': run, 'payout.execute': run, 'payout.reverse': run },
           refunds: { ['refund.run' as never]: run },
         }),
       {
