@@ -114,6 +114,13 @@ export async function runPayoutRequest(em: EntityManager, commandId: string): Pr
 }
 
 export async function runPayoutExecute(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  const result = await executeInCommand(em, commandId);
+  // A crash here: the execution is committed, the job not yet finished in Redis.
+  failpoint('payout.execute.after-commit');
+  return result;
+}
+
+function executeInCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return inCommand(em, commandId, async (db, command) => {
     const mode = ((command.input as { mode?: ExecuteMode } | null)?.mode ?? 'approve') as ExecuteMode;
     const payout = await lockPayout(db, command.target_id);
@@ -124,6 +131,7 @@ export async function runPayoutExecute(em: EntityManager, commandId: string): Pr
     await assertCanPayOut(db, payout.accountId);
     const destination = await payoutDestination(db, payout.accountId, payout.destinationPaymentMethodId);
     const verdict = sandboxExecution(destination?.sandboxOutcome ?? 'payout_fails');
+    // A crash here: nothing of the execution is committed.
     failpoint('payout.execute.before-post');
     if (verdict.ok) {
       const holding = await systemAccount(em, payout.integratorId, 'payout_holding', payout.currency);
