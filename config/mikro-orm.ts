@@ -17,6 +17,7 @@ import { Command } from '../src/commands/command.entity.js';
 import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
 import { KycCheck, KycPersonalData } from '../src/kyc/kyc.entity.js';
 import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
+import { TokenExchange } from '../src/tokens/conversion.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -47,6 +48,7 @@ export const entities = [
   SandboxClock,
   KycCheck,
   KycPersonalData,
+  TokenExchange,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

@@ -22,7 +22,8 @@ export type IdPrefix =
   | 'rtf'
   | 'whe'
   | 'whd'
-  | 'kyc';
+  | 'kyc'
+  | 'tex';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

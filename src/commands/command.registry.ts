@@ -7,7 +7,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Reply } from '../envelope.js';
 
 /** Every kind of command Holdfast runs. */
-export const COMMAND_KINDS = ['escrow.pay', 'escrow.commit', 'escrow.cancel', 'invoice.pay', 'invoice.refund', 'account.merge'] as const;
+export const COMMAND_KINDS = [
+  'escrow.pay',
+  'escrow.commit',
+  'escrow.cancel',
+  'invoice.pay',
+  'invoice.refund',
+  'account.merge',
+  'token.convert',
+] as const;
 
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 

@@ -65,6 +65,7 @@ export interface AppDeps {
         | 'userRateLimitPerMinute'
         | 'cardAddsPerHour'
         | 'frameAncestors'
+        | 'tokenExchangeTtlSeconds'
       >
     >;
   bus: CommandBus;
@@ -162,7 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   paymentMethodRoutes(api);
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
   invoiceRoutes(api, { bus: deps.bus, signer: deps.signer, syncWaitMs: deps.config.syncWaitMs, webUrl: deps.config.publicUrl });
-  tokenRoutes(api, deps.bus, deps.config.syncWaitMs);
+  tokenRoutes(api, deps.bus, deps.config.syncWaitMs, deps.config.tokenExchangeTtlSeconds);
   kycRoutes(api);
   if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });
   app.use(api);

@@ -149,7 +149,7 @@ export function walletAccountsAmongSql(integratorExpression: string, currencyExp
 }
 
 /** Fragment: postings whose reference is `<prefix>:<id>:<phase>`, as rows (`owner_id`, `phases` — sorted phase names). */
-export function postingPhasesSql(prefix: 'escrow' | 'invoice'): string {
+export function postingPhasesSql(prefix: 'escrow' | 'invoice' | 'exchange'): string {
   return `select split_part(reference, ':', 2) as owner_id, array_agg(split_part(reference, ':', 3) order by reference) as phases
             from ledger_posting where reference like '${prefix}:%' and split_part(reference, ':', 4) = '' group by 1`;
 }

@@ -19,6 +19,7 @@ import { Migration20261126213500SandboxClock } from './Migration20261126213500Sa
 import { Migration20261126220355Refunds } from './Migration20261126220355Refunds.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
+import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
 import { Migration20261126233000LineItemRefunds } from './Migration20261126233000LineItemRefunds.js';
 import { Migration20261126220400SandboxFunding } from './Migration20261126220400SandboxFunding.js';
 
@@ -46,4 +47,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126233000LineItemRefunds', class: Migration20261126233000LineItemRefunds },
   { name: 'Migration20261126234000Kyc', class: Migration20261126234000Kyc },
   { name: 'Migration20261126235000PayoutFoundation', class: Migration20261126235000PayoutFoundation },
+  { name: 'Migration20261127000100TokenExchange', class: Migration20261127000100TokenExchange },
 ];

@@ -10,6 +10,7 @@ export const EVENT_NAMES = [
   'invoice-completed',
   'refund-completed',
   'kyc-webhook',
+  'token-exchange-completed',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

@@ -24,6 +24,7 @@ describe('command registry', () => {
           escrow: { 'escrow.pay': run, 'escrow.commit': run, 'escrow.cancel': run },
           merge: { 'account.merge': run, 'escrow.pay': other },
           invoices: { 'invoice.refund': run },
+          tokens: { 'token.convert': run },
           refunds: { ['refund.run' as never]: run },
         }),
       {

@@ -39,6 +39,7 @@ const OWNER: Record<string, string> = {
   sandbox_clock: 'sandbox',
   kyc_check: 'kyc',
   kyc_personal_data: 'kyc',
+  token_exchange: 'tokens',
 };
 
 /**
@@ -77,6 +78,7 @@ const REPOSITORY_ONLY: string[] = [
   'ledger',
   'payment-methods',
   'sandbox',
+  'tokens',
   'tos',
   'webhooks',
 ];
