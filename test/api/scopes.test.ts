@@ -18,11 +18,13 @@ describe('scope matrix: every operation demands its scope', () => {
       'blockAccountLegacy',
       'cancelEscrow',
       'commitEscrow',
+      'convertTokens',
       'createEscrow',
       'createInvoice',
       'createWebhook',
       'deleteWebhook',
       'enableWebhook',
+      'executeTokenExchange',
       'getAccountBalances',
       'getAccountBlocks',
       'getAccountProfile',
@@ -35,6 +37,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'getInvoiceRefunds',
       'getKyc',
       'getSandboxClock',
+      'getTokenExchange',
       'getTosStatus',
       'getWebhook',
       'listAccountInvoices',
@@ -132,6 +135,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
               'authorizeInvoice',
               'refundInvoice',
               'refundLineItem',
+              'convertTokens',
             ].includes(op.operationId)),
       ),
     );
@@ -141,7 +145,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
-    assert.equal(owned.length, 42);
+    assert.equal(owned.length, 43);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {
