@@ -239,9 +239,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                token_exchange_id: components["schemas"]["Id"];
-            };
+            path?: never;
             cookie?: never;
         };
         /**
@@ -1596,6 +1594,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenExchangeEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TokenExchangeNotFound"];
             429: components["responses"]["TooManyRequests"];
