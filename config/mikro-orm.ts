@@ -18,6 +18,7 @@ import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
 import { KycCheck, KycPersonalData } from '../src/kyc/kyc.entity.js';
 import { Payout } from '../src/payouts/payout.entity.js';
 import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
+import { TokenExchange } from '../src/tokens/conversion.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -49,6 +50,7 @@ export const entities = [
   KycCheck,
   KycPersonalData,
   Payout,
+  TokenExchange,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

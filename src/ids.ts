@@ -23,7 +23,8 @@ export type IdPrefix =
   | 'whe'
   | 'whd'
   | 'kyc'
-  | 'po';
+  | 'po'
+  | 'tex';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

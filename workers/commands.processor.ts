@@ -12,6 +12,7 @@ import { escrowCommands } from '../src/escrow/escrow.commands.js';
 import { invoiceCommands } from '../src/invoices/invoice.commands.js';
 import { payoutCommands } from '../src/payouts/payout.commands.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
+import { tokenCommands } from '../src/tokens/tokens.commands.js';
 import type { CommandJob } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
@@ -22,10 +23,11 @@ export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
   invoices: invoiceCommands,
   merge: mergeCommands,
   payouts: payoutCommands,
+  tokens: tokenCommands,
 };
 
 /**
- * Runs a command (escrow pay/commit/cancel, invoice pay, account merge) with its kind's runner.
+ * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, token exchange) with its kind's runner.
  * Its result is stored on the command row (by the runner, or from the AppError it threw), handed
  * to the request waiting for it (`CommandBus.finished`) and returned (the job's return value, as
  * Bull Board shows it).

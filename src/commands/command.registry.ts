@@ -17,6 +17,7 @@ export const COMMAND_KINDS = [
   'payout.request',
   'payout.execute',
   'payout.reverse',
+  'token.convert',
 ] as const;
 
 export type CommandKind = (typeof COMMAND_KINDS)[number];

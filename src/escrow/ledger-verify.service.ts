@@ -2,13 +2,14 @@
  * `holdfast ledger verify`: the ledger's own invariants (ledger.service) and, on the same
  * snapshot, those that tie it to escrows and invoices — each integrator's escrow holding
  * balance equals the total of its ESCROWED escrows, and each escrow and standard invoice has
- * exactly the postings its state implies. Here because the escrow module builds on the ledger
+ * exactly the postings its state implies, as does each token exchange. Here because the escrow module builds on the ledger
  * and invoices, not the reverse.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
 import { invoicePostingPhases, overRefundedLines, overRefundedMethods, refundAmountMismatches } from '../invoices/invoice.repository.js';
 import { verifyLedgerWith, type VerifyReport } from '../ledger/ledger.service.js';
+import { exchangePostingPhases } from '../tokens/conversion.repository.js';
 import { escrowHoldingMismatches, escrowPostingPhases } from './escrow.repository.js';
 import { payoutHoldingMismatches, payoutPostingPhases } from '../payouts/payout.repository.js';
 
@@ -30,6 +31,14 @@ const ESCROW_PHASES: Record<string, string[]> = {
   ESCROWED: ['pay'],
   COMMITTED: ['pay', 'commit'],
   CANCELLED: ['pay', 'cancel'],
+};
+
+/** The postings (by phase, sorted) a token exchange must have in each status. */
+const EXCHANGE_PHASES: Record<string, string[]> = {
+  OPEN: [],
+  EXPIRED: [],
+  EXECUTED: ['execute'],
+  REVERSED: ['execute', 'reverse'],
 };
 
 /** Every ledger, escrow and invoice invariant, checked on one snapshot. */
@@ -92,6 +101,19 @@ async function escrowProblems(db: Db): Promise<string[]> {
   // Refunds: no line item has had back more than it cost.
   for (const r of await overRefundedLines(db)) {
     problems.push(`invoice ${r.invoice_id}: line item ${r.line_item_id} cost ${r.paid} but had ${r.back} back in refunds`);
+  }
+  // Token exchanges: an EXECUTED one has its execution posting, a REVERSED one that and its
+  // reversal, any other none; no such posting names a missing exchange.
+  for (const r of await exchangePostingPhases(db)) {
+    const actual = (r.phases ?? []).filter(Boolean).sort();
+    if (r.status === null) {
+      problems.push(`postings [${actual.join(', ')}] name token exchange ${r.id}, which does not exist`);
+      continue;
+    }
+    const expected = EXCHANGE_PHASES[r.status] ?? [];
+    if (actual.join(',') !== expected.join(',')) {
+      problems.push(`token exchange ${r.id} is ${r.status} but has postings [${actual.join(', ')}] (expected [${expected.join(', ')}])`);
+    }
   }
   return problems;
 }

@@ -66,6 +66,7 @@ export interface AppDeps {
         | 'userRateLimitPerMinute'
         | 'cardAddsPerHour'
         | 'frameAncestors'
+        | 'tokenExchangeTtlSeconds'
       >
     >;
   bus: CommandBus;
@@ -163,7 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   paymentMethodRoutes(api);
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
   invoiceRoutes(api, { bus: deps.bus, signer: deps.signer, syncWaitMs: deps.config.syncWaitMs, webUrl: deps.config.publicUrl });
-  tokenRoutes(api, deps.bus, deps.config.syncWaitMs);
+  tokenRoutes(api, deps.bus, deps.config.syncWaitMs, deps.config.tokenExchangeTtlSeconds);
   kycRoutes(api);
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });

@@ -20,6 +20,7 @@ import { Migration20261126220355Refunds } from './Migration20261126220355Refunds
 import { Migration20261127000000Payouts } from './Migration20261127000000Payouts.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
+import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
 import { Migration20261126233000LineItemRefunds } from './Migration20261126233000LineItemRefunds.js';
 import { Migration20261126220400SandboxFunding } from './Migration20261126220400SandboxFunding.js';
 
@@ -48,4 +49,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126234000Kyc', class: Migration20261126234000Kyc },
   { name: 'Migration20261126235000PayoutFoundation', class: Migration20261126235000PayoutFoundation },
   { name: 'Migration20261127000000Payouts', class: Migration20261127000000Payouts },
+  { name: 'Migration20261127000100TokenExchange', class: Migration20261127000100TokenExchange },
 ];

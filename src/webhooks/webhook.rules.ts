@@ -11,6 +11,7 @@ export const EVENT_NAMES = [
   'refund-completed',
   'kyc-webhook',
   'payout-complete',
+  'token-exchange-completed',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

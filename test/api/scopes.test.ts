@@ -18,12 +18,14 @@ describe('scope matrix: every operation demands its scope', () => {
       'blockAccountLegacy',
       'cancelEscrow',
       'commitEscrow',
+      'convertTokens',
       'createEscrow',
       'createInvoice',
       'createWebhook',
       'deleteWebhook',
       'enableWebhook',
       'executePayoutNow',
+      'executeTokenExchange',
       'getAccountBalances',
       'getAccountBlocks',
       'getAccountProfile',
@@ -37,6 +39,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'getKyc',
       'getPayout',
       'getSandboxClock',
+      'getTokenExchange',
       'getTosStatus',
       'getWebhook',
       'listAccountInvoices',
@@ -137,6 +140,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
               'authorizeInvoice',
               'refundInvoice',
               'refundLineItem',
+              'convertTokens',
             ].includes(op.operationId)),
       ),
     );
@@ -146,7 +150,7 @@ describe("tenant matrix: another integrator's resources are not found", () => {
   });
 
   it('covers every endpoint that names an account, escrow, invoice, command, webhook endpoint or event', () => {
-    assert.equal(owned.length, 47);
+    assert.equal(owned.length, 48);
   });
 
   it("answers the resource's 404 to the other integrator, exactly as for a missing one, and success to the owner", async () => {

@@ -29,11 +29,14 @@ describe('user password tokens carry the scopes of the client that opened their 
   it('every operation that accepts user tokens lists for them the scopes it asks of client tokens', () => {
     assert.deepEqual(userOps.map((op) => op.operationId).sort(), [
       'addPaymentMethod',
+      'convertTokens',
+      'executeTokenExchange',
       'getAccountBalances',
       'getAccountStatement',
       'getInvoice',
       'getKyc',
       'getPayout',
+      'getTokenExchange',
       'getTosStatus',
       'listAccountInvoices',
       'listInvoices',

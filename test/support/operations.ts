@@ -113,6 +113,7 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     .replace('{event_id}', f.event_id)
     // No payout exists in the fixture: its operations answer the payout's 404 to the owner.
     .replace('{payout_status_id}', 'po_00000000000000000000000000')
+    .replace('{token_exchange_id}', 'tex_00000000000000000000000000')
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
     case 'blockAccount':
@@ -150,6 +151,11 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, status: 202 }; // to every subscribed endpoint: none is subscribed to the fixture's event
     case 'purchaseTokens':
       return { path, body: { payment_method_id: f.wallet_pm, amount: 100, currency: 'USD' }, status: 400 }; // the fixture's integrator has no token currency
+    case 'convertTokens':
+      return { path, body: { account_id: f.account_id, amount: 500, currency: 'GEM' }, status: 400 }; // the fixture's integrator has no token currency
+    case 'executeTokenExchange':
+    case 'getTokenExchange':
+      return { path, status: 404 }; // no exchange can be made without a token currency
     case 'advanceSandboxClock':
       return { path, body: { advance_seconds: 60 }, status: 200 };
     case 'payInvoice':

@@ -25,6 +25,7 @@ describe('command registry', () => {
           merge: { 'account.merge': run, 'escrow.pay': other },
           invoices: { 'invoice.refund': run },
           payouts: { 'payout.request': run, 'payout.execute': run, 'payout.reverse': run },
+          tokens: { 'token.convert': run },
           refunds: { ['refund.run' as never]: run },
         }),
       {

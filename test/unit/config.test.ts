@@ -9,6 +9,7 @@ describe('config', () => {
     assert.equal(c.appEnv, 'staging');
     assert.equal(c.port, 3000);
     assert.equal(c.syncWaitMs, 10_000);
+    assert.equal(c.tokenExchangeTtlSeconds, 900);
     assert.equal(c.queuePrefix, '{holdfast}');
     assert.equal(c.webhookAllowPrivateTargets, true);
     assert.equal(c.databaseUrl, undefined);
@@ -24,6 +25,7 @@ describe('config', () => {
     ['DATABASE_URL', 'not a url'],
     ['REDIS_URL', 'http://x'],
     ['SYNC_WAIT_MS', '-1'],
+    ['TOKEN_EXCHANGE_TTL_SECONDS', '0'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
     ['LOG_LEVEL', 'loud'],
     ['PUBLIC_URL', 'ftp://x'],

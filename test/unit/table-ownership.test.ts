@@ -40,6 +40,7 @@ const OWNER: Record<string, string> = {
   kyc_check: 'kyc',
   kyc_personal_data: 'kyc',
   payout: 'payouts',
+  token_exchange: 'tokens',
 };
 
 /**
@@ -78,6 +79,7 @@ const REPOSITORY_ONLY: string[] = [
   'ledger',
   'payment-methods',
   'sandbox',
+  'tokens',
   'tos',
   'webhooks',
 ];

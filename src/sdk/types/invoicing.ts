@@ -205,6 +205,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/token/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote a conversion of convertible tokens to USD
+         * @description Quotes a token exchange: `amount` convertible tokens of `account_id` in `currency` (the
+         *     integrator's token currency; any other → 400 `currency: UNSUPPORTED_CURRENCY`) for USD at
+         *     the integrator's tokens-per-USD rate. The fiat amount must be a whole number of cents
+         *     (`amount: NOT_EXACT`, as token purchases); the fee is `ceil(fiat_amount × fee_bps /
+         *     10000)` cents (the integrator's `--conversion-fee-bps`, default 0), kept by the
+         *     integrator. Answers 201 with the exchange `OPEN`, to be executed with `POST
+         *     /v2/token/convert/{token_exchange_id}` before `expires_at` (`TOKEN_EXCHANGE_TTL_SECONDS`
+         *     after it was made, default 15 minutes, on the test clock in staging). Nothing moves or is
+         *     held yet. Refused, nothing written: the account's KYC check not `ACCEPT` (409
+         *     `KYC_REQUIRED`), a `login` or `transactions` block (403), a convertible wallet holding
+         *     fewer tokens (400 `amount: INSUFFICIENT_BALANCE`). Also with the account's own user
+         *     password token.
+         */
+        post: operations["convertTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/token/convert/{token_exchange_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A token exchange
+         * @description The exchange as it stands (what a 202 of its execution points to). The scope is
+         *     `write_tokens`, the one that made and executes it. Also with the account's own user
+         *     password token.
+         */
+        get: operations["getTokenExchange"];
+        put?: never;
+        /**
+         * Execute a token exchange
+         * @description Executes an `OPEN` exchange in one posting: the tokens go from the account's convertible
+         *     wallet back to the integrator's token issuance (burned), and `fiat_amount − fee_amount`
+         *     from the integrator's USD wallet (its default wallet, which token purchases pay) to the
+         *     account's USD wallet; the fee stays with the integrator. Answers 200 with the exchange
+         *     `EXECUTED` and emits `token-exchange-completed`. Runs as a command (`SYNC_WAIT_MS`,
+         *     `Prefer: respond-async` → 202 with `Location` to poll); concurrent requests execute it
+         *     once. Executing an `EXECUTED` exchange answers it as it is. Refused, nothing moved (409
+         *     payload: the exchange): past `expires_at` → `EXCHANGE_EXPIRED` (it becomes `EXPIRED`); the
+         *     integrator's USD wallet cannot cover it → `CONVERSION_REJECTED` (it stays `OPEN` and may
+         *     be executed again until it expires); a `REVERSED` one → `EXCHANGE_STATE_ERROR`. Checked
+         *     again when it runs: KYC `ACCEPT` (409 `KYC_REQUIRED`), blocks (403), the convertible
+         *     balance (400 `amount: INSUFFICIENT_BALANCE`).
+         */
+        post: operations["executeTokenExchange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/authorize/invoice": {
         parameters: {
             query?: never;
@@ -574,6 +642,34 @@ export interface components {
             status?: "Success";
             payload?: components["schemas"]["Invoice"];
         };
+        /**
+         * @description An exchange of convertible tokens for USD. `status`: `OPEN` (quoted), `EXECUTED` (the
+         *     money moved), `EXPIRED` (executed after `expires_at`: nothing moved), `REVERSED` (a payout
+         *     that took its money was reversed: the money and tokens went back).
+         */
+        TokenExchange: {
+            token_exchange_id: string;
+            account_id: string;
+            /** @enum {string} */
+            status: "OPEN" | "EXECUTED" | "EXPIRED" | "REVERSED";
+            /** @description Convertible tokens exchanged. */
+            token_amount: number;
+            token_currency: string;
+            /** @description What the tokens are worth, in cents. */
+            fiat_amount: number;
+            /** @constant */
+            fiat_currency: "USD";
+            /** @description The integrator's fee, in cents: the account receives `fiat_amount − fee_amount`. */
+            fee_amount: number;
+            expires_at: components["schemas"]["Timestamp"];
+            created: components["schemas"]["Timestamp"];
+            updated: components["schemas"]["Timestamp"];
+        };
+        TokenExchangeEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Success";
+            payload?: components["schemas"]["TokenExchange"];
+        };
         RefundSummary: {
             invoice_id: string;
             is_fully_refunded: boolean;
@@ -781,6 +877,18 @@ export interface components {
                 };
             };
         };
+        /** @description No such token exchange for the caller's integrator (or its user token's account) (`TOKEN_EXCHANGE_GET_ERROR`). */
+        TokenExchangeNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
         /**
          * @description Invalid input. `payload.errors` names every offending field (the first 100).
          *
@@ -932,6 +1040,8 @@ export interface components {
          *     its replay answers the same resources with a fresh token or nonce.
          */
         IdempotencyKey: string;
+        /** @description `respond-async` (RFC 7240) to get 202 at once instead of waiting for the command. */
+        Prefer: string;
         /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
         AccountIdPath: components["schemas"]["Id"];
     };
@@ -1377,6 +1487,181 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    convertTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_id": "acct_01JDW7Q3V9K2M4N6P8R0S2T4V6",
+                 *       "amount": 500,
+                 *       "currency": "GEM"
+                 *     }
+                 */
+                "application/json": {
+                    account_id: components["schemas"]["Id"];
+                    amount: components["schemas"]["Amount"];
+                    currency: components["schemas"]["Currency"];
+                };
+            };
+        };
+        responses: {
+            /** @description The exchange, OPEN. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "message": [],
+                     *       "codes": [],
+                     *       "payload": {
+                     *         "token_exchange_id": "tex_01JDW7Q3V9K2M4N6P8R0S2T4V6",
+                     *         "account_id": "acct_01JDW7Q3V9K2M4N6P8R0S2T4V6",
+                     *         "status": "OPEN",
+                     *         "token_amount": 500,
+                     *         "token_currency": "GEM",
+                     *         "fiat_amount": 200,
+                     *         "fiat_currency": "USD",
+                     *         "fee_amount": 6,
+                     *         "expires_at": "2026-11-27T10:15:00.000Z",
+                     *         "created": "2026-11-27T10:00:00.000Z",
+                     *         "updated": "2026-11-27T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TokenExchangeEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            /** @description `KYC_REQUIRED`, or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getTokenExchange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_exchange_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exchange. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenExchangeEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["TokenExchangeNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    executeTokenExchange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` (RFC 7240) to get 202 at once instead of waiting for the command. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                token_exchange_id: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exchange, EXECUTED. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenExchangeEnvelope"];
+                };
+            };
+            /** @description Accepted; the exchange as it stands. */
+            202: {
+                headers: {
+                    Location?: string;
+                    "X-Command-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenExchangeEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["TokenExchangeNotFound"];
+            /** @description `EXCHANGE_EXPIRED`, `CONVERSION_REJECTED`, `EXCHANGE_STATE_ERROR` (payload = the exchange), `KYC_REQUIRED`, or the Idempotency-Key is in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -1,0 +1,354 @@
+/**
+ * Token conversion: an account's convertible tokens become USD in its fiat wallet.
+ * `POST /v2/token/convert` quotes an exchange (OPEN, valid until `expires_at`);
+ * `POST /v2/token/convert/{token_exchange_id}` executes it as a `token.convert` command, in one
+ * posting (`exchange:<id>:execute`): the tokens go from the account's convertible wallet back to
+ * the integrator's token issuance (burned), and the fiat amount less the fee from the
+ * integrator's USD publisher wallet to the account's USD wallet (the fee stays with the
+ * integrator). A payout that took an exchange's money and is reversed reverses the exchange
+ * (`reverseTokenExchange`, posting `exchange:<id>:reverse`).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { holdAccounts } from '../accounts/account.repository.js';
+import { accountNotFound, requireAccount } from '../accounts/account-access.service.js';
+import { integratorProfile, integratorSettings, type Principal } from '../auth/auth.service.js';
+import { assertCanTransact } from '../blocks/block.service.js';
+import { completeCommand, lockCommand, runCommand } from '../commands/command.service.js';
+import type { CommandResult } from '../commands/command.registry.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import { success } from '../envelope.js';
+import { AppError, errorReply } from '../errors.js';
+import { newId } from '../ids.js';
+import { kycRequired } from '../kyc/kyc.service.js';
+import { findKycCheck } from '../kyc/kyc.repository.js';
+import { balancesOf, lockBalancesOf } from '../ledger/ledger.repository.js';
+import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { walletsOfAccounts } from '../payment-methods/payment-method.repository.js';
+import type { CommandBus } from '../queues/command-bus.js';
+import { insertEvent } from '../webhooks/outbox.repository.js';
+import {
+  conversionQuote,
+  executeDecision,
+  exchangeView,
+  FIAT_CURRENCY,
+  netAmount,
+  type ExchangeRecord,
+  type ExchangeStatus,
+  type ExchangeView,
+} from './conversion.rules.js';
+import { findExchange, insertExchange, lockExchangeRow, setExchangePayout, setExchangeStatus } from './conversion.repository.js';
+
+export interface ConvertInput {
+  account_id: string;
+  amount: number;
+  currency: string;
+}
+
+/** The 404 of an exchange that is not the caller's (or not its user token's account's). */
+const exchangeNotFound = () => AppError.notFound('TOKEN_EXCHANGE_GET_ERROR', 'Token exchange not found.');
+
+/** The 400 of tokens the convertible wallet does not hold. */
+const insufficientBalance = (needed: number, held: number, currency: string) =>
+  AppError.invalid({ amount: ['INSUFFICIENT_BALANCE'] }, `The convertible ${currency} wallet holds ${held}; the exchange needs ${needed}.`);
+
+/** The 409 of an exchange in a status that cannot be executed (payload: the exchange). */
+const stateError = (view: ExchangeView) =>
+  new AppError('invalid_state', `The token exchange is ${view.status}: it cannot be executed.`, {
+    codes: ['EXCHANGE_STATE_ERROR'],
+    payload: view,
+  });
+
+/** The 409 of an exchange executed after its `expires_at` (payload: the exchange, EXPIRED). */
+const expiredError = (view: ExchangeView) =>
+  new AppError('invalid_state', `The token exchange expired at ${view.expires_at}; quote a new one.`, {
+    codes: ['EXCHANGE_EXPIRED'],
+    payload: view,
+  });
+
+/** The 409 of an exchange the integrator's USD wallet cannot pay (it stays OPEN; payload: the exchange). */
+const conversionRejected = (view: ExchangeView) =>
+  new AppError('invalid_state', "The integrator's USD wallet cannot cover this exchange; it stays OPEN until it expires.", {
+    codes: ['CONVERSION_REJECTED'],
+    payload: view,
+  });
+
+/** Refuses unless the account's KYC check is ACCEPT (409 `KYC_REQUIRED`). */
+async function requireKyc(db: Db, accountId: string): Promise<void> {
+  const check = await findKycCheck(db, accountId);
+  if (check?.state !== 'ACCEPT') throw kycRequired(check?.state);
+}
+
+/** The account's convertible wallet in the token currency and its USD wallet (ledger account ids), as far as it has them. */
+async function walletsForExchange(db: Db, accountId: string, tokenCurrency: string) {
+  const wallets = await walletsOfAccounts(db, [accountId], false);
+  return {
+    convertible: wallets.find((w) => w.processing_currency === tokenCurrency && w.wallet_kind === 'convertible')?.id,
+    fiat: wallets.find((w) => w.processing_currency === FIAT_CURRENCY && w.wallet_kind === null)?.id,
+  };
+}
+
+/** The caller's exchange (a user token: only its own account's), or 404. */
+async function visibleExchange(em: EntityManager, principal: Principal, exchangeId: string): Promise<ExchangeRecord> {
+  const exchange = await findExchange(pooled(em), principal.integratorId, exchangeId);
+  if (!exchange || (principal.accountId && principal.accountId !== exchange.accountId)) throw exchangeNotFound();
+  return exchange;
+}
+
+/**
+ * `POST /v2/token/convert`: quotes an exchange of `amount` convertible tokens (201, OPEN). The
+ * fiat amount is exact at the integrator's rate; the fee is `ceil(fiat × fee_bps / 10000)`.
+ * Nothing moves yet, and nothing is held: execution checks the balance again.
+ */
+export async function createTokenExchange(
+  em: EntityManager,
+  principal: Principal,
+  input: ConvertInput,
+  ttlSeconds: number,
+): Promise<ExchangeView> {
+  // A user password token acts for its own account only.
+  if (principal.accountId && principal.accountId !== input.account_id) throw accountNotFound();
+  await requireAccount(em, principal, input.account_id);
+  const db = pooled(em);
+  const integrator = await integratorProfile(em, principal.integratorId);
+  const { conversionFeeBps } = await integratorSettings(db, principal.integratorId);
+  const quote = conversionQuote(input.amount, input.currency, integrator, conversionFeeBps);
+  if (!quote.ok) {
+    throw AppError.invalid(
+      { [quote.field]: [quote.code] },
+      quote.field === 'currency'
+        ? `Only the integrator's token currency${integrator.tokenCurrency ? ` (${integrator.tokenCurrency})` : ''} converts.`
+        : 'The token amount does not convert to a whole number of cents.',
+    );
+  }
+  await assertCanTransact(db, [input.account_id]);
+  await requireKyc(db, input.account_id);
+  const tokenCurrency = integrator.tokenCurrency!;
+  const { convertible } = await walletsForExchange(db, input.account_id, tokenCurrency);
+  const held = convertible ? ((await balancesOf(db, [convertible]))[0]?.balance ?? 0) : 0;
+  if (held < quote.tokens) throw insufficientBalance(quote.tokens, held, tokenCurrency);
+  const exchange = await insertExchange(
+    db,
+    {
+      id: newId('tex'),
+      integratorId: principal.integratorId,
+      accountId: input.account_id,
+      tokenAmount: quote.tokens,
+      tokenCurrency,
+      fiatAmount: quote.fiat,
+      fiatCurrency: FIAT_CURRENCY,
+      feeAmount: quote.fee,
+    },
+    ttlSeconds,
+  );
+  return exchangeView(exchange);
+}
+
+/** `GET /v2/token/convert/{token_exchange_id}`: the exchange as it stands. */
+export async function getTokenExchange(em: EntityManager, principal: Principal, exchangeId: string): Promise<ExchangeView> {
+  return exchangeView(await visibleExchange(em, principal, exchangeId));
+}
+
+/**
+ * `POST /v2/token/convert/{token_exchange_id}`: executes the exchange as a `token.convert`
+ * command (200 EXECUTED, or 202 with `Location` while it runs). Concurrent requests share one
+ * command; executing an EXECUTED exchange answers it as it is.
+ */
+export async function executeTokenExchange(
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  exchangeId: string,
+  opts: { respondAsync: boolean; syncWaitMs: number },
+): Promise<CommandResult & { headers?: Record<string, string> }> {
+  const exchange = await visibleExchange(em, principal, exchangeId);
+  return runCommand(
+    em,
+    bus,
+    { integratorId: principal.integratorId, kind: 'token.convert', targetId: exchange.id },
+    {
+      ...opts,
+      location: `/v2/token/convert/${exchange.id}`,
+      current: async () => success(exchangeView((await findExchange(pooled(em), principal.integratorId, exchange.id)) ?? exchange)),
+    },
+  );
+}
+
+/** How many times an execution runs when PostgreSQL aborts it for contention (deadlock, serialization). */
+const CONTENTION_ATTEMPTS = 3;
+
+function isContention(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * The `token.convert` runner, in one transaction: lock the command, then the exchange. An
+ * EXECUTED one answers as it is; one past `expires_at` becomes EXPIRED (409 `EXCHANGE_EXPIRED`).
+ * Otherwise hold the account (a merge or block waits), check its blocks and KYC again, lock
+ * its wallets, then the integrator's USD wallet and token issuance (each group in id order:
+ * wallets before system accounts, as pays and refunds take them), check both balances and post.
+ */
+export async function runConvertCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await convertInTransaction(em, commandId);
+    } catch (err) {
+      if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;
+    }
+  }
+}
+
+function convertInTransaction(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  return pooled(em).transaction(async (db) => {
+    const command = await lockCommand(db, commandId);
+    if (!command) return null;
+    if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
+    const exchange = await lockExchangeRow(db, command.target_id);
+    if (!exchange) throw exchangeNotFound();
+    let result: CommandResult;
+    switch (executeDecision(exchange.status, exchange.expired)) {
+      case 'answer':
+        result = { status: 200, body: success(exchangeView(exchange)) };
+        break;
+      case 'expired':
+        result = errorReply(expiredError(exchangeView(exchange)));
+        break;
+      case 'refuse':
+        result = errorReply(stateError(exchangeView(exchange)));
+        break;
+      case 'expire':
+        // Recorded: the refusal is the exchange's end, not a failure to roll back.
+        result = errorReply(expiredError(exchangeView(await setExchangeStatus(db, exchange.id, 'EXPIRED'))));
+        break;
+      case 'execute':
+        result = { status: 200, body: success(await executeLocked(db, em, exchange)) };
+        break;
+    }
+    await completeCommand(db, commandId, result);
+    return result;
+  });
+}
+
+/** The ledger accounts an exchange moves money between, locked: the account's wallets first, then the integrator's. */
+async function lockExchangeAccounts(db: Db, em: EntityManager, exchange: ExchangeRecord) {
+  const { convertible, fiat } = await walletsForExchange(db, exchange.accountId, exchange.tokenCurrency);
+  if (!fiat) throw new Error(`account ${exchange.accountId} has no ${FIAT_CURRENCY} wallet`);
+  const publisher = await systemAccount(em, exchange.integratorId, 'publisher_wallet', FIAT_CURRENCY);
+  const issuance = await systemAccount(em, exchange.integratorId, 'token_issuance', exchange.tokenCurrency);
+  const balances = new Map<string, number>();
+  for (const group of [[convertible, fiat].filter((a): a is string => !!a), [publisher, issuance]]) {
+    for (const r of await lockBalancesOf(db, group)) balances.set(r.id, r.balance);
+  }
+  return { convertible, fiat, publisher, issuance, balances };
+}
+
+/** An exchange's execution posting (or, `reverse`, its undoing). */
+function exchangePosting(
+  exchange: ExchangeRecord,
+  accounts: { convertible: string; fiat: string; publisher: string; issuance: string },
+  phase: 'execute' | 'reverse',
+): Posting {
+  const sign = phase === 'execute' ? 1 : -1;
+  const net = netAmount(exchange);
+  const { tokenAmount: tokens, tokenCurrency } = exchange;
+  return {
+    integratorId: exchange.integratorId,
+    reference: `exchange:${exchange.id}:${phase}`,
+    description: `token exchange ${exchange.id}: ${tokens} ${tokenCurrency} for ${net} ${FIAT_CURRENCY} cents${phase === 'reverse' ? ' (reversed)' : ''}`,
+    entries: [
+      { account: accounts.convertible, currency: tokenCurrency, amount: -sign * tokens },
+      { account: accounts.issuance, currency: tokenCurrency, amount: sign * tokens },
+      // A fee of the whole fiat amount (10000 bps) leaves nothing to move in USD.
+      ...(net > 0
+        ? [
+            { account: accounts.publisher, currency: FIAT_CURRENCY, amount: -sign * net },
+            { account: accounts.fiat, currency: FIAT_CURRENCY, amount: sign * net },
+          ]
+        : []),
+    ],
+  };
+}
+
+/** Executes a locked OPEN exchange in the caller's transaction; the exchange EXECUTED. */
+async function executeLocked(db: Db, em: EntityManager, exchange: ExchangeRecord & { expired: boolean }): Promise<ExchangeView> {
+  await holdAccounts(db, [exchange.accountId]);
+  await assertCanTransact(db, [exchange.accountId]);
+  await requireKyc(db, exchange.accountId);
+  const { convertible, fiat, publisher, issuance, balances } = await lockExchangeAccounts(db, em, exchange);
+  const held = convertible ? (balances.get(convertible) ?? 0) : 0;
+  if (!convertible || held < exchange.tokenAmount) throw insufficientBalance(exchange.tokenAmount, held, exchange.tokenCurrency);
+  if ((balances.get(publisher) ?? 0) < netAmount(exchange)) throw conversionRejected(exchangeView(exchange));
+  const posting = exchangePosting(exchange, { convertible, fiat, publisher, issuance }, 'execute');
+  // The reference is the exchange's own, posted once: anything else is a bug.
+  if ((await post(db, posting)) !== 1) throw new Error(`token exchange ${exchange.id}: its execution posting exists already`);
+  return completed(db, exchange.id, 'EXECUTED');
+}
+
+/** Moves an exchange to its new status and emits `token-exchange-completed` with it. */
+async function completed(db: Db, exchangeId: string, status: ExchangeStatus): Promise<ExchangeView> {
+  const exchange = await setExchangeStatus(db, exchangeId, status);
+  const view = exchangeView(exchange);
+  await insertEvent(db, exchange.integratorId, 'token-exchange-completed', view);
+  return view;
+}
+
+/** What a payout needs of an exchange it names, read under its lock. */
+export interface LockedExchange {
+  id: string;
+  integratorId: string;
+  accountId: string;
+  status: ExchangeStatus;
+  fiatAmount: number;
+  feeAmount: number;
+  payoutId: string | null;
+}
+
+/** Locks an exchange (`for update`) in the caller's transaction, for a payout that names it; undefined when there is none. */
+export async function lockExchange(db: Db, exchangeId: string): Promise<LockedExchange | undefined> {
+  const x = await lockExchangeRow(db, exchangeId);
+  return (
+    x && {
+      id: x.id,
+      integratorId: x.integratorId,
+      accountId: x.accountId,
+      status: x.status,
+      fiatAmount: x.fiatAmount,
+      feeAmount: x.feeAmount,
+      payoutId: x.payoutId,
+    }
+  );
+}
+
+/** Records, in the caller's transaction, the payout that took an exchange's money. */
+export function linkExchangeToPayout(db: Db, exchangeId: string, payoutId: string): Promise<void> {
+  return setExchangePayout(db, exchangeId, payoutId);
+}
+
+/**
+ * Undoes an executed exchange in the caller's transaction (a payout that took its money was
+ * reversed): one posting (`exchange:<id>:reverse`) moves the fiat amount less the fee from the
+ * account's USD wallet back to the integrator's USD wallet and the tokens from token issuance
+ * back to the convertible wallet; the exchange becomes REVERSED and `token-exchange-completed`
+ * is emitted again. Locks the exchange, then the account's wallets, then the integrator's USD
+ * wallet and token issuance (each in id order). A REVERSED exchange is left as it is; any
+ * other status but EXECUTED answers 409 `EXCHANGE_STATE_ERROR`, a USD wallet that no longer
+ * holds the money 409 `INSUFFICIENT_BALANCE`.
+ */
+export async function reverseTokenExchange(db: Db, em: EntityManager, exchangeId: string): Promise<void> {
+  const exchange = await lockExchangeRow(db, exchangeId);
+  if (!exchange) throw exchangeNotFound();
+  if (exchange.status === 'REVERSED') return;
+  if (exchange.status !== 'EXECUTED') throw stateError(exchangeView(exchange));
+  const { convertible, fiat, publisher, issuance, balances } = await lockExchangeAccounts(db, em, exchange);
+  if (!convertible) throw new Error(`account ${exchange.accountId} has no convertible ${exchange.tokenCurrency} wallet`);
+  const net = netAmount(exchange);
+  if ((balances.get(fiat) ?? 0) < net) {
+    throw new AppError('invalid_state', `The ${FIAT_CURRENCY} wallet no longer holds the ${net} cents this exchange paid.`, {
+      codes: ['INSUFFICIENT_BALANCE'],
+      payload: exchangeView(exchange),
+    });
+  }
+  const posting = exchangePosting(exchange, { convertible, fiat, publisher, issuance }, 'reverse');
+  if ((await post(db, posting)) !== 1) throw new Error(`token exchange ${exchange.id}: its reversal posting exists already`);
+  await completed(db, exchange.id, 'REVERSED');
+}
