@@ -22,6 +22,7 @@ import { lockBalancesOf } from '../ledger/ledger.repository.js';
 import { post, systemAccount } from '../ledger/ledger.service.js';
 import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
 import { failpoint } from '../runtime/failpoints.js';
+import { linkExchangeToPayout, reverseTokenExchange } from '../tokens/conversion.service.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import { insertPayout, lockPayout, payoutById, setPayoutStatus } from './payout.repository.js';
 import {
@@ -87,6 +88,7 @@ export async function runPayoutRequest(em: EntityManager, commandId: string): Pr
       updatedAt: now,
     };
     await insertPayout(db, payout);
+    if (payout.tokenExchangeId) await linkExchangeToPayout(db, payout.tokenExchangeId, payout.id);
     const holding = await systemAccount(em, integratorId, 'payout_holding', payout.currency);
     await post(db, {
       integratorId,
@@ -177,6 +179,9 @@ export async function runPayoutReverse(em: EntityManager, commandId: string): Pr
         { account: wallet.ledgerAccountId, currency: payout.currency, amount: payout.amount },
       ],
     });
+    // The payout took a conversion's money: reversing the payout reverses the conversion too
+    // (the money goes back to the integrator, the tokens to the convertible wallet).
+    if (payout.tokenExchangeId) await reverseTokenExchange(db, em, payout.tokenExchangeId);
     payout.status = reversedStatus(by);
     payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
     await changed(db, payout);

@@ -19,6 +19,7 @@ import { newId } from '../ids.js';
 import { findKycState, kycRequired } from '../kyc/kyc.service.js';
 import { balancesOf } from '../ledger/ledger.repository.js';
 import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
+import { lockExchange } from '../tokens/conversion.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { findPayout, openPayoutCount, payoutsOf } from './payout.repository.js';
 import { payoutView, type PayoutRecord } from './payout.rules.js';
@@ -73,11 +74,29 @@ export async function checkPayoutRequest(db: Db, integratorId: string, accountId
       codes: ['PAYOUT_LIMIT'],
     });
   }
+  if (input.token_exchange_id !== undefined) await checkExchange(db, integratorId, accountId, input);
   const [wallet] = await balancesOf(db, [source.ledgerAccountId]);
   if ((wallet?.balance ?? 0) < input.amount) {
     throw AppError.invalid({ amount: ['INSUFFICIENT_BALANCE'] }, `The wallet holds ${wallet?.balance ?? 0}, less than the payout.`);
   }
   return source.ledgerAccountId;
+}
+
+/**
+ * A payout naming a token exchange pays out that conversion's money: the account's own
+ * EXECUTED exchange, not paid out by another payout, for exactly its fiat amount less its fee
+ * (so that reversing the payout can reverse the conversion). Each breach is a 400 naming the field.
+ */
+async function checkExchange(db: Db, integratorId: string, accountId: string, input: PayoutRequest): Promise<void> {
+  const exchange = await lockExchange(db, input.token_exchange_id!);
+  const field = (code: string, message: string) => AppError.invalid({ token_exchange_id: [code] }, message);
+  if (!exchange || exchange.integratorId !== integratorId || exchange.accountId !== accountId)
+    throw field('NOT_FOUND', "No token exchange of the account's has this id.");
+  if (exchange.status !== 'EXECUTED') throw field('NOT_EXECUTED', `The token exchange is ${exchange.status}, not EXECUTED.`);
+  if (exchange.payoutId) throw field('ALREADY_PAID_OUT', 'Another payout already pays out this token exchange.');
+  const net = exchange.fiatAmount - exchange.feeAmount;
+  if (input.amount !== net || input.currency !== 'USD')
+    throw AppError.invalid({ amount: ['MUST_MATCH_EXCHANGE'] }, `A payout of this token exchange is USD ${net} (its fiat amount less its fee).`);
 }
 
 /** `POST /v2/{account_id}/payout`: checks, then the `payout.request` command; 201 with the payout in FUNDS-IN-ESCROW. */

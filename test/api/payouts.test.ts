@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { createIntegrator, updateIntegrator } from '../../src/auth/auth.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
-import { systemAccount, balances } from '../../src/ledger/ledger.service.js';
-import { call, h, holdfastCli, newClient, type TestClient } from '../support/harness.js';
+import { balances, fundPublisherWallet, systemAccount } from '../../src/ledger/ledger.service.js';
+import { call, h, holdfastCli, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
 /** A payout destination of the account's (a paypal method), through the API. */
@@ -211,6 +212,57 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
     assert.equal((await call('DELETE', `/v2/${s.account_id}/payout/${ids[0]}`, { token: other.token })).status, 404);
     const missing = await call('GET', `/v2/${s.account_id}/payout/po_00000000000000000000000000`, { token: client.token });
     assert.deepEqual(missing.body.codes, ['PAYOUT_NOT_FOUND']);
+  });
+
+  it('a payout of a token conversion: exactly its net amount, once; reversing the payout reverses the conversion', async () => {
+    const name = unique('payconv-');
+    const integratorId = (await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 250 })).id;
+    await updateIntegrator(h().orm.em.fork(), name, { conversionFeeBps: 300 });
+    await fundPublisherWallet(h().orm.em.fork(), { integratorId, currency: 'USD', amount: 100_000 });
+    const gems = await newClient({ integrator: name });
+    const p = await party(gems);
+    await fund(p, 'GEM:convertible', 1000);
+    await decideKyc(h().orm.em.fork(), p.account_id, 'ACCEPT', false);
+    const destination = await addPaypal(gems, p.account_id, `${p.account_id.toLowerCase()}@example.com`);
+    const quote = await call('POST', '/v2/token/convert', {
+      token: gems.token,
+      body: { account_id: p.account_id, amount: 500, currency: 'GEM' },
+    });
+    assert.equal(quote.status, 201, quote.text);
+    const exchangeId = quote.body.payload.token_exchange_id;
+    // USD 2.00 less a 3% fee (6 cents): 194 cents reach the USD wallet.
+    assert.deepEqual([quote.body.payload.fiat_amount, quote.body.payload.fee_amount], [200, 6]);
+    const payOut = (amount: number, id = exchangeId) =>
+      call('POST', `/v2/${p.account_id}/payout`, {
+        token: gems.token,
+        body: {
+          source_payment_method_id: p.wallets['USD:fiat'].pm,
+          destination_payment_method_id: destination,
+          amount,
+          currency: 'USD',
+          token_exchange_id: id,
+        },
+      });
+    const early = await payOut(194);
+    assert.equal(early.status, 400, early.text);
+    assert.deepEqual(early.body.payload.errors, { token_exchange_id: ['NOT_EXECUTED'] });
+    assert.equal((await call('POST', `/v2/token/convert/${exchangeId}`, { token: gems.token })).status, 200);
+    const wrong = await payOut(150);
+    assert.deepEqual(wrong.body.payload.errors, { amount: ['MUST_MATCH_EXCHANGE'] });
+    const other = await payOut(194, 'tex_00000000000000000000000000');
+    assert.deepEqual(other.body.payload.errors, { token_exchange_id: ['NOT_FOUND'] });
+    const paid = await payOut(194);
+    assert.equal(paid.status, 201, paid.text);
+    assert.equal(paid.body.payload.token_exchange_id, exchangeId);
+    const twice = await payOut(194);
+    assert.deepEqual(twice.body.payload.errors, { token_exchange_id: ['ALREADY_PAID_OUT'] });
+    assert.deepEqual([await balance(p.wallets['USD:fiat'].wallet), await balance(p.wallets['GEM:convertible'].wallet)], [0, 500]);
+    const back = await call('DELETE', `/v2/${p.account_id}/payout/${paid.body.payload.payout_status_id}`, { token: gems.token });
+    assert.equal(back.body.payload.payout_status, 'USER-REVERSED');
+    // The conversion is undone: the USD went back to the integrator, the tokens to the wallet.
+    assert.deepEqual([await balance(p.wallets['USD:fiat'].wallet), await balance(p.wallets['GEM:convertible'].wallet)], [0, 1000]);
+    const exchange = await call('GET', `/v2/token/convert/${exchangeId}`, { token: gems.token });
+    assert.equal(exchange.body.payload.status, 'REVERSED');
   });
 
   it('a reversal racing the execution: exactly one wins', async () => {
