@@ -327,6 +327,9 @@ describe('token conversion', () => {
     const p = await party(c);
     await fund(p, 'GEM:convertible', 500);
     await accept(p);
+    // Another integrator's clock runs too: each exchange reads its own integrator's.
+    const bystander = await newClient();
+    assert.equal((await call('POST', '/v2/sandbox/clock', { token: bystander.token, body: { advance_seconds: 3600 } })).status, 200);
     const quoted = await convert({ account_id: p.account_id, amount: 500, currency: 'GEM' }, c.token);
     const id = quoted.body.payload.token_exchange_id;
     assert.equal((await call('POST', '/v2/sandbox/clock', { token: c.token, body: { advance_seconds: 899 } })).status, 200);
@@ -343,6 +346,7 @@ describe('token conversion', () => {
     assert.equal((await execute(fresh, c.token)).status, 200);
     assert.equal(await balance(p.wallets['GEM:convertible'].wallet), 495);
     await call('DELETE', '/v2/sandbox/clock', { token: c.token });
+    await call('DELETE', '/v2/sandbox/clock', { token: bystander.token });
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
