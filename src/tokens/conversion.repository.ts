@@ -1,7 +1,8 @@
 /**
  * token_exchange: the exchanges of convertible tokens for USD (plain SQL). Times follow the
  * integrator's test clock (`tenantNowSql`): an exchange made or executed while the clock is
- * advanced expires on that clock.
+ * advanced expires on that clock. (`tenantNowSql` takes a qualified column: a bare `integrator_id`
+ * would name the clock's own.)
  */
 import type { Db } from '../db/sql.js';
 import { postingPhasesSql } from '../ledger/ledger.repository.js';
@@ -62,7 +63,7 @@ export async function findExchange(db: Db, integratorId: string, id: string): Pr
 /** The exchange, locked (`for update`), with whether its `expires_at` has passed on its integrator's clock. */
 export async function lockExchangeRow(db: Db, id: string): Promise<(ExchangeRecord & { expired: boolean }) | undefined> {
   const [row] = await db.execute<Array<Row & { expired: boolean }>>(
-    `select ${COLUMNS}, expires_at <= ${tenantNowSql('integrator_id')} as expired from token_exchange where id = ? for update`,
+    `select ${COLUMNS}, x.expires_at <= ${tenantNowSql('x.integrator_id')} as expired from token_exchange x where x.id = ? for update`,
     [id],
   );
   return row && { ...record(row), expired: row.expired === true };
@@ -71,7 +72,7 @@ export async function lockExchangeRow(db: Db, id: string): Promise<(ExchangeReco
 /** Sets an exchange's status (its `updated_at` on its integrator's clock); the exchange as stored. */
 export async function setExchangeStatus(db: Db, id: string, status: ExchangeStatus): Promise<ExchangeRecord> {
   const [row] = await db.execute<Row[]>(
-    `update token_exchange set status = ?, updated_at = ${tenantNowSql('integrator_id')} where id = ? returning ${COLUMNS}`,
+    `update token_exchange x set status = ?, updated_at = ${tenantNowSql('x.integrator_id')} where x.id = ? returning ${COLUMNS}`,
     [status, id],
   );
   return record(row);
@@ -79,7 +80,10 @@ export async function setExchangeStatus(db: Db, id: string, status: ExchangeStat
 
 /** Names the payout that took an exchange's money. */
 export async function setExchangePayout(db: Db, id: string, payoutId: string): Promise<void> {
-  await db.execute(`update token_exchange set payout_id = ?, updated_at = ${tenantNowSql('integrator_id')} where id = ?`, [payoutId, id]);
+  await db.execute(`update token_exchange x set payout_id = ?, updated_at = ${tenantNowSql('x.integrator_id')} where x.id = ?`, [
+    payoutId,
+    id,
+  ]);
 }
 
 /**

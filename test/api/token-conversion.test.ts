@@ -176,6 +176,23 @@ describe('token conversion', () => {
     await setFee(0);
   });
 
+  it('a fee of the whole fiat amount (10000 bps) burns the tokens and moves no USD', async () => {
+    await setFee(10_000);
+    const s = await seller(500);
+    const before = await snapshot(s);
+    const quoted = await convert({ account_id: s.account_id, amount: 500, currency: 'GEM' });
+    assert.deepEqual([quoted.body.payload.fiat_amount, quoted.body.payload.fee_amount], [200, 200]);
+    const done = await execute(quoted.body.payload.token_exchange_id);
+    assert.equal(done.status, 200, done.text);
+    const after = await snapshot(s);
+    assert.deepEqual(
+      [after.convertible, after.usd - before.usd, after.publisher - before.publisher, after.issuance - before.issuance],
+      [0, 0, 0, 500],
+    );
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    await setFee(0);
+  });
+
   const refusals: Array<[string, (p: Party) => Record<string, unknown>, number, string, string[] | Record<string, string[]>]> = [
     ['USD', (p) => ({ account_id: p.account_id, amount: 500, currency: 'USD' }), 400, 'currency', { currency: ['UNSUPPORTED_CURRENCY'] }],
     [
@@ -255,6 +272,26 @@ describe('token conversion', () => {
     });
   }
 
+  it('refuses at execution an account blocked after the quote (403), moving nothing; the exchange stays OPEN', async () => {
+    const s = await seller(500);
+    const id = (await convert({ account_id: s.account_id, amount: 500, currency: 'GEM' })).body.payload.token_exchange_id;
+    await insertActiveBlock(db(h().orm.em.fork()), {
+      id: newId('blk'),
+      integratorId,
+      accountId: s.account_id,
+      capability: 'transactions',
+      issuer: 'svc',
+      reason: 'account_close',
+      note: 'test',
+      clientId: null,
+    });
+    const before = await snapshot(s);
+    const res = await execute(id);
+    assert.equal(res.status, 403, res.text);
+    assert.deepEqual(await snapshot(s), before);
+    assert.equal((await call('GET', `/v2/token/convert/${id}`, { token: client.token })).body.payload.status, 'OPEN');
+  });
+
   it("answers 404 for another integrator's account and exchange, and for an unknown exchange", async () => {
     const s = await seller(500);
     const quoted = await convert({ account_id: s.account_id, amount: 500, currency: 'GEM' });
@@ -327,6 +364,9 @@ describe('token conversion', () => {
     const p = await party(c);
     await fund(p, 'GEM:convertible', 500);
     await accept(p);
+    // Another integrator's clock runs too: each exchange reads its own integrator's.
+    const bystander = await newClient();
+    assert.equal((await call('POST', '/v2/sandbox/clock', { token: bystander.token, body: { advance_seconds: 3600 } })).status, 200);
     const quoted = await convert({ account_id: p.account_id, amount: 500, currency: 'GEM' }, c.token);
     const id = quoted.body.payload.token_exchange_id;
     assert.equal((await call('POST', '/v2/sandbox/clock', { token: c.token, body: { advance_seconds: 899 } })).status, 200);
@@ -343,6 +383,7 @@ describe('token conversion', () => {
     assert.equal((await execute(fresh, c.token)).status, 200);
     assert.equal(await balance(p.wallets['GEM:convertible'].wallet), 495);
     await call('DELETE', '/v2/sandbox/clock', { token: c.token });
+    await call('DELETE', '/v2/sandbox/clock', { token: bystander.token });
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
