@@ -96,7 +96,10 @@ async function checkExchange(db: Db, integratorId: string, accountId: string, in
   if (exchange.payoutId) throw field('ALREADY_PAID_OUT', 'Another payout already pays out this token exchange.');
   const net = exchange.fiatAmount - exchange.feeAmount;
   if (input.amount !== net || input.currency !== 'USD')
-    throw AppError.invalid({ amount: ['MUST_MATCH_EXCHANGE'] }, `A payout of this token exchange is USD ${net} (its fiat amount less its fee).`);
+    throw AppError.invalid(
+      { amount: ['MUST_MATCH_EXCHANGE'] },
+      `A payout of this token exchange is USD ${net} (its fiat amount less its fee).`,
+    );
 }
 
 /** `POST /v2/{account_id}/payout`: checks, then the `payout.request` command; 201 with the payout in FUNDS-IN-ESCROW. */
