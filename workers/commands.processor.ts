@@ -27,7 +27,7 @@ export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
 };
 
 /**
- * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, token exchange) with its kind's runner.
+ * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, payouts, token exchange) with its kind's runner.
  * Its result is stored on the command row (by the runner, or from the AppError it threw), handed
  * to the request waiting for it (`CommandBus.finished`) and returned (the job's return value, as
  * Bull Board shows it).
