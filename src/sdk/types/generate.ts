@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 
-export const SDK_DOCUMENTS = ['auth', 'invoicing', 'payments'] as const;
+export const SDK_DOCUMENTS = ['auth', 'invoicing', 'payments', 'payouts'] as const;
 
 const HEADER = '// Generated from openapi/%s.yaml by `npm run sdk:types` (openapi-typescript). Do not edit.\n\n';
 

@@ -1,0 +1,735 @@
+// Generated from openapi/payouts.yaml by `npm run sdk:types` (openapi-typescript). Do not edit.
+
+export interface paths {
+    "/v1/kyc/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's KYC state
+         * @description The account's identity check: `state` `NODATA` (nothing submitted; `kyc_id` null),
+         *     `PROCESSING`, `MANUAL_REVIEW`, `ACCEPT`, `DENY` or `CANCEL`; `pii_level` `NONE`
+         *     (nothing submitted, or cancelled), `BASIC` (submitted, not accepted) or `FULL` (only with
+         *     `ACCEPT`); `kyc_requirements` the fields still to be provided (all five before a
+         *     submission and after a cancel, none otherwise). Never the personal data.
+         */
+        get: operations["getKyc"];
+        put?: never;
+        /**
+         * Submit an account's personal data for its KYC check
+         * @description What the hosted KYC flow sends, with the account's own user token (an integrator's
+         *     client token cannot: personal data passes between the person and Holdfast only). Taken
+         *     before any submission and after a cancelled check; otherwise `409 KYC_STATE_ERROR`.
+         *     The data is stored apart from the check, and the sandbox verifier decides at once (see
+         *     above); the answer is the check's new state. Text is trimmed; each field missing or not
+         *     valid is named in a `400`.
+         */
+        post: operations["submitKyc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/{account_id}/payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a payout
+         * @description Moves `amount` from the account's USD wallet (`source_payment_method_id`) to payout
+         *     holding, so that it cannot be spent twice, and answers `201` with the payout in
+         *     `FUNDS-IN-ESCROW` (a `payout.request` command: `SYNC_WAIT_MS`, or `202` + `Location:
+         *     /v2/commands/{command_id}` with `Prefer: respond-async`). Its destination is one of the
+         *     account's payout methods (type `paypal`). A payout at or under the integrator's
+         *     `payout_auto_approve_max` (default 0: none) is then approved and executed by itself;
+         *     others wait for the operator (`npx holdfast payouts approve ID`). Refused, nothing moved:
+         *     a `payouts` or `login` block (`403`, the blocked-account answer); KYC not `ACCEPT`
+         *     (`409 KYC_REQUIRED`); a source that is not the account's USD wallet (`400` naming
+         *     `source_payment_method_id`), a destination that is not its payout method (`400` naming
+         *     `destination_payment_method_id`), a currency other than USD (`400` naming `currency`);
+         *     as many open payouts (`FUNDS-IN-ESCROW` or `FAILED`) as the integrator allows, 3 by
+         *     default (`409 PAYOUT_LIMIT`); a wallet that cannot cover it (`400` naming `amount`,
+         *     `INSUFFICIENT_BALANCE`). The checks run again under the account's lock when the command
+         *     runs. Emits `payout-complete`.
+         */
+        post: operations["requestPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/{account_id}/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's payouts
+         * @description Newest first (ties by id), `limit` at a time (default 20, at most 100) from `offset`; `total` counts them all.
+         */
+        get: operations["listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/{account_id}/payout/{payout_status_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One payout of an account */
+        get: operations["getPayout"];
+        put?: never;
+        post?: never;
+        /**
+         * Take a payout back (USER-REVERSED)
+         * @description Only from `FUNDS-IN-ESCROW` or `FAILED`: the amount goes back from payout holding to the
+         *     wallet and the payout is `USER-REVERSED` (a `payout.reverse` command; `200` with the
+         *     payout, or `202` + `Location` with `Prefer: respond-async`). From any other state `409
+         *     PAYOUT_STATE_ERROR` naming it. A reversal racing the execution: exactly one of them
+         *     happens, the other answers `409`. Emits `payout-complete`.
+         */
+        delete: operations["reversePayout"];
+        options?: never;
+        head?: never;
+        /**
+         * Approve and execute a payout at once (staging only)
+         * @description A testing shortcut, absent in production (`404`): approves a payout in
+         *     `FUNDS-IN-ESCROW` and has the sandbox provider execute it — `SUCCESS` (holding → the
+         *     provider), or `FAILED` for the documented failing destination (the money stays held;
+         *     approve it again, reverse it, or reject it). From any other state `409
+         *     PAYOUT_STATE_ERROR`; while a `payouts` or `login` block is active, `403`. A
+         *     `payout.execute` command. Emits `payout-complete`.
+         */
+        patch: operations["executePayoutNow"];
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Kyc: {
+            account_id: string;
+            /** @description Null until the account's first submission or decision. */
+            kyc_id: string | null;
+            /** @enum {string} */
+            state: "NODATA" | "PROCESSING" | "MANUAL_REVIEW" | "ACCEPT" | "DENY" | "CANCEL";
+            /** @enum {string} */
+            pii_level: "NONE" | "BASIC" | "FULL";
+            kyc_requirements: ("first_name" | "last_name" | "date_of_birth" | "address" | "country")[];
+        };
+        KycEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Success";
+            payload?: components["schemas"]["Kyc"];
+        };
+        Payout: {
+            payout_status_id: string;
+            account_id: string;
+            /** @enum {string} */
+            payout_status: "FUNDS-IN-ESCROW" | "SUCCESS" | "FAILED" | "USER-REVERSED" | "SUPPORT-REVERSED";
+            amount: number;
+            currency: string;
+            source_payment_method_id: string;
+            destination_payment_method_id: string;
+            token_exchange_id: string | null;
+            /** @description Empty unless FAILED (`destination_rejected` for the sandbox failing destination). */
+            failure_code: string;
+            failure_reason: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+        };
+        PayoutEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Success";
+            payload?: components["schemas"]["Payout"];
+        };
+        Id: string;
+        /**
+         * @description The envelope of every response except those an operation calls bare: `status`, the
+         *     human-readable `message` lines, the machine-readable `codes`, and the `payload`.
+         */
+        Envelope: {
+            /** @enum {string} */
+            status: "Success" | "Failure";
+            message: string[];
+            codes: string[];
+            payload: unknown;
+        };
+        InputErrorEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Failure";
+            codes?: unknown;
+            payload: {
+                /**
+                 * @description Field name → error codes, at most 100 fields. Body fields are named as sent
+                 *     (nested ones with dots: `email.address`); query parameters and headers by
+                 *     their names; `path` when the path is not valid percent-encoding (an id in the
+                 *     path that is not answers 404 like an unknown id).
+                 *     Codes: `REQUIRED`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `INVALID_TYPE`,
+                 *     `TOO_LONG`, `TOO_SHORT`, `INVALID_FORMAT`, `NOT_ALLOWED`, `MALFORMED_JSON`,
+                 *     `TOO_DEEP`, `INVALID_CHARACTER` (the limits under `BadRequest`).
+                 */
+                errors: {
+                    [key: string]: string[];
+                };
+            };
+        };
+        FailureEnvelope: components["schemas"]["Envelope"] & {
+            /** @constant */
+            status?: "Failure";
+        };
+        AccountBlockedEnvelope: components["schemas"]["FailureEnvelope"] & {
+            message?: unknown;
+            codes?: unknown;
+            payload: string;
+        };
+    };
+    responses: {
+        /** @description `PAYOUT_NOT_FOUND` (or `ACCOUNT_GET_ERROR` for the account): not the account's, or not the caller's integrator's. */
+        PayoutNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description `KYC_REQUIRED`, `PAYOUT_LIMIT`, `PAYOUT_STATE_ERROR` (naming the state), or the Idempotency-Key is in use. */
+        PayoutConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description Accepted; the payout as it stands (`Location` is the payout). */
+        PayoutAccepted: {
+            headers: {
+                Location?: string;
+                "X-Command-Id"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PayoutEnvelope"];
+            };
+        };
+        /** @description Accepted; the command as it stands (`Location` is the command, `GET /v2/commands/{command_id}`). */
+        CommandAccepted: {
+            headers: {
+                Location?: string;
+                "X-Command-Id"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Envelope"];
+            };
+        };
+        /**
+         * @description Invalid input. `payload.errors` names every offending field (the first 100).
+         *
+         *     Limits on every request, checked before anything else (authentication included): a
+         *     JSON body nests objects and arrays at most 32 levels deep, counting the body itself
+         *     (`TOO_DEEP`, naming the first value past the limit); no string, object key, form field
+         *     or query parameter may hold a NUL character (`\u0000`) or an unpaired UTF-16 surrogate
+         *     (`INVALID_CHARACTER`; characters outside the Basic Multilingual Plane, such as emoji,
+         *     are fine). A body is at most 1 MiB (`413`).
+         */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InputErrorEnvelope"];
+            };
+        };
+        /**
+         * @description Missing, malformed, expired or wrongly signed token, or a token without the scope this
+         *     operation needs. `WWW-Authenticate` says which (RFC 6750).
+         */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /**
+         * @description The account (the buyer, a seller whose wallet a recipient names, or the account a session
+         *     is asked for) is blocked: `message` and `codes` are empty and `payload` is a
+         *     sentence naming the account id. Nothing was created.
+         */
+        AccountBlocked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountBlockedEnvelope"];
+            };
+        };
+        /**
+         * @description No such account for the caller's integrator. An account of another integrator, or a
+         *     path value that cannot be an id, answers exactly the same.
+         */
+        AccountNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /**
+         * @description A rate limit was reached (`RATE_LIMITED`): requests with a user password token per account
+         *     and minute (`USER_RATE_LIMIT_PER_MINUTE`, 300 by default), or cards added to one account per
+         *     hour (`CARD_ADDS_PER_HOUR`, 20). `Retry-After` says in how many seconds to try again.
+         */
+        TooManyRequests: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                    payload?: null;
+                };
+            };
+        };
+        /**
+         * @description Service unavailable or server error. The envelope carries the request id
+         *     (`payload.request_id`, also in the `X-Request-Id` header) and nothing internal.
+         */
+        ServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    payload?: {
+                        request_id: string;
+                    };
+                };
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description The body is not in a media type this operation accepts (JSON). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used before with a different request. */
+        IdempotencyKeyReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FailureEnvelope"] & {
+                    codes?: unknown;
+                };
+            };
+        };
+    };
+    parameters: {
+        PayoutIdPath: components["schemas"]["Id"];
+        /** @description `respond-async`: answer `202` at once instead of waiting for the command. */
+        Prefer: string;
+        /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+        AccountIdPath: components["schemas"]["Id"];
+        /**
+         * @description Makes a retry safe. The same key with the same request returns the first response again
+         *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+         *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+         *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+         *     password token) and kept for 24 hours.
+         *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+         *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+         *     its replay answers the same resources with a fresh token or nonce.
+         */
+        IdempotencyKey: string;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getKyc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's KYC state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "Success",
+                     *       "message": [],
+                     *       "codes": [],
+                     *       "payload": {
+                     *         "account_id": "acct_01JDW7Q3V9K2M4N6P8R0S2T4V6",
+                     *         "kyc_id": "kyc_01JDW7R8X1A3C5E7G9J1L3N5Q7",
+                     *         "state": "ACCEPT",
+                     *         "pii_level": "FULL",
+                     *         "kyc_requirements": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["KycEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    submitKyc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "first_name": "Ada",
+                 *       "last_name": "Lovelace",
+                 *       "date_of_birth": "1990-12-10",
+                 *       "address": "1 Analytical Row, London",
+                 *       "country": "GB"
+                 *     }
+                 */
+                "application/json": {
+                    first_name: string;
+                    last_name: string;
+                    /** @description YYYY-MM-DD, in the past. */
+                    date_of_birth: string;
+                    address: string;
+                    /** @description ISO 3166-1 alpha-2 country code. */
+                    country: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The check's new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KycEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            /** @description `KYC_STATE_ERROR`: the check takes no new submission in its state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    requestPayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async`: answer `202` at once instead of waiting for the command. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "source_payment_method_id": "pm_01JDW7P2T8J1L3N5Q7S9U1W3Y5",
+                 *       "destination_payment_method_id": "pm_01JDW7P2T8J1L3N5Q7S9U1W3Y6",
+                 *       "amount": 2500,
+                 *       "currency": "USD"
+                 *     }
+                 */
+                "application/json": {
+                    source_payment_method_id: components["schemas"]["Id"];
+                    destination_payment_method_id: components["schemas"]["Id"];
+                    /** @description Minor units (cents). */
+                    amount: number;
+                    /** @enum {string} */
+                    currency: "USD";
+                    token_exchange_id?: components["schemas"]["Id"];
+                };
+            };
+        };
+        responses: {
+            /** @description The payout, in `FUNDS-IN-ESCROW`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutEnvelope"];
+                };
+            };
+            202: components["responses"]["CommandAccepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            409: components["responses"]["PayoutConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payouts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        /** @constant */
+                        status?: "Success";
+                        payload?: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            payouts: components["schemas"]["Payout"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["AccountNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+                payout_status_id: components["parameters"]["PayoutIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["PayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    reversePayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async`: answer `202` at once instead of waiting for the command. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+                payout_status_id: components["parameters"]["PayoutIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout, reversed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutEnvelope"];
+                };
+            };
+            202: components["responses"]["PayoutAccepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["PayoutNotFound"];
+            409: components["responses"]["PayoutConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    executePayoutNow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request returns the first response again
+                 *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
+                 *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
+                 *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
+                 *     password token) and kept for 24 hours.
+                 *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
+                 *     An answer that carries a secret (a user password token, a session nonce) is never stored:
+                 *     its replay answers the same resources with a fresh token or nonce.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async`: answer `202` at once instead of waiting for the command. */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path: {
+                /** @description An account id. A value that cannot be an id (malformed percent-encoding included) answers 404 like an unknown one. */
+                account_id: components["parameters"]["AccountIdPath"];
+                payout_status_id: components["parameters"]["PayoutIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout, executed (`SUCCESS` or `FAILED`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutEnvelope"];
+                };
+            };
+            202: components["responses"]["PayoutAccepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountBlocked"];
+            404: components["responses"]["PayoutNotFound"];
+            409: components["responses"]["PayoutConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+}
