@@ -268,6 +268,36 @@ describe('README walk-through', () => {
     assert.match(lines.at(-1) ?? '', /^ledger ok: /);
   });
 
+  it('the payouts walk-through works as pasted (escrow commit, KYC, PayPal destination, payout, approve, webhooks)', async function () {
+    this.timeout(90_000);
+    const run = await runBlock('Payouts walk-through', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.deepEqual(lines.slice(0, -1), [
+      // the escrow pays the seller's USD wallet its USD 12.00
+      'ESCROWED',
+      'COMMITTED',
+      '1200',
+      // KYC: nothing submitted, then accepted by the operator
+      'NODATA',
+      'ACCEPT',
+      'FULL',
+      // the payout takes USD 10.00 out of the wallet at once, into holding
+      'FUNDS-IN-ESCROW',
+      '200',
+      // approved and paid
+      'SUCCESS',
+      'SUCCESS',
+      // the seller's deliveries, oldest first
+      'kyc-webhook: ACCEPT',
+      'payout-complete: FUNDS-IN-ESCROW USD 1000',
+      'payout-complete: SUCCESS USD 1000',
+      '1',
+      'deleted',
+    ]);
+    assert.match(lines.at(-1) ?? '', /^ledger ok: /);
+  });
+
   it('the test clock walk-through works as pasted (advance, an expired refresh token, reset)', async function () {
     this.timeout(60_000);
     const run = await runBlock('Test clock', await demoClientFile());
