@@ -500,7 +500,11 @@ payouts block that a KYC outcome set. Deciding the state the check has changes n
       const accountId = positionals[0]?.trim();
       if (!accountId || positionals.length > 1) throw new UsageError('give exactly one ACCOUNT_ID');
       const state = typeof v.state === 'string' ? v.state : '';
-      if (!(DECISIONS as readonly string[]).includes(state)) throw new UsageError(`--state is required: one of ${DECISIONS.join(', ')}`);
+      if (!(DECISIONS as readonly string[]).includes(state)) {
+        throw new UsageError(
+          state ? `--state must be one of ${DECISIONS.join(', ')}` : `--state is required: one of ${DECISIONS.join(', ')}`,
+        );
+      }
       const production = loadConfig().appEnv === 'production';
       const decided = await withOrm({ read: 'kyc decide' }, (orm) => decideKyc(orm.em.fork(), accountId, state as Decision, production));
       print(v.json === true, { ...decided }, `account ${decided.account_id}: KYC ${decided.state} (pii_level ${decided.pii_level})`);
@@ -530,8 +534,9 @@ forgotten, with the gdpr block reason): the data is deleted for good; the check 
 
 Approves payout PAYOUT_ID (payout_status_id) in FUNDS-IN-ESCROW, or retries a FAILED one: the
 sandbox provider executes it — SUCCESS, or FAILED for the documented failing destination (the
-money stays held). Runs the payout's payout.execute command in this process. Another state,
-or a payouts or login block on the account, is refused (exit 1).
+money stays held). Runs the payout's payout.execute command in this process and prints the
+payout: a FAILED execution is an outcome, not an error (exit 0; read payout_status). Another
+state, or a payouts or login block on the account, is refused (exit 1).
   --json   print the payout`,
     options: { json: { type: 'boolean' } },
     positionals: 1,

@@ -11,7 +11,7 @@
  * Each state change emits `payout-complete`.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { lockAccount } from '../accounts/account.repository.js';
+import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { integratorSettings } from '../auth/auth.service.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
 import { completeCommand, lockCommand, runCommandWith, submitCommand } from '../commands/command.service.js';
@@ -63,9 +63,10 @@ async function changed(db: Db, payout: PayoutRecord): Promise<void> {
 
 export async function runPayoutRequest(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return inCommand(em, commandId, async (db, command) => {
-    const input = command.input as PayoutRequest & { payout_id: string; integrator_id: string };
+    const input = command.input as PayoutRequest & { payout_id: string };
     const accountId = command.target_id;
-    const integratorId = input.integrator_id;
+    const integratorId = await integratorOfAccount(db, accountId);
+    if (!integratorId) throw new Error(`payout request ${commandId}: account ${accountId} does not exist`);
     // One request of an account at a time: the limit and the balance are checked against what the others left.
     await lockAccount(db, integratorId, accountId, 'update');
     const walletId = (await fiatWalletOf(db, accountId, input.source_payment_method_id))?.ledgerAccountId;

@@ -122,7 +122,7 @@ export async function requestPayout(
       integratorId: principal.integratorId,
       kind: 'payout.request',
       targetId: accountId,
-      input: { ...input, payout_id: payoutId, integrator_id: principal.integratorId },
+      input: { ...input, payout_id: payoutId },
       inputKey: payoutId,
     },
     {

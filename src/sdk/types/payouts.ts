@@ -151,7 +151,7 @@ export interface components {
             source_payment_method_id: string;
             destination_payment_method_id: string;
             token_exchange_id: string | null;
-            /** @description Empty unless FAILED (`destination_rejected` for the sandbox failing destination). */
+            /** @description Empty until an execution fails (`destination_rejected` for the sandbox failing destination); a failed payout that is reversed keeps it, a retry that succeeds clears it. */
             failure_code: string;
             failure_reason: string;
             /** Format: date-time */
