@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createIntegrator } from '../../src/auth/auth.service.js';
+import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { operatorPayoutCommand } from '../../src/payouts/payout.commands.js';
 import { addCard, call, h, newClient, register, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 
 type Currency = 'USD' | 'VCD';
@@ -11,13 +13,42 @@ type PayWith = 'wallet' | 'card' | 'split';
 /** Which of the buyer's sandbox cards pays: one that refunds, or 4000000000005126 whose refunds fail. */
 type CardKind = 'good' | 'refund-fails';
 
+/** Which of the account's paypal destinations a payout goes to: one that is paid, or payout-fails@example.com. */
+type DestinationKind = 'good' | 'fails';
+
 interface Account {
   id: string;
   cards: Record<CardKind, string>;
   /** payment method ids and wallet (ledger) ids by key USD | VCD:standard | VCD:convertible */
   pm: Record<string, string>;
   wallet: Record<string, string>;
+  /** KYC accepted: the account may request payouts (the others are refused, 409 KYC_REQUIRED). */
+  kyc: boolean;
+  /** Its paypal payout destinations (payment method ids). */
+  destinations: Record<DestinationKind, string>;
 }
+
+type PayoutStatus = 'FUNDS-IN-ESCROW' | 'SUCCESS' | 'FAILED' | 'USER-REVERSED' | 'SUPPORT-REVERSED';
+
+/** A payout as the model holds it: from the account's USD wallet to one of its destinations. */
+interface Payout {
+  id: string;
+  account: Account;
+  amount: number;
+  destination: DestinationKind;
+  status: PayoutStatus;
+  /** The statuses its `payout-complete` events carry, oldest first (one per state change, a retried FAILED too). */
+  events: PayoutStatus[];
+}
+
+/** What moves a payout: the operator's approve (or retry) and reject, the staging PATCH, the user's DELETE. */
+type PayoutMove = 'approve' | 'reject' | 'patch' | 'delete';
+
+/** Open payouts hold their money in payout holding and count against the open-payout limit. */
+const openPayout = (p: Payout) => p.status === 'FUNDS-IN-ESCROW' || p.status === 'FAILED';
+/** The integrator's settings in the model: payouts at or under AUTO_APPROVE_MAX execute by themselves. */
+const AUTO_APPROVE_MAX = 150;
+const PAYOUT_OPEN_LIMIT = 2;
 
 /** What one payment method paid for a purchase, and what it has had back (successful refund parts only). */
 interface Charge {
@@ -103,7 +134,23 @@ type Op =
       reverse: boolean;
       onlyFirst: boolean;
     }
-  | { kind: 'fund-integrator'; amount: number };
+  | { kind: 'fund-integrator'; amount: number }
+  | {
+      kind: 'payout';
+      account: number;
+      /** The amount asked for… */
+      amount: number;
+      /** …or, when set, that much more than the wallet holds (refused, 400 amount). */
+      over: number | null;
+      destination: DestinationKind;
+      /** Asked for this many times in a row (up to the open-payout limit and past it). */
+      repeat: number;
+    }
+  | { kind: 'payout-move'; payout: number; move: PayoutMove; twice: boolean };
+// Conversions (VCD:convertible → USD wallet, with the integrator's fee) are to come as one more
+// kind here: they move money between the wallets the model keeps by ledger id, so a conversion's
+// answer is `add(convertible, -tokens)`, `add(USD, dollars)` and the fee's account; payouts then
+// spend what conversions put in the USD wallet without further change to the payout model.
 
 const cardKind = fc.constantFrom<CardKind>('good', 'good', 'refund-fails');
 const payWith = fc.constantFrom<PayWith>('wallet', 'card', 'split', 'split');
@@ -159,6 +206,30 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fund-integrator' as const), amount: fc.integer({ min: 1, max: 1500 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('payout' as const),
+      // Mostly the two sellers with KYC accepted.
+      account: fc.constantFrom(0, 1, 0, 1, 2),
+      amount: fc.oneof(
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: AUTO_APPROVE_MAX }) },
+        { weight: 3, arbitrary: fc.integer({ min: 1, max: 500 }) },
+      ),
+      over: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) }),
+      destination: fc.constantFrom<DestinationKind>('good', 'good', 'fails'),
+      repeat: fc.constantFrom(1, 1, 1, 3),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('payout-move' as const),
+      payout: fc.nat(20),
+      move: fc.constantFrom<PayoutMove>('approve', 'reject', 'patch', 'delete'),
+      twice: fc.boolean(),
+    }),
+  },
 );
 
 /** The seed can be fixed from outside (FC_SEED=n) to replay or vary a run, and the number of runs raised (FC_RUNS=n). */
@@ -170,24 +241,58 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
   let integratorId: string;
   before(async () => {
     const name = unique('model-');
-    integratorId = (await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'VCD', tokensPerUsd: 100 })).id;
+    integratorId = (
+      await createIntegrator(h().orm.em.fork(), {
+        name,
+        tokenCurrency: 'VCD',
+        tokensPerUsd: 100,
+        settings: { payoutAutoApproveMax: AUTO_APPROVE_MAX, payoutOpenLimit: PAYOUT_OPEN_LIMIT },
+      })
+    ).id;
     client = await newClient({ integrator: name });
   });
 
-  async function account(): Promise<Account> {
+  /** A paypal payout destination of the account's. */
+  async function paypal(accountId: string, email: string): Promise<string> {
+    const res = await call('POST', `/v1/${accountId}/payment_methods`, {
+      token: client.token,
+      body: { type: 'paypal', paypal: { email } },
+    });
+    assert.ok(res.status === 200 || res.status === 201, res.text);
+    return res.body.payload.id;
+  }
+
+  /** An account with its cards, wallets and paypal destinations; KYC accepted when asked. */
+  async function account(kyc: boolean): Promise<Account> {
     const reg = await register(client);
     const cards = {
       good: await addCard(client, reg.account_id),
       'refund-fails': await addCard(client, reg.account_id, '4000000000005126'),
     };
     const methods = (await call('GET', `/v1/${reg.account_id}/payment_methods`, { token: client.token })).body.payload;
-    const a: Account = { id: reg.account_id, cards, pm: {}, wallet: {} };
+    const destinations = {
+      good: await paypal(reg.account_id, `${reg.account_id.toLowerCase()}@example.com`),
+      fails: await paypal(reg.account_id, 'payout-fails@example.com'),
+    };
+    if (kyc) await decideKyc(h().orm.em.fork(), reg.account_id, 'ACCEPT', false);
+    const a: Account = { id: reg.account_id, cards, pm: {}, wallet: {}, kyc, destinations };
     for (const m of methods.filter((x: any) => x.provider === 'wallet')) {
       const key = m.processing_currency === 'USD' ? 'USD' : `VCD:${m.provider_data.wallet_type}`;
       a.pm[key] = m.id;
       a.wallet[key] = m.provider_data.wallet_id;
     }
     return a;
+  }
+
+  /** The statuses a payout's `payout-complete` events carry, oldest first. */
+  async function payoutEvents(payoutId: string): Promise<string[]> {
+    const rows = await h()
+      .orm.em.fork()
+      .execute<Array<{ message: { payout_status: string } }>>(
+        `select message from outbox where event_name = 'payout-complete' and message->>'payout_status_id' = ? order by id`,
+        [payoutId],
+      );
+    return rows.map((r) => r.message.payout_status);
   }
 
   /** Credits a wallet from outside: a card payment in (USD) or token issuance (VCD). */
@@ -214,15 +319,18 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
     if (held > 0) await fund(wallet, currency, -held);
   }
 
-  it('holds for random escrows, purchases, full and line-item refunds, repeated calls across accounts and currencies', async function () {
+  it('holds for random escrows, purchases, full and line-item refunds, payouts and their reversals, repeated calls across accounts and currencies', async function () {
     this.timeout(240_000);
     const publisher = {
       USD: await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD'),
       VCD: await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'VCD'),
     };
+    const payoutHolding = await systemAccount(h().orm.em.fork(), integratorId, 'payout_holding', 'USD');
+    const payoutClearing = await systemAccount(h().orm.em.fork(), integratorId, 'payout_clearing', 'USD');
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 24, size: 'max' }), async (ops) => {
-        const accounts = [await account(), await account(), await account()];
+        // Two sellers may request payouts; the third has no KYC decision.
+        const accounts = [await account(true), await account(true), await account(false)];
         const model = new Map<string, number>();
         const get = (wallet: string) => model.get(wallet)!;
         const add = (wallet: string, amount: number) => model.set(wallet, get(wallet) + amount);
@@ -242,6 +350,10 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         await drain(publisher.VCD, 'VCD');
         model.set(publisher.USD, 0);
         model.set(publisher.VCD, 0);
+        // Payout holding holds what open payouts hold (earlier runs' open ones too); clearing what was paid out.
+        for (const account of [payoutHolding, payoutClearing]) {
+          model.set(account, (await balances(h().orm.em.fork(), [account])).get(account) ?? 0);
+        }
 
         /** The payment methods a purchase sends, and the charges the model expects from them. */
         function chargesFor(buyer: Account, currency: Currency, pay: PayWith, cardKind: CardKind, total: number) {
@@ -396,6 +508,123 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           lines.forEach((l, i) => {
             p.lines[i].id = l.line_item_id;
           });
+        }
+
+        const payouts: Payout[] = [];
+        const describedPayout = (p: Payout) =>
+          `payout ${p.id} (${p.status}, ${p.amount} to the ${p.destination} destination, wallet holds ${get(p.account.wallet.USD)})`;
+
+        /**
+         * An execution as the model runs it: approval executes a FUNDS-IN-ESCROW payout and retries a
+         * FAILED one, the staging PATCH and automatic approval only the first. The good destination is
+         * paid (holding → clearing, SUCCESS), the failing one refuses (FAILED, the money stays held).
+         */
+        function executePayout(p: Payout, mode: 'auto' | 'approve' | 'patch', res: { status: number; body: any }, what: string) {
+          const allowed = p.status === 'FUNDS-IN-ESCROW' || (mode === 'approve' && p.status === 'FAILED');
+          if (!allowed) {
+            if (mode === 'auto') return; // nothing to do: the automatic approval answers the payout as it is
+            assert.equal(res.status, 409, `${what}: ${JSON.stringify(res.body)}`);
+            assert.deepEqual(res.body.codes, ['PAYOUT_STATE_ERROR'], what);
+            return;
+          }
+          assert.equal(res.status, 200, `${what}: ${JSON.stringify(res.body)}`);
+          if (p.destination === 'good') {
+            p.status = 'SUCCESS';
+            add(payoutHolding, -p.amount);
+            add(payoutClearing, p.amount);
+          } else p.status = 'FAILED';
+          p.events.push(p.status);
+          assert.equal(res.body.payload.payout_status, p.status, what);
+          assert.equal(res.body.payload.failure_code, p.status === 'FAILED' ? 'destination_rejected' : '', what);
+        }
+
+        /** A reversal as the model runs it: an open payout's money goes back to the wallet. */
+        function reversePayout(p: Payout, by: 'user' | 'support', res: { status: number; body: any }, what: string) {
+          if (!openPayout(p)) {
+            assert.equal(res.status, 409, `${what}: ${JSON.stringify(res.body)}`);
+            assert.deepEqual(res.body.codes, ['PAYOUT_STATE_ERROR'], what);
+            return;
+          }
+          assert.equal(res.status, 200, `${what}: ${JSON.stringify(res.body)}`);
+          p.status = by === 'user' ? 'USER-REVERSED' : 'SUPPORT-REVERSED';
+          p.events.push(p.status);
+          add(payoutHolding, -p.amount);
+          add(p.account.wallet.USD, p.amount);
+          assert.equal(res.body.payload.payout_status, p.status, what);
+        }
+
+        /** A payout request, answered by the model first (the checks in the order their answers take precedence). */
+        async function requestPayout(op: Extract<Op, { kind: 'payout' }>) {
+          const a = accounts[op.account];
+          const wallet = a.wallet.USD;
+          const amount = op.over !== null ? get(wallet) + op.over : op.amount;
+          const open = payouts.filter((p) => p.account === a && openPayout(p)).length;
+          const what = `payout request of ${amount} to the ${op.destination} destination (kyc ${a.kyc}, wallet holds ${get(wallet)}, ${open} open)`;
+          const res = await call('POST', `/v2/${a.id}/payout`, {
+            token: client.token,
+            body: {
+              source_payment_method_id: a.pm.USD,
+              destination_payment_method_id: a.destinations[op.destination],
+              amount,
+              currency: 'USD',
+            },
+          });
+          if (!a.kyc) {
+            assert.equal(res.status, 409, `${what}: ${res.text}`);
+            assert.deepEqual(res.body.codes, ['KYC_REQUIRED'], what);
+            return;
+          }
+          if (open >= PAYOUT_OPEN_LIMIT) {
+            assert.equal(res.status, 409, `${what}: ${res.text}`);
+            assert.deepEqual(res.body.codes, ['PAYOUT_LIMIT'], what);
+            return;
+          }
+          if (amount > get(wallet)) {
+            assert.equal(res.status, 400, `${what}: ${res.text}`);
+            assert.deepEqual(res.body.payload.errors, { amount: ['INSUFFICIENT_BALANCE'] }, what);
+            return;
+          }
+          assert.equal(res.status, 201, `${what}: ${res.text}`);
+          assert.equal(res.body.payload.payout_status, 'FUNDS-IN-ESCROW', what);
+          assert.equal(res.body.payload.amount, amount, what);
+          const p: Payout = {
+            id: res.body.payload.payout_status_id,
+            account: a,
+            amount,
+            destination: op.destination,
+            status: 'FUNDS-IN-ESCROW',
+            events: ['FUNDS-IN-ESCROW'],
+          };
+          payouts.push(p);
+          add(wallet, -amount);
+          add(payoutHolding, amount);
+          if (amount > AUTO_APPROVE_MAX) return;
+          // At or under the limit it executes by itself, after the request: wait for it to land.
+          const deadline = Date.now() + 15_000;
+          for (;;) {
+            const got = await call('GET', `/v2/${a.id}/payout/${p.id}`, { token: client.token });
+            assert.equal(got.status, 200, got.text);
+            if (got.body.payload.payout_status !== 'FUNDS-IN-ESCROW') {
+              executePayout(p, 'auto', { status: 200, body: got.body }, `automatic execution of ${what}`);
+              return;
+            }
+            assert.ok(Date.now() < deadline, `the automatic execution of ${what} never came`);
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }
+
+        /** One move on a payout: approve or reject as the operator's CLI does, the staging PATCH, the user's DELETE. */
+        async function movePayout(p: Payout, move: PayoutMove) {
+          const what = `${move} of ${describedPayout(p)}`;
+          if (move === 'approve' || move === 'reject') {
+            const res = await operatorPayoutCommand(h().orm.em.fork(), p.id, move);
+            if (move === 'approve') executePayout(p, 'approve', res, what);
+            else reversePayout(p, 'support', res, what);
+            return;
+          }
+          const res = await call(move === 'patch' ? 'PATCH' : 'DELETE', `/v2/${p.account.id}/payout/${p.id}`, { token: client.token });
+          if (move === 'patch') executePayout(p, 'patch', res, what);
+          else reversePayout(p, 'user', res, what);
         }
 
         const escrows: Escrow[] = [];
@@ -588,6 +817,16 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             runRefund(p, line.id!, cells, res, what);
             continue;
           }
+          if (op.kind === 'payout') {
+            for (let round = 0; round < op.repeat; round++) await requestPayout(op);
+            continue;
+          }
+          if (op.kind === 'payout-move') {
+            const p = payouts[op.payout % Math.max(payouts.length, 1)];
+            if (!p) continue;
+            for (let round = 0; round < (op.twice ? 2 : 1); round++) await movePayout(p, op.move);
+            continue;
+          }
           const e = escrows[op.escrow % Math.max(escrows.length, 1)];
           if (!e) continue;
           for (let round = 0; round < (op.twice ? 2 : 1); round++) await transition(e, op.kind);
@@ -601,6 +840,26 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           const summary = await call('GET', `/v2/invoice/${p.invoiceId}/refunds`, { token: client.token });
           assert.equal(summary.status, 200, summary.text);
           checkSummary(p, summary.body.payload, `summary of ${described(p)}`);
+        }
+        // Every payout as the model has it, and one payout-complete event per state change.
+        for (const p of payouts) {
+          const got = await call('GET', `/v2/${p.account.id}/payout/${p.id}`, { token: client.token });
+          assert.equal(got.status, 200, got.text);
+          assert.equal(got.body.payload.payout_status, p.status, describedPayout(p));
+          assert.deepEqual(await payoutEvents(p.id), p.events, `events of ${describedPayout(p)}`);
+        }
+        for (const a of accounts) {
+          const listed = await call('GET', `/v2/${a.id}/payouts?limit=100`, { token: client.token });
+          assert.equal(listed.status, 200, listed.text);
+          const mine = payouts.filter((p) => p.account === a).reverse();
+          assert.equal(listed.body.payload.total, mine.length);
+          assert.deepEqual(
+            listed.body.payload.payouts.map((x: { payout_status_id: string; payout_status: string }) => [
+              x.payout_status_id,
+              x.payout_status,
+            ]),
+            mine.map((p) => [p.id, p.status]),
+          );
         }
       }),
       { numRuns, ...seed },
