@@ -13,6 +13,8 @@ export interface MergeFacts {
   openAsBuyer: number;
   /** Unfinished purchases that would pay the source: OPEN escrows and invoices naming one of its wallets, token purchases issuing to it. */
   openAsSeller: number;
+  /** The source's open payouts (FUNDS-IN-ESCROW or FAILED): a reversal would return their money to it. */
+  openPayouts: number;
   /** The source's USD wallet balance (minor units). */
   fiatBalance: number;
 }
@@ -34,6 +36,8 @@ export function mergeRefusal(f: MergeFacts): string | null {
     return `The source account is the buyer of ${f.openAsBuyer} unfinished purchase(s) (OPEN escrows or invoices); finish them first (pay, then commit or cancel an escrow).`;
   if (f.openAsSeller > 0)
     return `The source account is due money from ${f.openAsSeller} unfinished purchase(s) (OPEN escrows or invoices that pay it); finish them first (pay, then commit or cancel an escrow).`;
+  if (f.openPayouts > 0)
+    return `The source account has ${f.openPayouts} open payout(s) (FUNDS-IN-ESCROW or FAILED), whose reversal would return money to it; let them finish or take them back first.`;
   if (f.fiatBalance > 0)
     return `The source account holds ${f.fiatBalance} USD minor units; fiat balances are not merged, so move them first.`;
   return null;

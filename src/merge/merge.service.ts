@@ -24,6 +24,7 @@ import { activeLoginBlocks, insertTags } from '../blocks/block.repository.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { unfinishedEscrowsNaming } from '../escrow/escrow.repository.js';
 import { unfinishedInvoicesNaming } from '../invoices/invoice.repository.js';
+import { openPayoutCount } from '../payouts/payout.repository.js';
 import { walletsOfAccounts } from '../payment-methods/payment-method.repository.js';
 import { success } from '../envelope.js';
 import { post } from '../ledger/ledger.service.js';
@@ -67,6 +68,7 @@ async function mergeFacts(
     escrowedAsSeller: escrows.escrowedAsPayee,
     openAsBuyer: escrows.openAsBuyer + invoices.asBuyer,
     openAsSeller: escrows.openAsPayee + invoices.asPayee,
+    openPayouts: await openPayoutCount(db, sourceId),
     fiatBalance: sourceWallets.filter((w) => w.walletKind === null).reduce((sum, w) => sum + w.balance, 0),
   };
 }

@@ -265,6 +265,24 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
     assert.equal(exchange.body.payload.status, 'REVERSED');
   });
 
+  it('a merge is refused while the source has an open payout (its reversal would pay the merged account)', async () => {
+    const s = await seller();
+    const destination = await party(client);
+    const id = (await request(s, 10_000)).body.payload.payout_status_id;
+    const merge = () =>
+      call('POST', '/v2/merge-accounts', {
+        token: client.token,
+        body: { source_account_id: s.account_id, destination_account_id: destination.account_id },
+      });
+    const refused = await merge();
+    assert.equal(refused.status, 409, refused.text);
+    assert.deepEqual(refused.body.codes, ['ACCOUNT_MERGE_ERROR']);
+    assert.match(refused.body.message.join(' '), /open payout/);
+    // Paid out, the payout is closed: the merge goes ahead.
+    assert.equal((await call('PATCH', `/v2/${s.account_id}/payout/${id}`, { token: client.token })).body.payload.payout_status, 'SUCCESS');
+    assert.equal((await merge()).status, 200);
+  });
+
   it('a reversal racing the execution: exactly one wins', async () => {
     const s = await seller();
     for (let round = 0; round < 3; round++) {

@@ -8,6 +8,7 @@ const clean: MergeFacts = {
   escrowedAsSeller: 0,
   openAsBuyer: 0,
   openAsSeller: 0,
+  openPayouts: 0,
   fiatBalance: 0,
 };
 
@@ -24,6 +25,7 @@ describe('merge rules', () => {
     ['a source due money from escrow', { escrowedAsSeller: 2 }, /due money from escrow/],
     ['the buyer of an unfinished purchase (an OPEN escrow or invoice)', { openAsBuyer: 1 }, /buyer of 1 unfinished purchase/],
     ['a source an unfinished purchase would pay (an OPEN escrow or invoice)', { openAsSeller: 3 }, /due money from 3 unfinished purchase/],
+    ['a source with an open payout (its reversal would pay it)', { openPayouts: 1 }, /1 open payout/],
     ['a source with a fiat balance', { fiatBalance: 1 }, /fiat balances are not merged/],
   ];
   for (const [what, facts, message] of refusals) {
