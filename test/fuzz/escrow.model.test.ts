@@ -39,6 +39,8 @@ interface Payout {
   status: PayoutStatus;
   /** The statuses its `payout-complete` events carry, oldest first (one per state change, a retried FAILED too). */
   events: PayoutStatus[];
+  /** The token conversion it pays out, if any: reversing the payout reverses it. */
+  exchange?: { id: string; tokens: number; net: number };
 }
 
 /** What moves a payout: the operator's approve (or retry) and reject, the staging PATCH, the user's DELETE. */
@@ -49,6 +51,8 @@ const openPayout = (p: Payout) => p.status === 'FUNDS-IN-ESCROW' || p.status ===
 /** The integrator's settings in the model: payouts at or under AUTO_APPROVE_MAX execute by themselves. */
 const AUTO_APPROVE_MAX = 150;
 const PAYOUT_OPEN_LIMIT = 2;
+/** The integrator's conversion fee: 2.5% of the fiat amount, rounded up. */
+const CONVERSION_FEE_BPS = 250;
 
 /** What one payment method paid for a purchase, and what it has had back (successful refund parts only). */
 interface Charge {
@@ -146,11 +150,13 @@ type Op =
       /** Asked for this many times in a row (up to the open-payout limit and past it). */
       repeat: number;
     }
-  | { kind: 'payout-move'; payout: number; move: PayoutMove; twice: boolean };
-// Conversions (VCD:convertible → USD wallet, with the integrator's fee) are to come as one more
-// kind here: they move money between the wallets the model keeps by ledger id, so a conversion's
-// answer is `add(convertible, -tokens)`, `add(USD, dollars)` and the fee's account; payouts then
-// spend what conversions put in the USD wallet without further change to the payout model.
+  | { kind: 'payout-move'; payout: number; move: PayoutMove; twice: boolean }
+  /**
+   * A token conversion (VCD:convertible → the USD wallet, less the integrator's fee): quoted and
+   * executed, `amount` tokens or, when set, that much more than the wallet holds (refused);
+   * with `payOut`, its money is then paid out by a payout naming it.
+   */
+  | { kind: 'convert'; account: number; amount: number; over: number | null; payOut: boolean };
 
 const cardKind = fc.constantFrom<CardKind>('good', 'good', 'refund-fails');
 const payWith = fc.constantFrom<PayWith>('wallet', 'card', 'split', 'split');
@@ -230,6 +236,16 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       twice: fc.boolean(),
     }),
   },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('convert' as const),
+      account: fc.constantFrom(0, 1, 0, 1, 2),
+      amount: fc.integer({ min: 1, max: 600 }),
+      over: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 50 }) }),
+      payOut: fc.boolean(),
+    }),
+  },
 );
 
 /** The seed can be fixed from outside (FC_SEED=n) to replay or vary a run, and the number of runs raised (FC_RUNS=n). */
@@ -246,7 +262,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         name,
         tokenCurrency: 'VCD',
         tokensPerUsd: 100,
-        settings: { payoutAutoApproveMax: AUTO_APPROVE_MAX, payoutOpenLimit: PAYOUT_OPEN_LIMIT },
+        settings: { payoutAutoApproveMax: AUTO_APPROVE_MAX, payoutOpenLimit: PAYOUT_OPEN_LIMIT, conversionFeeBps: CONVERSION_FEE_BPS },
       })
     ).id;
     client = await newClient({ integrator: name });
@@ -319,7 +335,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
     if (held > 0) await fund(wallet, currency, -held);
   }
 
-  it('holds for random escrows, purchases, full and line-item refunds, payouts and their reversals, repeated calls across accounts and currencies', async function () {
+  it('holds for random escrows, purchases, full and line-item refunds, payouts and their reversals, token conversions (paid out or not), repeated calls across accounts and currencies', async function () {
     this.timeout(240_000);
     const publisher = {
       USD: await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD'),
@@ -343,6 +359,9 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           await fund(a.wallet['VCD:standard'], 'VCD', 1000);
           model.set(a.wallet.USD, 1000);
           model.set(a.wallet['VCD:standard'], 1000);
+          // Convertible tokens to convert (commits of token lines add more).
+          await fund(a.wallet['VCD:convertible'], 'VCD', 500);
+          model.set(a.wallet['VCD:convertible'], 500);
         }
         // The integrator's wallets start each run empty (what earlier runs left is paid out), so that
         // refunds it cannot cover happen.
@@ -550,6 +569,12 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           p.events.push(p.status);
           add(payoutHolding, -p.amount);
           add(p.account.wallet.USD, p.amount);
+          if (p.exchange) {
+            // The conversion is undone too: its money back to the integrator, its tokens to the wallet.
+            add(p.account.wallet.USD, -p.exchange.net);
+            add(publisher.USD, p.exchange.net);
+            add(p.account.wallet['VCD:convertible'], p.exchange.tokens);
+          }
           assert.equal(res.body.payload.payout_status, p.status, what);
         }
 
@@ -609,6 +634,89 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
               return;
             }
             assert.ok(Date.now() < deadline, `the automatic execution of ${what} never came`);
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }
+
+        /**
+         * A conversion as the model runs it: the quote (KYC, the convertible balance), then its
+         * execution (the integrator's USD wallet must cover the net amount, else 409
+         * CONVERSION_REJECTED and it stays OPEN); 100 VCD are USD 1.00, so each token is a cent.
+         */
+        async function convert(op: Extract<Op, { kind: 'convert' }>) {
+          const a = accounts[op.account];
+          const convertible = a.wallet['VCD:convertible'];
+          const tokens = op.over !== null ? get(convertible) + op.over : op.amount;
+          const what = `conversion of ${tokens} VCD (kyc ${a.kyc}, convertible holds ${get(convertible)}, integrator USD ${get(publisher.USD)})`;
+          const quote = await call('POST', '/v2/token/convert', {
+            token: client.token,
+            body: { account_id: a.id, amount: tokens, currency: 'VCD' },
+          });
+          if (!a.kyc) {
+            assert.equal(quote.status, 409, `${what}: ${quote.text}`);
+            assert.deepEqual(quote.body.codes, ['KYC_REQUIRED'], what);
+            return;
+          }
+          if (tokens > get(convertible)) {
+            assert.equal(quote.status, 400, `${what}: ${quote.text}`);
+            assert.deepEqual(quote.body.payload.errors, { amount: ['INSUFFICIENT_BALANCE'] }, what);
+            return;
+          }
+          assert.equal(quote.status, 201, `${what}: ${quote.text}`);
+          const fee = Math.ceil((tokens * CONVERSION_FEE_BPS) / 10_000);
+          assert.deepEqual([quote.body.payload.fiat_amount, quote.body.payload.fee_amount], [tokens, fee], what);
+          const id = quote.body.payload.token_exchange_id;
+          const net = tokens - fee;
+          const executed = await call('POST', `/v2/token/convert/${id}`, { token: client.token });
+          if (get(publisher.USD) < net) {
+            assert.equal(executed.status, 409, `${what}: ${executed.text}`);
+            assert.deepEqual(executed.body.codes, ['CONVERSION_REJECTED'], what);
+            return;
+          }
+          assert.equal(executed.status, 200, `${what}: ${executed.text}`);
+          assert.equal(executed.body.payload.status, 'EXECUTED', what);
+          add(convertible, -tokens);
+          add(a.wallet.USD, net);
+          add(publisher.USD, -net);
+          if (!op.payOut || net === 0) return;
+          const open = payouts.filter((p) => p.account === a && openPayout(p)).length;
+          const res = await call('POST', `/v2/${a.id}/payout`, {
+            token: client.token,
+            body: {
+              source_payment_method_id: a.pm.USD,
+              destination_payment_method_id: a.destinations.good,
+              amount: net,
+              currency: 'USD',
+              token_exchange_id: id,
+            },
+          });
+          if (open >= PAYOUT_OPEN_LIMIT) {
+            assert.deepEqual(res.body.codes, ['PAYOUT_LIMIT'], `payout of ${what}: ${res.text}`);
+            return;
+          }
+          assert.equal(res.status, 201, `payout of ${what}: ${res.text}`);
+          const p: Payout = {
+            id: res.body.payload.payout_status_id,
+            account: a,
+            amount: net,
+            destination: 'good',
+            status: 'FUNDS-IN-ESCROW',
+            events: ['FUNDS-IN-ESCROW'],
+            exchange: { id, tokens, net },
+          };
+          payouts.push(p);
+          add(a.wallet.USD, -net);
+          add(payoutHolding, net);
+          // Under the automatic-approval limit it pays out by itself: wait for it, as requests do.
+          if (net > AUTO_APPROVE_MAX) return;
+          const deadline = Date.now() + 15_000;
+          for (;;) {
+            const got = await call('GET', `/v2/${a.id}/payout/${p.id}`, { token: client.token });
+            if (got.body.payload.payout_status !== 'FUNDS-IN-ESCROW') {
+              executePayout(p, 'auto', { status: 200, body: got.body }, `automatic execution of the payout of ${what}`);
+              return;
+            }
+            assert.ok(Date.now() < deadline, `the automatic execution of the payout of ${what} never came`);
             await new Promise((r) => setTimeout(r, 50));
           }
         }
@@ -819,6 +927,10 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           }
           if (op.kind === 'payout') {
             for (let round = 0; round < op.repeat; round++) await requestPayout(op);
+            continue;
+          }
+          if (op.kind === 'convert') {
+            await convert(op);
             continue;
           }
           if (op.kind === 'payout-move') {
