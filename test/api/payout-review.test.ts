@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createIntegrator, updateIntegrator } from '../../src/auth/auth.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
-import { fundPublisherWallet } from '../../src/ledger/ledger.service.js';
+import { fundPublisherWallet, systemAccount } from '../../src/ledger/ledger.service.js';
 import { call, h, holdfastCli, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -147,7 +147,10 @@ describe('payout review (issue 17, adversarial)', function () {
     const other = await newClient();
     assert.equal((await call('GET', `/v1/kyc/${b.account_id}`, { token: other.token })).status, 404);
     assert.equal((await call('PATCH', `/v2/${b.account_id}/payout/${pb}`, { token: other.token })).status, 404);
-    assert.equal((await call('GET', `/v2/${b.account_id}/payout/${pb}`, { token: client.token })).body.payload.payout_status, 'FUNDS-IN-ESCROW');
+    assert.equal(
+      (await call('GET', `/v2/${b.account_id}/payout/${pb}`, { token: client.token })).body.payload.payout_status,
+      'FUNDS-IN-ESCROW',
+    );
   });
 
   it('held: a refused KYC submission echoes none of the personal data; the answer is the state only', async () => {
@@ -177,7 +180,8 @@ describe('payout review (issue 17, adversarial)', function () {
   it('held: KYC outcomes and the payouts block: DENY blocks, CANCEL keeps it, ACCEPT lifts only a KYC block', async () => {
     const p = await seller();
     const operator = await newClient({ integrator: client.integrator, isOperator: true });
-    const blockOf = async () => (await call('GET', `/v2/block/${p.account_id}`, { token: client.token })).body.blocks.payouts?.reason ?? null;
+    const blockOf = async () =>
+      (await call('GET', `/v2/block/${p.account_id}`, { token: client.token })).body.blocks.payouts?.reason ?? null;
     await decideKyc(h().orm.em.fork(), p.account_id, 'DENY', false);
     assert.equal(await blockOf(), 'failed_kyc');
     assert.equal((await request(p, 100)).status, 403);
@@ -195,10 +199,103 @@ describe('payout review (issue 17, adversarial)', function () {
     assert.equal(await blockOf(), 'compliance');
   });
 
+  const deadlocks = async () => {
+    // Statistics reach pg_stat_database when a backend flushes them (at most about a second later).
+    await new Promise((r) => setTimeout(r, 1500));
+    await h().orm.em.fork().execute('select pg_stat_clear_snapshot()');
+    const [row] = await h()
+      .orm.em.fork()
+      .execute<Array<{ n: string }>>('select deadlocks as n from pg_stat_database where datname = current_database()');
+    return Number(row.n);
+  };
+
+  // Held (suspected, disproved): payout.request locks the account's USD wallet (`for update`)
+  // before its `hold` posting updates payout holding, while payout.reverse's posting updates
+  // holding (`led_…`) before the wallet (`wal_…`): an apparent lock-order inversion. It does not
+  // deadlock because inserting the reversal's entries first takes FOR KEY SHARE on both ledger
+  // accounts (the ledger_entry foreign key), which waits for the request's `for update` on the
+  // wallet before the reversal updates anything. This test's own transaction holds payout holding
+  // so that the reversal and then the request queue on it, the worst interleaving.
+  it('held: a new payout request racing the DELETE of another payout of the account does not deadlock', async () => {
+    const s = await seller(client, 100_000);
+    const open = (await request(s, 100)).body.payload.payout_status_id;
+    const holdingId = await systemAccount(h().orm.em.fork(), s.integrator_id, 'payout_holding', 'USD');
+    const before = await deadlocks();
+    let del!: Promise<Awaited<ReturnType<typeof call>>>;
+    let made!: Promise<Awaited<ReturnType<typeof call>>>;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await h()
+      .orm.em.fork()
+      .transactional(async (tx) => {
+        await tx.execute('select id from ledger_account where id = ? for update', [holdingId]);
+        del = call('DELETE', `/v2/${s.account_id}/payout/${open}`, { token: client.token });
+        await sleep(400); // the reversal now waits for payout holding
+        made = request(s, 100);
+        await sleep(600); // the request holds the wallet and waits for payout holding too
+      });
+    const [d, m] = await Promise.all([del, made]);
+    assert.equal(d.status, 200, d.text);
+    assert.equal(m.status, 201, m.text);
+    const after = await deadlocks();
+    assert.equal(after - before, 0, `${after - before} deadlock(s) in this database`);
+  });
+
+  it('held: one conversion executed by concurrent requests moves once; two concurrent payouts of it: one is made', async () => {
+    const name = unique('review-twice-');
+    const integratorId = (await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 250 })).id;
+    await fundPublisherWallet(h().orm.em.fork(), { integratorId, currency: 'USD', amount: 100_000 });
+    const gems = await newClient({ integrator: name });
+    const p = await party(gems);
+    await fund(p, 'GEM:convertible', 1000);
+    await fund(p, 'USD:fiat', 1000);
+    await decideKyc(h().orm.em.fork(), p.account_id, 'ACCEPT', false);
+    const destination = await addPaypal(gems, p.account_id, `${p.account_id.toLowerCase()}@example.com`);
+    const token = await userToken(gems, p.account_id);
+    const quote = await call('POST', '/v2/token/convert', { token, body: { account_id: p.account_id, amount: 500, currency: 'GEM' } });
+    assert.equal(quote.status, 201, quote.text);
+    const id = quote.body.payload.token_exchange_id;
+    const runs = await Promise.all([
+      call('POST', `/v2/token/convert/${id}`, { token }),
+      call('POST', `/v2/token/convert/${id}`, { token: gems.token }),
+      call('POST', `/v2/token/convert/${id}`, { token }),
+    ]);
+    assert.deepEqual(
+      runs.map((r) => [r.status, r.body.payload.status]),
+      [
+        [200, 'EXECUTED'],
+        [200, 'EXECUTED'],
+        [200, 'EXECUTED'],
+      ],
+    );
+    assert.deepEqual([await balance(p.wallets['GEM:convertible'].wallet), await balance(p.wallets['USD:fiat'].wallet)], [500, 1200]);
+    const payOut = () =>
+      call('POST', `/v2/${p.account_id}/payout`, {
+        token,
+        body: {
+          source_payment_method_id: p.wallets['USD:fiat'].pm,
+          destination_payment_method_id: destination,
+          amount: 200,
+          currency: 'USD',
+          token_exchange_id: id,
+        },
+      });
+    const [a, b] = await Promise.all([payOut(), payOut()]);
+    assert.deepEqual([a.status, b.status].sort(), [201, 400], `${a.text} ${b.text}`);
+    const refused = a.status === 400 ? a : b;
+    assert.deepEqual(refused.body.payload.errors, { token_exchange_id: ['ALREADY_PAID_OUT'] });
+    assert.equal(await balance(p.wallets['USD:fiat'].wallet), 1000);
+    // Reversing it twice at once: one reversal, the conversion undone once.
+    const made = a.status === 201 ? a : b;
+    const path = `/v2/${p.account_id}/payout/${made.body.payload.payout_status_id}`;
+    const [d1, d2] = await Promise.all([call('DELETE', path, { token }), call('DELETE', path, { token: gems.token })]);
+    assert.ok([d1.status, d2.status].includes(200), `${d1.text} ${d2.text}`);
+    assert.deepEqual([await balance(p.wallets['GEM:convertible'].wallet), await balance(p.wallets['USD:fiat'].wallet)], [1000, 1000]);
+  });
+
   // Lock order: a payout reversal takes the account's USD wallet (its `reverse` posting) before
   // the exchange's wallets [convertible, USD]; a conversion takes [convertible, USD] in id order.
   // Run both on one account at once, many times: every answer must be a final one.
-  it('held?: reversing a conversion payout while another conversion of the account executes: both finish', async () => {
+  it('held: reversing a conversion payout while another conversion of the account executes: both finish', async () => {
     const name = unique('review-conv-');
     const integratorId = (await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 250 })).id;
     await updateIntegrator(h().orm.em.fork(), name, { conversionFeeBps: 0 });
@@ -209,8 +306,8 @@ describe('payout review (issue 17, adversarial)', function () {
     await decideKyc(h().orm.em.fork(), p.account_id, 'ACCEPT', false);
     const destination = await addPaypal(gems, p.account_id, `${p.account_id.toLowerCase()}@example.com`);
     const quote = async () =>
-      (await call('POST', '/v2/token/convert', { token: gems.token, body: { account_id: p.account_id, amount: 500, currency: 'GEM' } })).body
-        .payload.token_exchange_id as string;
+      (await call('POST', '/v2/token/convert', { token: gems.token, body: { account_id: p.account_id, amount: 500, currency: 'GEM' } }))
+        .body.payload.token_exchange_id as string;
     const started = Date.now();
     for (let round = 0; round < 4; round++) {
       const y = await quote();
