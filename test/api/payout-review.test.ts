@@ -3,11 +3,14 @@
  * finding (it fails on the code as it stands, naming what breaks) or a check that held up.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { openOrm } from '../../src/db/orm.js';
 import { createIntegrator, updateIntegrator } from '../../src/auth/auth.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { fundPublisherWallet, systemAccount } from '../../src/ledger/ledger.service.js';
-import { call, h, holdfastCli, newClient, unique, type TestClient } from '../support/harness.js';
+import { call, h, holdfastCli, newClient, startExtraApp, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
 async function addPaypal(client: TestClient, accountId: string, email: string): Promise<string> {
@@ -163,6 +166,16 @@ describe('payout review (issue 17, adversarial)', function () {
     });
     assert.equal(bad.status, 400, bad.text);
     assert.ok(!bad.text.includes(secret), bad.text);
+    // A value the schema refuses is named, not echoed.
+    for (const body of [
+      { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: secret, address: 'x', country: 'GB' },
+      { first_name: { secret }, last_name: 'Lovelace', date_of_birth: '1990-01-01', address: 'x', country: 'GB' },
+      { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-01-01', address: 'x', country: 'GB', [secret]: secret },
+    ]) {
+      const res = await call('POST', `/v1/kyc/${p.account_id}`, { token, body });
+      assert.equal(res.status, 400, res.text);
+      assert.ok(!res.text.includes(secret.slice(3)) || Object.keys(body).includes(secret), res.text);
+    }
     assert.ok(Object.keys(bad.body.payload.errors).includes('country'), bad.text);
     const ok = await call('POST', `/v1/kyc/${p.account_id}`, {
       token,
@@ -175,6 +188,50 @@ describe('payout review (issue 17, adversarial)', function () {
       .orm.em.fork()
       .execute<Array<{ message: unknown }>>('select message from outbox where message::text like ?', [`%${secret}%`]);
     assert.equal(events.length, 0);
+  });
+
+  it('held: no log line (trace level, including error paths) carries KYC personal data', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const app = await startExtraApp({ logger: pino({ level: 'trace' }, stream) });
+    const closed = await openOrm(h().databaseUrl, 1);
+    await closed.close(true);
+    const broken = await startExtraApp({ logger: pino({ level: 'trace' }, stream), orm: closed });
+    try {
+      const p = await party(client);
+      const token = await userToken(client, p.account_id);
+      const secret = `Qx${unique('pii')}`;
+      const body = (last: string) => ({
+        first_name: secret,
+        last_name: last,
+        date_of_birth: '1990-01-01',
+        address: `${secret} road`,
+        country: 'GB',
+      });
+      for (const baseUrl of [app.baseUrl, broken.baseUrl]) {
+        await call('POST', `/v1/kyc/${p.account_id}`, { token, body: body('Review'), baseUrl, unchecked: true });
+        await call('POST', `/v1/kyc/${p.account_id}`, { token, body: body(secret), baseUrl, unchecked: true });
+        await call('POST', `/v1/kyc/${p.account_id}`, { token, body: { ...body('x'), date_of_birth: secret }, baseUrl, unchecked: true });
+        await call('POST', `/v1/kyc/${p.account_id}`, {
+          token,
+          rawBody: `{"first_name":"${secret}",`,
+          headers: { 'content-type': 'application/json' },
+          baseUrl,
+          unchecked: true,
+        });
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(lines.length > 0);
+      assert.ok(!lines.join('').includes(secret.slice(2)), lines.filter((l) => l.includes(secret.slice(2))).join('\n'));
+    } finally {
+      await app.close();
+      await broken.close();
+    }
   });
 
   it('held: KYC outcomes and the payouts block: DENY blocks, CANCEL keeps it, ACCEPT lifts only a KYC block', async () => {
