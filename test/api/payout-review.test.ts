@@ -258,6 +258,26 @@ describe('payout review (issue 17, adversarial)', function () {
     assert.deepEqual(problems, []);
   });
 
+  it('held: production has no PATCH shortcut (404) and decides KYC only from MANUAL_REVIEW', async () => {
+    const s = await seller();
+    const id = (await request(s, 100)).body.payload.payout_status_id;
+    const prod = await startExtraApp({ appEnv: 'production' });
+    try {
+      const patch = await call('PATCH', `/v2/${s.account_id}/payout/${id}`, {
+        token: client.token,
+        baseUrl: prod.baseUrl,
+        unchecked: true,
+      });
+      assert.equal(patch.status, 404, patch.text);
+    } finally {
+      await prod.close();
+    }
+    const decided = await holdfastCli(['kyc', 'decide', s.account_id, '--state', 'DENY'], { APP_ENV: 'production' });
+    assert.equal(decided.status, 1, decided.stdout);
+    assert.match(decided.stderr, /ACCEPT/);
+    assert.equal((await call('GET', `/v1/kyc/${s.account_id}`, { token: client.token })).body.payload.state, 'ACCEPT');
+  });
+
   it('held: KYC outcomes and the payouts block: DENY blocks, CANCEL keeps it, ACCEPT lifts only a KYC block', async () => {
     const p = await seller();
     const operator = await newClient({ integrator: client.integrator, isOperator: true });
