@@ -10,7 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { integratorSettings, type Principal } from '../auth/auth.service.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
-import { findCommand, runCommand } from '../commands/command.service.js';
+import { runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
@@ -127,8 +127,12 @@ export async function requestPayout(
     },
     {
       ...opts,
-      location: (commandId) => `/v2/commands/${commandId}`,
-      current: async (commandId) => success(await findCommand(db, principal.integratorId, commandId)),
+      // The payout's own address, which a user token may follow too (404 until the command has run).
+      location: `/v2/${accountId}/payout/${payoutId}`,
+      current: async () => {
+        const payout = await findPayout(db, principal.integratorId, payoutId);
+        return success(payout ? payoutView(payout) : null);
+      },
     },
   );
 }

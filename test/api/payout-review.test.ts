@@ -55,7 +55,7 @@ describe('payout review (issue 17, adversarial)', function () {
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
-  // FINDING: merge.service knows nothing of payouts. The source's open payout survives the merge,
+  // From the review: a merge must wait for the source's open payouts (their reversal would pay a merged account).
   // can never execute (the merge's login block), and its reversal pays money into the merged,
   // closed account — against "money never lands in a merged account".
   it('a merge is refused while the source has an open payout (else its reversal pays a merged account)', async () => {
@@ -81,8 +81,7 @@ describe('payout review (issue 17, adversarial)', function () {
     );
   });
 
-  // FINDING (contract): a user token may request a payout, but the 202's Location is
-  // /v2/commands/{id}, an operation user tokens cannot call.
+  // From the review: a user token may request a payout, so the 202's Location must be one it may follow.
   it("a user token's 202 Location for its payout request is one it may follow", async () => {
     const s = await seller();
     const token = await userToken(client, s.account_id);
@@ -90,8 +89,17 @@ describe('payout review (issue 17, adversarial)', function () {
     assert.equal(res.status, 202, res.text);
     const location = res.headers.get('location')!;
     assert.match(location, /^\/v2\//);
-    const follow = await call('GET', location, { token, unchecked: true });
+    assert.equal(location, `/v2/${s.account_id}/payout/${res.headers.get('x-command-id') ? location.split('/').pop() : ''}`);
+    // The payout's own address: 404 PAYOUT_NOT_FOUND until the request's command has run, then the payout.
+    const deadline = Date.now() + 15_000;
+    let follow = await call('GET', location, { token, unchecked: true });
+    while (follow.status === 404 && Date.now() < deadline) {
+      assert.deepEqual(follow.body.codes, ['PAYOUT_NOT_FOUND']);
+      await new Promise((r) => setTimeout(r, 50));
+      follow = await call('GET', location, { token, unchecked: true });
+    }
     assert.equal(follow.status, 200, `GET ${location} with the requesting user token: ${follow.status} ${follow.text}`);
+    assert.equal(follow.body.payload.payout_status, 'FUNDS-IN-ESCROW');
   });
 
   it('held: concurrent requests never exceed the open-payout limit nor the balance', async () => {
@@ -236,7 +244,7 @@ describe('payout review (issue 17, adversarial)', function () {
     }
   });
 
-  // FINDING (docs): statements written before payouts existed, and a field left undescribed.
+  // From the review: statements written before payouts existed, and a field left undescribed.
   it('the docs and OpenAPI describe payouts as built: the payouts block, the failpoints, token_exchange_id', () => {
     const read = (f: string) => readFileSync(f, 'utf8');
     const problems: string[] = [];

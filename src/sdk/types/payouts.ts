@@ -47,8 +47,8 @@ export interface paths {
          * Request a payout
          * @description Moves `amount` from the account's USD wallet (`source_payment_method_id`) to payout
          *     holding, so that it cannot be spent twice, and answers `201` with the payout in
-         *     `FUNDS-IN-ESCROW` (a `payout.request` command: `SYNC_WAIT_MS`, or `202` + `Location:
-         *     /v2/commands/{command_id}` with `Prefer: respond-async`). Its destination is one of the
+         *     `FUNDS-IN-ESCROW` (a `payout.request` command: `SYNC_WAIT_MS`, or `202` + `Location` with `Prefer:
+         *     respond-async`). Its destination is one of the
          *     account's payout methods (type `paypal`). A payout at or under the integrator's
          *     `payout_auto_approve_max` (default 0: none) is then approved and executed by itself;
          *     others wait for the operator (`npx holdfast payouts approve ID`). Refused, nothing moved:
@@ -60,6 +60,17 @@ export interface paths {
          *     default (`409 PAYOUT_LIMIT`); a wallet that cannot cover it (`400` naming `amount`,
          *     `INSUFFICIENT_BALANCE`). The checks run again under the account's lock when the command
          *     runs. Emits `payout-complete`.
+         *
+         *     `token_exchange_id` pays out a token conversion's money: the account's own `EXECUTED`
+         *     exchange, not paid out by another payout (else `400` naming `token_exchange_id`:
+         *     `NOT_FOUND`, `NOT_EXECUTED`, `ALREADY_PAID_OUT`), for exactly its `fiat_amount` less its
+         *     `fee_amount` (else `400` naming `amount`, `MUST_MATCH_EXCHANGE`). Reversing such a payout
+         *     (`DELETE`, or the operator's reject) reverses the conversion too: the money goes back to
+         *     the integrator and the tokens to the convertible wallet.
+         *
+         *     The `202` of a request still running points at the payout (`Location:
+         *     /v2/{account_id}/payout/{payout_status_id}`, which answers `404 PAYOUT_NOT_FOUND` until
+         *     the request's command has run) and carries its command (`X-Command-Id`).
          */
         post: operations["requestPayout"];
         delete?: never;
@@ -235,8 +246,8 @@ export interface components {
                 "application/json": components["schemas"]["PayoutEnvelope"];
             };
         };
-        /** @description Accepted; the command as it stands (`Location` is the command, `GET /v2/commands/{command_id}`). */
-        CommandAccepted: {
+        /** @description Accepted; `payload` is the payout once its command has run, null before (`Location` is the payout). */
+        PayoutRequestAccepted: {
             headers: {
                 Location?: string;
                 "X-Command-Id"?: string;
@@ -554,7 +565,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutEnvelope"];
                 };
             };
-            202: components["responses"]["CommandAccepted"];
+            202: components["responses"]["PayoutRequestAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AccountBlocked"];
