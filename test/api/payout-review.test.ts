@@ -55,9 +55,9 @@ describe('payout review (issue 17, adversarial)', function () {
     assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
   });
 
-  // From the review: a merge must wait for the source's open payouts (their reversal would pay a merged account).
-  // can never execute (the merge's login block), and its reversal pays money into the merged,
-  // closed account — against "money never lands in a merged account".
+  // From the review: a merge must wait for the source's open payouts. Merged, the source's payout
+  // could never execute (the merge's login block), and its reversal would pay money into the
+  // merged, closed account — against "money never lands in a merged account".
   it('a merge is refused while the source has an open payout (else its reversal pays a merged account)', async () => {
     // The whole USD balance is held by the payout: the wallet is empty, which is all the merge checks of fiat.
     const source = await seller(client, 2500);
