@@ -709,7 +709,6 @@ main(process.argv.slice(2)).then(
       err instanceof LedgerBreach ||
       err instanceof Refused ||
       err instanceof NotFound;
-    if (process.env.HOLDFAST_DEBUG_CLI) console.error(err);
     const described = describeError(err);
     const unknown = described.message ?? `failed (${described.type}${described.code ? ` ${described.code}` : ''})`;
     process.stderr.write(`holdfast: ${known ? (err as Error).message : unknown}\n`);
