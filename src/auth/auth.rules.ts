@@ -95,7 +95,7 @@ export interface IntegratorSettings {
 /** The settings' command-line flags, each with its range. */
 export const SETTING_FLAGS = {
   'payout-auto-approve-max': { key: 'payoutAutoApproveMax', min: 0, max: Number.MAX_SAFE_INTEGER },
-  'payout-limit': { key: 'payoutOpenLimit', min: 1, max: 1000 },
+  'payout-open-limit': { key: 'payoutOpenLimit', min: 1, max: 1000 },
   'conversion-fee-bps': { key: 'conversionFeeBps', min: 0, max: 10000 },
 } as const;
 
