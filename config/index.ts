@@ -3,6 +3,7 @@
  * A bad value stops the process with one line naming the variable (ConfigError).
  */
 import { FAILPOINTS } from '../src/runtime/failpoints.js';
+import { QueueName } from '../src/queues/names.js';
 
 export type Role = 'all' | 'web' | 'worker';
 export type AppEnv = 'staging' | 'production';
@@ -23,6 +24,12 @@ export interface Config {
   commandSweepEveryMs: number;
   /** BullMQ job lock: a job whose worker died is retried after this (and the stall check). */
   workerLockMs: number;
+  /** The queues a worker process serves (WORKER_QUEUES; default every queue), each with its side jobs. */
+  workerQueues: QueueName[];
+  /** Jobs each queue's worker runs at once in one process (COMMANDS_/WEBHOOKS_/MAINTENANCE_CONCURRENCY). */
+  concurrency: Record<QueueName, number>;
+  /** Connections in each process's PostgreSQL pool (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
   /** Fault-test failpoints (HOLDFAST_FAILPOINTS); never in production. */
   failpoints: string[];
   webhookAllowPrivateTargets: boolean;
@@ -129,6 +136,26 @@ function metricsToken(env: Env): string | undefined {
   return raw;
 }
 
+/**
+ * `WORKER_QUEUES`: comma-separated queue names (`commands,webhooks,maintenance`); unset or empty
+ * means every queue. Names are trimmed and lower-cased, repeats collapse; an unknown name, or a list
+ * of nothing but commas, is refused naming the variable.
+ */
+export function parseWorkerQueues(raw: string | undefined): QueueName[] {
+  const all = Object.values(QueueName);
+  if (raw === undefined || raw.trim() === '') return all;
+  const names = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !(all as string[]).includes(n));
+  if (unknown.length || !names.length) {
+    throw new ConfigError(`WORKER_QUEUES must list queues among ${all.join(', ')}, comma-separated (got "${raw}")`);
+  }
+  // In the queues' own order, so logs and tests read the same whatever order the variable used.
+  return all.filter((q) => names.includes(q));
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging');
@@ -146,6 +173,14 @@ export function loadConfig(env: Env = process.env): Config {
     commandSweepAfterMs: integer(env, 'COMMAND_SWEEP_AFTER_MS', 30_000, 1_000, 3_600_000),
     commandSweepEveryMs: integer(env, 'COMMAND_SWEEP_EVERY_MS', 10_000, 200, 3_600_000),
     workerLockMs: integer(env, 'WORKER_LOCK_MS', 30_000, 1_000, 600_000),
+    workerQueues: parseWorkerQueues(env.WORKER_QUEUES),
+    concurrency: {
+      [QueueName.Commands]: integer(env, 'COMMANDS_CONCURRENCY', 16, 1, 1_000),
+      // Deliveries wait on receivers (up to 10 s each): more of them run at once.
+      [QueueName.Webhooks]: integer(env, 'WEBHOOKS_CONCURRENCY', 64, 1, 1_000),
+      [QueueName.Maintenance]: integer(env, 'MAINTENANCE_CONCURRENCY', 16, 1, 1_000),
+    },
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
     failpoints: failpoints(env, appEnv),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', appEnv === 'staging'),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 3_600_000),

@@ -61,7 +61,7 @@ async function runWeb(config: Config): Promise<void> {
     allowPrivate: config.role === 'all',
   });
   await ensureDatabase(services.databaseUrl);
-  const orm = await openOrm(services.databaseUrl);
+  const orm = await openOrm(services.databaseUrl, config.databasePoolSize);
   const applied = await migrate(orm);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
   const redis = createRedis(services.redisUrl, 'producer');
@@ -101,6 +101,8 @@ async function runWeb(config: Config): Promise<void> {
           sweepEveryMs: config.commandSweepEveryMs,
           lockMs: config.workerLockMs,
           webhooks: webhookPolicy(config),
+          queues: config.workerQueues,
+          concurrency: config.concurrency,
         })
       : undefined;
   // Starting the workers waits for Redis (their schedules live there): with Redis down the

@@ -1,6 +1,9 @@
 /**
- * Worker entry: one BullMQ worker per queue, each with exactly one processor, and one runner
- * per command kind (the process refuses to start otherwise). On SIGTERM/SIGINT the workers stop taking jobs, let the
+ * Worker entry: one BullMQ worker per queue it serves (WORKER_QUEUES; every queue by default),
+ * each with exactly one processor, and one runner per command kind (the process refuses to start
+ * otherwise). Each queue brings its side jobs: `webhooks` the outbox relay (it feeds that queue),
+ * `maintenance` the schedules of the sweepers and purges (their jobs run on that queue; the
+ * command sweeper only re-enqueues, so the commands themselves run wherever `commands` is served). On SIGTERM/SIGINT the workers stop taking jobs, let the
  * running ones finish, close their connections, and the process exits 0.
  */
 import { Queue, Worker, type Processor } from 'bullmq';
@@ -41,7 +44,18 @@ export interface WorkerDeps {
   deliverySweepAfterMs?: number;
   /** Each module's command runners (default: every module's, COMMAND_RUNNERS). */
   commandRunners?: Record<string, CommandRunners>;
+  /** The queues this process serves, with their side jobs (default: every queue). */
+  queues?: readonly QueueName[];
+  /** Jobs run at once per queue (defaults: DEFAULT_CONCURRENCY). */
+  concurrency?: Partial<Record<QueueName, number>>;
 }
+
+/** Jobs each queue's worker runs at once; deliveries wait on receivers (up to 10 s each), so more of them. */
+export const DEFAULT_CONCURRENCY: Record<QueueName, number> = {
+  [QueueName.Commands]: 16,
+  [QueueName.Webhooks]: 64,
+  [QueueName.Maintenance]: 16,
+};
 
 /** The webhook policy of the config's defaults (staging: private targets allowed). */
 const DEFAULT_POLICY: DeliveryPolicy = {
@@ -53,7 +67,8 @@ const DEFAULT_POLICY: DeliveryPolicy = {
 
 export interface RunningWorkers {
   workers: Worker[];
-  relay: OutboxRelay;
+  /** The outbox relay: only where `webhooks` is served. */
+  relay: OutboxRelay | undefined;
   webhookBus: WebhookBus;
   /** Stops taking jobs, waits for running ones, closes connections. */
   close(): Promise<void>;
@@ -70,7 +85,7 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
   };
 }
 
-/** Starts every queue's worker and the maintenance schedule. */
+/** Starts the served queues' workers and their side jobs (the outbox relay, the maintenance schedule). */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   // Before any connection: a kind without exactly one runner stops the process here.
   const commands = commandRegistry(deps.commandRunners ?? COMMAND_RUNNERS);
@@ -82,10 +97,10 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const missing = Object.values(QueueName).filter((q) => typeof table[q] !== 'function');
   if (missing.length) throw new Error(`no processor for queue(s): ${missing.join(', ')}`);
 
-  const workers = Object.values(QueueName).map((name) => {
+  const served = deps.queues ?? Object.values(QueueName);
+  const workers = served.map((name) => {
     const lock = deps.lockMs ?? 30_000;
-    // Deliveries wait on receivers (up to 10 s each): more of them run at once.
-    const concurrency = name === QueueName.Webhooks ? 64 : 16;
+    const concurrency = deps.concurrency?.[name] ?? DEFAULT_CONCURRENCY[name];
     const worker = new Worker(name, table[name], {
       connection,
       prefix: deps.queuePrefix,
@@ -107,29 +122,37 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     [MaintenanceJob.SweepCommands, sweepEvery],
     [MaintenanceJob.SweepDeliveries, sweepEvery],
   ];
+  // The schedules go with the queue their jobs run on: a process not serving `maintenance`
+  // leaves them to the processes that do.
+  const scheduling = served.includes(QueueName.Maintenance);
   const ensureSchedules = () =>
     Promise.all(
       schedule.map(([name, every]) =>
         maintenance.upsertJobScheduler(name, { every }, { name, opts: { removeOnComplete: 100, removeOnFail: 100 } }),
       ),
     );
-  await ensureSchedules();
+  if (scheduling) await ensureSchedules();
   // The schedules live in Redis: put them back if Redis lost them (a flush, a failover).
-  const keeper = setInterval(() => {
-    ensureSchedules().catch((err) => {
-      // Redis being down is already in the log (reportOutages); the next tick tries again.
-      if (!isConnectionFailure(err)) deps.logger.warn({ err: describeError(err) }, 'could not renew the maintenance schedules');
-    });
-  }, sweepEvery);
-  const relay = await startOutboxRelay(deps.orm, deps.databaseUrl, webhookBus, deps.logger);
+  const keeper = scheduling
+    ? setInterval(() => {
+        ensureSchedules().catch((err) => {
+          // Redis being down is already in the log (reportOutages); the next tick tries again.
+          if (!isConnectionFailure(err)) deps.logger.warn({ err: describeError(err) }, 'could not renew the maintenance schedules');
+        });
+      }, sweepEvery)
+    : undefined;
+  // The relay feeds the webhooks queue: it runs where deliveries are served.
+  const relay = served.includes(QueueName.Webhooks)
+    ? await startOutboxRelay(deps.orm, deps.databaseUrl, webhookBus, deps.logger)
+    : undefined;
 
   return {
     workers,
     relay,
     webhookBus,
     async close() {
-      clearInterval(keeper);
-      await relay.close();
+      if (keeper) clearInterval(keeper);
+      await relay?.close();
       // A graceful close waits for the running jobs and for Redis, and with Redis unreachable it
       // would wait for ever (BullMQ's fetch loop waits for its connection to come back). Then the
       // running jobs are not waited for — one cut short runs again later (stalled) and finds its
@@ -163,7 +186,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     databaseName: 'holdfast',
     allowPrivate: false,
   });
-  const orm = await openOrm(services.databaseUrl);
+  const orm = await openOrm(services.databaseUrl, config.databasePoolSize);
   armFailpoints(config.failpoints);
   const running = await startWorkers({
     orm,
@@ -175,8 +198,10 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     sweepEveryMs: config.commandSweepEveryMs,
     lockMs: config.workerLockMs,
     webhooks: webhookPolicy(config),
+    queues: config.workerQueues,
+    concurrency: config.concurrency,
   });
-  logger.info({ queues: Object.values(QueueName) }, 'workers started');
+  logger.info({ queues: config.workerQueues, concurrency: config.concurrency }, 'workers started');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

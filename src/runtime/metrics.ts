@@ -2,7 +2,7 @@
  * Prometheus metrics (prom-client), served at `/metrics`: HTTP latency per route, command
  * durations, webhook attempts by outcome (these three count what this process did), and —
  * read from Redis and PostgreSQL at each scrape, so they cover every process — jobs per queue
- * and state, and the outbox lag. Who may read them (admin password, METRICS_TOKEN, open only in
+ * and state, the age of each queue's oldest waiting job, and the outbox lag. Who may read them (admin password, METRICS_TOKEN, open only in
  * staging): src/http/operations-routes.ts.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -36,14 +36,26 @@ export const webhookAttempts = new Counter({
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
-/** Adds the gauges read at scrape time: jobs per queue and state, and the outbox lag. */
-export function registerScrapeGauges(queues: Queue[], outboxLag: () => Promise<number>): void {
-  if (registry.getSingleMetric('holdfast_queue_jobs')) return;
+/**
+ * How long the oldest waiting job of the queue has waited, in seconds (0 when none waits): one
+ * LRANGE of the wait list's oldest end and one read of that job. It waits since it was added, or
+ * since the time it was delayed to, or — for a retry — since its last attempt started (BullMQ
+ * keeps no record of when a retry's delay ran out), whichever is latest.
+ */
+export async function oldestWaitingSeconds(queue: Queue, now = Date.now()): Promise<number> {
+  const [job] = await queue.getJobs(['waiting'], 0, 0, true);
+  if (!job) return 0;
+  const since = Math.max(job.timestamp + (job.opts.delay ?? 0), job.processedOn ?? 0);
+  return Math.max(0, (now - since) / 1000);
+}
+
+/** The queue gauges, read from Redis at each scrape: jobs per queue and state, the oldest waiting job's age. */
+export function registerQueueGauges(queues: Queue[], register: Registry = registry): void {
   new Gauge({
     name: 'holdfast_queue_jobs',
     help: 'Jobs per BullMQ queue and state (failed webhook jobs are the dead letters).',
     labelNames: ['queue', 'state'] as const,
-    registers: [registry],
+    registers: [register],
     async collect() {
       this.reset();
       for (const queue of queues) {
@@ -52,6 +64,24 @@ export function registerScrapeGauges(queues: Queue[], outboxLag: () => Promise<n
       }
     },
   });
+  new Gauge({
+    name: 'holdfast_queue_oldest_waiting_seconds',
+    help: 'Seconds the oldest waiting job of each queue has waited for a worker (0 when none waits): what to autoscale workers on.',
+    labelNames: ['queue'] as const,
+    registers: [register],
+    async collect() {
+      this.reset();
+      const now = Date.now();
+      const ages = await Promise.all(queues.map((queue) => oldestWaitingSeconds(queue, now)));
+      for (const [i, queue] of queues.entries()) this.set({ queue: queue.name }, ages[i]);
+    },
+  });
+}
+
+/** Adds the gauges read at scrape time: the queue gauges and the outbox lag. */
+export function registerScrapeGauges(queues: Queue[], outboxLag: () => Promise<number>): void {
+  if (registry.getSingleMetric('holdfast_queue_jobs')) return;
+  registerQueueGauges(queues);
   new Gauge({
     name: 'holdfast_outbox_lag_seconds',
     help: 'Age of the oldest event not yet relayed to webhook deliveries (0 when none waits).',

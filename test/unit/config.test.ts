@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { ConfigError, loadConfig } from '../../config/index.js';
+import { ConfigError, loadConfig, parseWorkerQueues } from '../../config/index.js';
 
 describe('config', () => {
   it('has the documented defaults', () => {
@@ -30,6 +30,13 @@ describe('config', () => {
     ['LOG_LEVEL', 'loud'],
     ['PUBLIC_URL', 'ftp://x'],
     ['COMMAND_SWEEP_AFTER_MS', '5'],
+    ['WORKER_QUEUES', 'commands,payments'],
+    ['WORKER_QUEUES', ' , '],
+    ['COMMANDS_CONCURRENCY', '0'],
+    ['WEBHOOKS_CONCURRENCY', 'many'],
+    ['MAINTENANCE_CONCURRENCY', '1001'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', '2.5'],
   ];
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value} naming the variable`, () => {
@@ -82,5 +89,37 @@ describe('config', () => {
       () => loadConfig({ TOKEN_QUERY_CREDENTIALS: 'no' }),
       (err: Error) => err instanceof ConfigError && err.message.startsWith('TOKEN_QUERY_CREDENTIALS'),
     );
+  });
+
+  it("serves every queue unless WORKER_QUEUES names some, in the queues' own order", () => {
+    assert.deepEqual(loadConfig({}).workerQueues, ['commands', 'maintenance', 'webhooks']);
+    assert.deepEqual(parseWorkerQueues(undefined), ['commands', 'maintenance', 'webhooks']);
+    assert.deepEqual(parseWorkerQueues(''), ['commands', 'maintenance', 'webhooks']);
+    assert.deepEqual(parseWorkerQueues('webhooks'), ['webhooks']);
+    assert.deepEqual(parseWorkerQueues(' Webhooks , commands,,webhooks '), ['commands', 'webhooks']);
+    assert.deepEqual(loadConfig({ WORKER_QUEUES: 'maintenance,commands' }).workerQueues, ['commands', 'maintenance']);
+  });
+
+  it('names WORKER_QUEUES, the queues it may list and the bad value in one line', () => {
+    assert.throws(
+      () => parseWorkerQueues('commands,webhook'),
+      (err: Error) =>
+        err instanceof ConfigError &&
+        err.message === 'WORKER_QUEUES must list queues among commands, maintenance, webhooks, comma-separated (got "commands,webhook")',
+    );
+  });
+
+  it("keeps today's concurrency and pool size as defaults, and takes others", () => {
+    const c = loadConfig({});
+    assert.deepEqual(c.concurrency, { commands: 16, webhooks: 64, maintenance: 16 });
+    assert.equal(c.databasePoolSize, 10);
+    const set = loadConfig({
+      COMMANDS_CONCURRENCY: '4',
+      WEBHOOKS_CONCURRENCY: '200',
+      MAINTENANCE_CONCURRENCY: '1',
+      DATABASE_POOL_SIZE: '25',
+    });
+    assert.deepEqual(set.concurrency, { commands: 4, webhooks: 200, maintenance: 1 });
+    assert.equal(set.databasePoolSize, 25);
   });
 });
