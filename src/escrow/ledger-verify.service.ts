@@ -88,6 +88,10 @@ async function escrowProblems(db: Db): Promise<string[]> {
     problems.push(`payout holding of integrator ${r.integrator_id} in ${r.currency} is ${r.balance} but its open payouts hold ${r.held}`);
   }
   for (const r of await payoutPostingPhases(db)) {
+    if (r.status === null) {
+      problems.push(`postings [${(r.phases ?? []).join(', ')}] name payout ${r.id}, which does not exist`);
+      continue;
+    }
     const expected = PAYOUT_PHASES[r.status] ?? [];
     const actual = (r.phases ?? []).filter(Boolean).sort();
     if (actual.join(',') !== expected.join(',')) {

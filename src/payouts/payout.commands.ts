@@ -21,6 +21,7 @@ import { success } from '../envelope.js';
 import { lockBalancesOf } from '../ledger/ledger.repository.js';
 import { post, systemAccount } from '../ledger/ledger.service.js';
 import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
+import { findKycState, kycRequired } from '../kyc/kyc.service.js';
 import { failpoint } from '../runtime/failpoints.js';
 import { linkExchangeToPayout, reverseTokenExchange } from '../tokens/conversion.service.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
@@ -132,6 +133,9 @@ function executeInCommand(em: EntityManager, commandId: string): Promise<Command
     if (mode === 'auto' && payout.status !== 'FUNDS-IN-ESCROW') return { status: 200, body: success(payoutView(payout)) };
     if (!canExecute(payout.status, mode)) throw payoutStateConflict(payout, mode === 'staging' ? 'executed at once' : 'approved');
     await assertCanPayOut(db, payout.accountId);
+    // Money leaves only an account whose identity check stands (a block lifted by hand does not bypass it).
+    const kyc = await findKycState(db, payout.accountId);
+    if (kyc !== 'ACCEPT') throw kycRequired(kyc);
     const destination = await payoutDestination(db, payout.accountId, payout.destinationPaymentMethodId);
     const verdict = sandboxExecution(destination?.sandboxOutcome ?? 'payout_fails');
     // A crash here: nothing of the execution is committed.

@@ -110,9 +110,13 @@ export function payoutHoldingMismatches(
   );
 }
 
-/** `ledger verify`: each payout's status and the phases of its postings (`payout:<id>:<phase>`). */
-export function payoutPostingPhases(db: Db): Promise<Array<{ id: string; status: PayoutStatus; phases: string[] | null }>> {
+/**
+ * `ledger verify`: each payout's status and the phases of its postings (`payout:<id>:<phase>`),
+ * and postings of that form naming no payout (`status` null).
+ */
+export function payoutPostingPhases(db: Db): Promise<Array<{ id: string; status: PayoutStatus | null; phases: string[] | null }>> {
   return db.execute(
-    `with p as (${postingPhasesSql('payout')}) select po.id, po.status, p.phases from payout po left join p on p.owner_id = po.id`,
+    `with p as (${postingPhasesSql('payout')})
+     select coalesce(po.id, p.owner_id) as id, po.status, p.phases from payout po full join p on p.owner_id = po.id`,
   );
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { createIntegrator, updateIntegrator } from '../../src/auth/auth.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
-import { balances, fundPublisherWallet, systemAccount } from '../../src/ledger/ledger.service.js';
+import { balances, fundPublisherWallet, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { call, h, holdfastCli, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -281,6 +281,51 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
     // Paid out, the payout is closed: the merge goes ahead.
     assert.equal((await call('PATCH', `/v2/${s.account_id}/payout/${id}`, { token: client.token })).body.payload.payout_status, 'SUCCESS');
     assert.equal((await merge()).status, 200);
+  });
+
+  it('execution needs KYC still ACCEPT: a denied check (its payouts block lifted by hand) still stops it; the payout can be taken back', async () => {
+    const s = await seller();
+    const id = (await request(s, 300)).body.payload.payout_status_id;
+    await decideKyc(h().orm.em.fork(), s.account_id, 'DENY', false);
+    const operator = await newClient({ integrator: client.integrator, isOperator: true });
+    const lifted = await call('DELETE', `/v2/block/${s.account_id}/capability/payouts`, { token: operator.token });
+    assert.equal(lifted.status, 200, lifted.text);
+    const executed = await call('PATCH', `/v2/${s.account_id}/payout/${id}`, { token: client.token });
+    assert.equal(executed.status, 409, executed.text);
+    assert.deepEqual(executed.body.codes, ['KYC_REQUIRED']);
+    assert.equal(
+      (await call('DELETE', `/v2/${s.account_id}/payout/${id}`, { token: client.token })).body.payload.payout_status,
+      'USER-REVERSED',
+    );
+    assert.equal(await balance(s.wallet.wallet), 10_000);
+  });
+
+  it('ledger verify names a payout posting whose payout does not exist (rolled-back write)', async () => {
+    const s = await seller();
+    const rolledBack = new Error('roll back');
+    const holdingId = await systemAccount(h().orm.em.fork(), s.integrator_id, 'payout_holding', 'USD');
+    await assert.rejects(
+      h()
+        .orm.em.fork()
+        .transactional(async (tx) => {
+          await post(tx, {
+            integratorId: s.integrator_id,
+            reference: 'payout:po_00000000000000000000000000:hold',
+            description: 'a stray payout posting',
+            entries: [
+              { account: s.wallet.wallet, currency: 'USD', amount: -1 },
+              { account: holdingId, currency: 'USD', amount: 1 },
+            ],
+          });
+          const report = await verifyLedger(tx);
+          assert.ok(
+            report.problems.some((p) => p.includes('po_00000000000000000000000000') && p.includes('does not exist')),
+            report.problems.join('\n'),
+          );
+          throw rolledBack;
+        }),
+      rolledBack,
+    );
   });
 
   it('a reversal racing the execution: exactly one wins', async () => {

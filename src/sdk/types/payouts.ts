@@ -127,7 +127,8 @@ export interface paths {
          *     `FUNDS-IN-ESCROW` and has the sandbox provider execute it — `SUCCESS` (holding → the
          *     provider), or `FAILED` for the documented failing destination (the money stays held;
          *     approve it again, reverse it, or reject it). From any other state `409
-         *     PAYOUT_STATE_ERROR`; while a `payouts` or `login` block is active, `403`. A
+         *     PAYOUT_STATE_ERROR`; while a `payouts` or `login` block is active, `403`; when the account's
+         *     KYC check is no longer `ACCEPT`, `409 KYC_REQUIRED`. A
          *     `payout.execute` command. Emits `payout-complete`.
          */
         patch: operations["executePayoutNow"];
