@@ -4,6 +4,7 @@
  */
 import { FAILPOINTS } from '../src/runtime/failpoints.js';
 import { QueueName } from '../src/queues/names.js';
+import { parseRedisUrl, RedisUrlError } from '../src/queues/redis-url.rules.js';
 
 export type Role = 'all' | 'web' | 'worker';
 export type AppEnv = 'staging' | 'production';
@@ -103,6 +104,20 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** `REDIS_URL`: one server, a Sentinel set or a Cluster (src/queues/redis-url.rules.ts). */
+function redisUrl(env: Env): string | undefined {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw === '') return undefined;
+  if (/^rediss?:/i.test(raw)) return url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  try {
+    parseRedisUrl(raw);
+  } catch (err) {
+    if (err instanceof RedisUrlError) throw new ConfigError(err.message);
+    throw err;
+  }
+  return raw;
+}
+
 function failpoints(env: Env, appEnv: AppEnv): string[] {
   const list = (env.HOLDFAST_FAILPOINTS ?? '')
     .split(',')
@@ -161,15 +176,20 @@ export function loadConfig(env: Env = process.env): Config {
   const appEnv = oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging');
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const redis = redisUrl(env);
+  const queuePrefix = env.QUEUE_PREFIX || '{holdfast}';
+  // BullMQ runs a queue's commands on all its keys at once: on a cluster they must share a slot.
+  if (redis && /^redis\+cluster:/i.test(redis) && !/\{[^{}]+\}/.test(queuePrefix))
+    throw new ConfigError(`QUEUE_PREFIX must hold a hash tag such as {holdfast} when REDIS_URL names a cluster (got "${queuePrefix}")`);
   return {
     role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
     appEnv,
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl: redis,
     publicUrl: publicUrl.replace(/\/+$/, ''),
     syncWaitMs: integer(env, 'SYNC_WAIT_MS', 10_000, 0, 120_000),
-    queuePrefix: env.QUEUE_PREFIX || '{holdfast}',
+    queuePrefix,
     commandSweepAfterMs: integer(env, 'COMMAND_SWEEP_AFTER_MS', 30_000, 1_000, 3_600_000),
     commandSweepEveryMs: integer(env, 'COMMAND_SWEEP_EVERY_MS', 10_000, 200, 3_600_000),
     workerLockMs: integer(env, 'WORKER_LOCK_MS', 30_000, 1_000, 600_000),

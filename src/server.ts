@@ -6,12 +6,11 @@
  */
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { TokenSigner } from './auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from './db/orm.js';
 import { buildApp } from './http/app.js';
-import { closeRedis, createRedis, reportOutages } from './queues/connection.js';
+import { closeRedis, createRedis, reportOutages, type RedisConnection } from './queues/connection.js';
 import { CommandBus } from './queues/command-bus.js';
 import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
@@ -37,7 +36,7 @@ function describeDatabase(databaseUrl: string): string {
 const REDIS_PROBE_MS = 3_000;
 
 /** Whether the connection becomes ready within `ms` (ioredis keeps retrying either way). */
-function redisAnswers(redis: Redis, ms: number): Promise<boolean> {
+function redisAnswers(redis: RedisConnection, ms: number): Promise<boolean> {
   if (redis.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -24,7 +24,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { db as pooled, type Db } from '../db/sql.js';
 import { currentRevocations, ensureFirstSigningKey, liveSigningKeys, tokenRevoked } from './auth.repository.js';
 import { TOKEN_MEMORY_SECONDS, TOKEN_STATE_RELOAD_MS } from './credential.rules.js';
@@ -32,9 +32,9 @@ import { TOKEN_MEMORY_SECONDS, TOKEN_STATE_RELOAD_MS } from './credential.rules.
 /** How a process hears of changes other processes make (and tells them of its own). */
 export interface TokenStateSync {
   /** Makes the subscriber connection (the state owns it and closes it on `close()`). */
-  connect(): Redis;
+  connect(): Redis | Cluster;
   /** A connection to announce this process's own changes on. */
-  publisher: Redis;
+  publisher: Redis | Cluster;
   /** `QUEUE_PREFIX`: the channel is `<prefix>:auth:changes`. */
   prefix: string;
 }
@@ -58,7 +58,12 @@ export function tokenChangeChannel(prefix: string): string {
  * Announces a change already committed to PostgreSQL to every web process. False when Redis did
  * not take it within `timeoutMs`: processes then learn it at their next reload.
  */
-export async function announceTokenChange(publisher: Redis, prefix: string, change: TokenChange, timeoutMs = 5000): Promise<boolean> {
+export async function announceTokenChange(
+  publisher: Redis | Cluster,
+  prefix: string,
+  change: TokenChange,
+  timeoutMs = 5000,
+): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -107,7 +112,7 @@ export class TokenState {
   private synced = false;
   /** Counts subscriber connections: a reload started for an earlier one does not vouch for the copy. */
   private connection = 0;
-  private subscriber: Redis | undefined;
+  private subscriber: Redis | Cluster | undefined;
   private timer: NodeJS.Timeout | undefined;
   private markSynced!: () => void;
   /** Settles the first time the copy is trusted (never without `sync`). */

@@ -6,7 +6,7 @@ import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queues/connection.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../runtime/logger.js';
 import type { TokenSigner } from '../auth/auth.service.js';
@@ -71,7 +71,7 @@ export interface AppDeps {
     >;
   bus: CommandBus;
   orm: MikroORM;
-  redis: Redis;
+  redis: RedisConnection;
   signer: TokenSigner;
   logger: Logger;
   /** The staging demo client: serves the demo shop at /ui/demo. */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queues/connection.js';
 import { failure, success } from '../envelope.js';
 import { db } from '../db/sql.js';
 
@@ -9,7 +9,7 @@ function within<T>(ms: number, work: Promise<T>): Promise<T> {
 }
 
 /** `GET /healthz` (the process runs) and `GET /readyz` (PostgreSQL and Redis answer). */
-export function healthRoutes(orm: MikroORM, redis: Redis): Router {
+export function healthRoutes(orm: MikroORM, redis: RedisConnection): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json(success({ status: 'ok' }));

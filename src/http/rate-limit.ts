@@ -13,7 +13,7 @@
  * counts on its own (the same limits, per process) rather than refusing or letting all through.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queues/connection.js';
 import { match } from 'path-to-regexp';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Principal } from '../auth/auth.service.js';
@@ -27,7 +27,7 @@ export interface RateLimits {
   cardAddsPerHour: number;
 }
 
-function limiter(redis: Redis, keyPrefix: string, points: number, duration: number) {
+function limiter(redis: RedisConnection, keyPrefix: string, points: number, duration: number) {
   return new RateLimiterRedis({
     storeClient: redis,
     keyPrefix,
@@ -85,7 +85,12 @@ function tooMany(res: RateLimiterRes, what: string): AppError {
  * one, 429 `RATE_LIMITED` with `Retry-After`. `doc` gives the paths that name an account,
  * `owns` the tenant check for a client token's card add.
  */
-export function rateLimits(redis: Redis, prefix: string, limits: RateLimits, scope: { doc: OpenApiDocument; owns: AccountOwned }) {
+export function rateLimits(
+  redis: RedisConnection,
+  prefix: string,
+  limits: RateLimits,
+  scope: { doc: OpenApiDocument; owns: AccountOwned },
+) {
   const pathAccount = userPathAccount(scope.doc);
   const users = limiter(redis, `${prefix}:rl:user`, limits.userRequestsPerMinute, 60);
   const cards = limiter(redis, `${prefix}:rl:card`, limits.cardAddsPerHour, 3600);

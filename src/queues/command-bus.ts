@@ -8,9 +8,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { batched } from '../db/batch.js';
-import { closeRedis, createRedis, queueErrors } from './connection.js';
+import { closeRedis, createRedis, queueErrors, type RedisConnection } from './connection.js';
 import type { Logger } from '../runtime/logger.js';
 import { QueueName, type CommandJob } from './names.js';
 import type { Reply } from '../envelope.js';
@@ -30,7 +29,7 @@ const waiting = new EventEmitter().setMaxListeners(0);
 
 export class CommandBus {
   private readonly queue: Queue<CommandJob>;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisConnection | undefined;
   /** Where workers announce finished commands that no request of their own process waits for. */
   private readonly channel: string;
   /** The jobs enqueued in a turn of the event loop go to Redis together (one round trip). */
@@ -56,13 +55,13 @@ export class CommandBus {
 
   /** Whether `close()` closes the connection (the bus made it). */
   private readonly ownsConnection: boolean;
-  private readonly connection: Redis;
+  private readonly connection: RedisConnection;
 
   /** `logger` hears the queue's errors other than Redis being unreachable (see `queueErrors`). */
   constructor(
     private readonly redisUrl: string,
     private readonly prefix: string,
-    connection?: Redis,
+    connection?: RedisConnection,
     logger?: Logger,
   ) {
     this.ownsConnection = !connection;

@@ -5,19 +5,53 @@
  * `maxmemory-policy noeviction`: an evicted queue key is a lost job.
  */
 import { isNotConnectionError } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { describeError } from '../runtime/describe-error.js';
 import type { Logger } from '../runtime/logger.js';
+import { parseRedisUrl } from './redis-url.rules.js';
 
 export type RedisRole = 'worker' | 'producer';
 
-/** A new ioredis connection for the given role. */
-export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}): Redis {
-  return new Redis(url, {
+/** A connection to one server or a Sentinel-watched primary (`Redis`), or to a Redis Cluster. */
+export type RedisConnection = Redis | Cluster;
+
+/**
+ * A new ioredis connection for the given role, to whatever `REDIS_URL` names (one server, a
+ * Sentinel set, a Cluster: src/queues/redis-url.rules.ts). Every connection Holdfast opens — queues,
+ * workers, pub/sub subscribers, rate limits, the health check — is made here.
+ * - Sentinel: ioredis asks the sentinels for the primary, and on a failover (its connections
+ *   killed by the sentinels, or `+switch-master` heard) reconnects to the new one; a write
+ *   answered READONLY (the old primary, now a replica) reconnects and is sent again.
+ * - Cluster: the role's options apply to each node's connection; BullMQ needs every key of a
+ *   queue in one slot, which the `{…}` hash tag of QUEUE_PREFIX gives.
+ */
+export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}): RedisConnection {
+  const options: RedisOptions = {
     maxRetriesPerRequest: role === 'worker' ? null : 2,
     connectTimeout: 5000,
     lazyConnect: false,
     ...extra,
+  };
+  const topology = parseRedisUrl(url);
+  if (topology.kind === 'single') return new Redis(url, options);
+  if (topology.kind === 'sentinel') {
+    return new Redis({
+      sentinels: topology.sentinels,
+      name: topology.name,
+      db: topology.db,
+      username: topology.username,
+      password: topology.password,
+      sentinelPassword: topology.sentinelPassword,
+      failoverDetector: true,
+      reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
+      ...options,
+    });
+  }
+  const { lazyConnect, retryStrategy, ...nodeOptions } = options;
+  return new Cluster(topology.nodes, {
+    lazyConnect,
+    ...(retryStrategy ? { clusterRetryStrategy: retryStrategy } : {}),
+    redisOptions: { ...nodeOptions, username: topology.username, password: topology.password },
   });
 }
 
@@ -26,7 +60,7 @@ export function createRedis(url: string, role: RedisRole, extra: RedisOptions = 
  * it does not — QUIT would wait for Redis to come back, for ever on a connection that retries
  * without end.
  */
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisConnection): Promise<void> {
   if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
   else redis.disconnect();
 }
@@ -40,7 +74,7 @@ const OUTAGE_REMINDER_MS = 60_000;
  * ioredis reports every failed reconnect (several a second at first); the queues and workers on
  * the connection see the same failures and leave them to this (`queueErrors`).
  */
-export function reportOutages(redis: Redis, logger: Logger, connection: string): void {
+export function reportOutages(redis: RedisConnection, logger: Logger, connection: string): void {
   let downSince: number | undefined;
   let said = 0;
   redis.on('error', (err: Error) => {

@@ -6,7 +6,7 @@
  * job: the queue's failed set is the dead-letter list the dashboard shows and can retry.
  */
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { QueueName, type WebhookJob } from './names.js';
 import { queueErrors } from './connection.js';
 import type { Logger } from '../runtime/logger.js';
@@ -28,7 +28,7 @@ export class WebhookBus {
   readonly queue: Queue<WebhookJob>;
 
   /** `logger` hears the queue's errors other than Redis being unreachable (see `queueErrors`). */
-  constructor(connection: Redis, prefix: string, logger?: Logger) {
+  constructor(connection: RedisConnection, prefix: string, logger?: Logger) {
     this.queue = new Queue<WebhookJob>(QueueName.Webhooks, { connection, prefix });
     this.queue.on('error', queueErrors(logger, QueueName.Webhooks));
   }

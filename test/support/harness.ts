@@ -15,13 +15,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Redis } from 'ioredis';
 import { loadConfig } from '../../config/index.js';
 import { TokenSigner } from '../../src/auth/auth.service.js';
 import { createClient } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { buildApp } from '../../src/http/app.js';
-import { createRedis } from '../../src/queues/connection.js';
+import { createRedis, type RedisConnection } from '../../src/queues/connection.js';
 import { createLogger, type Logger } from '../../src/runtime/logger.js';
 import { resolveServices, type ResolvedServices } from '../../src/runtime/services.js';
 import { checkResponse } from './contract.js';
@@ -49,7 +48,7 @@ export interface Harness {
   databaseUrl: string;
   redisUrl: string;
   orm: MikroORM;
-  redis: Redis;
+  redis: RedisConnection;
   signer: TokenSigner;
   server: Server;
   services: ResolvedServices;
@@ -161,7 +160,7 @@ export async function startHarness(): Promise<Harness> {
 }
 
 /** A token signer as a web process has: it hears the other processes' key and revocation changes over Redis. */
-export function loadSigner(orm: MikroORM, redisUrl: string, publisher: Redis): Promise<TokenSigner> {
+export function loadSigner(orm: MikroORM, redisUrl: string, publisher: RedisConnection): Promise<TokenSigner> {
   return TokenSigner.load(orm.em.fork(), { connect: () => createRedis(redisUrl, 'worker'), publisher, prefix: TEST_QUEUE_PREFIX });
 }
 
@@ -170,7 +169,7 @@ export async function startExtraApp(
   opts: {
     appEnv?: 'staging' | 'production';
     orm?: MikroORM;
-    redis?: Redis;
+    redis?: RedisConnection;
     logger?: Logger;
     syncWaitMs?: number;
     bus?: CommandBus;
@@ -241,7 +240,7 @@ export async function stopHarness(): Promise<void> {
 }
 
 /** Deletes every key under a prefix (the run's queues and counters), a page at a time. */
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+async function deleteKeys(redis: RedisConnection, prefix: string): Promise<void> {
   const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
   let cursor = '0';
   do {
