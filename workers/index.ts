@@ -119,6 +119,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const schedule: Array<[MaintenanceJob, number]> = [
     [MaintenanceJob.PurgeIdempotencyKeys, 3_600_000],
     [MaintenanceJob.PurgeWebhookHistory, 3_600_000],
+    [MaintenanceJob.PurgeCommands, 3_600_000],
     [MaintenanceJob.SweepCommands, sweepEvery],
     [MaintenanceJob.SweepDeliveries, sweepEvery],
   ];

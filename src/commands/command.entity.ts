@@ -11,6 +11,8 @@ export const Command = defineEntity({
       expression: `create unique index command_one_pending on command (target_id, kind, input_key) where state = 'pending'`,
     },
     { name: 'command_pending_idx', expression: `create index command_pending_idx on command (updated_at) where state = 'pending'` },
+    // Finished commands past their retention, oldest first (the purge).
+    { name: 'command_done_idx', expression: `create index command_done_idx on command (updated_at) where state = 'done'` },
   ],
   properties: {
     id: p.string().primary().length(36),

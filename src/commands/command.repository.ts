@@ -89,6 +89,19 @@ export async function commandOutcome(
   return row;
 }
 
+/** Deletes finished commands last changed more than `days` ago, at most `batch` (by the `command_done_idx` index); returns how many. */
+export async function purgeFinishedCommandRows(db: Db, days: number, batch: number): Promise<number> {
+  const [row] = await db.execute<Array<{ n: number }>>(
+    `with gone as (
+       delete from command where id in (
+         select id from command where state = 'done' and updated_at < now() - (? * interval '1 day') order by updated_at limit ?)
+       returning 1
+     ) select count(*)::int as n from gone`,
+    [days, batch],
+  );
+  return row?.n ?? 0;
+}
+
 /** Pending commands untouched for longer than `olderThanMs`, oldest first, 500 at most. */
 export function stalledCommandRows(db: Db, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
   return db.execute(

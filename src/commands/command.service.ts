@@ -13,6 +13,7 @@ import {
   insertPendingCommand,
   lockCommandRow,
   pendingCommandId,
+  purgeFinishedCommandRows,
   stalledCommandRows,
   storeCommandResult,
 } from './command.repository.js';
@@ -83,6 +84,17 @@ async function settleCommand(db: Db, commandId: string, result: CommandResult): 
 export async function commandResult(db: Db, commandId: string): Promise<CommandResult | null> {
   const row = await commandOutcome(db, commandId);
   return row?.state === 'done' ? { status: row.result_status!, body: row.result_body } : null;
+}
+
+/**
+ * How long a finished command is kept: its result answers `GET /v2/commands/{command_id}` and a
+ * job run again; Idempotency-Keys, which replay answers, live only 24 hours.
+ */
+export const COMMAND_RETENTION_DAYS = 30;
+
+/** Deletes finished commands past the retention, at most `batch`; returns how many. */
+export function purgeFinishedCommands(em: EntityManager, days = COMMAND_RETENTION_DAYS, batch = 5_000): Promise<number> {
+  return purgeFinishedCommandRows(pooled(em), days, batch);
 }
 
 /** Pending commands untouched for longer than `olderThanMs` (their job may be lost). */

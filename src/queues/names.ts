@@ -2,7 +2,7 @@
 export enum QueueName {
   /** Commands: escrow pay, commit, cancel; invoice pay; account merge (each kind's runner: src/commands/command.registry.ts). */
   Commands = 'commands',
-  /** Housekeeping on a schedule: stalled commands, expired idempotency keys, lost webhook deliveries. */
+  /** Housekeeping on a schedule: stalled commands, lost webhook deliveries; expired idempotency keys, old commands and webhook history. */
   Maintenance = 'maintenance',
   /** Webhook deliveries: one job per (event, endpoint); its failed set is the dead-letter list. */
   Webhooks = 'webhooks',
@@ -26,4 +26,5 @@ export enum MaintenanceJob {
   SweepCommands = 'sweep-commands',
   SweepDeliveries = 'sweep-deliveries',
   PurgeWebhookHistory = 'purge-webhook-history',
+  PurgeCommands = 'purge-commands',
 }
