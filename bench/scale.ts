@@ -1,6 +1,8 @@
 /**
  * Scale benchmark (`npm run bench:scale`): the same measurements on an empty database and on one
- * seeded with a year's worth of rows, in one run, on accounts of the same shape. Measured: the
+ * seeded with a year's worth of rows, in one run, on accounts of the same shape. Each database
+ * has its own Holdfast (web + workers, a child process, own queues); the measurements alternate
+ * between the two in rounds, so the machine's drift weighs on both alike. Measured: the
  * profile read, an account's invoice list and statement, the escrow lookup by reference, an
  * escrow lifecycle (create → pay → commit) and webhook delivery (outbox write → local
  * receiver). Prints p50/p99 and throughput per operation, seeded against empty; exits 1 when a
@@ -20,6 +22,11 @@ import { analyze, benchChild, benchServices, freshBenchDatabase, freshBenchQueue
 
 const BENCH_DB = 'holdfast_bench_scale';
 const PREFIX = '{holdfast-bench-scale}';
+/** The empty database, served at the same time by a second Holdfast on its own queues. */
+const EMPTY_DB = 'holdfast_bench_scale_empty';
+const EMPTY_PREFIX = '{holdfast-bench-scale-empty}';
+/** Rounds each measurement is split into, empty and seeded alternating (the machine drifts). */
+const ROUNDS = Math.max(1, Number(process.env.SCALE_ROUNDS ?? 4));
 const INTEGRATORS = Math.max(1, Number(process.env.SCALE_INTEGRATORS ?? 4));
 const SIZES = {
   accounts: Number(process.env.SCALE_ACCOUNTS ?? 1_000_000),
@@ -28,9 +35,9 @@ const SIZES = {
   deliveries: Number(process.env.SCALE_DELIVERIES ?? 1_000_000),
 };
 const C = Number(process.env.SCALE_CONCURRENCY ?? 8);
-const READS = Number(process.env.SCALE_READS ?? 600);
-const LIFECYCLES = Number(process.env.SCALE_LIFECYCLES ?? 240);
-const EVENTS = Number(process.env.SCALE_EVENTS ?? 400);
+const READS = Number(process.env.SCALE_READS ?? 2000);
+const LIFECYCLES = Number(process.env.SCALE_LIFECYCLES ?? 400);
+const EVENTS = Number(process.env.SCALE_EVENTS ?? 800);
 /** Escrow lifecycles each buyer goes through before the clock starts: the measured accounts' shape. */
 const SHAPE = Number(process.env.SCALE_SHAPE ?? 10);
 /** Runs `holdfast ledger verify` on the whole seeded database when at most this many entries. */
@@ -41,7 +48,7 @@ const BYTES = { account: 1_000, entry: 260, escrow: 1_100, delivery: 800 };
 const INTEGRATOR_NAME = (i: number) => `bench-scale-${i}`;
 
 /** Child: Holdfast web + workers (as ROLE=all), webhooks to private targets allowed; prints its port and a client. */
-async function runHoldfast(): Promise<void> {
+async function runHoldfast(BENCH_DB: string, PREFIX: string): Promise<void> {
   const { ensureDatabase, migrate, openOrm } = await import('../src/db/orm.js');
   const { TokenSigner, createClient } = await import('../src/auth/auth.service.js');
   const { createRedis } = await import('../src/queues/connection.js');
@@ -340,13 +347,21 @@ function figures(latencies: number[], seconds: number): Figures {
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rate: latencies.length / seconds, count: latencies.length };
 }
 
-/** One phase: a fresh Holdfast child, C buyers of the same shape, every measurement. */
-async function phase(
+interface Side {
+  ops: Array<{ name: string; run: () => Promise<{ latencies: number[]; seconds: number }> }>;
+  failures: () => number;
+  close: () => Promise<void>;
+}
+
+/** One side: a Holdfast child on its database, C buyers of the same shape, and its measurements (one round each per call). */
+async function setup(
   label: string,
   receiver: { url: string; arrivals: Map<string, number> },
-  databaseUrl: string,
-): Promise<{ results: Record<string, Figures>; failures: number }> {
-  const { child: server, line } = await benchChild(new URL(import.meta.url).pathname, ['holdfast']);
+  databaseName: string,
+  prefix: string,
+): Promise<Side> {
+  const { child: server, line } = await benchChild(new URL(import.meta.url).pathname, ['holdfast', databaseName, prefix]);
+  const databaseUrl = (await benchServices(databaseName)).databaseUrl;
   const base = `http://127.0.0.1:${line.port}`;
   let failures = 0;
   const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
@@ -385,6 +400,12 @@ async function phase(
   const pg = (await import('pg')).default;
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
+  const close = async () => {
+    await db.end();
+    agent.destroy();
+    server.kill('SIGINT');
+    await new Promise((r) => server.once('exit', r));
+  };
   try {
     const token = (
       await api('POST', '/token', { grant_type: 'client_credentials', client_id: line.client_id, client_secret: line.client_secret })
@@ -447,7 +468,6 @@ async function phase(
     await analyze(databaseUrl);
     const subject = buyers[0];
     const reference = `scale-${stamp}-0`;
-    const results: Record<string, Figures> = {};
     /** `count` calls of `work`, C at a time (after `warm` untimed), each timed. */
     const measure = async (count: number, warm: number, work: (i: number) => Promise<unknown>) => {
       for (let i = 0; i < warm; i++) await work(i);
@@ -464,8 +484,10 @@ async function phase(
           }
         }),
       );
-      return figures(latencies, (performance.now() - started) / 1000);
+      return { latencies, seconds: (performance.now() - started) / 1000 };
     };
+    const ops: Side['ops'] = [];
+    const perRound = (n: number) => Math.max(1, Math.round(n / ROUNDS));
     const reads: Array<[string, string]> = [
       ['GET /v1/user-info/{account_id}', `/v1/user-info/${subject.id}`],
       ['GET /v2/invoice/account/{account_id}', `/v2/invoice/account/${subject.id}`],
@@ -473,8 +495,11 @@ async function phase(
       ['GET /v1/{account_id}/statement', `/v1/${seller}/statement`],
       ['GET /v2/escrow/reference/{reference_id}', `/v2/escrow/reference/${reference}`],
     ];
-    for (const [name, path] of reads) results[name] = await measure(READS, 50, () => api('GET', path, undefined, token));
-    results['escrow lifecycle (create → pay → commit)'] = await measure(LIFECYCLES, 0, (i) => lifecycle(buyers[i % C]));
+    for (const [name, path] of reads) ops.push({ name, run: () => measure(perRound(READS), 20, () => api('GET', path, undefined, token)) });
+    ops.push({
+      name: 'escrow lifecycle (create → pay → commit)',
+      run: () => measure(perRound(LIFECYCLES), 0, (i) => lifecycle(buyers[i % C])),
+    });
     // Webhooks: events written one statement each, C writers at once; the delay runs to the receiver's 2xx.
     const written = new Map<string, number>();
     let sequence = 0;
@@ -487,39 +512,52 @@ async function phase(
         JSON.stringify({ account_id: subject.id, state: 'SUCCESS' }),
       ]);
     };
-    for (let i = 0; i < 50; i++) await writeEvent();
-    const warmDeadline = Date.now() + 30_000;
-    while ([...written.keys()].some((id) => !receiver.arrivals.has(id)) && Date.now() < warmDeadline)
-      await new Promise((r) => setTimeout(r, 5));
-    const first = sequence;
-    const started = Date.now();
-    for (let i = 0; i < EVENTS; i++) {
-      await writeEvent();
-      // Paced at one event every 5 ms: a delivery's delay, not a queue's backlog, is measured.
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const deadline = Date.now() + 60_000;
-    const ids = Array.from({ length: EVENTS }, (_, i) => `evt_${stamp}_${first + i}`);
-    while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    const delays = ids.filter((id) => receiver.arrivals.has(id)).map((id) => receiver.arrivals.get(id)! - written.get(id)!);
-    failures += EVENTS - delays.length;
-    const last = Math.max(...ids.map((id) => receiver.arrivals.get(id) ?? 0));
-    results['webhook delivery (outbox → receiver)'] = figures(delays, (last - started) / 1000);
-    return { results, failures };
-  } finally {
-    await db.end();
-    agent.destroy();
-    server.kill('SIGINT');
-    await new Promise((r) => server.once('exit', r));
+    const warmHooks = async () => {
+      for (let i = 0; i < 50; i++) await writeEvent();
+      const warmDeadline = Date.now() + 30_000;
+      while ([...written.keys()].some((id) => !receiver.arrivals.has(id)) && Date.now() < warmDeadline)
+        await new Promise((r) => setTimeout(r, 5));
+    };
+    const webhooks = async () => {
+      const count = perRound(EVENTS);
+      const first = sequence;
+      const started = Date.now();
+      for (let i = 0; i < count; i++) {
+        await writeEvent();
+        // Paced at one event every 5 ms: a delivery's delay, not a queue's backlog, is measured.
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const deadline = Date.now() + 60_000;
+      const ids = Array.from({ length: count }, (_, i) => `evt_${stamp}_${first + i}`);
+      while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      const delays = ids.filter((id) => receiver.arrivals.has(id)).map((id) => receiver.arrivals.get(id)! - written.get(id)!);
+      failures += count - delays.length;
+      const last = Math.max(...ids.map((id) => receiver.arrivals.get(id) ?? 0));
+      return { latencies: delays, seconds: (last - started) / 1000 };
+    };
+    await warmHooks();
+    ops.push({ name: 'webhook delivery (outbox → receiver)', run: webhooks });
+    return { ops, failures: () => failures, close };
+  } catch (e) {
+    await close();
+    throw e;
   }
 }
 
 async function main(): Promise<void> {
-  await freshBenchDatabase(BENCH_DB);
-  await freshBenchQueues(BENCH_DB, PREFIX);
+  for (const [name, prefix] of [
+    [EMPTY_DB, EMPTY_PREFIX],
+    [BENCH_DB, PREFIX],
+  ]) {
+    await freshBenchDatabase(name);
+    await freshBenchQueues(name, prefix);
+  }
   const s = await benchServices(BENCH_DB);
-  const { ensureDatabase } = await import('../src/db/orm.js');
+  const { ensureDatabase, migrate, openOrm } = await import('../src/db/orm.js');
   await ensureDatabase(s.databaseUrl);
+  const orm = await openOrm(s.databaseUrl, 2);
+  await migrate(orm);
+  await orm.close();
   const arrivals = new Map<string, number>();
   const receiverServer = createServer((req, res) => {
     req.resume().on('end', () => {
@@ -548,9 +586,6 @@ async function main(): Promise<void> {
     console.log(
       `seed: ${sizes.accounts} accounts, ${2 * Math.floor(sizes.entries / 2)} ledger entries, ${sizes.escrows} escrows and invoices, ${sizes.deliveries} webhook deliveries, ${INTEGRATORS} integrators`,
     );
-
-    console.log('\nempty database: measuring…');
-    const empty = await phase('empty', receiver, s.databaseUrl);
 
     console.log('seeding…');
     const seedStarted = performance.now();
@@ -587,18 +622,45 @@ async function main(): Promise<void> {
     );
     for (const p of problems.slice(0, 10)) console.log(`  ${p}`);
 
-    console.log('\nseeded database: measuring…');
-    const seeded = await phase('seeded', receiver, s.databaseUrl);
+    console.log('\nmeasuring, empty and seeded alternating…');
+    const empty = await setup('empty', receiver, EMPTY_DB, EMPTY_PREFIX);
+    const seeded = await setup('seeded', receiver, BENCH_DB, PREFIX).catch(async (e) => {
+      await empty.close();
+      throw e;
+    });
+    const collected = {
+      empty: new Map<string, { latencies: number[]; seconds: number }>(),
+      seeded: new Map<string, { latencies: number[]; seconds: number }>(),
+    };
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < empty.ops.length; k++) {
+          // Which side goes first alternates by round.
+          const order = round % 2 === 0 ? (['empty', 'seeded'] as const) : (['seeded', 'empty'] as const);
+          for (const side of order) {
+            const op = (side === 'empty' ? empty : seeded).ops[k];
+            const r = await op.run();
+            const into = collected[side].get(op.name) ?? { latencies: [], seconds: 0 };
+            into.latencies.push(...r.latencies);
+            into.seconds += r.seconds;
+            collected[side].set(op.name, into);
+          }
+        }
+      }
+    } finally {
+      await empty.close();
+      await seeded.close();
+    }
 
     console.log(
-      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms); accounts shaped by ${SHAPE} lifecycles each\n`,
+      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each\n`,
     );
     const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)}  target (p99 ≤ 1.2×, /s ≥ 0.8×)`;
     console.log(head);
-    let ok = empty.failures === 0 && seeded.failures === 0 && problems.length === 0;
-    for (const name of Object.keys(empty.results)) {
-      const e = empty.results[name];
-      const d = seeded.results[name];
+    let ok = empty.failures() === 0 && seeded.failures() === 0 && problems.length === 0;
+    for (const [name, r] of collected.empty) {
+      const e = figures(r.latencies, r.seconds);
+      const d = figures(collected.seeded.get(name)!.latencies, collected.seeded.get(name)!.seconds);
       const met = d.p99 <= e.p99 * 1.2 && d.rate >= e.rate * 0.8;
       ok &&= met;
       const pair = (f: Figures) => `${f.p50.toFixed(1)} / ${f.p99.toFixed(1)}`;
@@ -606,19 +668,20 @@ async function main(): Promise<void> {
         `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)}  ${met ? 'met' : 'MISSED'} (p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)})`,
       );
     }
-    console.log(`\nfailed requests or undelivered events: empty ${empty.failures}, seeded ${seeded.failures}`);
+    console.log(`\nfailed requests or undelivered events: empty ${empty.failures()}, seeded ${seeded.failures()}`);
     console.log(ok ? 'targets met' : 'TARGET MISSED');
     process.exitCode = ok ? 0 : 1;
   } finally {
     receiverServer.close();
     receiverServer.closeAllConnections();
+    await freshBenchDatabase(EMPTY_DB);
     if (!process.env.SCALE_KEEP_DATABASE) await freshBenchDatabase(BENCH_DB);
   }
 }
 
 const serve = process.argv.indexOf('--serve');
 if (serve >= 0) {
-  await runHoldfast();
+  await runHoldfast(process.argv[serve + 2], process.argv[serve + 3]);
 } else {
   await main();
 }
