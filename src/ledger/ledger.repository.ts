@@ -255,22 +255,38 @@ export async function entriesOfAccounts(
   accountIds: string[],
   q: StatementQuery,
 ): Promise<{ total: number; rows: StatementEntryRow[] }> {
-  const where = `e.ledger_account_id = any (?::varchar[])
-      and (?::timestamptz is null or p.created_at >= ?::timestamptz) and (?::timestamptz is null or p.created_at < ?::timestamptz)`;
-  const params = [accountIds, q.from ?? null, q.from ?? null, q.to ?? null, q.to ?? null];
-  const [count] = await db.execute<Array<{ total: string }>>(
-    `select count(*) as total from ledger_entry e join ledger_posting p on p.id = e.posting_id where ${where}`,
-    params,
-  );
-  const direction = q.sort === 'asc' ? 'asc nulls first' : 'desc nulls last';
-  const rows = await db.execute<StatementEntryRow[]>(
-    `select e.id::text as id, e.ledger_account_id, e.currency, (case a.normal_side when 'debit' then -e.amount else e.amount end)::text as amount,
-            e.balance_after::text as balance_after, p.reference, p.description, p.created_at as posted_at
-       from ledger_entry e join ledger_posting p on p.id = e.posting_id join ledger_account a on a.id = e.ledger_account_id
-      where ${where}
-      order by e.applied_seq ${direction}, e.id ${q.sort}
-      limit ? offset ?`,
-    [...params, q.limit, q.offset],
-  );
+  const sql = statementSql(accountIds, q);
+  const [count] = await db.execute<Array<{ total: string }>>(sql.count, sql.countParams);
+  const rows = await db.execute<StatementEntryRow[]>(sql.page, sql.pageParams);
   return { total: Number(count.total), rows };
+}
+
+/**
+ * The statement's two statements (exported for the plan test). Without dates the entries alone
+ * decide: they are counted, and a page is taken by the (ledger_account_id, applied_seq, id)
+ * index before any posting is read, so a wallet with a year of entries reads only its page's
+ * postings. Dates are the postings': then each entry's posting is checked.
+ */
+export function statementSql(accountIds: string[], q: StatementQuery) {
+  const dated = q.from !== undefined || q.to !== undefined;
+  const where = dated
+    ? `e.ledger_account_id = any (?::varchar[]) and exists (select 1 from ledger_posting dp where dp.id = e.posting_id
+         and (?::timestamptz is null or dp.created_at >= ?::timestamptz) and (?::timestamptz is null or dp.created_at < ?::timestamptz))`
+    : 'e.ledger_account_id = any (?::varchar[])';
+  const params: unknown[] = dated ? [accountIds, q.from ?? null, q.from ?? null, q.to ?? null, q.to ?? null] : [accountIds];
+  const direction = q.sort === 'asc' ? 'asc nulls first' : 'desc nulls last';
+  const order = (alias: string) => `${alias}.applied_seq ${direction}, ${alias}.id ${q.sort}`;
+  return {
+    count: `select count(*) as total from ledger_entry e where ${where}`,
+    countParams: params,
+    page: `with page as (
+             select e.id, e.ledger_account_id, e.currency, e.amount, e.balance_after, e.posting_id, e.applied_seq
+               from ledger_entry e where ${where} order by ${order('e')} limit ? offset ?)
+           select page.id::text as id, page.ledger_account_id, page.currency,
+                  (case a.normal_side when 'debit' then -page.amount else page.amount end)::text as amount,
+                  page.balance_after::text as balance_after, p.reference, p.description, p.created_at as posted_at
+             from page join ledger_posting p on p.id = page.posting_id join ledger_account a on a.id = page.ledger_account_id
+            order by ${order('page')}`,
+    pageParams: [...params, q.limit, q.offset],
+  };
 }
