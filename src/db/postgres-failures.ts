@@ -65,3 +65,9 @@ export function describePostgresFailure(err: unknown, databaseUrl: string, varia
 
 /** How long a PostgreSQL connection attempt may take before it counts as unreachable. */
 export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Whether PostgreSQL aborted a transaction for contention (deadlock, serialization failure): run it again. */
+export function isContention(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return code === '40P01' || code === '40001';
+}

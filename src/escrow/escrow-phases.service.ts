@@ -30,6 +30,7 @@ import type { StoredCharge } from '../invoices/invoice.entity.js';
 import { invoiceView, type InvoiceRecord } from '../invoices/invoice.rules.js';
 import { evaluateCharges, paymentFailure, settle } from '../invoices/settlement.service.js';
 import { isOverdraft, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { isContention as isLockContention } from '../db/postgres-failures.js';
 import { failpoint } from '../runtime/failpoints.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
 import { readPhaseCommands, writePhasePlans, type Plan, type ReadCommand } from './escrow-phase.flow.js';
@@ -186,8 +187,7 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
 
 /** A write refused because of what others did meanwhile: worth deciding again. */
 function isContention(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  return isOverdraft(err) || code === '40P01' || code === '40001';
+  return isOverdraft(err) || isLockContention(err);
 }
 
 /** What running a command came to: its result (null: no such command), or the error that stopped it. */

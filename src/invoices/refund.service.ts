@@ -16,6 +16,7 @@ import type { Principal } from '../auth/auth.service.js';
 import { completeCommand, lockCommand, runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
+import { isContention } from '../db/postgres-failures.js';
 import { success } from '../envelope.js';
 import { balancesOf, lockBalancesOf } from '../ledger/ledger.repository.js';
 import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
@@ -58,11 +59,6 @@ import { prepareCharges } from './settlement.service.js';
 
 /** How many times a refund runs when PostgreSQL aborts it for contention (deadlock, serialization). */
 const CONTENTION_ATTEMPTS = 3;
-
-function isContention(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  return code === '40P01' || code === '40001';
-}
 
 /** What an `invoice.refund` command carries: a full refund's request, or a line-item refund's. */
 type RefundInput = RefundRequest & Partial<Pick<LineRefundRequest, 'line_item_id' | 'amount' | 'payment_methods'>>;

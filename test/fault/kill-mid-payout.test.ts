@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { updateIntegrator } from '../../src/auth/auth.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
@@ -7,49 +6,9 @@ import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { QueueName } from '../../src/queues/names.js';
+import { until, worker } from '../support/workers.js';
 import { call, h, newClient, startExtraApp, TEST_QUEUE_PREFIX, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party } from '../support/money.js';
-
-function worker(
-  prefix: string,
-  env: Record<string, string> = {},
-): { child: ChildProcess; output: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/index.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: h().databaseUrl,
-      REDIS_URL: h().redisUrl,
-      QUEUE_PREFIX: prefix,
-      LOG_LEVEL: 'info',
-      WORKER_LOCK_MS: '1500',
-      COMMAND_SWEEP_AFTER_MS: '1000',
-      COMMAND_SWEEP_EVERY_MS: '500',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, output: () => out, exited };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, log: () => string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the worker's log:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The integrator's payout holding or payout clearing balance. */
 async function systemBalance(integratorId: string, kind: 'payout_holding' | 'payout_clearing'): Promise<number> {

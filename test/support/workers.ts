@@ -1,0 +1,49 @@
+/** A worker process for fault tests: `workers/index.ts` spawned on the test's database and Redis, its output kept. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { h } from './harness.js';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts a worker on queue prefix `prefix` with short lock and sweep times (a killed job is retried soon); `env` adds or overrides. */
+export function worker(prefix: string, env: Record<string, string> = {}): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/index.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: h().databaseUrl,
+      REDIS_URL: h().redisUrl,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+      WORKER_LOCK_MS: '1500',
+      COMMAND_SWEEP_AFTER_MS: '1000',
+      COMMAND_SWEEP_EVERY_MS: '500',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => out, exited };
+}
+
+/** Polls `probe` every 100 ms until it answers; past `ms`, fails naming `what` (with the worker's log when given). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, log?: () => string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `; the worker's log:\n${log()}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
