@@ -20,11 +20,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { analyze, benchChild, benchServices, freshBenchDatabase, freshBenchQueues, percentile } from './support.js';
 
-const BENCH_DB = 'holdfast_bench_scale';
-const PREFIX = '{holdfast-bench-scale}';
+/** `SCALE_DATABASE` names the seeded database (and, with `-` for `_`, its queue prefix): two runs on one machine can differ. */
+const BENCH_DB = process.env.SCALE_DATABASE ?? 'holdfast_bench_scale';
+if (!/^[a-z_][a-z0-9_]{0,40}$/.test(BENCH_DB)) throw new Error('SCALE_DATABASE: lower-case letters, digits and _ only');
+const PREFIX = `{${BENCH_DB.replaceAll('_', '-')}}`;
 /** The empty database, served at the same time by a second Holdfast on its own queues. */
-const EMPTY_DB = 'holdfast_bench_scale_empty';
-const EMPTY_PREFIX = '{holdfast-bench-scale-empty}';
+const EMPTY_DB = `${BENCH_DB}_empty`;
+const EMPTY_PREFIX = `{${EMPTY_DB.replaceAll('_', '-')}}`;
 /** Rounds each measurement is split into, empty and seeded alternating (the machine drifts). */
 const ROUNDS = Math.max(1, Number(process.env.SCALE_ROUNDS ?? 4));
 const INTEGRATORS = Math.max(1, Number(process.env.SCALE_INTEGRATORS ?? 4));
