@@ -150,6 +150,7 @@ async function runHoldfast(): Promise<void> {
   const { TokenSigner, createClient } = await import('../src/auth/auth.service.js');
   const { createRedis } = await import('../src/queues/connection.js');
   const { CommandBus } = await import('../src/queues/command-bus.js');
+  const { DEFAULT_COMMAND_JOB_BATCH } = await import('../src/queues/names.js');
   const { buildApp } = await import('../src/http/app.js');
   const { createLogger } = await import('../src/runtime/logger.js');
   const { startWorkers } = await import('../workers/index.js');
@@ -159,7 +160,8 @@ async function runHoldfast(): Promise<void> {
   await migrate(orm);
   const logger = createLogger('info', 'holdfast-bench', '/dev/null');
   const redis = createRedis(s.redisUrl, 'producer');
-  const bus = new CommandBus(s.redisUrl, PREFIX, redis);
+  // COMMAND_JOB_BATCH as `npm start` reads it (1: a job per command), to compare the two.
+  const bus = new CommandBus(s.redisUrl, PREFIX, redis, undefined, Number(process.env.COMMAND_JOB_BATCH ?? DEFAULT_COMMAND_JOB_BATCH));
   if (process.env.BENCH_TOPOLOGY !== 'split')
     await startWorkers({ orm, redisUrl: s.redisUrl, queuePrefix: PREFIX, logger, commandSweepAfterMs: 30_000, databaseUrl: s.databaseUrl });
   const signer = await TokenSigner.load(orm.em.fork(), {

@@ -3,7 +3,7 @@
  * A bad value stops the process with one line naming the variable (ConfigError).
  */
 import { FAILPOINTS } from '../src/runtime/failpoints.js';
-import { QueueName } from '../src/queues/names.js';
+import { DEFAULT_COMMAND_JOB_BATCH, QueueName } from '../src/queues/names.js';
 import { parseRedisUrl, RedisUrlError } from '../src/queues/redis-url.rules.js';
 
 export type Role = 'all' | 'web' | 'worker';
@@ -29,6 +29,8 @@ export interface Config {
   workerQueues: QueueName[];
   /** Jobs each queue's worker runs at once in one process (COMMANDS_/WEBHOOKS_/MAINTENANCE_CONCURRENCY). */
   concurrency: Record<QueueName, number>;
+  /** At most this many commands per BullMQ job when a web process enqueues several in one turn (COMMAND_JOB_BATCH; 1: a job per command). */
+  commandJobBatch: number;
   /** Connections in each process's PostgreSQL pool (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /** Fault-test failpoints (HOLDFAST_FAILPOINTS); never in production. */
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
       [QueueName.Webhooks]: integer(env, 'WEBHOOKS_CONCURRENCY', 64, 1, 1_000),
       [QueueName.Maintenance]: integer(env, 'MAINTENANCE_CONCURRENCY', 16, 1, 1_000),
     },
+    commandJobBatch: integer(env, 'COMMAND_JOB_BATCH', DEFAULT_COMMAND_JOB_BATCH, 1, 256),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
     failpoints: failpoints(env, appEnv),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', appEnv === 'staging'),

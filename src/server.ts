@@ -71,7 +71,7 @@ async function runWeb(config: Config): Promise<void> {
     publisher: redis,
     prefix: config.queuePrefix,
   });
-  const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis, logger);
+  const bus = new CommandBus(services.redisUrl, config.queuePrefix, redis, logger, config.commandJobBatch);
   // ROLE=web serves it too (its payments run on the ROLE=worker processes): it needs only the
   // database and the demo client, which every web process finds in .data/ or makes.
   const demo = config.appEnv === 'staging' ? await ensureDemoClient(orm.em.fork()) : undefined;

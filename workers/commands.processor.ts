@@ -13,7 +13,7 @@ import { invoiceCommands } from '../src/invoices/invoice.commands.js';
 import { payoutCommands } from '../src/payouts/payout.commands.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
-import type { CommandJob } from '../src/queues/names.js';
+import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 
@@ -33,8 +33,7 @@ export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
  * Bull Board shows it).
  */
 export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: CommandRegistry = commandRegistry(COMMAND_RUNNERS)) {
-  return async (job: Job<CommandJob>): Promise<CommandResult | null> => {
-    const { commandId, kind } = job.data;
+  const run = async ({ commandId, kind }: CommandRef): Promise<CommandResult | null> => {
     // A job no runner knows cannot succeed by retrying.
     if (!isCommandKind(kind)) throw new UnrecoverableError(`command ${commandId} has an unknown kind: ${kind}`);
     const started = performance.now();
@@ -46,5 +45,16 @@ export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: Comm
     }
     commandDuration.observe({ kind, status: String(result?.status ?? 404) }, (performance.now() - started) / 1000);
     return result;
+  };
+  return async (job: Job<CommandJob>): Promise<CommandResult | null | Array<CommandResult | null>> => {
+    if (!('commands' in job.data)) return run(job.data);
+    // A batch's commands start together (an escrow runner then takes them in one statement).
+    // When one fails, the job fails and runs again: the commands already done answer from
+    // their rows; an unknown kind fails the batch for good and the sweeper requeues the rest
+    // one by one.
+    const settled = await Promise.allSettled(commandsOf(job.data).map(run));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<CommandResult | null>).value);
   };
 }

@@ -11,7 +11,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import { batched } from '../db/batch.js';
 import { closeRedis, createRedis, queueErrors, type RedisConnection } from './connection.js';
 import type { Logger } from '../runtime/logger.js';
-import { QueueName, type CommandJob } from './names.js';
+import { DEFAULT_COMMAND_JOB_BATCH, QueueName, type CommandJob, type CommandRef } from './names.js';
 import type { Reply } from '../envelope.js';
 
 /** Retries with backoff: a job that fails (a crash, a lost connection) runs again. */
@@ -24,6 +24,25 @@ export const COMMAND_JOB_OPTIONS: JobsOptions = {
 
 const POLL_MS = 200;
 
+/**
+ * The jobs for commands enqueued together: one command alone is its own job (job id = command
+ * id, so enqueuing it twice is harmless); several share jobs of up to `maxPerJob` (a command
+ * named twice goes once). A command that ends up in two jobs runs once: its row decides.
+ */
+export function commandJobs(refs: CommandRef[], maxPerJob: number) {
+  const unique = [...new Map(refs.map((r) => [r.commandId, r])).values()];
+  const jobs: Array<{ name: string; data: CommandJob; opts: JobsOptions }> = [];
+  for (let i = 0; i < unique.length; i += maxPerJob) {
+    const group = unique.slice(i, i + maxPerJob);
+    jobs.push(
+      group.length === 1
+        ? { name: QueueName.Commands, data: group[0], opts: { ...COMMAND_JOB_OPTIONS, jobId: group[0].commandId } }
+        : { name: 'batch', data: { commands: group }, opts: COMMAND_JOB_OPTIONS },
+    );
+  }
+  return jobs;
+}
+
 /** The requests of this process waiting for commands, keyed by queue prefix and command id; shared by every bus of the process. */
 const waiting = new EventEmitter().setMaxListeners(0);
 
@@ -32,19 +51,16 @@ export class CommandBus {
   private subscriber: RedisConnection | undefined;
   /** Where workers announce finished commands that no request of their own process waits for. */
   private readonly channel: string;
-  /** The jobs enqueued in a turn of the event loop go to Redis together (one round trip). */
-  private readonly add = batched(async (jobs: Array<{ commandId: string; kind: string }>) => {
+  /**
+   * The commands enqueued in a turn of the event loop go to Redis together (one round trip),
+   * as one job when there are several (up to `maxPerJob` per job).
+   */
+  private readonly add = batched(async (refs: CommandRef[]) => {
     try {
-      await this.queue.addBulk(
-        jobs.map(({ commandId, kind }) => ({
-          name: QueueName.Commands,
-          data: { commandId, kind },
-          opts: { ...COMMAND_JOB_OPTIONS, jobId: commandId },
-        })),
-      );
-      return jobs.map(() => true);
+      await this.queue.addBulk(commandJobs(refs, this.maxPerJob));
+      return refs.map(() => true);
     } catch {
-      return jobs.map(() => false);
+      return refs.map(() => false);
     }
   });
   /** The commands finished in a turn of the event loop are announced together (one PUBLISH). */
@@ -63,6 +79,7 @@ export class CommandBus {
     private readonly prefix: string,
     connection?: RedisConnection,
     logger?: Logger,
+    private readonly maxPerJob = DEFAULT_COMMAND_JOB_BATCH,
   ) {
     this.ownsConnection = !connection;
     this.connection = connection ?? createRedis(redisUrl, 'producer');

@@ -13,11 +13,26 @@ export interface WebhookJob {
   deliveryId: string;
 }
 
-/** The payload of every command job: the command row holds the rest. */
-export interface CommandJob {
+/** A command to run: the command row holds the rest. */
+export interface CommandRef {
   commandId: string;
   /** The command's kind (`escrow.pay`…, a CommandKind), so the processor finds its runner without a query. */
   kind: string;
+}
+
+/**
+ * The payload of a command job: one command (job id = command id, name `commands`), or the
+ * commands enqueued together in one turn of a web process's event loop (name `batch`,
+ * `commands`), which the worker runs at once — one fetch and one completion in Redis for all of them.
+ */
+export type CommandJob = CommandRef | { commands: CommandRef[] };
+
+/** Commands per job, at most, when several are enqueued in one turn (`COMMAND_JOB_BATCH`). */
+export const DEFAULT_COMMAND_JOB_BATCH = 32;
+
+/** The commands a command job carries. */
+export function commandsOf(job: CommandJob): CommandRef[] {
+  return 'commands' in job ? job.commands : [job];
 }
 
 /** Job names per queue. */

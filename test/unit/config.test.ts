@@ -37,6 +37,8 @@ describe('config', () => {
     ['MAINTENANCE_CONCURRENCY', '1001'],
     ['DATABASE_POOL_SIZE', '0'],
     ['DATABASE_POOL_SIZE', '2.5'],
+    ['COMMAND_JOB_BATCH', '0'],
+    ['COMMAND_JOB_BATCH', '257'],
   ];
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value} naming the variable`, () => {
@@ -121,5 +123,10 @@ describe('config', () => {
     });
     assert.deepEqual(set.concurrency, { commands: 4, webhooks: 200, maintenance: 1 });
     assert.equal(set.databasePoolSize, 25);
+  });
+
+  it('batches up to 32 commands per job unless COMMAND_JOB_BATCH says otherwise', () => {
+    assert.equal(loadConfig({}).commandJobBatch, 32);
+    assert.equal(loadConfig({ COMMAND_JOB_BATCH: '1' }).commandJobBatch, 1);
   });
 });
