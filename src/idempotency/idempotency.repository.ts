@@ -80,8 +80,8 @@ export async function storeResponse(db: Db, owner: string, key: string, status: 
 /**
  * Deletes idempotency keys past the retention window, at most `batch` of them (oldest first, by
  * the `created_at` index) so that no statement holds the table long; returns how many. The rows
- * are deleted by their address (`ctid = any (array(…))`, a TID scan): an `in (…)` may be planned
- * as a join over the whole table once it is large.
+ * are deleted by their address (`ctid = any (array(…))`): a TID scan whatever the table's size,
+ * as the other purges delete by key.
  */
 export async function purgeExpiredIdempotencyKeys(db: Db, batch = 5_000): Promise<number> {
   const [row] = await db.execute<Array<{ n: number }>>(
