@@ -89,12 +89,16 @@ export async function commandOutcome(
   return row;
 }
 
-/** Deletes finished commands last changed more than `days` ago, at most `batch` (by the `command_done_idx` index); returns how many. */
+/**
+ * Deletes finished commands last changed more than `days` ago, at most `batch` (oldest first by
+ * the `command_done_idx` index, then each by its key: `= any (array(…))`, never a join over the
+ * whole table); returns how many.
+ */
 export async function purgeFinishedCommandRows(db: Db, days: number, batch: number): Promise<number> {
   const [row] = await db.execute<Array<{ n: number }>>(
     `with gone as (
-       delete from command where id in (
-         select id from command where state = 'done' and updated_at < now() - (? * interval '1 day') order by updated_at limit ?)
+       delete from command where id = any (array(
+         select id from command where state = 'done' and updated_at < now() - (? * interval '1 day') order by updated_at limit ?))
        returning 1
      ) select count(*)::int as n from gone`,
     [days, batch],

@@ -204,39 +204,47 @@ export async function replayDeliveries(db: Db, filter: ReplayFilter, suffix: str
   return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id, endpointId: d.endpoint_id }));
 }
 
-/** Drops attempts, finished deliveries and relayed events past `days` (at most `batch` of each per call); returns how many. */
+/**
+ * Drops attempts, finished deliveries and relayed events past `days` (at most `batch` of each
+ * per call, `4 × batch` attempts); returns how many. Each statement takes its batch oldest first
+ * by an index (`webhook_attempt_attempted_idx`, `webhook_delivery_finished_idx`,
+ * `outbox_relayed_idx`) and deletes it by key (`= any (array(…))`, an index lookup per row, never
+ * a join over the whole table), so a call costs its batch, not the table. An attempt is never
+ * later than its delivery's finish (a replay clears `finished_at`), so a delivery past the
+ * retention has only attempts past it: those go first, oldest first, and the delivery once it
+ * has none left. An event goes once no delivery needs it; those still needed (a replay's
+ * delivery, finished later) are skipped, never waited on.
+ */
 export async function purgeHistory(db: Db, days: number, batch: number): Promise<number> {
-  const [row] = await db.execute<Array<{ attempts: number }>>(
-    `with old_deliveries as (
-       select id from webhook_delivery where state <> 'pending' and finished_at < now() - (? * interval '1 day') limit ?
-     ), attempts as (
-       delete from webhook_attempt a where a.ctid in (
-         select ctid from webhook_attempt where attempted_at < now() - (? * interval '1 day') or delivery_id in (select id from old_deliveries) limit ?)
+  const [attempts] = await db.execute<Array<{ n: number }>>(PURGE_ATTEMPTS_SQL, [days, batch * 4]);
+  const [deliveries] = await db.execute<Array<{ n: number }>>(PURGE_DELIVERIES_SQL, [days, batch]);
+  const [events] = await db.execute<Array<{ n: number }>>(PURGE_EVENTS_SQL, [days, batch]);
+  return (attempts?.n ?? 0) + (deliveries?.n ?? 0) + (events?.n ?? 0);
+}
+
+const PURGE_ATTEMPTS_SQL = `with gone as (
+       delete from webhook_attempt where id = any (array(
+         select id from webhook_attempt where attempted_at < now() - (? * interval '1 day') order by attempted_at limit ?))
        returning 1
-     )
-     select (select count(*) from attempts)::int as attempts`,
-    [days, batch, days, batch * 4],
-  );
-  const [deliveries] = await db.execute<Array<{ n: number }>>(
-    `with gone as (
-       delete from webhook_delivery d where d.id in (
-         select id from webhook_delivery where state <> 'pending' and finished_at < now() - (? * interval '1 day') limit ?)
+     ) select count(*)::int as n from gone`;
+
+// The batch is locked as it is taken (a row a replay just made pending is left, and rows another
+// purge holds are skipped), so nothing changes it before the delete.
+const PURGE_DELIVERIES_SQL = `with gone as (
+       delete from webhook_delivery d where d.id = any (array(
+         select id from webhook_delivery where state <> 'pending' and finished_at < now() - (? * interval '1 day') order by finished_at limit ?
+         for update skip locked))
          and not exists (select 1 from webhook_attempt a where a.delivery_id = d.id)
        returning 1
-     ) select count(*)::int as n from gone`,
-    [days, batch],
-  );
-  const [events] = await db.execute<Array<{ n: number }>>(
-    `with gone as (
-       delete from outbox o where o.id in (
-         select id from outbox where relayed_at < now() - (? * interval '1 day') limit ?)
-         and not exists (select 1 from webhook_delivery d where d.event_id = o.id)
+     ) select count(*)::int as n from gone`;
+
+const PURGE_EVENTS_SQL = `with gone as (
+       delete from outbox o where o.id = any (array(
+         select x.id from outbox x where x.relayed_at < now() - (? * interval '1 day')
+            and not exists (select 1 from webhook_delivery d where d.event_id = x.id)
+          order by x.relayed_at limit ?))
        returning 1
-     ) select count(*)::int as n from gone`,
-    [days, batch],
-  );
-  return row.attempts + deliveries.n + events.n;
-}
+     ) select count(*)::int as n from gone`;
 
 /** How old the oldest unrelayed event is, in seconds (0 when none wait). */
 export async function outboxLagSeconds(db: Db): Promise<number> {

@@ -6,6 +6,8 @@ export const OutboxEvent = defineEntity({
   tableName: 'outbox',
   indexes: [
     { name: 'outbox_pending_idx', expression: 'create index outbox_pending_idx on outbox (created_at) where relayed_at is null' },
+    // Relayed events past the retention, oldest first (the history purge).
+    { name: 'outbox_relayed_idx', expression: 'create index outbox_relayed_idx on outbox (relayed_at) where relayed_at is not null' },
     { name: 'outbox_integrator_created_idx', properties: ['integratorId', 'createdAt', 'id'] },
     {
       name: 'outbox_integrator_account_idx',

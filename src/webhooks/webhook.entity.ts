@@ -47,6 +47,11 @@ export const WebhookDelivery = defineEntity({
       expression: `create index webhook_delivery_pending_idx on webhook_delivery (next_attempt_at) where state = 'pending'`,
     },
     { name: 'webhook_delivery_endpoint_idx', properties: ['endpointId', 'createdAt'] },
+    // Finished deliveries past the retention, oldest first (the history purge).
+    {
+      name: 'webhook_delivery_finished_idx',
+      expression: `create index webhook_delivery_finished_idx on webhook_delivery (finished_at) where state <> 'pending'`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -83,6 +88,8 @@ export const WebhookAttempt = defineEntity({
       expression: 'create index webhook_attempt_endpoint_idx on webhook_attempt (endpoint_id, attempted_at desc)',
     },
     { name: 'webhook_attempt_delivery_idx', properties: ['deliveryId', 'attemptedAt'] },
+    // Attempts past the retention, oldest first (the history purge).
+    { name: 'webhook_attempt_attempted_idx', properties: ['attemptedAt'] },
   ],
   properties: {
     id: p.bigint('number').primary().autoincrement(),

@@ -4,6 +4,8 @@ import { purgeFinishedCommands } from '../../src/commands/command.service.js';
 import { db } from '../../src/db/sql.js';
 import { purgeExpiredIdempotencyKeys } from '../../src/idempotency/idempotency.repository.js';
 import { MaintenanceJob } from '../../src/queues/names.js';
+import pg from 'pg';
+import { purgeWebhookHistory } from '../../src/webhooks/relay.service.js';
 import { drain, maintenanceProcessor } from '../../workers/maintenance.processor.js';
 import { h, newClient, unique } from '../support/harness.js';
 
@@ -87,5 +89,66 @@ describe('housekeeping in batches', () => {
     }, 50);
     assert.ok(calls >= 2 && calls <= 5, `${calls} batches in a 50 ms budget`);
     assert.equal(total, calls * 5);
+  });
+
+  /** An endpoint of a new integrator, and a way to write its old events and finished deliveries. */
+  async function webhookHistory() {
+    const client = await newClient();
+    const [integrator] = await conn().execute<Array<{ id: string }>>('select id from integrator where name = ?', [client.integrator]);
+    const endpoint = unique('whe_hk');
+    await conn().execute(
+      `insert into webhook_endpoint (id, integrator_id, url, events, secret, status) values (?, ?, 'https://example.com/h', '{x}', 's', 'enabled')`,
+      [endpoint, integrator.id],
+    );
+    const event = async (relayedDaysAgo: number) => {
+      const id = unique('evt_hk');
+      await conn().execute(
+        `insert into outbox (id, integrator_id, event_name, message, created_at, relayed_at)
+         values (?, ?, 'x', '{}', now() - ? * interval '1 day', now() - ? * interval '1 day')`,
+        [id, integrator.id, relayedDaysAgo, relayedDaysAgo],
+      );
+      return id;
+    };
+    const delivery = async (eventId: string, finishedDaysAgo: number) => {
+      const id = unique('whd_hk');
+      await conn().execute(
+        `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id, finished_at)
+         values (?, ?, ?, ?, 'delivered', ?, now() - ? * interval '1 day')`,
+        [id, eventId, endpoint, integrator.id, id, finishedDaysAgo],
+      );
+      return id;
+    };
+    const exists = async (table: 'outbox' | 'webhook_delivery', id: string) =>
+      (await conn().execute<unknown[]>(`select 1 from ${table} where id = ?`, [id])).length === 1;
+    return { event, delivery, exists };
+  }
+
+  it('purges relayed events past their retention, skipping (not waiting on) an older one a delivery still needs', async () => {
+    const w = await webhookHistory();
+    // The oldest event was replayed: its delivery finished yesterday, so it stays another month.
+    const needed = await w.event(5002);
+    await w.delivery(needed, 1);
+    const free = await w.event(5001);
+    // One event per call: the one no delivery needs goes, behind the one that must wait.
+    await purgeWebhookHistory(h().orm.em.fork(), 30, 1);
+    assert.deepEqual([await w.exists('outbox', needed), await w.exists('outbox', free)], [true, false]);
+  });
+
+  it('purges finished deliveries without waiting on one locked meanwhile (a replay making it pending)', async () => {
+    const w = await webhookHistory();
+    const locked = await w.delivery(await w.event(6002), 6002);
+    const other = await w.delivery(await w.event(6001), 6001);
+    const replay = new pg.Client({ connectionString: h().databaseUrl });
+    await replay.connect();
+    try {
+      await replay.query('begin');
+      await replay.query('select 1 from webhook_delivery where id = $1 for update', [locked]);
+      // Two a call: the locked one is skipped, the other goes; the call does not wait for the lock.
+      await purgeWebhookHistory(h().orm.em.fork(), 30, 2);
+      assert.deepEqual([await w.exists('webhook_delivery', locked), await w.exists('webhook_delivery', other)], [true, false]);
+    } finally {
+      await replay.query('rollback');
+      await replay.end();
+    }
   });
 });
