@@ -12,6 +12,7 @@ import { ensureDatabase, migrate, openOrm } from './db/orm.js';
 import { buildApp } from './http/app.js';
 import { closeRedis, createRedis, reportOutages, type RedisConnection } from './queues/connection.js';
 import { CommandBus } from './queues/command-bus.js';
+import { describeRedisUrl } from './queues/redis-url.rules.js';
 import { describeError } from './runtime/describe-error.js';
 import { ensureDemoClient } from './runtime/demo-client.js';
 import { DASHBOARD_PATH, dashboardMode, metricsMode } from './http/operations-routes.js';
@@ -143,7 +144,7 @@ async function runWeb(config: Config): Promise<void> {
       ? '  Metrics        off (set METRICS_TOKEN or ADMIN_PASSWORD to serve it in production)'
       : `  Metrics        ${base}/metrics (${metricsGuard[metrics]})`,
     `  PostgreSQL     ${describeDatabase(services.databaseUrl)}${services.started.includes('postgresql') ? ' (private instance)' : ''}`,
-    `  Redis          ${services.redisUrl.replace(/\/\/([^@/]*)@/, '//***@')}${services.started.includes('redis') ? ' (private instance, .data/)' : ''}`,
+    `  Redis          ${describeRedisUrl(services.redisUrl)}${services.started.includes('redis') ? ' (private instance, .data/)' : ''}`,
   ];
   if (!redisUp) {
     lines.push(

@@ -65,6 +65,18 @@ export async function closeRedis(redis: RedisConnection): Promise<void> {
   else redis.disconnect();
 }
 
+/**
+ * What of a Redis error may be logged (describeError), with the cause a cluster keeps aside: a
+ * cluster that reaches none of its nodes says only `Failed to refresh slots cache.`, and why
+ * (refused, `WRONGPASS`, …) is in the last node's error.
+ */
+export function describeRedisError(err: unknown): ReturnType<typeof describeError> {
+  const described = describeError(err);
+  const cause = (err as { lastNodeError?: unknown } | undefined)?.lastNodeError;
+  if (!(cause instanceof Error) || described.message === undefined) return described;
+  return { ...described, message: `${described.message} Last node error: ${describeError(cause).message ?? cause.name}` };
+}
+
 /** While Redis stays down, how often the log says so again. */
 const OUTAGE_REMINDER_MS = 60_000;
 
@@ -81,11 +93,11 @@ export function reportOutages(redis: RedisConnection, logger: Logger, connection
     const now = Date.now();
     if (downSince === undefined) {
       downSince = said = now;
-      logger.warn({ redis: connection, err: describeError(err) }, 'redis unavailable; reconnecting');
+      logger.warn({ redis: connection, err: describeRedisError(err) }, 'redis unavailable; reconnecting');
     } else if (now - said >= OUTAGE_REMINDER_MS) {
       said = now;
       logger.warn(
-        { redis: connection, down_s: Math.round((now - downSince) / 1000), err: describeError(err) },
+        { redis: connection, down_s: Math.round((now - downSince) / 1000), err: describeRedisError(err) },
         'redis still unavailable; reconnecting',
       );
     }

@@ -103,3 +103,11 @@ export function parseRedisUrl(raw: string): RedisTopology {
   const sentinelPassword = params.get('sentinel_password');
   return { kind, sentinels: hosts, name, db: Number(db), ...auth, ...(sentinelPassword ? { sentinelPassword } : {}) };
 }
+
+/**
+ * `REDIS_URL` for people (the start banner): the user name and password before `@` shown as
+ * `***`, and so the value of every `password` or `sentinel_password` parameter.
+ */
+export function describeRedisUrl(raw: string): string {
+  return raw.replace(/^([a-z+]+:\/\/)[^/?#]*@/i, '$1***@').replace(/([?&](?:sentinel_)?password=)[^&#]*/gi, '$1***');
+}

@@ -7,12 +7,9 @@
  * suite's Redis) can neither run these commands nor send these deliveries.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
 import { createClient, TokenSigner } from '../../src/auth/auth.service.js';
@@ -33,6 +30,7 @@ import {
   withDatabase,
 } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { missingRedisBinaries, RedisServers, redisCli, until } from '../support/redis-servers.js';
 
 const CLUSTER_PORTS = [7400, 7401, 7402];
 const PRIMARY = 7403;
@@ -41,29 +39,7 @@ const SENTINELS = [7405, 7406, 7407];
 /** A hash-tagged prefix: in a cluster every key of a BullMQ queue must fall in one slot. */
 const PREFIX = `{${TEST_QUEUE_PREFIX.replace(/[{}]/g, '')}-topo}`;
 
-const missing = ['redis-server', 'redis-cli'].filter((bin) => spawnSync(bin, ['--version'], { stdio: 'ignore' }).status !== 0);
-
-function cli(port: number, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile('redis-cli', ['-p', String(port), ...args], { timeout: 20_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`redis-cli -p ${port} ${args.join(' ')}: ${err.message} ${stderr}`)) : resolve(stdout),
-    ),
-  );
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: Error | undefined;
-  for (;;) {
-    const value = await probe().catch((err: Error) => {
-      last = err;
-      return undefined;
-    });
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const cli = (port: number, ...args: string[]) => redisCli(port, args);
 
 /** A running app + workers on one REDIS_URL, with a client of its own and a webhook receiver. */
 interface Stack {
@@ -225,89 +201,29 @@ async function allDelivered(orm: MikroORM, s: Stack, escrowIds: string[]): Promi
 
 describe('scale: Redis Sentinel and Redis Cluster (REDIS_URL forms)', function () {
   this.timeout(120_000);
-  const children: ChildProcess[] = [];
-  let dir = '';
+  let servers: RedisServers | undefined;
   let orm: MikroORM | undefined;
   const database = scratchDatabase('topo');
   let databaseUrl = '';
-
-  function server(args: string[]): ChildProcess {
-    const child = spawn('redis-server', args, { stdio: 'ignore' });
-    child.on('error', () => undefined);
-    children.push(child);
-    return child;
-  }
   let replica: ChildProcess;
 
   before(async function () {
-    if (missing.length) {
-      console.log(`    skipped: ${missing.join(' and ')} not found on PATH (this file starts its own Redis servers)`);
+    if (missingRedisBinaries.length) {
+      console.log(`    skipped: ${missingRedisBinaries.join(' and ')} not found on PATH (this file starts its own Redis servers)`);
       this.skip();
     }
-    dir = mkdtempSync(path.join(tmpdir(), 'holdfast-topo-'));
-    const common = ['--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'];
-    for (const port of CLUSTER_PORTS) {
-      const d = path.join(dir, `c${port}`);
-      rmSync(d, { recursive: true, force: true });
-      spawnSync('mkdir', ['-p', d]);
-      server([
-        '--port',
-        String(port),
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        path.join(d, 'nodes.conf'),
-        '--dir',
-        d,
-        ...common,
+    servers = new RedisServers();
+    servers.server(PRIMARY);
+    replica = servers.server(REPLICA, ['--replicaof', '127.0.0.1', String(PRIMARY)]);
+    await servers.answering([PRIMARY, REPLICA]);
+    for (const port of SENTINELS)
+      servers.sentinel(port, [
+        `sentinel monitor mymaster 127.0.0.1 ${PRIMARY} 2`,
+        'sentinel down-after-milliseconds mymaster 1000',
+        'sentinel failover-timeout mymaster 3000',
+        'sentinel parallel-syncs mymaster 1',
       ]);
-    }
-    server(['--port', String(PRIMARY), '--dir', dir, '--dbfilename', 'p.rdb', ...common]);
-    replica = server([
-      '--port',
-      String(REPLICA),
-      '--dir',
-      dir,
-      '--dbfilename',
-      'r.rdb',
-      '--replicaof',
-      '127.0.0.1',
-      String(PRIMARY),
-      ...common,
-    ]);
-    for (const port of [...CLUSTER_PORTS, PRIMARY, REPLICA])
-      await until(`redis on ${port}`, async () => ((await cli(port, 'ping')).includes('PONG') ? true : undefined));
-    // Sentinels (their configuration files must be writable: they rewrite them).
-    for (const port of SENTINELS) {
-      const conf = path.join(dir, `sentinel-${port}.conf`);
-      writeFileSync(
-        conf,
-        [
-          `port ${port}`,
-          'bind 127.0.0.1',
-          `dir ${dir}`,
-          `sentinel monitor mymaster 127.0.0.1 ${PRIMARY} 2`,
-          'sentinel down-after-milliseconds mymaster 1000',
-          'sentinel failover-timeout mymaster 3000',
-          'sentinel parallel-syncs mymaster 1',
-          '',
-        ].join('\n'),
-      );
-      server([conf, '--sentinel']);
-    }
-    await cli(
-      CLUSTER_PORTS[0],
-      '--cluster',
-      'create',
-      ...CLUSTER_PORTS.map((p) => `127.0.0.1:${p}`),
-      '--cluster-replicas',
-      '0',
-      '--cluster-yes',
-    );
-    for (const port of CLUSTER_PORTS)
-      await until(`cluster node ${port} to say ok`, async () =>
-        (await cli(port, 'cluster', 'info')).includes('cluster_state:ok') ? true : undefined,
-      );
+    await servers.cluster(CLUSTER_PORTS);
 
     databaseUrl = withDatabase(h().databaseUrl, database);
     await dropDatabase(database);
@@ -319,11 +235,7 @@ describe('scale: Redis Sentinel and Redis Cluster (REDIS_URL forms)', function (
   after(async function () {
     this.timeout(30_000);
     await orm?.close().catch(() => undefined);
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await Promise.all(
-      children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)),
-    );
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await servers?.stop();
     if (databaseUrl) await dropDatabase(database).catch(() => undefined);
   });
 

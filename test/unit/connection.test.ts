@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isConnectionFailure, queueErrors } from '../../src/queues/connection.js';
+import { describeRedisError, isConnectionFailure, queueErrors } from '../../src/queues/connection.js';
 import { createLogger } from '../../src/runtime/logger.js';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
@@ -40,5 +40,20 @@ describe('Redis connection failures', () => {
       lines.map((l) => [l.msg, l.queue, l.err]),
       [['queue error', 'commands', { type: 'Error', message: 'Missing key for job 1. moveToFinished' }]],
     );
+  });
+
+  it("says why a cluster reached none of its nodes: the last node's error, which ioredis keeps aside", () => {
+    const refused = Object.assign(new Error('WRONGPASS invalid username-password pair or user is disabled.'), { name: 'ReplyError' });
+    const allFailed = Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError', lastNodeError: refused });
+    assert.deepEqual(describeRedisError(allFailed), {
+      type: 'ClusterAllFailedError',
+      code: undefined,
+      message: 'Failed to refresh slots cache. Last node error: WRONGPASS invalid username-password pair or user is disabled.',
+    });
+    assert.deepEqual(describeRedisError(refused), {
+      type: 'ReplyError',
+      code: undefined,
+      message: 'WRONGPASS invalid username-password pair or user is disabled.',
+    });
   });
 });

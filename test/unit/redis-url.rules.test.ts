@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../config/index.js';
-import { parseRedisUrl, RedisUrlError } from '../../src/queues/redis-url.rules.js';
+import { describeRedisUrl, parseRedisUrl, RedisUrlError } from '../../src/queues/redis-url.rules.js';
 
 describe('REDIS_URL forms (redis-url.rules)', () => {
   it('one server: redis:// and rediss:// are passed to ioredis as they are', () => {
@@ -93,6 +93,23 @@ describe('REDIS_URL forms (redis-url.rules)', () => {
         (err: Error) => err instanceof RedisUrlError && !err.message.includes('hunter2secret'),
       );
     }
+  });
+
+  it("describes the URL for the start banner with no password: neither the data servers' nor the sentinels'", () => {
+    const cases: Array<[string, string]> = [
+      ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
+      ['redis://:hunter2secret@h:6379/2', 'redis://***@h:6379/2'],
+      ['rediss://app:hunter2secret@h:6380', 'rediss://***@h:6380'],
+      ['redis://:hunter2@secret@h:6379', 'redis://***@h:6379'],
+      ['redis://h:6379?password=hunter2secret&db=1', 'redis://h:6379?password=***&db=1'],
+      [
+        'redis+sentinel://app:hunter2secret@s1:26379,s2:26379/mymaster?db=1&sentinel_password=hunter2secret',
+        'redis+sentinel://***@s1:26379,s2:26379/mymaster?db=1&sentinel_password=***',
+      ],
+      ['redis+sentinel://s1,s2/m?sentinel_password=hunter2secret', 'redis+sentinel://s1,s2/m?sentinel_password=***'],
+      ['redis+cluster://:hunter2secret@a:1,b:2', 'redis+cluster://***@a:1,b:2'],
+    ];
+    for (const [url, shown] of cases) assert.equal(describeRedisUrl(url), shown);
   });
 
   it('on a cluster, QUEUE_PREFIX must hold a hash tag (every key of a queue in one slot)', () => {
