@@ -42,8 +42,10 @@ const LIFECYCLES = Number(process.env.SCALE_LIFECYCLES ?? 400);
 const EVENTS = Number(process.env.SCALE_EVENTS ?? 800);
 /** Escrow lifecycles each buyer goes through before the clock starts: the measured accounts' shape. */
 const SHAPE = Number(process.env.SCALE_SHAPE ?? 10);
-/** Runs `holdfast ledger verify` on the whole seeded database when at most this many entries. */
-const VERIFY_MAX = Number(process.env.SCALE_VERIFY_MAX_ENTRIES ?? 2_000_000);
+/** Runs `holdfast ledger verify` on the whole seeded database when at most this many entries (the full seed is). */
+const VERIFY_MAX = Number(process.env.SCALE_VERIFY_MAX_ENTRIES ?? 20_000_000);
+/** Loaded first in the `ledger verify` child: prints its peak memory (maxRSS, KB) on stderr as it exits. */
+const REPORT_MAX_RSS = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss-kb '+process.resourceUsage().maxRSS+'\\n'))`;
 /** Bytes on disk per seeded row with its indexes (measured here at 100 000 accounts), doubled for WAL and slack. */
 const BYTES = { account: 1_000, entry: 260, escrow: 1_100, delivery: 800 };
 
@@ -603,11 +605,13 @@ async function main(): Promise<void> {
     let verifyNote = 'skipped (over SCALE_VERIFY_MAX_ENTRIES)';
     if (sizes.entries <= VERIFY_MAX) {
       const t = performance.now();
-      const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], {
+      const verify = spawnSync(process.execPath, ['--import', REPORT_MAX_RSS, 'bin/holdfast.js', 'ledger', 'verify'], {
         env: { ...process.env, DATABASE_URL: s.databaseUrl },
         encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
       });
-      verifyNote = `${verify.status === 0 ? 'clean' : 'FAILED'} in ${((performance.now() - t) / 1000).toFixed(1)} s`;
+      const maxRss = Number(/maxrss-kb (\d+)/.exec(verify.stderr)?.[1] ?? Number.NaN);
+      verifyNote = `${verify.status === 0 ? 'clean' : 'FAILED'} in ${((performance.now() - t) / 1000).toFixed(1)} s, peak memory ${(maxRss / 1024).toFixed(0)} MB`;
       if (verify.status !== 0) problems.push(`ledger verify: ${(verify.stdout + verify.stderr).slice(0, 1000)}`);
     }
     const pg = (await import('pg')).default;

@@ -8,7 +8,15 @@ import { insertPendingCommandsSql } from '../commands/command.repository.js';
 import type { Db } from '../db/sql.js';
 import type { EscrowRow } from './escrow.rules.js';
 import { joinInvoiceSql, lineItemWalletsSql } from '../invoices/invoice.repository.js';
-import { ESCROW_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
+import {
+  ESCROW_HOLDING_BALANCES_SQL,
+  expectedPhasesSql,
+  firstFoundSql,
+  type Found,
+  PROBLEM_TOTAL_SQL,
+  phasesDifferSql,
+  postingPhasesSql,
+} from '../ledger/ledger.repository.js';
 
 /** The escrow columns its record is made from (named, never `*`: statements are prepared). */
 const ESCROW_COLUMNS = [
@@ -118,28 +126,45 @@ export function insertOpenEscrowsSql(relation: string): string {
             description, metadata, created_at, updated_at from ${relation} where escrow_id is not null`;
 }
 
-/** Each integrator's escrow holding balance beside the total of its ESCROWED escrows, where the two differ (the caller's snapshot). */
+/**
+ * Each integrator's escrow holding balance beside the total of its ESCROWED escrows, where the
+ * two differ (the caller's snapshot; the first `limit`, each with the count of all as `total`).
+ */
 export function escrowHoldingMismatches(
   db: Db,
-): Promise<Array<{ integrator_id: string; currency: string; balance: string; held: string }>> {
+  limit: number,
+): Promise<Array<Found<{ integrator_id: string; currency: string; balance: string; held: string }>>> {
   return db.execute(
     `select coalesce(a.integrator_id, e.integrator_id) as integrator_id, coalesce(a.currency, e.currency) as currency,
-            coalesce(a.balance, 0) as balance, coalesce(e.held, 0) as held
+            coalesce(a.balance, 0) as balance, coalesce(e.held, 0) as held, ${PROBLEM_TOTAL_SQL}
        from (${ESCROW_HOLDING_BALANCES_SQL}) a
        full join (select integrator_id, currency, sum(total_amount) as held from escrow where status = 'ESCROWED' group by integrator_id, currency) e
          on e.integrator_id = a.integrator_id and e.currency = a.currency
-      where coalesce(a.balance, 0) <> coalesce(e.held, 0)`,
+      where coalesce(a.balance, 0) <> coalesce(e.held, 0)
+      order by 1, 2 limit ?`,
+    [limit],
   );
 }
 
 /**
- * Every escrow's state with the phases of its postings (references `escrow:<id>:<phase>`,
- * grouped once: a hash join, not a scan per escrow).
+ * `ledger verify`: the escrows whose postings (references `escrow:<id>:<phase>`, grouped once: a
+ * hash join, not a scan per escrow) are not the phases `expected` gives for their status (none
+ * for a status it lacks) — only those, the first `limit` by id, each with the count of all as
+ * `total`, and `phases` as stored.
  */
-export function escrowPostingPhases(db: Db): Promise<Array<{ id: string; status: string; phases: string[] | null }>> {
+export function escrowPhaseMismatches(
+  db: Db,
+  expected: Record<string, string[]>,
+  limit: number,
+): Promise<Array<Found<{ id: string; status: string; phases: string[] | null }>>> {
   return db.execute(
-    `with p as (${postingPhasesSql('escrow')})
-     select e.id, e.status, p.phases from escrow e left join p on p.owner_id = e.id`,
+    firstFoundSql(
+      `with p as (${postingPhasesSql('escrow')}), x as (${expectedPhasesSql()})
+       select e.id, e.status, p.phases from x cross join escrow e left join p on p.owner_id = e.id
+        where ${phasesDifferSql(`array_remove(p.phases, '')`, 'x.by_state -> e.status')}`,
+      'id, status, phases',
+    ),
+    [JSON.stringify(expected), limit],
   );
 }
 

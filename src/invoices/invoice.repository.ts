@@ -7,7 +7,16 @@
 import { buyerJsonSql } from '../accounts/account.repository.js';
 import { mergedAccountSql, transactionBlockedSql } from '../blocks/block.repository.js';
 import type { Db } from '../db/sql.js';
-import { postingMovedSql, postingPhasesSql, walletAccountsAmongSql } from '../ledger/ledger.repository.js';
+import {
+  expectedPhasesSql,
+  type Found,
+  firstFoundSql,
+  PROBLEM_TOTAL_SQL,
+  phasesDifferSql,
+  postingMovedSql,
+  postingPhasesSql,
+  walletAccountsAmongSql,
+} from '../ledger/ledger.repository.js';
 import { activeMethodsAmongSql, joinPaymentMethodSql } from '../payment-methods/payment-method.repository.js';
 import type { InvoiceMechanism, StoredCharge, StoredLineItem } from './invoice.entity.js';
 import type { InvoiceRecord } from './invoice.rules.js';
@@ -168,17 +177,44 @@ function partSucceededSql(alias: string): string {
   return `coalesce(m ->> 'status', case when ${alias}.state = 'SUCCESS' then 'succeeded' else 'failed' end) = 'succeeded'`;
 }
 
-/** Every standard and token purchase invoice (no escrow) with the phases of its postings (references `invoice:<id>:<phase>`). */
-export function invoicePostingPhases(
+/**
+ * What became of an invoice without escrow, as far as its postings go: a purchase not (yet)
+ * paid, one paid (a token purchase apart: it also issues tokens), a refund none of whose parts
+ * went through, or one some part of which did.
+ */
+export type InvoiceOutcome = 'unpaid' | 'paid' | 'paid-token-purchase' | 'refund-not-moved' | 'refund-moved';
+
+/**
+ * `ledger verify`: the standard and token purchase invoices and refunds (no escrow) whose
+ * postings (references `invoice:<id>:<phase>`) lack a phase `required` gives for their outcome
+ * or hold one that neither it nor `optional` gives — only those, the first `limit` by id, each
+ * with the count of all as `total`, its `outcome` and `phases` as stored.
+ */
+export function invoicePhaseMismatches(
   db: Db,
-): Promise<Array<{ id: string; state: string; invoice_type: string; refund_moved: boolean; phases: string[] | null }>> {
+  required: Record<InvoiceOutcome, string[]>,
+  optional: Partial<Record<InvoiceOutcome, string[]>>,
+  limit: number,
+): Promise<Array<Found<{ id: string; state: string; outcome: InvoiceOutcome; phases: string[] | null }>>> {
+  const allowed = Object.fromEntries(Object.entries(required).map(([k, v]) => [k, [...v, ...(optional[k as InvoiceOutcome] ?? [])]]));
   return db.execute(
-    `with p as (${postingPhasesSql('invoice')})
-     select i.id, i.state, i.invoice_type, p.phases,
-            i.refunded_invoice_id is not null
-              and exists (select 1 from jsonb_array_elements(i.payment_methods) m
-                           where ${partSucceededSql('i')}) as refund_moved
-       from invoice i left join p on p.owner_id = i.id where i.escrow_id is null`,
+    firstFoundSql(
+      `with p as (${postingPhasesSql('invoice')}), x as (${expectedPhasesSql()}), a as (${expectedPhasesSql()})
+       select v.id, v.state, v.outcome, v.phases
+         from x cross join a cross join (
+           select i.id, i.state, p.phases,
+                  case when starts_with(i.invoice_type, 'user_refund')
+                         then case when i.refunded_invoice_id is not null
+                                        and exists (select 1 from jsonb_array_elements(i.payment_methods) m where ${partSucceededSql('i')})
+                                   then 'refund-moved' else 'refund-not-moved' end
+                       when i.state <> 'SUCCESS' then 'unpaid'
+                       when i.invoice_type = 'token_purchase' then 'paid-token-purchase'
+                       else 'paid' end as outcome
+             from invoice i left join p on p.owner_id = i.id where i.escrow_id is null offset 0) v
+        where ${phasesDifferSql(`array_remove(v.phases, '')`, 'x.by_state -> v.outcome', 'a.by_state -> v.outcome')}`,
+      'id, state, outcome, phases',
+    ),
+    [JSON.stringify(required), JSON.stringify(allowed), limit],
   );
 }
 
@@ -345,7 +381,10 @@ export async function purchaseOfLineItem(db: Db, integratorId: string, lineItemI
  * Payment methods that had back more than they paid: per purchase invoice and method, the
  * refunds' parts that went through against the purchase's charges (`ledger verify`).
  */
-export function overRefundedMethods(db: Db): Promise<Array<{ invoice_id: string; payment_method_id: string; paid: string; back: string }>> {
+export function overRefundedMethods(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ invoice_id: string; payment_method_id: string; paid: string; back: string }>>> {
   return db.execute(
     `with back as (select r.refunded_invoice_id as invoice_id, m ->> 'payment_method_id' as payment_method_id,
                           sum((m ->> 'amount')::bigint) as back
@@ -356,24 +395,26 @@ export function overRefundedMethods(db: Db): Promise<Array<{ invoice_id: string;
                      from invoice i, jsonb_array_elements(i.payment_methods) m
                     where i.id in (select invoice_id from back)
                     group by 1, 2)
-     select b.invoice_id, b.payment_method_id, coalesce(p.paid, 0) as paid, b.back
+     select b.invoice_id, b.payment_method_id, coalesce(p.paid, 0) as paid, b.back, ${PROBLEM_TOTAL_SQL}
        from back b left join paid p on p.invoice_id = b.invoice_id and p.payment_method_id = b.payment_method_id
       where b.back > coalesce(p.paid, 0)
-      order by 1, 2`,
+      order by 1, 2 limit ?`,
+    [limit],
   );
 }
 
 /** Refund invoices whose `refund` posting moved other than the parts of it that went through (`ledger verify`). */
-export function refundAmountMismatches(db: Db): Promise<Array<{ id: string; succeeded: string; moved: string }>> {
+export function refundAmountMismatches(db: Db, limit: number): Promise<Array<Found<{ id: string; succeeded: string; moved: string }>>> {
   return db.execute(
     `with moved as (${postingMovedSql('invoice', 'refund')}),
           succeeded as (select r.id, coalesce(sum((m ->> 'amount')::bigint) filter (where ${partSucceededSql('r')}), 0) as succeeded
                           from invoice r, jsonb_array_elements(r.payment_methods) m
                          where r.refunded_invoice_id is not null group by 1)
-     select s.id, s.succeeded, coalesce(m.moved, 0) as moved
+     select s.id, s.succeeded, coalesce(m.moved, 0) as moved, ${PROBLEM_TOTAL_SQL}
        from succeeded s left join moved m on m.owner_id = s.id
       where s.succeeded <> coalesce(m.moved, 0)
-      order by 1`,
+      order by 1 limit ?`,
+    [limit],
   );
 }
 
@@ -381,7 +422,10 @@ export function refundAmountMismatches(db: Db): Promise<Array<{ id: string; succ
  * Line items that had back more than they cost: per purchase invoice and line, the refunds'
  * parts (a refund line's `parts`) whose payment method's part went through (`ledger verify`).
  */
-export function overRefundedLines(db: Db): Promise<Array<{ invoice_id: string; line_item_id: string; paid: string; back: string }>> {
+export function overRefundedLines(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ invoice_id: string; line_item_id: string; paid: string; back: string }>>> {
   return db.execute(
     `with back as (select r.refunded_invoice_id as invoice_id, l ->> 'line_item_id' as line_item_id, sum((p ->> 'amount')::bigint) as back
                      from invoice r, jsonb_array_elements(r.line_items) l, jsonb_array_elements(coalesce(l -> 'parts', '[]'::jsonb)) p
@@ -393,9 +437,10 @@ export function overRefundedLines(db: Db): Promise<Array<{ invoice_id: string; l
                      from invoice i, jsonb_array_elements(i.line_items) l
                     where i.id in (select invoice_id from back)
                     group by 1, 2)
-     select b.invoice_id, b.line_item_id, coalesce(p.paid, 0) as paid, b.back
+     select b.invoice_id, b.line_item_id, coalesce(p.paid, 0) as paid, b.back, ${PROBLEM_TOTAL_SQL}
        from back b left join paid p on p.invoice_id = b.invoice_id and p.line_item_id = b.line_item_id
       where b.back > coalesce(p.paid, 0)
-      order by 1, 2`,
+      order by 1, 2 limit ?`,
+    [limit],
   );
 }

@@ -170,58 +170,110 @@ export const ESCROW_HOLDING_BALANCES_SQL = `select integrator_id, currency, bala
 /** Fragment: the payout holding balances, as rows (`integrator_id`, `currency`, `balance`). */
 export const PAYOUT_HOLDING_BALANCES_SQL = `select integrator_id, currency, balance from ledger_account where kind = 'payout_holding'`;
 
-/** What `holdfast ledger verify` finds wrong in the ledger's own tables (the caller's snapshot). */
-export async function ledgerProblems(
-  db: Db,
-): Promise<{ counts: { accounts: number; postings: number; entries: number }; problems: string[] }> {
-  const problems: string[] = [];
+/**
+ * Fragment: one row, `by_state`, the phases each state implies as a JSON object parameter
+ * (`{"STATE": ["phase", …]}`): `ledger verify` keeps its tables of expected phases in
+ * TypeScript and passes them here, so only the owners that differ from them leave the
+ * database. Looked up per row (`by_state -> status`), not joined: a join by state had the
+ * planner rescan the table for each of a million escrows.
+ */
+export function expectedPhasesSql(): string {
+  return 'select ?::jsonb as by_state';
+}
+
+/**
+ * Fragment: whether an array of phase names (`actual`, text[]) lacks a phase of `required` or
+ * holds one not in `allowed` (JSON arrays, jsonb; `allowed` is `required` when not given);
+ * null is none. Compared as sets: a phase is there once at most (references are unique).
+ */
+export function phasesDifferSql(actual: string, required: string, allowed = required): string {
+  const a = `to_jsonb(coalesce(${actual}, '{}'::text[]))`;
+  return `not (${a} @> coalesce(${required}, '[]'::jsonb) and coalesce(${allowed}, '[]'::jsonb) @> ${a})`;
+}
+
+/**
+ * Fragment: the first `?` (a limit) rows of `found` (a query of the rows in breach, with the
+ * column `id`), by id, each with the count of all as `total`. `found` runs on its own
+ * (materialized): with the order and limit over it, PostgreSQL read whole tables in key order
+ * to skip a sort of what is, in a sound ledger, nothing.
+ */
+export function firstFoundSql(found: string, columns: string): string {
+  return `with found as materialized (${found}) select ${columns}, ${PROBLEM_TOTAL_SQL} from found order by id limit ?`;
+}
+
+/**
+ * Fragment: the columns every `ledger verify` check adds to its rows: `total`, how many rows
+ * the check found in all (the rows returned are only its first `limit`).
+ */
+export const PROBLEM_TOTAL_SQL = 'count(*) over () as total';
+
+/** A row of a `ledger verify` check: `total` is how many the check found in all, of which the first `limit` came back. */
+export type Found<T> = T & { total: string };
+
+/**
+ * What `holdfast ledger verify` finds wrong in the ledger's own tables (the caller's snapshot):
+ * each check returns its first `limit` problems and how many it found. Each is one aggregate
+ * over a whole table, done by PostgreSQL (which spills a sort or hash larger than `work_mem` to
+ * disk); only the rows in breach come back.
+ */
+export async function ledgerProblems(db: Db, limit: number) {
   const [counts] = await db.execute<Array<{ accounts: string; postings: string; entries: string }>>(
     `select (select count(*) from ledger_account) as accounts, (select count(*) from ledger_posting) as postings,
             (select count(*) from ledger_entry) as entries`,
   );
-  const unbalanced = await db.execute<Array<{ posting_id: string; currency: string; sum: string }>>(
-    `select posting_id, currency, sum(amount) as sum from ledger_entry group by posting_id, currency having sum(amount) <> 0 order by posting_id`,
+  const unbalanced = await db.execute<Array<Found<{ posting_id: string; currency: string; sum: string }>>>(
+    `select posting_id, currency, sum(amount) as sum, ${PROBLEM_TOTAL_SQL} from ledger_entry
+      group by posting_id, currency having sum(amount) <> 0 order by posting_id limit ?`,
+    [limit],
   );
-  for (const r of unbalanced) problems.push(`posting ${r.posting_id} does not balance in ${r.currency}: entries sum to ${r.sum}`);
-  const thin = await db.execute<Array<{ id: string; n: string }>>(
-    `select p.id, count(e.id) as n from ledger_posting p left join ledger_entry e on e.posting_id = p.id group by p.id having count(e.id) < 2`,
+  const thin = await db.execute<Array<Found<{ id: string; n: string }>>>(
+    `select p.id, count(e.id) as n, ${PROBLEM_TOTAL_SQL} from ledger_posting p left join ledger_entry e on e.posting_id = p.id
+      group by p.id having count(e.id) < 2 order by p.id limit ?`,
+    [limit],
   );
-  for (const r of thin) problems.push(`posting ${r.id} has ${r.n} entr${r.n === '1' ? 'y' : 'ies'} (a posting needs two or more)`);
-  const drifted = await db.execute<Array<{ id: string; balance: string; recomputed: string }>>(
-    `select a.id, a.balance, r.recomputed from ledger_account a
+  const drifted = await db.execute<Array<Found<{ id: string; balance: string; recomputed: string }>>>(
+    `select a.id, a.balance, r.recomputed, ${PROBLEM_TOTAL_SQL} from ledger_account a
        cross join lateral (select (case a.normal_side when 'debit' then -1 else 1 end) * coalesce(sum(e.amount), 0) as recomputed
                              from ledger_entry e where e.ledger_account_id = a.id) r
-      where a.balance <> r.recomputed order by a.id`,
+      where a.balance <> r.recomputed order by a.id limit ?`,
+    [limit],
   );
-  for (const r of drifted) problems.push(`account ${r.id} stores balance ${r.balance} but its entries sum to ${r.recomputed}`);
-  const negative = await db.execute<Array<{ id: string; kind: string; balance: string }>>(
-    `select id, kind, balance from ledger_account where balance < 0 and kind <> 'token_issuance' order by id`,
+  const negative = await db.execute<Array<Found<{ id: string; kind: string; balance: string }>>>(
+    `select id, kind, balance, ${PROBLEM_TOTAL_SQL} from ledger_account where balance < 0 and kind <> 'token_issuance' order by id limit ?`,
+    [limit],
   );
-  for (const r of negative) problems.push(`account ${r.id} (${r.kind}) is below zero: ${r.balance}`);
-  const mismatched = await db.execute<Array<{ id: string }>>(
-    `select e.id from ledger_entry e join ledger_account a on a.id = e.ledger_account_id where a.currency <> e.currency`,
+  const mismatched = await db.execute<Array<Found<{ id: string }>>>(
+    `select e.id, ${PROBLEM_TOTAL_SQL} from ledger_entry e join ledger_account a on a.id = e.ledger_account_id
+      where a.currency <> e.currency order by e.id limit ?`,
+    [limit],
   );
-  for (const r of mismatched) problems.push(`entry ${r.id} is not in its account's currency`);
-  const lastApplied = await db.execute<Array<{ id: string; balance: string; balance_after: string }>>(
-    `select a.id, a.balance, l.balance_after from ledger_account a
+  const lastApplied = await db.execute<Array<Found<{ id: string; balance: string; balance_after: string }>>>(
+    `select a.id, a.balance, l.balance_after, ${PROBLEM_TOTAL_SQL} from ledger_account a
        cross join lateral (select e.balance_after from ledger_entry e where e.ledger_account_id = a.id and e.applied_seq is not null
                             order by e.applied_seq desc, e.id desc limit 1) l
-      where l.balance_after <> a.balance order by a.id`,
+      where l.balance_after <> a.balance order by a.id limit ?`,
+    [limit],
   );
-  for (const r of lastApplied)
-    problems.push(`account ${r.id} stores balance ${r.balance} but its last entry records ${r.balance_after} after it`);
-  const broken = await db.execute<Array<{ id: string; balance_after: string; expected: string }>>(
-    `select id, balance_after, expected from (
+  const broken = await db.execute<Array<Found<{ id: string; balance_after: string; expected: string }>>>(
+    `select id, balance_after, expected, ${PROBLEM_TOTAL_SQL} from (
        select e.id, e.balance_after,
               lag(e.balance_after) over w + case a.normal_side when 'debit' then -e.amount else e.amount end as expected
          from ledger_entry e join ledger_account a on a.id = e.ledger_account_id
         where e.applied_seq is not null
        window w as (partition by e.ledger_account_id order by e.applied_seq, e.id)) x
-      where expected is not null and balance_after <> expected order by id`,
+      where expected is not null and balance_after <> expected order by id limit ?`,
+    [limit],
   );
-  for (const r of broken)
-    problems.push(`entry ${r.id} records balance ${r.balance_after} after it, but the entry before it and its amount make ${r.expected}`);
-  return { counts: { accounts: Number(counts.accounts), postings: Number(counts.postings), entries: Number(counts.entries) }, problems };
+  return {
+    counts: { accounts: Number(counts.accounts), postings: Number(counts.postings), entries: Number(counts.entries) },
+    unbalanced,
+    thin,
+    drifted,
+    negative,
+    mismatched,
+    lastApplied,
+    broken,
+  };
 }
 
 /** One entry of a ledger account as an account statement shows it (`amount`: signed by the account's normal side, + raises its balance). */

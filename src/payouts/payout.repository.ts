@@ -1,6 +1,14 @@
 /** Payouts (plain SQL). */
 import type { Db } from '../db/sql.js';
-import { PAYOUT_HOLDING_BALANCES_SQL, postingPhasesSql } from '../ledger/ledger.repository.js';
+import {
+  expectedPhasesSql,
+  firstFoundSql,
+  type Found,
+  PAYOUT_HOLDING_BALANCES_SQL,
+  PROBLEM_TOTAL_SQL,
+  phasesDifferSql,
+  postingPhasesSql,
+} from '../ledger/ledger.repository.js';
 import type { PayoutRecord, PayoutStatus } from './payout.rules.js';
 
 const COLUMNS = `id, integrator_id as "integratorId", account_id as "accountId", status, amount, currency,
@@ -95,28 +103,45 @@ export async function payoutsOf(
   return { total: Number(count?.n ?? 0), payouts: payouts.map(fromRow) };
 }
 
-/** `ledger verify`: where payout holding (per integrator and currency) differs from what its open payouts hold. */
+/**
+ * `ledger verify`: where payout holding (per integrator and currency) differs from what its open
+ * payouts hold (the first `limit`, each with the count of all as `total`).
+ */
 export function payoutHoldingMismatches(
   db: Db,
-): Promise<Array<{ integrator_id: string; currency: string; balance: string; held: string }>> {
+  limit: number,
+): Promise<Array<Found<{ integrator_id: string; currency: string; balance: string; held: string }>>> {
   return db.execute(
     `select coalesce(a.integrator_id, p.integrator_id) as integrator_id, coalesce(a.currency, p.currency) as currency,
-            coalesce(a.balance, 0) as balance, coalesce(p.held, 0) as held
+            coalesce(a.balance, 0) as balance, coalesce(p.held, 0) as held, ${PROBLEM_TOTAL_SQL}
        from (${PAYOUT_HOLDING_BALANCES_SQL}) a
        full join (select integrator_id, currency, sum(amount) as held from payout where status in ('FUNDS-IN-ESCROW', 'FAILED')
                    group by integrator_id, currency) p
          on p.integrator_id = a.integrator_id and p.currency = a.currency
-      where coalesce(a.balance, 0) <> coalesce(p.held, 0)`,
+      where coalesce(a.balance, 0) <> coalesce(p.held, 0)
+      order by 1, 2 limit ?`,
+    [limit],
   );
 }
 
 /**
- * `ledger verify`: each payout's status and the phases of its postings (`payout:<id>:<phase>`),
- * and postings of that form naming no payout (`status` null).
+ * `ledger verify`: the payouts whose postings (`payout:<id>:<phase>`) are not the phases
+ * `expected` gives for their status, and postings of that form naming no payout (`status`
+ * null) — only those, the first `limit` by id, each with the count of all as `total`.
  */
-export function payoutPostingPhases(db: Db): Promise<Array<{ id: string; status: PayoutStatus | null; phases: string[] | null }>> {
+export function payoutPhaseMismatches(
+  db: Db,
+  expected: Record<string, string[]>,
+  limit: number,
+): Promise<Array<Found<{ id: string; status: PayoutStatus | null; phases: string[] | null }>>> {
   return db.execute(
-    `with p as (${postingPhasesSql('payout')})
-     select coalesce(po.id, p.owner_id) as id, po.status, p.phases from payout po full join p on p.owner_id = po.id`,
+    firstFoundSql(
+      `with p as (${postingPhasesSql('payout')}), x as (${expectedPhasesSql()})
+       select coalesce(po.id, p.owner_id) as id, po.status, p.phases
+         from x cross join (payout po full join p on p.owner_id = po.id)
+        where po.id is null or ${phasesDifferSql(`array_remove(p.phases, '')`, 'x.by_state -> po.status')}`,
+      'id, status, phases',
+    ),
+    [JSON.stringify(expected), limit],
   );
 }

@@ -5,7 +5,7 @@
  * would name the clock's own.)
  */
 import type { Db } from '../db/sql.js';
-import { postingPhasesSql } from '../ledger/ledger.repository.js';
+import { expectedPhasesSql, type Found, firstFoundSql, phasesDifferSql, postingPhasesSql } from '../ledger/ledger.repository.js';
 import { tenantNowSql } from '../sandbox/sandbox.repository.js';
 import type { ExchangeRecord, ExchangeStatus } from './conversion.rules.js';
 
@@ -87,13 +87,23 @@ export async function setExchangePayout(db: Db, id: string, payoutId: string): P
 }
 
 /**
- * Every exchange with the phases of its postings (`exchange:<id>:<phase>`), and postings of that
- * form naming no exchange (`status` null).
+ * `ledger verify`: the exchanges whose postings (`exchange:<id>:<phase>`) are not the phases
+ * `expected` gives for their status, and postings of that form naming no exchange (`status`
+ * null) — only those, the first `limit` by id, each with the count of all as `total`.
  */
-export function exchangePostingPhases(db: Db): Promise<Array<{ id: string; status: ExchangeStatus | null; phases: string[] | null }>> {
+export function exchangePhaseMismatches(
+  db: Db,
+  expected: Record<string, string[]>,
+  limit: number,
+): Promise<Array<Found<{ id: string; status: ExchangeStatus | null; phases: string[] | null }>>> {
   return db.execute(
-    `with p as (${postingPhasesSql('exchange')})
-     select coalesce(x.id, p.owner_id) as id, x.status, p.phases
-       from token_exchange x full join p on p.owner_id = x.id`,
+    firstFoundSql(
+      `with p as (${postingPhasesSql('exchange')}), xp as (${expectedPhasesSql()})
+       select coalesce(x.id, p.owner_id) as id, x.status, p.phases
+         from xp cross join (token_exchange x full join p on p.owner_id = x.id)
+        where x.id is null or ${phasesDifferSql(`array_remove(p.phases, '')`, 'xp.by_state -> x.status')}`,
+      'id, status, phases',
+    ),
+    [JSON.stringify(expected), limit],
   );
 }

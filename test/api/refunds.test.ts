@@ -435,18 +435,18 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
           updatedAt: now,
           refundedInvoiceId: invoiceId,
         });
-        const over = await overRefundedMethods(tx);
+        const over = await overRefundedMethods(tx, 10);
         assert.deepEqual(
           over.map((o) => [o.invoice_id, o.payment_method_id, Number(o.paid), Number(o.back)]),
           [[invoiceId, buyer.card, 1000, 1001]],
         );
-        const overLines = await overRefundedLines(tx);
+        const overLines = await overRefundedLines(tx, 10);
         assert.deepEqual(
           overLines.map((o) => [o.invoice_id, o.line_item_id, Number(o.paid), Number(o.back)]),
           [[invoiceId, line.line_item_id, 1000, 1001]],
         );
         // Its parts went through (1) but it has no posting (0).
-        const mismatched = await refundAmountMismatches(tx);
+        const mismatched = await refundAmountMismatches(tx, 10);
         assert.deepEqual(
           mismatched.map((m) => [m.id, Number(m.succeeded), Number(m.moved)]),
           [[badId, 1, 0]],
