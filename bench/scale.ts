@@ -549,11 +549,12 @@ async function setup(
 }
 
 async function main(): Promise<void> {
+  const reuse = process.env.SCALE_REUSE === '1';
   for (const [name, prefix] of [
     [EMPTY_DB, EMPTY_PREFIX],
     [BENCH_DB, PREFIX],
   ]) {
-    await freshBenchDatabase(name);
+    if (!(reuse && name === BENCH_DB)) await freshBenchDatabase(name);
     await freshBenchQueues(name, prefix);
   }
   const s = await benchServices(BENCH_DB);
@@ -591,98 +592,141 @@ async function main(): Promise<void> {
       `seed: ${sizes.accounts} accounts, ${2 * Math.floor(sizes.entries / 2)} ledger entries, ${sizes.escrows} escrows and invoices, ${sizes.deliveries} webhook deliveries, ${INTEGRATORS} integrators`,
     );
 
-    console.log('seeding…');
-    const seedStarted = performance.now();
-    const took = await seed(s.databaseUrl, sizes, log);
-    const analyzeStarted = performance.now();
-    await analyze(s.databaseUrl);
-    // The seed leaves gigabytes of dirty pages and WAL: written out now, not by a checkpoint
-    // in the middle of the seeded measurements.
-    await checkpoint(s.databaseUrl);
-    const analyzeSeconds = (performance.now() - analyzeStarted) / 1000;
-    const seedSeconds = (performance.now() - seedStarted) / 1000;
-    const problems = await sampleCheck(s.databaseUrl);
-    let verifyNote = 'skipped (over SCALE_VERIFY_MAX_ENTRIES)';
-    if (sizes.entries <= VERIFY_MAX) {
-      const t = performance.now();
-      const verify = spawnSync(process.execPath, ['--import', REPORT_MAX_RSS, 'bin/holdfast.js', 'ledger', 'verify'], {
-        env: { ...process.env, DATABASE_URL: s.databaseUrl },
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      const maxRss = Number(/maxrss-kb (\d+)/.exec(verify.stderr)?.[1] ?? Number.NaN);
-      verifyNote = `${verify.status === 0 ? 'clean' : 'FAILED'} in ${((performance.now() - t) / 1000).toFixed(1)} s, peak memory ${(maxRss / 1024).toFixed(0)} MB`;
-      if (verify.status !== 0) problems.push(`ledger verify: ${(verify.stdout + verify.stderr).slice(0, 1000)}`);
-    }
-    const pg = (await import('pg')).default;
-    const db = new pg.Client({ connectionString: s.databaseUrl });
-    await db.connect();
-    const size = (await db.query('select pg_size_pretty(pg_database_size(current_database())) as s')).rows[0].s;
-    await db.end();
-    console.log(
-      `seeded in ${seedSeconds.toFixed(0)} s (${Object.entries(took)
-        .map(([k, v]) => `${k} ${v.toFixed(0)} s`)
-        .join(
-          ', ',
-        )}, analyze and checkpoint ${analyzeSeconds.toFixed(0)} s); database ${size}; sample check ${problems.length ? 'FAILED' : 'clean'}; ledger verify ${verifyNote}`,
-    );
-    for (const p of problems.slice(0, 10)) console.log(`  ${p}`);
-
-    console.log('\nmeasuring, empty and seeded alternating…');
-    const empty = await setup('empty', receiver, EMPTY_DB, EMPTY_PREFIX);
-    const seeded = await setup('seeded', receiver, BENCH_DB, PREFIX).catch(async (e) => {
-      await empty.close();
-      throw e;
-    });
-    const collected = {
-      empty: new Map<string, { latencies: number[]; seconds: number }>(),
-      seeded: new Map<string, { latencies: number[]; seconds: number }>(),
-    };
-    try {
-      for (let round = 0; round < ROUNDS; round++) {
-        for (let k = 0; k < empty.ops.length; k++) {
-          // Which side goes first alternates by round.
-          const order = round % 2 === 0 ? (['empty', 'seeded'] as const) : (['seeded', 'empty'] as const);
-          for (const side of order) {
-            const op = (side === 'empty' ? empty : seeded).ops[k];
-            const r = await op.run();
-            const into = collected[side].get(op.name) ?? { latencies: [], seconds: 0 };
-            into.latencies.push(...r.latencies);
-            into.seconds += r.seconds;
-            collected[side].set(op.name, into);
-          }
-        }
+    const problems: string[] = [];
+    const seedKey = JSON.stringify({ sizes, integrators: INTEGRATORS });
+    if (reuse && (await seedMarker(s.databaseUrl)) === seedKey) {
+      console.log('reusing the seed a run with SCALE_KEEP_DATABASE=1 left (SCALE_REUSE=1): no seeding, no verify');
+    } else {
+      if (reuse) {
+        // Another seed, or none: start again from an empty, migrated database.
+        await freshBenchDatabase(BENCH_DB);
+        await ensureDatabase(s.databaseUrl);
+        const fresh = await openOrm(s.databaseUrl, 2);
+        await migrate(fresh);
+        await fresh.close();
       }
-    } finally {
-      await empty.close();
-      await seeded.close();
+      problems.push(...(await seedAndCheck(s.databaseUrl, sizes, log)));
+      if (problems.length === 0) await seedMarker(s.databaseUrl, seedKey);
     }
-
-    console.log(
-      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each\n`,
-    );
-    const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)}  target (p99 ≤ 1.2×, /s ≥ 0.8×)`;
-    console.log(head);
-    let ok = empty.failures() === 0 && seeded.failures() === 0 && problems.length === 0;
-    for (const [name, r] of collected.empty) {
-      const e = figures(r.latencies, r.seconds);
-      const d = figures(collected.seeded.get(name)!.latencies, collected.seeded.get(name)!.seconds);
-      const met = d.p99 <= e.p99 * 1.2 && d.rate >= e.rate * 0.8;
-      ok &&= met;
-      const pair = (f: Figures) => `${f.p50.toFixed(1)} / ${f.p99.toFixed(1)}`;
-      console.log(
-        `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)}  ${met ? 'met' : 'MISSED'} (p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)})`,
-      );
-    }
-    console.log(`\nfailed requests or undelivered events: empty ${empty.failures()}, seeded ${seeded.failures()}`);
-    console.log(ok ? 'targets met' : 'TARGET MISSED');
-    process.exitCode = ok ? 0 : 1;
+    await measureAll(receiver, problems);
   } finally {
-    receiverServer.close();
     receiverServer.closeAllConnections();
+    await new Promise((resolve) => receiverServer.close(resolve));
     await freshBenchDatabase(EMPTY_DB);
     if (!process.env.SCALE_KEEP_DATABASE) await freshBenchDatabase(BENCH_DB);
   }
+}
+
+/** Reads (or, given a value, writes) which seed the database holds: the database's comment. */
+async function seedMarker(databaseUrl: string, value?: string): Promise<string | null> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    if (value !== undefined) {
+      await client.query(`comment on database "${BENCH_DB}" is ${client.escapeLiteral(value)}`);
+      return value;
+    }
+    const { rows } = await client.query(
+      `select shobj_description(oid, 'pg_database') as c from pg_database where datname = current_database()`,
+    );
+    return rows[0]?.c ?? null;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Seeds, then checks a sample and runs `ledger verify`; returns the problems found. */
+async function seedAndCheck(databaseUrl: string, sizes: typeof SIZES, log: (m: string) => void): Promise<string[]> {
+  console.log('seeding…');
+  const seedStarted = performance.now();
+  const took = await seed(databaseUrl, sizes, log);
+  const analyzeStarted = performance.now();
+  await analyze(databaseUrl);
+  // The seed leaves gigabytes of dirty pages and WAL: written out now, not by a checkpoint
+  // in the middle of the seeded measurements.
+  await checkpoint(databaseUrl);
+  const analyzeSeconds = (performance.now() - analyzeStarted) / 1000;
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  const problems = await sampleCheck(databaseUrl);
+  let verifyNote = 'skipped (over SCALE_VERIFY_MAX_ENTRIES)';
+  if (sizes.entries <= VERIFY_MAX) {
+    const t = performance.now();
+    const verify = spawnSync(process.execPath, ['--import', REPORT_MAX_RSS, 'bin/holdfast.js', 'ledger', 'verify'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const maxRss = Number(/maxrss-kb (\d+)/.exec(verify.stderr)?.[1] ?? Number.NaN);
+    verifyNote = `${verify.status === 0 ? 'clean' : 'FAILED'} in ${((performance.now() - t) / 1000).toFixed(1)} s, peak memory ${(maxRss / 1024).toFixed(0)} MB`;
+    if (verify.status !== 0) problems.push(`ledger verify: ${(verify.stdout + verify.stderr).slice(0, 1000)}`);
+  }
+  const pg = (await import('pg')).default;
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const size = (await db.query('select pg_size_pretty(pg_database_size(current_database())) as s')).rows[0].s;
+  await db.end();
+  console.log(
+    `seeded in ${seedSeconds.toFixed(0)} s (${Object.entries(took)
+      .map(([k, v]) => `${k} ${v.toFixed(0)} s`)
+      .join(
+        ', ',
+      )}, analyze and checkpoint ${analyzeSeconds.toFixed(0)} s); database ${size}; sample check ${problems.length ? 'FAILED' : 'clean'}; ledger verify ${verifyNote}`,
+  );
+  for (const p of problems.slice(0, 10)) console.log(`  ${p}`);
+  return problems;
+}
+
+async function measureAll(receiver: { url: string; arrivals: Map<string, number> }, problems: string[]): Promise<void> {
+  console.log('\nmeasuring, empty and seeded alternating…');
+  const empty = await setup('empty', receiver, EMPTY_DB, EMPTY_PREFIX);
+  const seeded = await setup('seeded', receiver, BENCH_DB, PREFIX).catch(async (e) => {
+    await empty.close();
+    throw e;
+  });
+  const collected = {
+    empty: new Map<string, { latencies: number[]; seconds: number }>(),
+    seeded: new Map<string, { latencies: number[]; seconds: number }>(),
+  };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < empty.ops.length; k++) {
+        // Which side goes first alternates by round.
+        const order = round % 2 === 0 ? (['empty', 'seeded'] as const) : (['seeded', 'empty'] as const);
+        for (const side of order) {
+          const op = (side === 'empty' ? empty : seeded).ops[k];
+          const r = await op.run();
+          const into = collected[side].get(op.name) ?? { latencies: [], seconds: 0 };
+          into.latencies.push(...r.latencies);
+          into.seconds += r.seconds;
+          collected[side].set(op.name, into);
+        }
+      }
+    }
+  } finally {
+    await empty.close();
+    await seeded.close();
+  }
+
+  console.log(
+    `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each\n`,
+  );
+  const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)}  target (p99 ≤ 1.2×, /s ≥ 0.8×)`;
+  console.log(head);
+  let ok = empty.failures() === 0 && seeded.failures() === 0 && problems.length === 0;
+  for (const [name, r] of collected.empty) {
+    const e = figures(r.latencies, r.seconds);
+    const d = figures(collected.seeded.get(name)!.latencies, collected.seeded.get(name)!.seconds);
+    const met = d.p99 <= e.p99 * 1.2 && d.rate >= e.rate * 0.8;
+    ok &&= met;
+    const pair = (f: Figures) => `${f.p50.toFixed(1)} / ${f.p99.toFixed(1)}`;
+    console.log(
+      `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)}  ${met ? 'met' : 'MISSED'} (p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)})`,
+    );
+  }
+  console.log(`\nfailed requests or undelivered events: empty ${empty.failures()}, seeded ${seeded.failures()}`);
+  console.log(ok ? 'targets met' : 'TARGET MISSED');
+  process.exitCode = ok ? 0 : 1;
 }
 
 const serve = process.argv.indexOf('--serve');
