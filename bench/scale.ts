@@ -47,7 +47,10 @@ const VERIFY_MAX = Number(process.env.SCALE_VERIFY_MAX_ENTRIES ?? 20_000_000);
 /** Loaded first in the `ledger verify` child: prints its peak memory (maxRSS, KB) on stderr as it exits. */
 const REPORT_MAX_RSS = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxrss-kb '+process.resourceUsage().maxRSS+'\\n'))`;
 /** Bytes on disk per seeded row with its indexes (measured here at 100 000 accounts), doubled for WAL and slack. */
-const BYTES = { account: 1_000, entry: 260, escrow: 1_100, delivery: 800 };
+const BYTES = { account: 1_000, entry: 260, escrow: 1_100, delivery: 1_050 };
+
+/** What `seed` writes, as a version: `SCALE_REUSE=1` reuses only a seed of this version and these sizes. */
+const SEED_VERSION = 2;
 
 const INTEGRATOR_NAME = (i: number) => `bench-scale-${i}`;
 
@@ -263,6 +266,9 @@ async function seed(databaseUrl: string, sizes: typeof SIZES, log: (s: string) =
          values ($1, $2, 'https://example.com/hooks', '{invoice-completed}', 'whsec_c2VlZA', 'disabled', 'seeded') on conflict do nothing`,
         [`whe_seed${i}`, ints[i]],
       );
+    // Webhook history lives 30 days (then housekeeping deletes it): a year of traffic leaves the
+    // last 29 days' deliveries, each with its one attempt, not a backlog for the first purge.
+    const spacing = (29 * 86_400) / Math.max(1, D);
     for (let from = 0; from < D; from += chunk) {
       const to = Math.min(D, from + chunk) - 1;
       await step(
@@ -270,17 +276,24 @@ async function seed(databaseUrl: string, sizes: typeof SIZES, log: (s: string) =
         `insert into outbox (id, integrator_id, event_name, message, created_at, relayed_at)
          select 'evt_seed' || d, ($3::text[])[d % $4 + 1], 'invoice-completed',
                 jsonb_build_object('invoice_id', 'inv_seed' || d, 'account_id', 'acc_seed' || (d % $5), 'state', 'SUCCESS'),
-                now() - ($6 - d) * interval '30 seconds', now() - ($6 - d) * interval '30 seconds'
+                now() - ($6 - d) * $7::float8 * interval '1 second', now() - ($6 - d) * $7::float8 * interval '1 second'
            from generate_series($1::bigint, $2::bigint) d`,
-        [from, to, ints, I, A, D],
+        [from, to, ints, I, A, D, spacing],
       );
       await step(
         'deliveries',
         `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, attempts, next_attempt_at, job_id, last_status,
                                        created_at, updated_at, finished_at)
          select 'whd_seed' || d, 'evt_seed' || d, 'whe_seed' || (d % $4), ($3::text[])[d % $4 + 1], 'delivered', 1, t, 'seed-' || d, 200, t, t, t
-           from (select d, now() - ($5 - d) * interval '30 seconds' as t from generate_series($1::bigint, $2::bigint) d) s`,
-        [from, to, ints, I, D],
+           from (select d, now() - ($5 - d) * $6::float8 * interval '1 second' as t from generate_series($1::bigint, $2::bigint) d) s`,
+        [from, to, ints, I, D, spacing],
+      );
+      await step(
+        'deliveries',
+        `insert into webhook_attempt (delivery_id, endpoint_id, event_id, attempted_at, status_code, latency_ms, ok)
+         select 'whd_seed' || d, 'whe_seed' || (d % $3), 'evt_seed' || d, now() - ($4 - d) * $5::float8 * interval '1 second', 200, 40, true
+           from generate_series($1::bigint, $2::bigint) d`,
+        [from, to, I, D, spacing],
       );
       log(`  deliveries ${to + 1}/${D}`);
     }
@@ -593,7 +606,7 @@ async function main(): Promise<void> {
     );
 
     const problems: string[] = [];
-    const seedKey = JSON.stringify({ sizes, integrators: INTEGRATORS });
+    const seedKey = JSON.stringify({ seed: SEED_VERSION, sizes, integrators: INTEGRATORS });
     if (reuse && (await seedMarker(s.databaseUrl)) === seedKey) {
       console.log('reusing the seed a run with SCALE_KEEP_DATABASE=1 left (SCALE_REUSE=1): no seeding, no verify');
     } else {
