@@ -39,9 +39,14 @@ export function escrowColumnsSql(alias: string): string {
   return ESCROW_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
 }
 
-/** Fragment: `left join escrow <alias> on <alias>.id = <expr>`. */
+/**
+ * Fragment: the escrow whose id is `<expr>` as `<alias>` (a left join), found by one key lookup
+ * per row. A plain join lets PostgreSQL merge the whole key index with the rows instead, which
+ * it judges cheap when it guesses the ids spread evenly over the keys; the newest escrows (time-ordered ids, all at
+ * the end) then cost a walk over every escrow. The subquery (`offset 0` keeps it whole) allows only the lookup.
+ */
 export function joinEscrowSql(alias: string, idExpression: string): string {
-  return `left join escrow ${alias} on ${alias}.id = ${idExpression}`;
+  return `left join lateral (select * from escrow where id = ${idExpression} offset 0) ${alias} on true`;
 }
 
 /** The integrator's escrow, if any. */

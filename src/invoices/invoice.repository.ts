@@ -218,9 +218,9 @@ export function invoicePhaseMismatches(
   );
 }
 
-/** Fragment: `left join invoice <alias> on <alias>.id = <expr>`. */
+/** Fragment: the invoice whose id is `<expr>` as `<alias>` (a left join), by one key lookup per row, as `joinEscrowSql`. */
 export function joinInvoiceSql(alias: string, idExpression: string): string {
-  return `left join invoice ${alias} on ${alias}.id = ${idExpression}`;
+  return `left join lateral (select * from invoice where id = ${idExpression} offset 0) ${alias} on true`;
 }
 
 /**

@@ -1,49 +1,8 @@
 import assert from 'node:assert/strict';
 import { purgeFinishedCommandRows } from '../../src/commands/command.repository.js';
-import { type Db, emDb } from '../../src/db/sql.js';
 import { purgeExpiredIdempotencyKeys } from '../../src/idempotency/idempotency.repository.js';
 import { purgeHistory } from '../../src/webhooks/delivery.repository.js';
-import { h } from '../support/harness.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  'Parent Relationship'?: string;
-  Plans?: PlanNode[];
-}
-
-/** Every node of a plan. */
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
-
-/**
- * The plans of the statements `work` runs, in order: each is EXPLAINed (not run) by the
- * repository's own code and parameters, with sequential scans disabled — at size a purge must
- * find its batch by an index, whatever small test tables would let PostgreSQL do. Each
- * statement is answered with an empty row.
- */
-async function plansOf(work: (db: Db) => Promise<unknown>): Promise<PlanNode[]> {
-  return h()
-    .orm.em.fork()
-    .transactional(async (em) => {
-      const tx = emDb(em);
-      await tx.execute('set local enable_seqscan = off');
-      const plans: PlanNode[] = [];
-      const explaining: Db = {
-        async execute<T>(sql: string, params: readonly unknown[] = []): Promise<T> {
-          const [row] = await tx.execute<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(`explain (format json) ${sql}`, params);
-          plans.push(row['QUERY PLAN'][0].Plan);
-          return [{}] as T;
-        },
-        transaction: (inner) => inner(explaining),
-      };
-      await work(explaining);
-      return plans;
-    });
-}
+import { nodes, type PlanNode, plansOf } from '../support/plans.js';
 
 /**
  * The batch is taken by `index`, and the rows deleted by `how` — their key (the primary key, `=
