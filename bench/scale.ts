@@ -747,27 +747,24 @@ async function measureAll(receiver: { url: string; arrivals: Map<string, number>
   console.log(
     `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each\n`,
   );
-  const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)}  ${'all rounds'.padEnd(22)} target: median of the rounds' seeded/empty (p99 ≤ 1.2×, /s ≥ 0.8×)`;
+  const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)}  target (p99 ≤ 1.2×, /s ≥ 0.8×), all rounds; each round's p99 seeded/empty`;
   console.log(head);
   let ok = empty.failures() === 0 && seeded.failures() === 0 && problems.length === 0;
   for (const [name, emptyRounds] of collected.empty) {
     const seededRounds = collected.seeded.get(name)!;
     const e = pooled(emptyRounds);
     const d = pooled(seededRounds);
-    // Each round's two sides ran back to back: their ratio cancels the machine's drift between
-    // rounds, and the median drops a round that a hiccup hit on one side.
-    const pairs = emptyRounds.map((round, i) => ({
-      e: figures(round.latencies, round.seconds),
-      d: figures(seededRounds[i].latencies, seededRounds[i].seconds),
-    }));
-    const p99 = median(pairs.map((p) => p.d.p99 / p.e.p99));
-    const rate = median(pairs.map((p) => p.d.rate / p.e.rate));
-    const met = p99 <= 1.2 && rate >= 0.8;
+    // All rounds together judge; each round's p99 ratio (its two sides ran back to back) is
+    // printed to show how much of a difference the machine's noise makes on its own.
+    const rounds = emptyRounds.map((round, i) => {
+      const other = seededRounds[i];
+      return percentile(other.latencies, 99) / percentile(round.latencies, 99);
+    });
+    const met = d.p99 <= e.p99 * 1.2 && d.rate >= e.rate * 0.8;
     ok &&= met;
     const pair = (f: Figures) => `${f.p50.toFixed(1)} / ${f.p99.toFixed(1)}`;
-    const all = `p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)}`;
     console.log(
-      `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)}  ${all.padEnd(22)} ${met ? 'met' : 'MISSED'} (p99 ×${p99.toFixed(2)}, /s ×${rate.toFixed(2)}; rounds' p99 ×${pairs.map((p) => (p.d.p99 / p.e.p99).toFixed(2)).join(' ')})`,
+      `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)}  ${met ? 'met' : 'MISSED'} (p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)}); rounds' p99 ×${rounds.map((r) => r.toFixed(2)).join(' ')} (median ×${median(rounds).toFixed(2)})`,
     );
   }
   console.log(`\nfailed requests or undelivered events: empty ${empty.failures()}, seeded ${seeded.failures()}`);
