@@ -52,14 +52,15 @@ export async function freshBenchQueues(databaseName: string, prefix: string): Pr
 /**
  * ANALYZE on a bench database, standing in for autovacuum (this machine's PostgreSQL runs
  * without it): a deployment's tables have statistics, and a plan PostgreSQL made while they
- * were empty (a seq scan) is made again once they do.
+ * were empty (a seq scan) is made again once they do. `vacuum`: VACUUM (ANALYZE), which also
+ * removes dead rows.
  */
-export async function analyze(databaseUrl: string): Promise<void> {
+export async function analyze(databaseUrl: string, vacuum = false): Promise<void> {
   const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query('analyze');
+    await client.query(vacuum ? 'vacuum (analyze)' : 'analyze');
   } finally {
     await client.end();
   }
