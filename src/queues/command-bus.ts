@@ -25,21 +25,39 @@ export const COMMAND_JOB_OPTIONS: JobsOptions = {
 const POLL_MS = 200;
 
 /**
- * The jobs for commands enqueued together: one command alone is its own job (job id = command
- * id, so enqueuing it twice is harmless); several share jobs of up to `maxPerJob` (a command
- * named twice goes once). A command that ends up in two jobs runs once: its row decides.
+ * Whether commands of this kind may share a job: the escrow phases, whose runner takes the
+ * commands that reach it together in one statement and holds no connection in between. The
+ * other runners each hold a pooled connection for a transaction and may take a second one
+ * inside it (`systemAccount` on first use): 32 of them per job, times COMMANDS_CONCURRENCY,
+ * would queue hundreds of transactions on a pool of ten, whose holders then wait behind them
+ * for their inner connection until the acquire timeout. They keep a job each (job id =
+ * command id), as many at once as the worker's concurrency, which the sweeper and
+ * `requeue` also find by that id.
+ */
+export function sharesJobs(kind: string): boolean {
+  return kind.startsWith('escrow.');
+}
+
+/**
+ * The jobs for commands enqueued together: one command alone, or one whose kind does not share
+ * jobs (`sharesJobs`), is its own job (job id = command id, so enqueuing it twice is harmless);
+ * the others share jobs of up to `maxPerJob` (a command named twice goes once). A command that
+ * ends up in two jobs runs once: its row decides.
  */
 export function commandJobs(refs: CommandRef[], maxPerJob: number) {
   const unique = [...new Map(refs.map((r) => [r.commandId, r])).values()];
+  const single = (ref: CommandRef) => ({
+    name: QueueName.Commands,
+    data: ref as CommandJob,
+    opts: { ...COMMAND_JOB_OPTIONS, jobId: ref.commandId } as JobsOptions,
+  });
+  const shared = unique.filter((r) => sharesJobs(r.kind));
   const jobs: Array<{ name: string; data: CommandJob; opts: JobsOptions }> = [];
-  for (let i = 0; i < unique.length; i += maxPerJob) {
-    const group = unique.slice(i, i + maxPerJob);
-    jobs.push(
-      group.length === 1
-        ? { name: QueueName.Commands, data: group[0], opts: { ...COMMAND_JOB_OPTIONS, jobId: group[0].commandId } }
-        : { name: 'batch', data: { commands: group }, opts: COMMAND_JOB_OPTIONS },
-    );
+  for (let i = 0; i < shared.length; i += maxPerJob) {
+    const group = shared.slice(i, i + maxPerJob);
+    jobs.push(group.length === 1 ? single(group[0]) : { name: 'batch', data: { commands: group }, opts: COMMAND_JOB_OPTIONS });
   }
+  for (const ref of unique) if (!sharesJobs(ref.kind)) jobs.push(single(ref));
   return jobs;
 }
 

@@ -38,4 +38,25 @@ describe('commandJobs: the jobs for commands enqueued in one turn', () => {
       ['cmd_1', 'cmd_2', 'cmd_3'],
     );
   });
+
+  it('commands whose runner holds a transaction keep a job each, under their id', () => {
+    // Sharing would start up to maxPerJob transactions per job on the worker's pool, whose
+    // holders may wait for a second connection (systemAccount) behind the others.
+    const refs = [
+      { commandId: 'cmd_1', kind: 'invoice.pay' },
+      ref(2),
+      { commandId: 'cmd_3', kind: 'payout.request' },
+      ref(4),
+      { commandId: 'cmd_1', kind: 'invoice.pay' },
+    ];
+    const jobs = commandJobs(refs, 32);
+    assert.deepEqual(
+      jobs.map((j) => [j.name, j.opts.jobId, commandsOf(j.data).map((c) => c.commandId)]),
+      [
+        ['batch', undefined, ['cmd_2', 'cmd_4']],
+        ['commands', 'cmd_1', ['cmd_1']],
+        ['commands', 'cmd_3', ['cmd_3']],
+      ],
+    );
+  });
 });
