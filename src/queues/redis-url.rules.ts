@@ -105,9 +105,11 @@ export function parseRedisUrl(raw: string): RedisTopology {
 }
 
 /**
- * `REDIS_URL` for people (the start banner): the user name and password before `@` shown as
- * `***`, and so the value of every `password` or `sentinel_password` parameter.
+ * `REDIS_URL` for people (the start banner): the value of every `password` or
+ * `sentinel_password` parameter shown as `***` (up to the next `&`), and then everything from
+ * `//` to the last `@` — a user name and password, even one pasted unescaped with a `/`, `?`
+ * or `#` in it (such a URL reaches no server, and the banner then says so beside it).
  */
 export function describeRedisUrl(raw: string): string {
-  return raw.replace(/^([a-z+]+:\/\/)[^/?#]*@/i, '$1***@').replace(/([?&](?:sentinel_)?password=)[^&#]*/gi, '$1***');
+  return raw.replace(/([?&](?:sentinel_)?password=)[^&]*/gi, '$1***').replace(/^([a-z+]+:\/\/).*@/i, '$1***@');
 }

@@ -108,7 +108,15 @@ describe('REDIS_URL forms (redis-url.rules)', () => {
       ],
       ['redis+sentinel://s1,s2/m?sentinel_password=hunter2secret', 'redis+sentinel://s1,s2/m?sentinel_password=***'],
       ['redis+cluster://:hunter2secret@a:1,b:2', 'redis+cluster://***@a:1,b:2'],
+      // A password pasted unescaped (`#`, `?`, `/` in it): the URL points nowhere, and the
+      // banner that says Redis is unreachable must still not show it.
+      ['redis://:hunter2#secret@h:6379', 'redis://***@h:6379'],
+      ['redis://:hunter2?secret@h:6379', 'redis://***@h:6379'],
+      ['redis://:hunter2/secret@h:6379', 'redis://***@h:6379'],
+      ['redis://h:6379?password=hunter2#secret', 'redis://h:6379?password=***'],
+      ['redis+sentinel://s1/m?sentinel_password=hunter2@secret', 'redis+sentinel://s1/m?sentinel_password=***'],
     ];
+    for (const [url] of cases) assert.ok(!describeRedisUrl(url).includes('secret'), url);
     for (const [url, shown] of cases) assert.equal(describeRedisUrl(url), shown);
   });
 
