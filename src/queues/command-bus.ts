@@ -147,7 +147,8 @@ export class CommandBus {
 
   /**
    * Re-enqueues a command whose job was lost or gave up: an existing finished job with the
-   * same id is removed first (BullMQ would otherwise ignore the new one).
+   * same id is removed first (BullMQ would otherwise ignore the new one). Always as a job of
+   * its own under the command's id, never in a batch, so the next sweep finds it and adds none.
    */
   async requeue(commandId: string, kind: string): Promise<void> {
     const job = await this.queue.getJob(commandId);
@@ -157,7 +158,7 @@ export class CommandBus {
         return;
       await job.remove();
     }
-    await this.enqueue(commandId, kind);
+    await this.queue.add(QueueName.Commands, { commandId, kind }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
   }
 
   /**

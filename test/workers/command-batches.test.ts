@@ -44,6 +44,22 @@ describe('workers: commands enqueued together share a job', function () {
     await job!.remove();
   });
 
+  it('a requeued command is a job of its own under its id, even beside other enqueues of its turn', async () => {
+    const [a, b, c] = [await submit(), await submit(), await submit()];
+    await Promise.all([a, b, c].map((id) => bus.requeue(id, 'escrow.pay')));
+    for (const id of [a, b, c])
+      assert.deepEqual((await queue.getJob(id))?.data, { commandId: id, kind: 'escrow.pay' }, 'the sweeper finds it by id next time');
+    // Found, it is not added again.
+    await bus.requeue(a, 'escrow.pay');
+    const all = await queue.getJobs(['waiting']);
+    assert.equal(
+      all.filter((j) => j.id === a || (j.data as { commands?: Array<{ commandId: string }> }).commands?.some((r) => r.commandId === a))
+        .length,
+      1,
+    );
+    await queue.obliterate({ force: true });
+  });
+
   it('runs a batch at once; a failure runs it again, and each command takes effect once', async () => {
     const ids = [await submit(), await submit(), await submit()];
     const runs = new Map<string, number>();
