@@ -10,11 +10,11 @@
  * a clean ledger).
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import {
   analyze,
+  BenchApi,
   benchChild,
   benchServices,
   cpuPerUnit,
@@ -199,39 +199,8 @@ async function main(): Promise<void> {
   const { child: server, line } = await child('holdfast');
   const split = process.env.BENCH_TOPOLOGY === 'split' ? await child('workers') : undefined;
   const base = `http://127.0.0.1:${line.port}`;
-  let failures = 0;
-  // The load generator shares the machine: plain http.request on kept-alive sockets costs it a
-  // fraction of what fetch does, leaving the CPU to the service under test.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
-  const api = (method: string, path: string, body?: unknown, token?: string) =>
-    new Promise<{ status: number; json: any }>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        `${base}${path}`,
-        {
-          method,
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-            ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d) => {
-            text += d;
-          });
-          res.on('end', () => {
-            if ((res.statusCode ?? 500) >= 400) failures++;
-            resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+  const client = new BenchApi(base, C * 2);
+  const api = client.call;
   try {
     const token = (
       await api('POST', '/token', { grant_type: 'client_credentials', client_id: line.client_id, client_secret: line.client_secret })
@@ -366,8 +335,8 @@ async function main(): Promise<void> {
         `\nCPU per lifecycle: ${cpu.map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}; ${total.toFixed(2)} ms in all`,
       );
     }
-    console.log(`\nfailed requests: ${failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
-    const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && failures === 0 && wrongState === 0 && verify.status === 0;
+    console.log(`\nfailed requests: ${client.failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
+    const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && client.failures === 0 && wrongState === 0 && verify.status === 0;
     console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 10% of baseline, pay p99 < 150 ms, no failures, clean ledger)');
     process.exitCode = ok ? 0 : 1;
   } finally {

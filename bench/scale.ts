@@ -15,10 +15,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { statfs } from 'node:fs/promises';
-import http, { createServer } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { analyze, benchChild, benchServices, freshBenchDatabase, freshBenchQueues, percentile } from './support.js';
+import { analyze, BenchApi, benchChild, benchServices, freshBenchDatabase, freshBenchQueues, percentile } from './support.js';
 
 /** `SCALE_DATABASE` names the seeded database (and, with `-` for `_`, its queue prefix): two runs on one machine can differ. */
 const BENCH_DB = process.env.SCALE_DATABASE ?? 'holdfast_bench_scale';
@@ -394,46 +394,14 @@ async function setup(
   const { child: server, line } = await benchChild(new URL(import.meta.url).pathname, ['holdfast', databaseName, prefix]);
   const databaseUrl = (await benchServices(databaseName)).databaseUrl;
   const base = `http://127.0.0.1:${line.port}`;
-  let failures = 0;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: C * 2 });
-  const api = (method: string, path: string, body?: unknown, token?: string) =>
-    new Promise<{ status: number; json: any }>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        `${base}${path}`,
-        {
-          method,
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-            ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d) => {
-            text += d;
-          });
-          res.on('end', () => {
-            if ((res.statusCode ?? 500) >= 400) {
-              failures++;
-              if (failures <= 3) console.error(`${method} ${path} → ${res.statusCode} ${text.slice(0, 300)}`);
-            }
-            resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+  const client = new BenchApi(base, C * 2, true);
+  const api = client.call;
   const pg = (await import('pg')).default;
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const close = async () => {
     await db.end();
-    agent.destroy();
+    client.agent.destroy();
     server.kill('SIGINT');
     await new Promise((r) => server.once('exit', r));
   };
@@ -572,13 +540,13 @@ async function setup(
       const ids = Array.from({ length: count }, (_, i) => `evt_${stamp}_${first + i}`);
       while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       const delays = ids.filter((id) => receiver.arrivals.has(id)).map((id) => receiver.arrivals.get(id)! - written.get(id)!);
-      failures += count - delays.length;
+      client.failures += count - delays.length;
       const last = Math.max(...ids.map((id) => receiver.arrivals.get(id) ?? 0));
       return { latencies: delays, seconds: (last - started) / 1000 };
     };
     await warmHooks();
     ops.push({ name: 'webhook delivery (outbox → receiver)', run: webhooks });
-    return { ops, failures: () => failures, close };
+    return { ops, failures: () => client.failures, close };
   } catch (e) {
     await close();
     throw e;

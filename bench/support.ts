@@ -1,5 +1,6 @@
 /** Shared by the benchmarks: the services they run on, their child processes, percentiles. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 
 /** PostgreSQL and Redis found as `npm start` finds them, on the benchmark's own database. */
 export async function benchServices(databaseName: string) {
@@ -156,4 +157,56 @@ export async function cpuSample(groups: Record<string, number | undefined>): Pro
 /** CPU ms per unit of work between two samples, per group (processes that ended in between are not counted). */
 export function cpuPerUnit(before: CpuSample, after: CpuSample, units: number): Array<[string, number]> {
   return [...after].map(([name, ms]) => [name, (ms - (before.get(name) ?? 0)) / units] as [string, number]);
+}
+
+/**
+ * A JSON client for a bench's Holdfast. The load generator shares the machine: plain
+ * http.request on kept-alive sockets costs it a fraction of what fetch does, leaving the CPU to
+ * the service under test. Answers of 400 and up count in `failures` (the first three printed
+ * when `report`).
+ */
+export class BenchApi {
+  failures = 0;
+  readonly agent: http.Agent;
+
+  constructor(
+    private readonly base: string,
+    maxSockets: number,
+    private readonly report = false,
+  ) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets });
+  }
+
+  readonly call = (method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(
+        `${this.base}${path}`,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(payload ? { 'content-length': Buffer.byteLength(payload) } : {}),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => {
+            text += d;
+          });
+          res.on('end', () => {
+            if ((res.statusCode ?? 500) >= 400) {
+              this.failures++;
+              if (this.report && this.failures <= 3) console.error(`${method} ${path} → ${res.statusCode} ${text.slice(0, 300)}`);
+            }
+            resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
 }

@@ -158,7 +158,8 @@ export class CommandBus {
         return;
       await job.remove();
     }
-    await this.queue.add(QueueName.Commands, { commandId, kind }, { ...COMMAND_JOB_OPTIONS, jobId: commandId });
+    const [single] = commandJobs([{ commandId, kind }], 1);
+    await this.queue.add(single.name, single.data, single.opts);
   }
 
   /**

@@ -6,7 +6,7 @@ import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { QueueName } from '../../src/queues/names.js';
-import { until, worker } from '../support/workers.js';
+import { completedJob, until, worker } from '../support/workers.js';
 import { call, h, newClient, startExtraApp, TEST_QUEUE_PREFIX, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party } from '../support/money.js';
 
@@ -180,15 +180,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
             second.output,
           );
           // The job itself ends in Redis too (after-commit: the rerun answers the stored result).
-          const job = await until(
-            'the command job to complete',
-            async () => {
-              const state = await jobs.getJobState(commandId);
-              if (state === 'failed') assert.fail(`the command job failed\n${second.output()}`);
-              return state === 'completed' ? jobs.getJob(commandId) : undefined;
-            },
-            second.output,
-          );
+          const job = await completedJob(jobs, commandId, second.output);
           assert.equal(job!.returnvalue.status, 200, JSON.stringify(job!.returnvalue));
           assert.equal(done.result.status, 200, JSON.stringify(done.result));
           assert.equal(done.result.body.payload.payout_status, 'SUCCESS');

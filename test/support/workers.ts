@@ -1,5 +1,7 @@
 /** A worker process for fault tests: `workers/index.ts` spawned on the test's database and Redis, its output kept. */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Job, Queue } from 'bullmq';
 import { h } from './harness.js';
 
 export interface WorkerProcess {
@@ -46,4 +48,17 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `; the worker's log:\n${log()}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The command's job once it completed in Redis (it must not fail); its worker's log explains a timeout. */
+export function completedJob(jobs: Queue, commandId: string, output: () => string): Promise<Job> {
+  return until(
+    'the command job to complete',
+    async () => {
+      const state = await jobs.getJobState(commandId);
+      if (state === 'failed') assert.fail(`the command job failed\n${output()}`);
+      return state === 'completed' ? jobs.getJob(commandId) : undefined;
+    },
+    output,
+  );
 }
