@@ -8,14 +8,6 @@
  */
 const { options } = require('./.dependency-cruiser.cjs');
 
-/**
- * Folders that still reach each other, through files that only tell their own story: accounts ↔
- * payment-methods (registration makes wallets; a payment method names its account) and auth ↔
- * blocks (a session checks login blocks; a login block ends sessions), with webhooks on that
- * loop. They may not reach any other folder in a cycle; remove them from here once untangled.
- */
-const KNOWN = '^src/(accounts|payment-methods|auth|blocks|webhooks)$';
-
 module.exports = {
   forbidden: [
     {
@@ -23,16 +15,8 @@ module.exports = {
       severity: 'error',
       comment: 'No folder reaches itself through another folder.',
       scope: 'folder',
-      from: { pathNot: KNOWN },
+      from: {},
       to: { circular: true },
-    },
-    {
-      name: 'no-circular-folders-known',
-      severity: 'error',
-      comment: 'The folders still on a known loop reach no other folder in a cycle.',
-      scope: 'folder',
-      from: { path: KNOWN },
-      to: { circular: true, pathNot: KNOWN },
     },
   ],
   options: {

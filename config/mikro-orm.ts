@@ -1,9 +1,10 @@
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { Integrator } from '../src/auth/integrator.entity.js';
+import { Integrator } from '../src/integrators/integrator.entity.js';
 import { Client } from '../src/auth/client.entity.js';
 import { SigningKey } from '../src/auth/signing-key.entity.js';
-import { RefreshToken, RevokedSession, UserSessionNonce } from '../src/auth/user-session.entity.js';
+import { RefreshToken, UserSessionNonce } from '../src/sessions/user-session.entity.js';
+import { RevokedSession } from '../src/auth/revoked-session.entity.js';
 import { Account, ExternalPlatformLink } from '../src/accounts/account.entity.js';
 import { PaymentMethod } from '../src/payment-methods/payment-method.entity.js';
 import { TosVersion, TosSignature } from '../src/tos/tos.entity.js';
@@ -14,7 +15,7 @@ import { LedgerAccount, LedgerEntry, LedgerPosting } from '../src/ledger/ledger.
 import { Invoice } from '../src/invoices/invoice.entity.js';
 import { Escrow } from '../src/escrow/escrow.entity.js';
 import { Command } from '../src/commands/command.entity.js';
-import { AccountBlock, AccountTag } from '../src/blocks/block.entity.js';
+import { AccountBlock, AccountTag } from '../src/accounts/account-block.entity.js';
 import { KycCheck, KycPersonalData } from '../src/kyc/kyc.entity.js';
 import { Payout } from '../src/payouts/payout.entity.js';
 import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';

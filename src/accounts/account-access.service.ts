@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { db } from '../db/sql.js';
 import type { IAccount } from './account.entity.js';
 import { accountExists, findAccount } from './account.repository.js';

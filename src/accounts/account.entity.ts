@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Integrator } from '../auth/integrator.entity.js';
+import { Integrator } from '../integrators/integrator.entity.js';
 
 /**
  * A user account of one integrator. Username and email are unique per integrator without

@@ -4,16 +4,36 @@
  * profile read (the hottest read: one prepared statement with the account's blocks and tags,
  * no hydration), case-insensitive lookups and row locks taken inside plain-SQL transactions.
  */
+import { LockMode, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
-import type { BlockRecord } from '../blocks/block.rules.js';
-import { activeBlocksJsonSql, tagsJsonSql, transactionBlockedSql } from '../blocks/block.repository.js';
-import { joinIntegratorSql } from '../auth/auth.repository.js';
-import { Account, type IAccount } from './account.entity.js';
+import type { BlockRecord } from './account-block.rules.js';
+import { activeBlocksJsonSql, tagsJsonSql, transactionBlockedSql } from './account-block.repository.js';
+import { joinIntegratorSql } from '../integrators/integrator.repository.js';
+import { Account, ExternalPlatformLink, type IAccount, type IExternalPlatformLink } from './account.entity.js';
 
 /** The account with this id in this integrator (with its integrator loaded), if any. */
 export function findAccount(em: EntityManager, integratorId: string, accountId: string): Promise<IAccount | null> {
   return em.findOne(Account, { id: accountId, integrator: integratorId }, { populate: ['integrator'] });
+}
+
+/** A new account in the caller's unit of work (flushed with it). */
+export function createAccount(em: EntityManager, values: RequiredEntityData<IAccount>): IAccount {
+  return em.create(Account, values);
+}
+
+/** Links an account to an external platform's user id, in the caller's unit of work (flushed with it). */
+export function linkExternalPlatform(em: EntityManager, account: IAccount, platform: string, userId: string): IExternalPlatformLink {
+  return em.create(ExternalPlatformLink, { account, platform, userId, integratorId: account.integrator.id, createdAt: new Date() });
+}
+
+/** The account (its integrator loaded), locked for update in the caller's transaction, and its external platform links. */
+export async function lockAccountForUpdate(
+  em: EntityManager,
+  accountId: string,
+): Promise<{ account: IAccount; links: IExternalPlatformLink[] }> {
+  const account = await em.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['integrator'] });
+  return { account, links: await em.find(ExternalPlatformLink, { account: accountId }) };
 }
 
 /** The integrator an account belongs to (for operator commands that name an account alone), if it exists. */

@@ -2,7 +2,8 @@ import { principalOf } from '../http/auth.js';
 import type { Router } from 'express';
 import { success } from '../envelope.js';
 import { inSpecShape } from './account-aliases.js';
-import { findProfileByUsername, getLegacyProfile, getProfile, registerAccount, updateAccount } from './account.service.js';
+import { findProfileByUsername, getLegacyProfile, getProfile } from './account.service.js';
+import { registerAccount, updateAccount } from '../registration/registration.service.js';
 
 /** Accounts API: registration, lookups, update. Requests arrive validated. */
 export function accountRoutes(router: Router): void {

@@ -1,21 +1,14 @@
 /**
- * Integrators, clients and the token signing keys. MikroORM for loading and creating them;
- * hand-written SQL where a statement must be safe when processes race (ON CONFLICT DO NOTHING
- * on first boot and on a client's missing integrator), where one statement must decide (a
- * secret rotation, a revocation), for what every web process reads on its own (keys and
- * revocations, below), and for the integrator join other modules' one-statement reads take.
+ * Clients, the token signing keys and revoked sessions. MikroORM for loading and creating
+ * clients; hand-written SQL where a statement must be safe when processes race (ON CONFLICT DO
+ * NOTHING on first boot), where one statement must decide (a secret rotation, a revocation), and
+ * for what every web process reads on its own (keys and revocations, below).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { emDb, type Db } from '../db/sql.js';
+import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { Client, type IClient } from './client.entity.js';
-import { Integrator, type IIntegrator } from './integrator.entity.js';
-import type { IntegratorSettings } from './auth.rules.js';
-
-/** Fragment: `join integrator <alias> on <alias>.id = <integratorId>`; the name is then `<alias>.name`. */
-export function joinIntegratorSql(alias: string, integratorIdExpression: string): string {
-  return `join integrator ${alias} on ${alias}.id = ${integratorIdExpression}`;
-}
+import type { IIntegrator } from '../integrators/integrator.entity.js';
 
 /**
  * Makes the first signing key, with this id and `secret`, when there is none at all (the very
@@ -71,62 +64,6 @@ export async function dropSigningKeysExcept(db: Db, keepId: string): Promise<str
   return rows.map((r) => r.id);
 }
 
-/** The integrator with this id (it must exist). */
-export function getIntegrator(em: EntityManager, id: string): Promise<IIntegrator> {
-  return em.findOneOrFail(Integrator, { id });
-}
-
-/** The integrator with this name, if any. */
-export function findIntegratorByName(em: EntityManager, name: string): Promise<IIntegrator | null> {
-  return em.findOne(Integrator, { name });
-}
-
-/** The integrator with this id or, failing that, this name, if any. */
-export async function findIntegratorByIdOrName(em: EntityManager, idOrName: string): Promise<IIntegrator | null> {
-  return (await em.findOne(Integrator, { id: idOrName })) ?? findIntegratorByName(em, idOrName);
-}
-
-/** Adds an integrator. */
-export async function insertIntegrator(
-  em: EntityManager,
-  input: { name: string; tokenCurrency: string | null; tokensPerUsd: number | null },
-): Promise<IIntegrator> {
-  const integrator = em.create(Integrator, { id: newId('int'), ...input, createdAt: new Date() });
-  await em.flush();
-  return integrator;
-}
-
-/** An integrator's payout and conversion settings, read fresh (operators change them while processes run). */
-export async function integratorSettingsOf(db: Db, integratorId: string): Promise<IntegratorSettings> {
-  const [row] = await db.execute<Array<{ payout_auto_approve_max: string; payout_open_limit: number; conversion_fee_bps: number }>>(
-    'select payout_auto_approve_max, payout_open_limit, conversion_fee_bps from integrator where id = ?',
-    [integratorId],
-  );
-  if (!row) throw new Error(`integrator ${integratorId} does not exist`);
-  return {
-    payoutAutoApproveMax: Number(row.payout_auto_approve_max),
-    payoutOpenLimit: row.payout_open_limit,
-    conversionFeeBps: row.conversion_fee_bps,
-  };
-}
-
-/** Sets some of an integrator's payout and conversion settings. */
-export async function setIntegratorSettings(db: Db, integratorId: string, settings: Partial<IntegratorSettings>): Promise<void> {
-  await db.execute(
-    `update integrator set payout_auto_approve_max = coalesce(?, payout_auto_approve_max),
-                           payout_open_limit = coalesce(?, payout_open_limit),
-                           conversion_fee_bps = coalesce(?, conversion_fee_bps)
-      where id = ?`,
-    [settings.payoutAutoApproveMax ?? null, settings.payoutOpenLimit ?? null, settings.conversionFeeBps ?? null, integratorId],
-  );
-}
-
-/** The integrator with this name, made (with no token currency) when missing; safe when two requests race. */
-export async function ensureIntegratorNamed(em: EntityManager, name: string): Promise<IIntegrator> {
-  await emDb(em).execute('insert into integrator (id, name) values (?, ?) on conflict (name) do nothing', [newId('int'), name]);
-  return em.findOneOrFail(Integrator, { name });
-}
-
 /** Adds a client (flushed in the caller's unit of work). */
 export async function insertClient(
   em: EntityManager,
@@ -138,15 +75,14 @@ export async function insertClient(
 }
 
 /**
- * Revokes a client (once): its refresh tokens too. The revocation time, or null when there is no
- * such client; `already` when it was revoked before.
+ * Revokes a client (once). Its sessions need nothing here: a session's refresh tokens and links
+ * are refused while its client is revoked. The revocation time, or null when there is no such
+ * client; `already` when it was revoked before.
  */
 export async function revokeClientRow(db: Db, clientId: string): Promise<{ revokedAt: Date; already: boolean } | null> {
   const [row] = await db.execute<Array<{ revoked_at: Date; already: boolean }>>(
     `with target as (select id, revoked_at from client where id = ? for update),
-          revoked as (update client c set revoked_at = now() from target t where c.id = t.id and t.revoked_at is null returning c.revoked_at),
-          sessions as (update refresh_token set revoked_at = now()
-                        where client_id in (select id from target where revoked_at is null) and revoked_at is null)
+          revoked as (update client c set revoked_at = now() from target t where c.id = t.id and t.revoked_at is null returning c.revoked_at)
      select coalesce((select revoked_at from revoked), t.revoked_at) as revoked_at, t.revoked_at is not null as already from target t`,
     [clientId],
   );
@@ -202,6 +138,18 @@ export async function currentRevocations(db: Db, memorySeconds: number): Promise
   };
 }
 
+/**
+ * Remembers a revoked session (its access tokens are refused), and forgets those revoked longer
+ * ago than `memorySeconds` (no token of theirs is still alive).
+ */
+export async function insertRevokedSession(db: Db, sid: string, accountId: string, memorySeconds: number): Promise<void> {
+  await db.execute(
+    `with forgotten as (delete from revoked_session where revoked_at < now() - make_interval(secs => ?))
+     insert into revoked_session (sid, account_id) values (?, ?) on conflict (sid) do nothing`,
+    [memorySeconds, sid, accountId],
+  );
+}
+
 /** Whether a token of this client (and session, for a user password token) is revoked, read from PostgreSQL. */
 export async function tokenRevoked(db: Db, clientId: string, sid: string | null): Promise<boolean> {
   const [row] = await db.execute<Array<{ revoked: boolean }>>(
@@ -224,14 +172,4 @@ export function findClientById(em: EntityManager, id: string, withIntegrator = f
 export async function selectClientScopes(db: Db, id: string): Promise<string[] | undefined> {
   const [row] = await db.execute<Array<{ scopes: string[] }>>('select scopes from client where id = ?', [id]);
   return row?.scopes;
-}
-
-/** Makes the named integrator with this token currency, or gives it one when it has none (safe when processes race). */
-export async function ensureIntegratorTokens(em: EntityManager, name: string, tokenCurrency: string, tokensPerUsd: number): Promise<void> {
-  await emDb(em).execute(
-    `insert into integrator (id, name, token_currency, tokens_per_usd) values (?, ?, ?, ?)
-     on conflict (name) do update set token_currency = excluded.token_currency, tokens_per_usd = excluded.tokens_per_usd
-       where integrator.token_currency is null`,
-    [newId('int'), name, tokenCurrency, tokensPerUsd],
-  );
 }

@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { success } from '../envelope.js';
 import { keepForReplay } from '../http/idempotency.js';
 import { issueClientToken, type TokenSigner } from './auth.service.js';
-import { authorizeUser, refreshUserToken } from './user-session.service.js';
+import { authorizeUser, refreshUserToken } from '../sessions/user-session.service.js';
 
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1: both parts form-urlencoded). */
 function basicCredentials(req: Request): { clientId: string; clientSecret: string } | undefined {

@@ -1,55 +1,31 @@
 /**
- * Integrators, clients and access tokens: client credentials in, signed JWT out, and the
- * verification every authenticated request goes through.
+ * Clients and access tokens: client credentials in, signed JWT out, the verification every
+ * authenticated request goes through, and what is revoked (clients, user sessions).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
-import type { IIntegrator } from './integrator.entity.js';
-import { db as pooled, emDb, type Db } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import { ensureIntegrator } from '../integrators/integrator.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { newId } from '../ids.js';
 import {
+  clientRevoked,
   dropDeadSigningKeys,
   dropSigningKeysExcept,
-  ensureIntegratorNamed,
-  ensureIntegratorTokens,
   findClientById,
-  findIntegratorByIdOrName,
-  findIntegratorByName,
-  getIntegrator,
   insertClient,
-  insertIntegrator,
+  insertRevokedSession,
   insertSigningKey,
-  integratorSettingsOf,
   liveSigningKeys,
   revokeClientRow,
   rotateClientSecretRow,
-  setIntegratorSettings,
+  selectClientScopes,
 } from './auth.repository.js';
-import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList, type IntegratorSettings } from './auth.rules.js';
+import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
 import { MAX_TOKEN_TTL_SECONDS, TOKEN_MEMORY_SECONDS, previousSecretValid, tokenTimesProblem } from './credential.rules.js';
 import { TokenState, type TokenChange, type TokenStateSync } from './token-state.service.js';
-
-/** Who is calling: the verified content of a client access token. */
-export interface Principal {
-  clientId: string;
-  integratorId: string;
-  scopes: string[];
-  isOperator: boolean;
-  /** The publisher's licence to unblock blocks it issued. */
-  canUnblock: boolean;
-  /**
-   * Set for a user password token: the one account it acts for. Such a token's `scopes` are
-   * those of the token that opened its session, as far as the client held them when it was
-   * minted; the operations that accept it require them as they do of client tokens.
-   */
-  accountId?: string;
-  /** A user password token's session (`sid`: its refresh-token family), which can be revoked as a whole. */
-  sessionId?: string;
-  /** When a verified user password token was issued (ms since the epoch, from `iat`). */
-  issuedAt?: number;
-}
 
 /**
  * A user password token's claims: its account, and its session's scopes (those of the token that
@@ -222,79 +198,13 @@ export class TokenSigner {
   }
 }
 
-export interface IntegratorProfile {
-  id: string;
-  name: string;
-  tokenCurrency: string | null;
-  tokensPerUsd: number | null;
-}
-
-/** Integrators never change once made (there is no way to): each process remembers them. */
-const integrators = new Map<string, IntegratorProfile>();
-
-/** The integrator's name and token currency. */
-export async function integratorProfile(em: EntityManager, integratorId: string): Promise<IntegratorProfile> {
-  const known = integrators.get(integratorId);
-  if (known) return known;
-  const row = await getIntegrator(em, integratorId);
-  const profile = { id: row.id, name: row.name, tokenCurrency: row.tokenCurrency ?? null, tokensPerUsd: row.tokensPerUsd ?? null };
-  integrators.set(integratorId, profile);
-  return profile;
-}
-
-/** The integrator with this id or name (an id wins), or null. */
-export async function findIntegrator(em: EntityManager, idOrName: string): Promise<IntegratorProfile | null> {
-  const row = await findIntegratorByIdOrName(em, idOrName);
-  return row && { id: row.id, name: row.name, tokenCurrency: row.tokenCurrency ?? null, tokensPerUsd: row.tokensPerUsd ?? null };
-}
-
-/** The integrator (its entity, for a unit of work that references it); it must exist. */
-export function loadIntegrator(em: EntityManager, integratorId: string): Promise<IIntegrator> {
-  return getIntegrator(em, integratorId);
-}
-
-/** Creates an integrator; a taken name is a conflict. */
-export async function createIntegrator(
-  em: EntityManager,
-  input: { name: string; tokenCurrency?: string; tokensPerUsd?: number; settings?: Partial<IntegratorSettings> },
-): Promise<IIntegrator & IntegratorSettings> {
-  if (await findIntegratorByName(em, input.name)) {
-    throw new AppError('conflict', `An integrator named "${input.name}" already exists.`, { codes: ['INTEGRATOR_EXISTS'] });
-  }
-  const integrator = await insertIntegrator(em, {
-    name: input.name,
-    tokenCurrency: input.tokenCurrency ?? null,
-    tokensPerUsd: input.tokensPerUsd ?? null,
-  });
-  if (input.settings) await setIntegratorSettings(emDb(em), integrator.id, input.settings);
-  return { ...integrator, ...(await integratorSettingsOf(emDb(em), integrator.id)) };
-}
-
-/** An integrator's payout and conversion settings, read fresh. */
-export function integratorSettings(db: Db, integratorId: string): Promise<IntegratorSettings> {
-  return integratorSettingsOf(db, integratorId);
-}
-
-/** `holdfast integrator update`: changes some of an integrator's settings; the integrator with all of them. */
-export async function updateIntegrator(em: EntityManager, idOrName: string, settings: Partial<IntegratorSettings>) {
-  const integrator = await findIntegratorByIdOrName(em, idOrName);
-  if (!integrator) throw AppError.notFound('INTEGRATOR_NOT_FOUND', `No integrator ${idOrName}.`);
-  await setIntegratorSettings(emDb(em), integrator.id, settings);
-  return { id: integrator.id, name: integrator.name, ...(await integratorSettingsOf(emDb(em), integrator.id)) };
-}
-
-/** Makes the named integrator with this token currency, or gives it one when it has none. */
-export function ensureIntegratorTokenCurrency(em: EntityManager, name: string, tokenCurrency: string, tokensPerUsd: number): Promise<void> {
-  return ensureIntegratorTokens(em, name, tokenCurrency, tokensPerUsd);
-}
-
 /** Creates a client of the named integrator (creating a missing integrator with no token currency). */
 export async function createClient(
   em: EntityManager,
   input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
 ): Promise<{ client_id: string; client_secret: string; integrator: string; scopes: string[] }> {
   return em.transactional(async (tx) => {
-    const integrator = await ensureIntegratorNamed(tx, input.integrator);
+    const integrator = await ensureIntegrator(tx, input.integrator);
     const secret = newClientSecret();
     const client = await insertClient(tx, {
       integrator,
@@ -409,4 +319,26 @@ export async function issueClientToken(
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     scope: granted.scopes.join(' '),
   };
+}
+
+/** Whether the client is revoked (an unknown one counts as revoked), in the caller's transaction. */
+export function isClientRevoked(db: Db, clientId: string): Promise<boolean> {
+  return clientRevoked(db, clientId);
+}
+
+/**
+ * The scopes the client holds now, or undefined when there is no such client: the most a user
+ * password token opened by that client may hold, read at every mint and refresh.
+ */
+export function clientScopes(db: Db, clientId: string): Promise<string[] | undefined> {
+  return selectClientScopes(db, clientId);
+}
+
+/**
+ * Records a user session as revoked in the caller's transaction: its access tokens are refused
+ * once the caller announces it (`TokenSigner.announce`) and, meanwhile, on every read of
+ * PostgreSQL.
+ */
+export function revokeSession(db: Db, sid: string, accountId: string): Promise<void> {
+  return insertRevokedSession(db, sid, accountId, TOKEN_MEMORY_SECONDS);
 }

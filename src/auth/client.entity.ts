@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Integrator } from './integrator.entity.js';
+import { Integrator } from '../integrators/integrator.entity.js';
 
 /**
  * An OAuth client (client credentials) of one integrator; the secret is stored only as a hash.

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { principalOf } from '../http/auth.js';
 import { success } from '../envelope.js';
-import type { Capability } from './block.rules.js';
+import type { Capability } from '../accounts/account-block.rules.js';
 import { blockAccount, getBlocks, legacyBlock, legacyUnblock, unblockCapability } from './block.service.js';
 
 /**

@@ -1,38 +1,11 @@
-/** Block rules (pure): who may issue and remove which block, and what a block stops. */
+/** Block permissions (pure): who may issue and remove which block. */
 import type { FieldErrors } from '../errors.js';
-
-export const CAPABILITIES = ['login', 'payouts', 'transactions'] as const;
-export type Capability = (typeof CAPABILITIES)[number];
-
-export const REASONS = [
-  'account_close',
-  'compliance',
-  'merge_account',
-  'gdpr',
-  'failed_kyc',
-  'kyc_application_cancelled',
-  'flagged_for_full_kyc',
-] as const;
-export type Reason = (typeof REASONS)[number];
-
-export type Issuer = 'publisher' | 'svc';
+import type { Capability, Issuer, Reason } from '../accounts/account-block.rules.js';
 
 /** What a caller is allowed: the operator (`svc`) is a client flag; a publisher may hold the can-unblock licence. */
 export interface BlockCaller {
   isOperator: boolean;
   canUnblock: boolean;
-}
-
-/** A block record, as the API shows it. */
-export interface BlockRecord {
-  block_id: string;
-  account_id: string;
-  capability: Capability;
-  issuer: Issuer;
-  reason: Reason;
-  note: string | null;
-  status: 'active';
-  created: string;
 }
 
 /** What a publisher client may issue (the block request body); the operator may issue every capability and reason. */
@@ -62,24 +35,4 @@ export function unblockDecision(caller: BlockCaller, block: { issuer: Issuer }):
   if (block.issuer !== 'publisher')
     return { ok: false, reason: 'A block issued by the service operator can only be removed by the operator.' };
   return { ok: true };
-}
-
-/** The `blocks` object of a profile: active blocks keyed by capability. */
-export function blocksByCapability(records: BlockRecord[]): Partial<Record<Capability, BlockRecord>> {
-  const out: Partial<Record<Capability, BlockRecord>> = {};
-  for (const r of records) out[r.capability] = r;
-  return out;
-}
-
-/** An account is blocked while it has any active block (profile `is_blocked`, the earlier-generation payload). */
-export function isBlocked(records: readonly { capability: Capability }[]): boolean {
-  return records.length > 0;
-}
-
-/** The capabilities whose block stops an account from buying or selling (`login` includes every other). */
-export const TRANSACTION_BLOCKS: readonly Capability[] = ['login', 'transactions'];
-
-/** The 403 payload for a blocked account. */
-export function blockedMessage(accountId: string): string {
-  return `Account ${accountId} is blocked.`;
 }

@@ -7,8 +7,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { integratorProfile, type Principal } from '../auth/auth.service.js';
-import { revokeUserSessions } from '../auth/session-revocation.service.js';
+import { integratorProfile } from '../integrators/integrator.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import { accountExists, lockAccount as lockAccountRow } from '../accounts/account.repository.js';
@@ -19,18 +19,17 @@ import {
   loginBlockSummary,
   markBlockRemoved,
   transactionBlockedAmong,
-} from './block.repository.js';
+} from '../accounts/account-block.repository.js';
 import {
   blockedMessage,
   blocksByCapability,
   isBlocked,
-  issueDecision,
-  unblockDecision,
   type BlockRecord,
   type Capability,
   type Issuer,
   type Reason,
-} from './block.rules.js';
+} from '../accounts/account-block.rules.js';
+import { issueDecision, unblockDecision } from './block.rules.js';
 
 export interface BlockInput {
   account_id: string;
@@ -92,9 +91,9 @@ export async function applyBlock(
 ): Promise<boolean> {
   const made = await insertActiveBlock(db, { ...block, id: newId('blk'), note: block.note ?? null });
   if (!made) return false;
-  // A login block ends the account's user sessions: its refresh tokens stop working, and the
-  // access tokens issued before it are refused even after it is lifted (its time, `loginBlockState`).
-  if (block.capability === 'login') await revokeUserSessions(db, block.accountId);
+  // A login block needs no write to end the account's user sessions: every access token,
+  // refresh token and link issued before it is refused from now on, even once it is lifted
+  // (its time, `loginBlockState`, read by the sessions module).
   await recordChange(db, em, block.integratorId, block.accountId, { action: 'block', capability: block.capability });
   return true;
 }

@@ -10,15 +10,10 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import { AppError } from '../errors.js';
-import { parseScopeOption, parseSettingFlags, SETTING_FLAGS, type IntegratorSettings } from '../auth/auth.rules.js';
-import {
-  createClient,
-  createIntegrator,
-  revokeClient,
-  rotateClientSecret,
-  rotateSigningKey,
-  updateIntegrator,
-} from '../auth/auth.service.js';
+import { parseScopeOption } from '../auth/auth.rules.js';
+import { parseSettingFlags, SETTING_FLAGS, type IntegratorSettings } from '../integrators/integrator.rules.js';
+import { createClient, revokeClient, rotateClientSecret, rotateSigningKey } from '../auth/auth.service.js';
+import { createIntegrator, updateIntegrator } from '../integrators/integrator.service.js';
 import { SECRET_ROTATION_GRACE_HOURS, TOKEN_MEMORY_SECONDS, TOKEN_STATE_RELOAD_MS, parseGraceHours } from '../auth/credential.rules.js';
 import { announceTokenChange, type TokenChange } from '../auth/token-state.service.js';
 import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.js';

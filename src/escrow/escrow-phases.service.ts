@@ -19,7 +19,7 @@
  * runs twice (or two jobs for one escrow) cannot move money twice.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { integratorProfile } from '../auth/auth.service.js';
+import { integratorProfile } from '../integrators/integrator.service.js';
 import type { CommandKind, CommandResult } from '../commands/command.registry.js';
 import { batchedPerPool } from '../db/batch.js';
 import { db as pooled } from '../db/sql.js';

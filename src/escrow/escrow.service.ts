@@ -6,7 +6,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
-import { integratorProfile, type Principal } from '../auth/auth.service.js';
+import { integratorProfile } from '../integrators/integrator.service.js';
+import type { Principal } from '../integrators/principal.js';
 import {
   escrowFromRow,
   escrowStateConflict,

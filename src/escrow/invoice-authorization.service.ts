@@ -8,8 +8,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal, TokenSigner } from '../auth/auth.service.js';
-import { openUserSession, sessionRedirect, type UserToken } from '../auth/user-session.service.js';
+import type { Principal } from '../integrators/principal.js';
+import type { TokenSigner } from '../auth/auth.service.js';
+import { openUserSession, sessionRedirect, type UserToken } from '../sessions/user-session.service.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { spendableBalance } from '../payment-methods/payment-method.service.js';
 import type { InvoiceMechanism } from '../invoices/invoice.entity.js';

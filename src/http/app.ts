@@ -12,7 +12,7 @@ import type { Logger } from '../runtime/logger.js';
 import type { TokenSigner } from '../auth/auth.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { authRoutes } from '../auth/auth.routes.js';
-import { userSessionState } from '../auth/user-session.service.js';
+import { userSessionState } from '../sessions/user-session.service.js';
 import { accountRoutes } from '../accounts/account.routes.js';
 import { accountOwned } from '../accounts/account-access.service.js';
 import { accountAliases } from '../accounts/account-aliases.js';

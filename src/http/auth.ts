@@ -7,7 +7,8 @@ import type { Request } from 'express';
 import { AppError } from '../errors.js';
 import { missingScopes } from '../auth/auth.rules.js';
 import { blockedError } from '../blocks/block.service.js';
-import type { Principal, TokenSigner } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
+import type { TokenSigner } from '../auth/auth.service.js';
 import type { SecurityCheck } from './request-validation.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

@@ -16,7 +16,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { RedisConnection } from '../queues/connection.js';
 import { match } from 'path-to-regexp';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { AppError } from '../errors.js';
 import { httpMethods, type OpenApiDocument } from './openapi.js';
 

@@ -5,7 +5,7 @@
  * escrow phase composes its one statement from (escrow-phase.flow.ts).
  */
 import { buyerJsonSql } from '../accounts/account.repository.js';
-import { mergedAccountSql, transactionBlockedSql } from '../blocks/block.repository.js';
+import { mergedAccountSql, transactionBlockedSql } from '../accounts/account-block.repository.js';
 import type { Db } from '../db/sql.js';
 import {
   expectedPhasesSql,

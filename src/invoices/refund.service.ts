@@ -12,7 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { holdAccounts } from '../accounts/account.repository.js';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { completeCommand, lockCommand, runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';

@@ -8,7 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { requireAccount } from '../accounts/account-access.service.js';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { activeBlockOf, applyBlock, liftBlock } from '../blocks/block.service.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { AppError } from '../errors.js';

@@ -15,12 +15,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { applyBlock } from '../blocks/block.service.js';
 import { completeCommand, findCommand, lockCommand, runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { accountsAmong, lockAccountsInOrder } from '../accounts/account.repository.js';
-import { activeLoginBlocks, insertTags } from '../blocks/block.repository.js';
+import { activeLoginBlocks, insertTags } from '../accounts/account-block.repository.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { unfinishedEscrowsNaming } from '../escrow/escrow.repository.js';
 import { unfinishedInvoicesNaming } from '../invoices/invoice.repository.js';

@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { findIntegrator, integratorSettings, type IntegratorProfile } from '../auth/auth.service.js';
+import { findIntegrator, integratorSettings, type IntegratorProfile } from '../integrators/integrator.service.js';
 import { db as pooled } from '../db/sql.js';
 import { fundPublisherWallet, publisherWallets } from '../ledger/ledger.service.js';
 

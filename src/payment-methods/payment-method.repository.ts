@@ -7,9 +7,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import type { IAccount } from '../accounts/account.entity.js';
-import { joinIntegratorSql } from '../auth/auth.repository.js';
+import { joinIntegratorSql } from '../integrators/integrator.repository.js';
 import { joinWalletAccountSql, walletMethodIdSql } from '../ledger/ledger.repository.js';
-import { transactionBlockedSql } from '../blocks/block.repository.js';
+import { transactionBlockedSql } from '../accounts/account-block.repository.js';
 import { PaymentMethod, type IPaymentMethod } from './payment-method.entity.js';
 
 /** A new method's fields (its id and timestamps are made here). */

@@ -6,12 +6,12 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { db as pooled, emDb } from '../db/sql.js';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { walletIdOf } from '../ledger/ledger.rules.js';
 import { cardBrand, checkCard, normalisePaypalEmail, paypalSandboxOutcome } from './payment-method.rules.js';
 import type { IAccount } from '../accounts/account.entity.js';
-import type { IIntegrator } from '../auth/integrator.entity.js';
+import type { IIntegrator } from '../integrators/integrator.entity.js';
 import { openWalletAccount } from '../ledger/ledger.service.js';
 import {
   activeMethod,

@@ -12,7 +12,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
-import { integratorSettings } from '../auth/auth.service.js';
+import { integratorSettings } from '../integrators/integrator.service.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
 import { completeCommand, lockCommand, runCommandWith, submitCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';

@@ -8,7 +8,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireAccount } from '../accounts/account-access.service.js';
-import { integratorSettings, type Principal } from '../auth/auth.service.js';
+import { integratorSettings } from '../integrators/integrator.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
 import { runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';

@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ALL_SCOPES } from '../auth/auth.rules.js';
-import { authenticateClient, createClient, ensureIntegratorTokenCurrency } from '../auth/auth.service.js';
+import { authenticateClient, createClient } from '../auth/auth.service.js';
+import { ensureIntegratorTokenCurrency } from '../integrators/integrator.service.js';
 
 export interface DemoClient {
   client_id: string;

@@ -11,7 +11,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { holdAccounts } from '../accounts/account.repository.js';
 import { accountNotFound, requireAccount } from '../accounts/account-access.service.js';
-import { integratorProfile, integratorSettings, type Principal } from '../auth/auth.service.js';
+import { integratorProfile, integratorSettings } from '../integrators/integrator.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { assertCanTransact } from '../blocks/block.service.js';
 import { completeCommand, lockCommand, runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';

@@ -4,7 +4,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { findClient, type Principal } from '../auth/auth.service.js';
+import { findClient } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { currentVersion, deleteSignature, hasSigned, insertSignature, insertVersion } from './tos.repository.js';
 

@@ -5,9 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { registerAccount } from '../accounts/account.service.js';
-import { findClient, type Principal, type TokenSigner } from '../auth/auth.service.js';
-import { authorizeUser } from '../auth/user-session.service.js';
+import { registerAccount } from '../registration/registration.service.js';
+import { findClient, type TokenSigner } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
+import { authorizeUser } from '../sessions/user-session.service.js';
 import { authorizeInvoice } from '../escrow/invoice-authorization.service.js';
 
 async function demoPrincipal(em: EntityManager, clientId: string): Promise<Principal> {

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import express, { type Request, type Response, type Router } from 'express';
 import { getProfile } from '../accounts/account.service.js';
 import type { TokenSigner } from '../auth/auth.service.js';
-import { openHostedSession } from '../auth/user-session.service.js';
+import { openHostedSession } from '../sessions/user-session.service.js';
 import { success } from '../envelope.js';
 import { AppError } from '../errors.js';
 import type { SecurityCheck } from '../http/request-validation.js';

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/sql.js';
 import { isoTimestampSql } from '../db/sql.js';
-import { joinIntegratorSql } from '../auth/auth.repository.js';
+import { joinIntegratorSql } from '../integrators/integrator.repository.js';
 import { tenantNowSql } from '../sandbox/sandbox.repository.js';
 
 /** A delivery with what sending it needs. */

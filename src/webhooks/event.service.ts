@@ -6,7 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { db as pooled } from '../db/sql.js';
 import { eventDeliveries } from './delivery.repository.js';
 import { findEvent, listEvents as listStoredEvents, type EventRecord } from './outbox.repository.js';

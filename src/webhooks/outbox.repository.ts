@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
-import { joinIntegratorSql } from '../auth/auth.repository.js';
+import { joinIntegratorSql } from '../integrators/integrator.repository.js';
 import type { EventName } from './webhook.rules.js';
 
 /** Records an event; it commits or rolls back with the caller's transaction. Delivery is the relay's job. */

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Principal } from '../auth/auth.service.js';
+import type { Principal } from '../integrators/principal.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import * as endpoints from './webhook.repository.js';
 import type { EndpointRecord } from './webhook.repository.js';

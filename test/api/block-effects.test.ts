@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { db } from '../../src/db/sql.js';
 import { fiatWalletOf, payoutDestination } from '../../src/payment-methods/payment-method.repository.js';
 import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';

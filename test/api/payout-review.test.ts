@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { openOrm } from '../../src/db/orm.js';
 import { FAILPOINTS } from '../../src/runtime/failpoints.js';
-import { createIntegrator, updateIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator, updateIntegrator } from '../../src/integrators/integrator.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { fundPublisherWallet, systemAccount } from '../../src/ledger/ledger.service.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
-import { createIntegrator, updateIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator, updateIntegrator } from '../../src/integrators/integrator.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, fundPublisherWallet, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { call, h, holdfastCli, newClient, unique, type TestClient } from '../support/harness.js';

@@ -5,7 +5,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
-import { createClient, createIntegrator } from '../../src/auth/auth.service.js';
+import { createClient } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { h, unique } from '../support/harness.js';
 
 /** The first `sh` block after the heading `## <title>` of a Markdown file. */

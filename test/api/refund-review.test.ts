@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
-import { createIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { addCard, call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { waitedOn } from '../support/locks.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
-import { createIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { db, emDb } from '../../src/db/sql.js';
-import { insertActiveBlock } from '../../src/blocks/block.repository.js';
+import { insertActiveBlock } from '../../src/accounts/account-block.repository.js';
 import { newId } from '../../src/ids.js';
 import {
   insertRefundInvoice,

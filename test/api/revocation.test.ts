@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { SignJWT } from 'jose';
 import { TokenSigner } from '../../src/auth/auth.service.js';
-import { openHostedSession } from '../../src/auth/user-session.service.js';
+import { openHostedSession } from '../../src/sessions/user-session.service.js';
 import { createRedis } from '../../src/queues/connection.js';
 import { TEST_QUEUE_PREFIX, call, h, loadSigner, newClient, register, startExtraApp, type TestClient } from '../support/harness.js';
 
@@ -123,6 +123,10 @@ describe('access tokens after revocation', () => {
     const fresh = await session(account);
     assert.equal(await use(account, fresh.access_token), 200);
     assert.equal(await use(account, fresh.access_token, other.app.baseUrl), 200);
+    // Issued after the latest login block: its refresh token and a new link work.
+    assert.ok((await refresh(fresh.refresh_token)).body.access_token);
+    const after = await call('POST', '/authorize/user', { token: client.token, body: { account_id: account } });
+    assert.ok(await openHostedSession(h().orm.em.fork(), h().signer, after.body.payload.redirect.split('/').pop()));
   });
 });
 

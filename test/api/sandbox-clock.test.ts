@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { consumeSessionNonce } from '../../src/auth/user-session.service.js';
+import { consumeSessionNonce } from '../../src/sessions/user-session.service.js';
 import { MAX_OFFSET_SECONDS } from '../../src/sandbox/sandbox.rules.js';
 import { call, h, newClient, register, startExtraApp, type TestClient } from '../support/harness.js';
 import { startReceiver } from '../support/receiver.js';

@@ -3,7 +3,8 @@
  * answered as that SDK expects.
  */
 import assert from 'node:assert/strict';
-import { createClient, createIntegrator } from '../../src/auth/auth.service.js';
+import { createClient } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { PLATFORMS } from '../../src/accounts/account.rules.js';
 import { call, h, newClient, register, startExtraApp, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { createIntegrator, updateIntegrator } from '../../src/auth/auth.service.js';
-import { insertActiveBlock } from '../../src/blocks/block.repository.js';
+import { createIntegrator, updateIntegrator } from '../../src/integrators/integrator.service.js';
+import { insertActiveBlock } from '../../src/accounts/account-block.repository.js';
 import { db } from '../../src/db/sql.js';
 import { newId } from '../../src/ids.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { consumeSessionNonce } from '../../src/auth/user-session.service.js';
+import { consumeSessionNonce } from '../../src/sessions/user-session.service.js';
 import { call, h, newClient, register, type TestClient } from '../support/harness.js';
 
 const form = (params: Record<string, string>) => ({

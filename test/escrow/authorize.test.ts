@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { db } from '../../src/db/sql.js';
-import { createIntegrator } from '../../src/auth/auth.service.js';
-import { consumeSessionNonce } from '../../src/auth/user-session.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
+import { consumeSessionNonce } from '../../src/sessions/user-session.service.js';
 import { commandResult, runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';

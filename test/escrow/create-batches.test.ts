@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Principal } from '../../src/auth/auth.service.js';
+import type { Principal } from '../../src/integrators/principal.js';
 import type { AppError } from '../../src/errors.js';
 import { createEscrow } from '../../src/escrow/escrow.service.js';
 import { h, newClient } from '../support/harness.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { systemAccount } from '../../src/ledger/ledger.service.js';
 import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 

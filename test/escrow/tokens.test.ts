@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { tokenQuote } from '../../src/tokens/tokens.rules.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';

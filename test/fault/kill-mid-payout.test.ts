@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Queue } from 'bullmq';
-import { updateIntegrator } from '../../src/auth/auth.service.js';
+import { updateIntegrator } from '../../src/integrators/integrator.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createIntegrator } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';

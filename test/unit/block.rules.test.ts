@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CAPABILITIES, REASONS, TRANSACTION_BLOCKS, issueDecision, isBlocked, unblockDecision } from '../../src/blocks/block.rules.js';
+import { CAPABILITIES, REASONS, TRANSACTION_BLOCKS, isBlocked } from '../../src/accounts/account-block.rules.js';
+import { issueDecision, unblockDecision } from '../../src/blocks/block.rules.js';
 
 const operator = { isOperator: true, canUnblock: false };
 const licensed = { isOperator: false, canUnblock: true };

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { sessionTokenScopes } from '../../src/auth/user-session.rules.js';
+import { sessionTokenScopes } from '../../src/sessions/user-session.rules.js';
 
 describe('user session rules', () => {
   it("a session's token holds the scopes that opened it, as far as the client still holds them", () => {

@@ -4,7 +4,8 @@
  * refresh token. Refresh tokens rotate at each use; a reused one revokes its whole family, and
  * the access tokens of that session (`sid`) are refused at once by every web process.
  * Nonces and refresh tokens are stored only as SHA-256 hashes. A login-blocked account gets none,
- * and a token issued before the account's latest login block never works again.
+ * and an access token, refresh token or link issued before the account's latest login block
+ * never works again.
  *
  * A user password token never does more than the token that opened its session: the session
  * (its refresh-token family, its redirect nonce) records that token's scopes, and every access
@@ -24,7 +25,6 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { lockAccount } from '../accounts/account.repository.js';
 import {
   insertRefreshToken,
-  insertRevokedSession,
   insertSessionNonce,
   lockRefreshToken,
   markRefreshTokenUsed,
@@ -34,12 +34,11 @@ import {
   spendSessionNonce,
 } from './user-session.repository.js';
 import { sessionTokenScopes } from './user-session.rules.js';
-import { clientRevoked } from './auth.repository.js';
 import { blockedError, loginBlocked, loginBlockState } from '../blocks/block.service.js';
-import { authenticateClient, type Principal, type TokenSigner } from './auth.service.js';
-import { selectClientScopes } from './auth.repository.js';
-import { REFRESH_TOKEN_TTL_SECONDS, SESSION_NONCE_TTL_SECONDS, USER_TOKEN_TTL_SECONDS, refreshDecision } from './auth.rules.js';
-import { TOKEN_MEMORY_SECONDS, issuedBeforeLoginBlock } from './credential.rules.js';
+import type { Principal } from '../integrators/principal.js';
+import { authenticateClient, clientScopes, isClientRevoked, revokeSession, type TokenSigner } from '../auth/auth.service.js';
+import { REFRESH_TOKEN_TTL_SECONDS, SESSION_NONCE_TTL_SECONDS, USER_TOKEN_TTL_SECONDS, refreshDecision } from '../auth/auth.rules.js';
+import { issuedBeforeLoginBlock } from '../auth/credential.rules.js';
 
 /** The user password token (`authorizeUser` with `return_token`). */
 export interface UserToken {
@@ -147,7 +146,7 @@ export async function openUserSession(
   const session = { clientId: principal.clientId, integratorId: principal.integratorId, accountId };
   const opened = [...principal.scopes];
   if (returnToken) {
-    const scopes = sessionTokenScopes(opened, (await selectClientScopes(db, principal.clientId)) ?? []);
+    const scopes = sessionTokenScopes(opened, (await clientScopes(db, principal.clientId)) ?? []);
     return { token: await issueUserToken(db, signer, { ...session, familyId: newId('rtf'), sessionScopes: opened }, scopes) };
   }
   const nonce = randomBytes(32).toString('base64url');
@@ -169,7 +168,7 @@ export async function openHostedSession(
   return pooled(em).transaction(async (db) => {
     const session = await spendNonce(db, nonce);
     if (!session) return null;
-    const scopes = sessionTokenScopes(session.scopes, (await selectClientScopes(db, session.clientId)) ?? []);
+    const scopes = sessionTokenScopes(session.scopes, (await clientScopes(db, session.clientId)) ?? []);
     // A hosted-page session is its own: it has no refresh token, so its family is new.
     const accessToken = await signUserAccess(signer, { ...session, familyId: newId('rtf') }, scopes);
     return { accountId: session.accountId, accessToken, scopes };
@@ -188,8 +187,21 @@ async function spendNonce(db: Db, nonce: string): Promise<NonceSession | null> {
   const session = await spendSessionNonce(db, sha256(nonce));
   if (!session) return null;
   await lockAccount(db, session.integratorId, session.accountId, 'share');
-  if ((await loginBlocked(db, session.accountId)) || (await clientRevoked(db, session.clientId))) return null;
+  if ((await loginSessionState(db, session.accountId, session.createdAt)) !== 'active') return null;
+  if (await isClientRevoked(db, session.clientId)) return null;
   return session;
+}
+
+/**
+ * What the account's login blocks say of a session's token or link issued at `issuedAt` (ms):
+ * `blocked` while login is blocked, `revoked` when it was issued before the latest login block
+ * (even once lifted), else `active`. A login block ends the sessions opened before it with no
+ * write of its own: this is where they end, for access tokens, refresh tokens and links alike.
+ */
+async function loginSessionState(db: Db, accountId: string, issuedAt: number | Date): Promise<'active' | 'blocked' | 'revoked'> {
+  const login = await loginBlockState(db, accountId);
+  if (login.blocked) return 'blocked';
+  return issuedBeforeLoginBlock(new Date(issuedAt).getTime(), login.lastBlockedAt) ? 'revoked' : 'active';
 }
 
 /**
@@ -217,19 +229,20 @@ export async function refreshUserToken(
       // Someone replayed a spent token: whoever holds the newer one loses it too, and every
       // access token of the session stops working.
       await revokeFamily();
-      await insertRevokedSession(db, row.familyId, row.accountId, TOKEN_MEMORY_SECONDS);
+      await revokeSession(db, row.familyId, row.accountId);
       return { refused: 'The refresh token was already used; the session is revoked.', revokedSession: row.familyId };
     }
     if (decision !== 'ok') return { refused: `The refresh token is ${decision}.` };
-    if (await clientRevoked(db, row.clientId)) return { refused: 'The refresh token is revoked.' };
-    if (await loginBlocked(db, row.accountId)) {
+    if (await isClientRevoked(db, row.clientId)) return { refused: 'The refresh token is revoked.' };
+    const login = await loginSessionState(db, row.accountId, row.createdAt);
+    if (login !== 'active') {
       await revokeFamily();
-      return { refused: `Account ${row.accountId} is blocked.` };
+      return { refused: login === 'blocked' ? `Account ${row.accountId} is blocked.` : 'The refresh token is revoked.' };
     }
     // The new access token carries the session's scopes as far as the client holds them now;
     // the new refresh token records the session's scopes unchanged, never the client's.
-    const clientScopes = await selectClientScopes(db, row.clientId);
-    if (!clientScopes) return { refused: 'The refresh token is invalid.' };
+    const held = await clientScopes(db, row.clientId);
+    if (!held) return { refused: 'The refresh token is invalid.' };
     await markRefreshTokenUsed(db, row.id);
     return {
       token: await issueUserToken(
@@ -242,7 +255,7 @@ export async function refreshUserToken(
           familyId: row.familyId,
           sessionScopes: row.scopes,
         },
-        sessionTokenScopes(row.scopes, clientScopes),
+        sessionTokenScopes(row.scopes, held),
       ),
     };
   });
@@ -260,8 +273,6 @@ export async function refreshUserToken(
  * login is blocked (403), `revoked` when the token was issued before the account's latest login
  * block (401, even once the block is lifted). Read outside any transaction.
  */
-export async function userSessionState(em: EntityManager, principal: Principal): Promise<'active' | 'blocked' | 'revoked'> {
-  const login = await loginBlockState(pooled(em), principal.accountId!);
-  if (login.blocked) return 'blocked';
-  return issuedBeforeLoginBlock(principal.issuedAt ?? 0, login.lastBlockedAt) ? 'revoked' : 'active';
+export function userSessionState(em: EntityManager, principal: Principal): Promise<'active' | 'blocked' | 'revoked'> {
+  return loginSessionState(pooled(em), principal.accountId!, principal.issuedAt ?? 0);
 }

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/sql.js';
 import { isoTimestampSql } from '../db/sql.js';
-import { TRANSACTION_BLOCKS, type BlockRecord, type Capability, type Issuer, type Reason } from './block.rules.js';
+import { TRANSACTION_BLOCKS, type BlockRecord, type Capability, type Issuer, type Reason } from './account-block.rules.js';
 
 /** A block record (JSON) of the `account_block` row aliased `b`. */
 const BLOCK_RECORD_SQL = `json_build_object('block_id', b.id, 'account_id', b.account_id, 'capability', b.capability,

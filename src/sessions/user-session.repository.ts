@@ -1,5 +1,5 @@
 /**
- * user_session_nonce, refresh_token and revoked_session. Hand-written SQL: spending a nonce is
+ * user_session_nonce and refresh_token. Hand-written SQL: spending a nonce is
  * one conditional UPDATE … RETURNING (exactly one request spends it), and these statements run
  * inside the plain-SQL transactions that also lock the account and check its blocks.
  * Expiry times are set and checked on the integrator's clock (`tenantNowSql`: real time, or
@@ -20,6 +20,8 @@ export interface RefreshTokenRecord {
   expiresAt: Date;
   usedAt: Date | null;
   revokedAt: Date | null;
+  /** When it was issued (real time): one issued before the account's latest login block is dead. */
+  createdAt: Date;
   /** "Now" on the integrator's clock, to judge `expiresAt` by. */
   now: Date;
 }
@@ -31,9 +33,15 @@ export interface NonceSession {
   clientId: string;
   /** The scopes of the token that opened the session; null for a nonce older than the column (the client's). */
   scopes: string[] | null;
+  /** When the link was made (real time): one made before the account's latest login block is dead. */
+  createdAt: Date;
 }
 
-/** Stores a refresh token (its hash) expiring in `ttlSeconds`, with its session's scopes. */
+/**
+ * Stores a refresh token (its hash) expiring in `ttlSeconds`, with its session's scopes. Its time
+ * is when the statement runs (the account row is locked by then), so it is older than any login
+ * block recorded after it and newer than any recorded before it.
+ */
 export async function insertRefreshToken(
   db: Db,
   token: {
@@ -48,8 +56,8 @@ export async function insertRefreshToken(
   },
 ): Promise<void> {
   await db.execute(
-    `insert into refresh_token (id, token_hash, family_id, account_id, integrator_id, client_id, scopes, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?::text[], ${tenantNowSql('?')} + (? * interval '1 second'))`,
+    `insert into refresh_token (id, token_hash, family_id, account_id, integrator_id, client_id, scopes, expires_at, created_at)
+     values (?, ?, ?, ?, ?, ?, ?::text[], ${tenantNowSql('?')} + (? * interval '1 second'), clock_timestamp())`,
     [
       token.id,
       token.tokenHash,
@@ -86,10 +94,11 @@ export async function lockRefreshToken(db: Db, tokenHash: string): Promise<Refre
       expires_at: Date;
       used_at: Date | null;
       revoked_at: Date | null;
+      created_at: Date;
       now: Date;
     }>
   >(
-    `select id, family_id, account_id, integrator_id, client_id, scopes, expires_at, used_at, revoked_at,
+    `select id, family_id, account_id, integrator_id, client_id, scopes, expires_at, used_at, revoked_at, created_at,
             ${tenantNowSql('refresh_token.integrator_id')} as now
        from refresh_token where token_hash = ? for update`,
     [tokenHash],
@@ -105,6 +114,7 @@ export async function lockRefreshToken(db: Db, tokenHash: string): Promise<Refre
       expiresAt: new Date(row.expires_at),
       usedAt: row.used_at,
       revokedAt: row.revoked_at,
+      createdAt: new Date(row.created_at),
       now: new Date(row.now),
     }
   );
@@ -120,49 +130,35 @@ export async function revokeRefreshFamily(db: Db, familyId: string): Promise<voi
   await db.execute('update refresh_token set revoked_at = now() where family_id = ? and revoked_at is null', [familyId]);
 }
 
-/**
- * Remembers a revoked session (its access tokens are refused), and forgets those revoked longer
- * ago than `memorySeconds` (no token of theirs is still alive).
- */
-export async function insertRevokedSession(db: Db, sid: string, accountId: string, memorySeconds: number): Promise<void> {
-  await db.execute(
-    `with forgotten as (delete from revoked_session where revoked_at < now() - make_interval(secs => ?))
-     insert into revoked_session (sid, account_id) values (?, ?) on conflict (sid) do nothing`,
-    [memorySeconds, sid, accountId],
-  );
-}
-
-/** Revokes every live refresh token of an account. */
-export async function revokeAccountRefreshTokens(db: Db, accountId: string): Promise<void> {
-  await db.execute('update refresh_token set revoked_at = now() where account_id = ? and revoked_at is null', [accountId]);
-}
-
-/** Expires the account's unspent redirect nonces (a link made before a login block never opens a session). */
-export async function expireAccountSessionNonces(db: Db, accountId: string): Promise<void> {
-  await db.execute('update user_session_nonce set expires_at = now() where account_id = ? and used_at is null and expires_at > now()', [
-    accountId,
-  ]);
-}
-
-/** Stores a redirect nonce (its hash) expiring in `ttlSeconds`, with its session's scopes. */
+/** Stores a redirect nonce (its hash) expiring in `ttlSeconds`, with its session's scopes; its time as a refresh token's. */
 export async function insertSessionNonce(
   db: Db,
   nonce: { nonceHash: string; accountId: string; integratorId: string; clientId: string; scopes: string[]; ttlSeconds: number },
 ): Promise<void> {
   await db.execute(
-    `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, scopes, expires_at)
-     values (?, ?, ?, ?, ?::text[], ${tenantNowSql('?')} + (? * interval '1 second'))`,
+    `insert into user_session_nonce (nonce_hash, account_id, integrator_id, client_id, scopes, expires_at, created_at)
+     values (?, ?, ?, ?, ?::text[], ${tenantNowSql('?')} + (? * interval '1 second'), clock_timestamp())`,
     [nonce.nonceHash, nonce.accountId, nonce.integratorId, nonce.clientId, nonce.scopes, nonce.integratorId, nonce.ttlSeconds],
   );
 }
 
 /** Spends a live nonce (once): its session, or undefined when unknown, spent or expired. */
 export async function spendSessionNonce(db: Db, nonceHash: string): Promise<NonceSession | undefined> {
-  const [row] = await db.execute<Array<{ account_id: string; integrator_id: string; client_id: string; scopes: string[] | null }>>(
+  const [row] = await db.execute<
+    Array<{ account_id: string; integrator_id: string; client_id: string; scopes: string[] | null; created_at: Date }>
+  >(
     `update user_session_nonce set used_at = now()
       where nonce_hash = ? and used_at is null and expires_at > ${tenantNowSql('user_session_nonce.integrator_id')}
-     returning account_id, integrator_id, client_id, scopes`,
+     returning account_id, integrator_id, client_id, scopes, created_at`,
     [nonceHash],
   );
-  return row && { accountId: row.account_id, integratorId: row.integrator_id, clientId: row.client_id, scopes: row.scopes };
+  return (
+    row && {
+      accountId: row.account_id,
+      integratorId: row.integrator_id,
+      clientId: row.client_id,
+      scopes: row.scopes,
+      createdAt: new Date(row.created_at),
+    }
+  );
 }

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { CAPABILITIES, REASONS } from './block.rules.js';
+import { CAPABILITIES, REASONS } from './account-block.rules.js';
 
 /** A block on one capability of an account; removed blocks stay as history. */
 export const AccountBlock = defineEntity({

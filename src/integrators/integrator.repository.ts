@@ -1,0 +1,82 @@
+/**
+ * Integrators: MikroORM for loading and creating them; hand-written SQL where a statement must
+ * be safe when processes race (ON CONFLICT on a client's missing integrator or its token
+ * currency), for settings operators change while processes run, and for the integrator join
+ * other modules' one-statement reads take.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { emDb, type Db } from '../db/sql.js';
+import { newId } from '../ids.js';
+import { Integrator, type IIntegrator } from './integrator.entity.js';
+import type { IntegratorSettings } from './integrator.rules.js';
+
+/** Fragment: `join integrator <alias> on <alias>.id = <integratorId>`; the name is then `<alias>.name`. */
+export function joinIntegratorSql(alias: string, integratorIdExpression: string): string {
+  return `join integrator ${alias} on ${alias}.id = ${integratorIdExpression}`;
+}
+
+/** The integrator with this id (it must exist). */
+export function getIntegrator(em: EntityManager, id: string): Promise<IIntegrator> {
+  return em.findOneOrFail(Integrator, { id });
+}
+
+/** The integrator with this name, if any. */
+export function findIntegratorByName(em: EntityManager, name: string): Promise<IIntegrator | null> {
+  return em.findOne(Integrator, { name });
+}
+
+/** The integrator with this id or, failing that, this name, if any. */
+export async function findIntegratorByIdOrName(em: EntityManager, idOrName: string): Promise<IIntegrator | null> {
+  return (await em.findOne(Integrator, { id: idOrName })) ?? findIntegratorByName(em, idOrName);
+}
+
+/** Adds an integrator. */
+export async function insertIntegrator(
+  em: EntityManager,
+  input: { name: string; tokenCurrency: string | null; tokensPerUsd: number | null },
+): Promise<IIntegrator> {
+  const integrator = em.create(Integrator, { id: newId('int'), ...input, createdAt: new Date() });
+  await em.flush();
+  return integrator;
+}
+
+/** An integrator's payout and conversion settings, read fresh (operators change them while processes run). */
+export async function integratorSettingsOf(db: Db, integratorId: string): Promise<IntegratorSettings> {
+  const [row] = await db.execute<Array<{ payout_auto_approve_max: string; payout_open_limit: number; conversion_fee_bps: number }>>(
+    'select payout_auto_approve_max, payout_open_limit, conversion_fee_bps from integrator where id = ?',
+    [integratorId],
+  );
+  if (!row) throw new Error(`integrator ${integratorId} does not exist`);
+  return {
+    payoutAutoApproveMax: Number(row.payout_auto_approve_max),
+    payoutOpenLimit: row.payout_open_limit,
+    conversionFeeBps: row.conversion_fee_bps,
+  };
+}
+
+/** Sets some of an integrator's payout and conversion settings. */
+export async function setIntegratorSettings(db: Db, integratorId: string, settings: Partial<IntegratorSettings>): Promise<void> {
+  await db.execute(
+    `update integrator set payout_auto_approve_max = coalesce(?, payout_auto_approve_max),
+                           payout_open_limit = coalesce(?, payout_open_limit),
+                           conversion_fee_bps = coalesce(?, conversion_fee_bps)
+      where id = ?`,
+    [settings.payoutAutoApproveMax ?? null, settings.payoutOpenLimit ?? null, settings.conversionFeeBps ?? null, integratorId],
+  );
+}
+
+/** The integrator with this name, made (with no token currency) when missing; safe when two requests race. */
+export async function ensureIntegratorNamed(em: EntityManager, name: string): Promise<IIntegrator> {
+  await emDb(em).execute('insert into integrator (id, name) values (?, ?) on conflict (name) do nothing', [newId('int'), name]);
+  return em.findOneOrFail(Integrator, { name });
+}
+
+/** Makes the named integrator with this token currency, or gives it one when it has none (safe when processes race). */
+export async function ensureIntegratorTokens(em: EntityManager, name: string, tokenCurrency: string, tokensPerUsd: number): Promise<void> {
+  await emDb(em).execute(
+    `insert into integrator (id, name, token_currency, tokens_per_usd) values (?, ?, ?, ?)
+     on conflict (name) do update set token_currency = excluded.token_currency, tokens_per_usd = excluded.tokens_per_usd
+       where integrator.token_currency is null`,
+    [newId('int'), name, tokenCurrency, tokensPerUsd],
+  );
+}
