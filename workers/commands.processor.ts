@@ -11,6 +11,7 @@ import { runCommandWith } from '../src/commands/command.service.js';
 import { escrowCommands } from '../src/escrow/escrow.commands.js';
 import { invoiceCommands } from '../src/invoices/invoice.commands.js';
 import { payoutCommands } from '../src/payouts/payout.commands.js';
+import { refundCommands } from '../src/refunds/refund.commands.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
 import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
@@ -23,6 +24,7 @@ export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
   invoices: invoiceCommands,
   merge: mergeCommands,
   payouts: payoutCommands,
+  refunds: refundCommands,
   tokens: tokenCommands,
 };
 

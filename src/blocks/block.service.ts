@@ -53,14 +53,13 @@ async function lockAccount(db: Db, integratorId: string, accountId: string): Pro
 
 async function recordChange(
   db: Db,
-  em: EntityManager,
   integratorId: string,
   accountId: string,
   change: { action: 'block' | 'unblock'; capability: Capability },
 ): Promise<BlockResponse> {
   const records = await activeBlocks(db, accountId);
   const blocks = blocksByCapability(records);
-  const integrator = (await integratorProfile(em, integratorId)).name;
+  const integrator = (await integratorProfile(db, integratorId)).name;
   await insertEvent(db, integratorId, 'account-block-unblock-webhook', {
     account_id: accountId,
     blocks,
@@ -78,7 +77,6 @@ async function recordChange(
  */
 export async function applyBlock(
   db: Db,
-  em: EntityManager,
   block: {
     integratorId: string;
     accountId: string;
@@ -94,7 +92,7 @@ export async function applyBlock(
   // A login block needs no write to end the account's user sessions: every access token,
   // refresh token and link issued before it is refused from now on, even once it is lifted
   // (its time, `loginBlockState`, read by the sessions module).
-  await recordChange(db, em, block.integratorId, block.accountId, { action: 'block', capability: block.capability });
+  await recordChange(db, block.integratorId, block.accountId, { action: 'block', capability: block.capability });
   return true;
 }
 
@@ -110,13 +108,12 @@ export async function activeBlockOf(db: Db, accountId: string, capability: Capab
  */
 export async function liftBlock(
   db: Db,
-  em: EntityManager,
   lift: { integratorId: string; accountId: string; capability: Capability; reasons: readonly string[] },
 ): Promise<boolean> {
   const block = await activeBlockOf(db, lift.accountId, lift.capability);
   if (!block || !lift.reasons.includes(block.reason)) return false;
   await markBlockRemoved(db, block.block_id, null);
-  await recordChange(db, em, lift.integratorId, lift.accountId, { action: 'unblock', capability: lift.capability });
+  await recordChange(db, lift.integratorId, lift.accountId, { action: 'unblock', capability: lift.capability });
   return true;
 }
 
@@ -126,7 +123,7 @@ export async function blockAccount(em: EntityManager, principal: Principal, inpu
   if (!decision.ok) throw AppError.invalid(decision.fields, 'Publishers may only block login with reason account_close.');
   return pooled(em).transaction(async (db) => {
     await lockAccount(db, principal.integratorId, input.account_id);
-    await applyBlock(db, em, {
+    await applyBlock(db, {
       integratorId: principal.integratorId,
       accountId: input.account_id,
       capability: input.block_capability,
@@ -160,7 +157,7 @@ async function removeBlocks(
     let response: BlockResponse | undefined;
     for (const block of targets) {
       await markBlockRemoved(db, block.block_id, principal.clientId);
-      response = await recordChange(db, em, principal.integratorId, accountId, { action: 'unblock', capability: block.capability });
+      response = await recordChange(db, principal.integratorId, accountId, { action: 'unblock', capability: block.capability });
     }
     return response ?? { account_id: accountId, blocks: blocksByCapability(await activeBlocks(db, accountId)) };
   });

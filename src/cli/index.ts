@@ -24,8 +24,8 @@ import { publishTos } from '../tos/tos.service.js';
 import { decideKyc, eraseKycData } from '../kyc/kyc.service.js';
 import { operatorPayoutCommand } from '../payouts/payout.commands.js';
 import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
-import { verifyLedger } from '../escrow/ledger-verify.service.js';
-import { VERIFY_PROBLEM_CAP } from '../ledger/ledger.service.js';
+import { verifyAll } from './ledger-checks.js';
+import { VERIFY_PROBLEM_CAP } from '../ledger/ledger-verify.service.js';
 import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
@@ -422,7 +422,7 @@ memory does not grow with the ledger. Only reads: a missing or unmigrated databa
   --json   print {"ok","checked","problems","problemCount"}`,
     options: { json: { type: 'boolean' } },
     async run(v) {
-      const report = await withOrm({ read: 'ledger verify' }, (orm) => verifyLedger(orm.em.fork()));
+      const report = await withOrm({ read: 'ledger verify' }, (orm) => verifyAll(orm.em.fork()));
       const summary = `${report.checked.accounts} accounts, ${report.checked.postings} postings, ${report.checked.entries} entries`;
       if (v.json === true) process.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.ok) process.stdout.write(`ledger ok: ${summary}\n`);

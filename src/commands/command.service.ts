@@ -7,6 +7,7 @@ import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { db as pooled, type Db } from '../db/sql.js';
+import { isContention } from '../db/postgres-failures.js';
 import {
   commandOfIntegrator,
   commandOutcome,
@@ -51,14 +52,49 @@ export async function submitCommand(db: Db, input: CommandRequest): Promise<stri
   }
 }
 
-/** Locks a command for its worker; null when it does not exist. */
-export async function lockCommand(db: Db, commandId: string) {
-  return (await lockCommandRow(db, commandId)) ?? null;
+/** How many times a command's transaction runs when PostgreSQL aborts it for contention (deadlock, serialization failure). */
+export const CONTENTION_ATTEMPTS = 3;
+
+/** A command as its runner's work sees it: locked in the transaction, pending. */
+export interface LockedCommand {
+  id: string;
+  kind: CommandKind;
+  /** What the command acts on (an invoice, a payout, the merge's source account…). */
+  target_id: string;
+  input: Record<string, unknown> | null;
 }
 
-/** Marks a command done with its HTTP result, in the caller's transaction. */
-export async function completeCommand(db: Db, commandId: string, result: CommandResult): Promise<void> {
-  await storeCommandResult(db, commandId, result, false);
+/**
+ * The one command transaction every runner but the escrow phases' goes through. In one
+ * transaction: lock the command row; answer the stored result of a done command; otherwise run
+ * `work`, and store the result it returns as the command's (its `next` commands are not stored:
+ * the worker enqueues them), so the command ends in the same commit as its work. A refusal
+ * `work` throws (an AppError) rolls all of it back; `runCommandWith` stores it. When PostgreSQL
+ * aborts the transaction for contention (deadlock, serialization failure) it runs again at once,
+ * up to `CONTENTION_ATTEMPTS` times, rather than wait for the job's retry. `work` must do all its
+ * SQL on `db`: a runner then holds one pooled connection, so many can share a job. Null: no such
+ * command.
+ */
+export async function inCommandTransaction(
+  em: EntityManager,
+  commandId: string,
+  work: (db: Db, command: LockedCommand) => Promise<CommandResult>,
+): Promise<CommandResult | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pooled(em).transaction(async (db) => {
+        const command = await lockCommandRow(db, commandId);
+        if (!command) return null;
+        if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
+        const result = await work(db, { id: command.id, kind: command.kind, target_id: command.target_id, input: command.input });
+        const { next: _next, ...stored } = result;
+        await storeCommandResult(db, commandId, stored, false);
+        return result;
+      });
+    } catch (err) {
+      if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;
+    }
+  }
 }
 
 /**

@@ -103,7 +103,7 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
   let made: InvoiceRecord | undefined;
   if (transition === 'pay') {
     for (const [wallet, balance] of command.loaded.balances) if (!balances.has(wallet)) balances.set(wallet, balance);
-    const sources = await evaluateCharges(em, integratorId, currency, escrowInvoice.paymentMethods, methods, balances);
+    const sources = await evaluateCharges(pooled(em), integratorId, currency, escrowInvoice.paymentMethods, methods, balances);
     const reason = paymentFailure(sources);
     if (reason) {
       // All or nothing: decided before any posting. Money a failing pay set aside goes back.
@@ -127,7 +127,7 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
     escrow.commitInvoiceId = made.id;
     escrow.status = 'COMMITTED';
     postings.push(
-      ...(await settle(pooled(em), em, {
+      ...(await settle(pooled(em), {
         integratorId,
         currency,
         reference: `escrow:${escrow.id}:commit`,
@@ -138,7 +138,7 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
     );
   } else {
     // A refund goes back to where each charge came from; what wallets hold now does not matter.
-    const sources = await evaluateCharges(em, integratorId, currency, escrowInvoice.paymentMethods, methods, new Map());
+    const sources = await evaluateCharges(pooled(em), integratorId, currency, escrowInvoice.paymentMethods, methods, new Map());
     made = phaseInvoice(escrow, escrowInvoice, 'user_purchase_refund_escrow', escrowInvoice.paymentMethods, command.now);
     escrow.cancelInvoiceId = made.id;
     escrow.status = 'CANCELLED';

@@ -3,18 +3,16 @@ import type { Router } from 'express';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { sendCommand } from '../http/command-response.js';
-import { createEscrow, getEscrow, transitionEscrow } from './escrow.service.js';
-import type { EscrowTransition } from './escrow.rules.js';
-import { accountBalances, accountStatement, escrowOfInvoice, findEscrowsByReference } from './reconciliation.service.js';
-import { pageOf } from './reconciliation.rules.js';
+import { createEscrow, escrowOfInvoice, findEscrowsByReference, getEscrow, transitionEscrow } from './escrow.service.js';
+import { pageOf, type EscrowTransition } from './escrow.rules.js';
 
 type Sort = 'asc' | 'desc';
 type SortField = 'created' | 'updated';
 
 /**
  * Invoicing API: escrows (`createEscrow`, `getEscrow`, `payEscrow`, `commitEscrow`,
- * `cancelEscrow`) and the reconciliation reads (`getEscrowsByReference`, `getEscrowByInvoice`;
- * Payments API: `getAccountBalances`, `getAccountStatement`). Requests arrive validated.
+ * `cancelEscrow`) and their lookups (`getEscrowsByReference`, `getEscrowByInvoice`). Requests
+ * arrive validated.
  */
 export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number): void {
   router.post('/v2/escrow', async (req, res) => {
@@ -27,14 +25,6 @@ export function escrowRoutes(router: Router, bus: CommandBus, syncWaitMs: number
   });
   router.get('/v2/escrow/by_invoice/:invoice_id', async (req, res) => {
     res.json(success(await escrowOfInvoice(req.em, principalOf(req), String(req.params.invoice_id))));
-  });
-  router.get('/v1/:account_id/balances', async (req, res) => {
-    res.json(success(await accountBalances(req.em, principalOf(req), String(req.params.account_id))));
-  });
-  router.get('/v1/:account_id/statement', async (req, res) => {
-    const q = req.query as { from?: string; to?: string; sort?: Sort };
-    const query = { ...pageOf(req.query), from: q.from, to: q.to, sort: q.sort ?? 'desc' };
-    res.json(success(await accountStatement(req.em, principalOf(req), String(req.params.account_id), query)));
   });
   router.get('/v2/escrow/:escrow_id', async (req, res) => {
     res.json(success(await getEscrow(req.em, principalOf(req), req.params.escrow_id)));

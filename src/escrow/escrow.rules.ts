@@ -106,3 +106,14 @@ export function escrowStateConflict(escrow: EscrowRecord, transition: EscrowTran
   const message = why ? `The escrow cannot ${transition}: ${why}.` : `The escrow is ${escrow.status}; ${transition} is not allowed.`;
   return new AppError('invalid_state', message, { codes: ['ESCROW_STATE_ERROR'], payload: escrowView(escrow, integrator) });
 }
+
+/** Page size when none is asked for, and the most one page holds. */
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 100;
+
+/** A query's `limit` and `offset` (strings, already validated) as numbers, with their defaults. */
+export function pageOf(query: { limit?: unknown; offset?: unknown }): { limit: number; offset: number } {
+  const limit = query.limit === undefined ? DEFAULT_PAGE_LIMIT : Math.min(Number(query.limit), MAX_PAGE_LIMIT);
+  const offset = query.offset === undefined ? 0 : Number(query.offset);
+  return { limit, offset };
+}

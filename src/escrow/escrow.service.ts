@@ -14,14 +14,23 @@ import {
   escrowView,
   runnableFrom,
   transitionDecision,
+  type EscrowRecord,
   type EscrowRow,
   type EscrowTransition,
 } from './escrow.rules.js';
 import { db as pooled, type Db } from '../db/sql.js';
-import { escrowOfIntegrator, requestTransitionRows } from './escrow.repository.js';
+import {
+  escrowOfIntegrator,
+  escrowsByReference,
+  escrowsOfIntegrator,
+  heldForAccount,
+  requestTransitionRows,
+  type LookupPage,
+} from './escrow.repository.js';
 import { batchedPerPool } from '../db/batch.js';
 import { insertPurchases } from './purchase.flow.js';
 import {
+  findInvoice,
   preparePurchase,
   purchaseInput,
   purchaseInvoice,
@@ -179,4 +188,39 @@ export async function transitionEscrow(
     location: `/v2/escrow/${escrowId}`,
     current: async () => success(escrowView(await findEscrow(db, principal, escrowId), integrator)),
   });
+}
+
+/** The integrator's escrows with this `reference_id` (of one status, when named), a page of them and how many there are. */
+export async function findEscrowsByReference(
+  em: EntityManager,
+  principal: Principal,
+  referenceId: string,
+  status: string | undefined,
+  page: LookupPage,
+) {
+  const { total, rows } = await escrowsByReference(pooled(em), principal.integratorId, referenceId, status, page);
+  const integrator = (await integratorProfile(em, principal.integratorId)).name;
+  return { total, escrow_transactions: rows.map((r) => escrowView(escrowFromRow(r), integrator)) };
+}
+
+/**
+ * The escrow an invoice belongs to — its escrow invoice, or the commit or cancel invoice of one
+ * — as `getEscrow` shows it. 404 `INVOICE_GET_ERROR` for an invoice the caller cannot see;
+ * 404 `ESCROW_GET_ERROR` for one of its invoices that belongs to no escrow (a standard invoice,
+ * a token purchase).
+ */
+export async function escrowOfInvoice(em: EntityManager, principal: Principal, invoiceId: string) {
+  const invoice = await findInvoice(em, principal, invoiceId);
+  if (!invoice.escrowId) throw AppError.notFound('ESCROW_GET_ERROR', 'The invoice belongs to no escrow.');
+  return getEscrow(em, principal, invoice.escrowId);
+}
+
+/** The integrator's escrows among these ids (as records), for a statement naming them. */
+export async function escrowsAmong(em: EntityManager, integratorId: string, escrowIds: string[]): Promise<EscrowRecord[]> {
+  return (await escrowsOfIntegrator(pooled(em), integratorId, escrowIds)).map((r) => escrowFromRow(r));
+}
+
+/** What the account's ESCROWED escrows hold as their buyer, per currency. */
+export function heldInEscrow(em: EntityManager, integratorId: string, accountId: string) {
+  return heldForAccount(pooled(em), integratorId, accountId);
 }

@@ -20,6 +20,25 @@ export function getIntegrator(em: EntityManager, id: string): Promise<IIntegrato
   return em.findOneOrFail(Integrator, { id });
 }
 
+/** The integrator with this id, read in `db` (a caller's transaction, or the pool), if any. */
+export async function integratorById(
+  db: Db,
+  id: string,
+): Promise<{ id: string; name: string; tokenCurrency: string | null; tokensPerUsd: number | null } | undefined> {
+  const [row] = await db.execute<Array<{ id: string; name: string; token_currency: string | null; tokens_per_usd: string | null }>>(
+    'select id, name, token_currency, tokens_per_usd from integrator where id = ?',
+    [id],
+  );
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      tokenCurrency: row.token_currency,
+      tokensPerUsd: row.tokens_per_usd === null ? null : Number(row.tokens_per_usd),
+    }
+  );
+}
+
 /** The integrator with this name, if any. */
 export function findIntegratorByName(em: EntityManager, name: string): Promise<IIntegrator | null> {
   return em.findOne(Integrator, { name });

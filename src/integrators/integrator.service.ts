@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { emDb, type Db } from '../db/sql.js';
+import { db as pooled, emDb, type Db } from '../db/sql.js';
 import type { IIntegrator } from './integrator.entity.js';
 import {
   ensureIntegratorNamed,
@@ -13,6 +13,7 @@ import {
   findIntegratorByName,
   getIntegrator,
   insertIntegrator,
+  integratorById,
   integratorSettingsOf,
   setIntegratorSettings,
 } from './integrator.repository.js';
@@ -32,11 +33,15 @@ function profileOf(row: IIntegrator): IntegratorProfile {
   return { id: row.id, name: row.name, tokenCurrency: row.tokenCurrency ?? null, tokensPerUsd: row.tokensPerUsd ?? null };
 }
 
-/** The integrator's name and token currency. */
-export async function integratorProfile(em: EntityManager, integratorId: string): Promise<IntegratorProfile> {
+/**
+ * The integrator's name and token currency; it must exist. Read in `target` (a caller's
+ * transaction, so a command holds one connection; an EntityManager reads on the pool).
+ */
+export async function integratorProfile(target: Db | EntityManager, integratorId: string): Promise<IntegratorProfile> {
   const known = integrators.get(integratorId);
   if (known) return known;
-  const profile = profileOf(await getIntegrator(em, integratorId));
+  const profile = await integratorById('getConnection' in target ? pooled(target) : target, integratorId);
+  if (!profile) throw new Error(`integrator ${integratorId} does not exist`);
   integrators.set(integratorId, profile);
   return profile;
 }

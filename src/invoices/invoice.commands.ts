@@ -1,9 +1,85 @@
-/** The invoices module's command runners: a standard invoice's pay (and a token purchase's), a purchase's refund. */
-import type { CommandRunners } from '../commands/command.registry.js';
-import { runInvoiceCommand } from './invoice-phases.service.js';
-import { runRefundCommand } from './refund.service.js';
+/**
+ * The invoices module's command runner: paying a standard invoice (the worker's side of
+ * `POST /v2/invoice/{invoice_id}/pay` and of a token purchase). In the one command transaction:
+ * lock the invoice, decide every charge before posting (all or nothing), settle the line items
+ * straight to their wallets (and issue tokens for a token purchase), record
+ * `invoice-completed`. Safe to run any number of times (unique posting references).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inCommandTransaction } from '../commands/command.service.js';
+import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
+import type { Db } from '../db/sql.js';
+import { success } from '../envelope.js';
+import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
+import { insertEvent } from '../webhooks/outbox.service.js';
+import { invoicePaysMergedAccount, lockInvoice, setInvoiceState } from './invoice.repository.js';
+import { invoiceView, type InvoiceRecord, type TokenPurchaseMetadata } from './invoice.rules.js';
+import { invoiceNotFound, invoicePayDecision, invoiceStateConflict, noChargesYet } from './invoice.service.js';
+import { paymentFailure, prepareCharges, settle } from './settlement.service.js';
+
+/** The issuing half of a token purchase: new standard tokens, from issuance to the buyer's wallet. */
+async function issueTokens(db: Db, invoice: InvoiceRecord): Promise<Posting> {
+  const meta = invoice.metadata as unknown as TokenPurchaseMetadata;
+  const wallet = await walletAccountOf(db, meta.destination_account_id, meta.token_currency, 'standard');
+  if (!wallet) throw new Error(`account ${meta.destination_account_id} has no standard ${meta.token_currency} wallet`);
+  const issuance = await systemAccount(db, invoice.integratorId, 'token_issuance', meta.token_currency);
+  return {
+    integratorId: invoice.integratorId,
+    reference: `invoice:${invoice.id}:issue`,
+    description: `invoice ${invoice.id} issues ${meta.tokens} ${meta.token_currency}`,
+    entries: [
+      { account: issuance, currency: meta.token_currency, amount: -meta.tokens },
+      { account: wallet, currency: meta.token_currency, amount: meta.tokens },
+    ],
+  };
+}
+
+/**
+ * The `invoice.pay` runner: pays the command's invoice in the one command transaction. A pay
+ * that cannot run (no such invoice, a state that refuses it) throws its AppError before anything
+ * is written.
+ */
+export function runInvoiceCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  return inCommandTransaction(em, commandId, async (db, command) => {
+    const invoice = await lockInvoice(db, command.target_id);
+    if (!invoice) throw invoiceNotFound();
+    const decision = invoicePayDecision(invoice);
+    if (decision === 'already') return { status: 200, body: success(invoiceView(invoice)) };
+    if (decision === 'conflict') throw invoiceStateConflict(invoice);
+    // An authorized invoice whose buyer has not named its payment methods: nothing to charge yet.
+    if (invoice.paymentMethods.length === 0) throw noChargesYet(invoice);
+    // Money never lands in a merged account: an invoice that would pay one is not paid.
+    if (await invoicePaysMergedAccount(db, invoice.id))
+      throw invoiceStateConflict(invoice, 'it pays an account that was merged into another');
+    const sources = await prepareCharges(db, invoice.integratorId, invoice.currency, invoice.paymentMethods, true);
+    const reason = paymentFailure(sources);
+    const postings: Posting[] = [];
+    if (reason) {
+      invoice.state = 'FAILED';
+      invoice.failureReason = reason;
+    } else {
+      invoice.state = 'SUCCESS';
+      if (invoice.invoiceType === 'token_purchase') postings.push(await issueTokens(db, invoice));
+      postings.push(
+        ...(await settle(db, {
+          integratorId: invoice.integratorId,
+          currency: invoice.currency,
+          reference: `invoice:${invoice.id}:pay`,
+          description: `invoice ${invoice.id} pay`,
+          from: sources.map((s) => ({ account: s.account, currency: invoice.currency, amount: -s.amount })),
+          lineItems: invoice.lineItems,
+        })),
+      );
+    }
+    invoice.updatedAt = await setInvoiceState(db, invoice.id, invoice.state, invoice.failureReason ?? null);
+    const view = invoiceView(invoice);
+    await insertEvent(db, invoice.integratorId, 'invoice-completed', view);
+    if (postings.length) await post(db, ...postings);
+    return { status: 200, body: success(view) };
+  });
+}
 
 export const invoiceCommands: CommandRunners = {
   'invoice.pay': runInvoiceCommand,
-  'invoice.refund': runRefundCommand,
 };

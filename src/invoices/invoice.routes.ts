@@ -1,20 +1,15 @@
 import type { Router } from 'express';
-import type { TokenSigner } from '../auth/auth.service.js';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { keepForReplay } from '../http/idempotency.js';
-import { authorizeInvoice, reopenAuthorization, type AuthorizedIds } from '../escrow/invoice-authorization.service.js';
 import { payInvoice } from './invoice-pay.service.js';
-import { refundSummaryOf, requestLineItemRefund, requestRefund } from './refund.service.js';
-import type { RefundStatus } from './refund.rules.js';
 import { createInvoice, getInvoice, listAccountInvoices, listInvoices } from './invoice.service.js';
 import { normalisePaymentMethods } from './purchase-request.rules.js';
 import { transitionEscrow } from '../escrow/escrow.service.js';
 
-/** Invoicing API: invoices and their authorization (`createInvoice`, `payInvoice`, `authorizeInvoice`…). Requests arrive validated. */
-export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: TokenSigner; syncWaitMs: number; webUrl: string }): void {
+/** Invoicing API: invoices (`createInvoice`, `getInvoice`, `listInvoices`, `listAccountInvoices`, `payInvoice`). Requests arrive validated. */
+export function invoiceRoutes(router: Router, deps: { bus: CommandBus; syncWaitMs: number }): void {
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
   });
@@ -52,18 +47,6 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
   router.get('/v2/invoice/:invoice_id', async (req, res) => {
     res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
   });
-  router.get('/v2/invoice/:invoice_id/refunds', async (req, res) => {
-    const status = (req.query as { status?: RefundStatus }).status;
-    res.json(success(await refundSummaryOf(req.em, principalOf(req), String(req.params.invoice_id), status)));
-  });
-  router.post('/v2/refund', async (req, res) => {
-    const principal = principalOf(req);
-    await sendCommand(req, res, deps.syncWaitMs, (opts) => requestRefund(req.em, deps.bus, principal, req.body, opts));
-  });
-  router.post('/v2/line-item/refund', async (req, res) => {
-    const principal = principalOf(req);
-    await sendCommand(req, res, deps.syncWaitMs, (opts) => requestLineItemRefund(req.em, deps.bus, principal, req.body, opts));
-  });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
     const principal = principalOf(req);
     await sendCommand(req, res, deps.syncWaitMs, (opts) =>
@@ -77,17 +60,5 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; signer: T
         (escrowId, escrowOpts) => transitionEscrow(req.em, deps.bus, principal, escrowId, 'pay', escrowOpts),
       ),
     );
-  });
-  // The answer carries a password token or a session nonce: never cached, never kept for a replay.
-  router.post('/v2/authorize/invoice', async (req, res) => {
-    const principal = principalOf(req);
-    const answer = req.idempotentReplay
-      ? await reopenAuthorization(req.em, deps.signer, principal, req.body, req.idempotentReplay as AuthorizedIds, deps.webUrl)
-      : await authorizeInvoice(req.em, deps.signer, principal, req.body, deps.webUrl);
-    keepForReplay(res, {
-      authorized_invoice_id: answer.authorized_invoice_id,
-      ...(answer.escrow_id ? { escrow_id: answer.escrow_id } : {}),
-    });
-    res.set('Cache-Control', 'no-store').json(success(answer));
   });
 }

@@ -3,15 +3,13 @@
  * now), and where the line amounts and the recipients' shares go. Shared by escrow (pay into
  * holding, commit out of it, cancel back) and standard invoices (straight through).
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from '../db/sql.js';
-import { balancesOf, lockBalancesOf } from '../ledger/ledger.repository.js';
+import { balancesOf } from '../ledger/ledger.repository.js';
 import { chargeMethods, convertibleWalletBeside } from '../payment-methods/payment-method.repository.js';
-import { systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { lockForPosting, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
-import { cardChargeFailure } from '../payment-methods/payment-method.rules.js';
+import { cardChargeFailure, cardRefundFailure } from '../payment-methods/payment-method.rules.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
-import { REFUND_DECLINED_REASON } from './refund.rules.js';
 
 /** How one payment method fares when charged, decided before anything is posted. */
 export type ChargeOutcome = { ok: true } | { ok: false; reason: string };
@@ -28,7 +26,8 @@ export interface ChargeSource {
 
 /** Why a refund to this method fails: the sandbox card whose refunds fail. */
 function refundFailureOf(m: ChargeMethod): { refundFailure?: string } {
-  return m.provider === 'card' && m.details.sandbox_outcome === 'refund_fails' ? { refundFailure: REFUND_DECLINED_REASON } : {};
+  const failure = m.provider === 'card' ? cardRefundFailure(m.details.sandbox_outcome) : null;
+  return failure ? { refundFailure: failure } : {};
 }
 
 /** All-or-nothing: the first failing charge names the failure of the whole payment. */
@@ -49,13 +48,12 @@ export interface ChargeMethod {
 
 /**
  * Where each charge comes from and whether it would succeed now: a sandbox card by its test
- * number's outcome, a wallet by its balance (locked when `lockWallets`, so the balance checked
- * is the balance posted against), POBO always. Queries run on `db` (the caller's transaction);
- * system accounts are made through `em` (outside it).
+ * number's outcome, a wallet by its balance (locked when `lockWallets`, in the one order of
+ * `lockForPosting`, so the balance checked is the balance posted against), POBO always. Every
+ * statement runs on `db` (the caller's transaction), system accounts made on first use too.
  */
 export async function prepareCharges(
   db: Db,
-  em: EntityManager,
   integratorId: string,
   currency: string,
   charges: StoredCharge[],
@@ -65,15 +63,11 @@ export async function prepareCharges(
     db,
     charges.map((c) => c.payment_method_id),
   );
-  const wallets = methods
-    .filter((m) => m.wallet)
-    .map((m) => m.wallet!)
-    .sort();
-  const balances = new Map<string, number>();
-  if (wallets.length) {
-    for (const r of await (lockWallets ? lockBalancesOf(db, wallets) : balancesOf(db, wallets))) balances.set(r.id, r.balance);
-  }
-  return evaluateCharges(em, integratorId, currency, charges, methods, balances);
+  const wallets = methods.filter((m) => m.wallet).map((m) => m.wallet!);
+  const balances = lockWallets
+    ? await lockForPosting(db, wallets)
+    : new Map(wallets.length ? (await balancesOf(db, wallets)).map((r) => [r.id, r.balance]) : []);
+  return evaluateCharges(db, integratorId, currency, charges, methods, balances);
 }
 
 /**
@@ -82,7 +76,7 @@ export async function prepareCharges(
  * (one batch) never spend the same money twice.
  */
 export async function evaluateCharges(
-  em: EntityManager,
+  db: Db,
   integratorId: string,
   currency: string,
   charges: StoredCharge[],
@@ -103,7 +97,7 @@ export async function evaluateCharges(
     } else if (m.owner_blocked) {
       // A blocked buyer cannot pay (blocked after the purchase was created). A refund still finds its account.
       const account =
-        m.wallet ?? (await systemAccount(em, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency));
+        m.wallet ?? (await systemAccount(db, integratorId, m.provider === 'card' ? 'card_clearing' : 'pobo_clearing', currency));
       sources.push({
         paymentMethodId: m.id,
         amount: charge.amount,
@@ -127,7 +121,7 @@ export async function evaluateCharges(
       sources.push({
         paymentMethodId: m.id,
         amount: charge.amount,
-        account: await systemAccount(em, integratorId, kind, currency),
+        account: await systemAccount(db, integratorId, kind, currency),
         outcome: failure ? { ok: false, reason: failure } : { ok: true },
         ...refundFailureOf(m),
       });
@@ -150,7 +144,6 @@ async function payoutWallet(db: Db, currency: string, destination: string): Prom
  */
 export async function settle(
   db: Db,
-  em: EntityManager,
   input: {
     integratorId: string;
     currency: string;
@@ -161,7 +154,7 @@ export async function settle(
   },
 ): Promise<Posting[]> {
   const { integratorId, currency } = input;
-  const publisher = await systemAccount(em, integratorId, 'publisher_wallet', currency);
+  const publisher = await systemAccount(db, integratorId, 'publisher_wallet', currency);
   const toSources: EntryInput[] = [...input.from];
   const toDestinations: EntryInput[] = [];
   for (const line of input.lineItems) {

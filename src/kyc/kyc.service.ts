@@ -58,13 +58,13 @@ async function lockCheck(db: Db, integratorId: string, accountId: string): Promi
 }
 
 /** Moves a locked check to `state`: the new state, its event, and its effect on the `payouts` block. */
-async function moveTo(db: Db, em: EntityManager, check: KycCheckRow, state: KycState) {
+async function moveTo(db: Db, check: KycCheckRow, state: KycState) {
   await setKycState(db, check.accountId, state);
   const view = kycView(check.accountId, { ...check, state });
   await insertEvent(db, check.integratorId, 'kyc-webhook', view);
   const effect = blockEffect(state, await activeBlockOf(db, check.accountId, 'payouts'));
   if (effect?.action === 'block') {
-    await applyBlock(db, em, {
+    await applyBlock(db, {
       integratorId: check.integratorId,
       accountId: check.accountId,
       capability: 'payouts',
@@ -74,7 +74,7 @@ async function moveTo(db: Db, em: EntityManager, check: KycCheckRow, state: KycS
       clientId: null,
     });
   } else if (effect?.action === 'lift') {
-    await liftBlock(db, em, {
+    await liftBlock(db, {
       integratorId: check.integratorId,
       accountId: check.accountId,
       capability: 'payouts',
@@ -101,7 +101,7 @@ export async function submitKyc(em: EntityManager, principal: Principal, account
       });
     }
     await savePersonalData(db, check.kycId, checked.data);
-    return moveTo(db, em, check, sandboxVerdict(checked.data));
+    return moveTo(db, check, sandboxVerdict(checked.data));
   });
 }
 
@@ -121,7 +121,7 @@ export async function decideKyc(em: EntityManager, accountId: string, state: Dec
       });
     }
     if (check.state === state) return kycView(accountId, check);
-    return moveTo(db, em, check, state);
+    return moveTo(db, check, state);
   });
 }
 

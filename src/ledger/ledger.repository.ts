@@ -85,21 +85,26 @@ export async function insertWalletAccount(
   );
 }
 
-/** The id of the integrator's system account of this kind and currency, made with `newAccount` when missing (safe when processes race). */
+/**
+ * The id of the integrator's system account of this kind and currency, made with `newAccount`
+ * when missing, in the caller's transaction (safe when transactions race: the loser waits for
+ * the winner's row). `created`: made by this statement, so not yet committed.
+ */
 export async function ensureSystemAccount(
   db: Db,
   newAccount: { id: string; integratorId: string; kind: string; currency: string; normalSide: 'debit' | 'credit'; allowNegative: boolean },
-): Promise<string> {
-  await db.execute(
+): Promise<{ id: string; created: boolean }> {
+  const [made] = await db.execute<Array<{ id: string }>>(
     `insert into ledger_account (id, integrator_id, kind, currency, normal_side, allow_negative) values (?, ?, ?, ?, ?, ?)
-     on conflict (integrator_id, kind, currency) where kind <> 'user_wallet' do nothing`,
+     on conflict (integrator_id, kind, currency) where kind <> 'user_wallet' do nothing returning id`,
     [newAccount.id, newAccount.integratorId, newAccount.kind, newAccount.currency, newAccount.normalSide, newAccount.allowNegative],
   );
+  if (made) return { id: made.id, created: true };
   const [row] = await db.execute<Array<{ id: string }>>(
     'select id from ledger_account where integrator_id = ? and kind = ? and currency = ?',
     [newAccount.integratorId, newAccount.kind, newAccount.currency],
   );
-  return row.id;
+  return { id: row.id, created: false };
 }
 
 /** The integrator's system accounts of one kind, one per currency (`id`, `currency`, `balance`), by currency. */
@@ -124,10 +129,15 @@ export async function balancesOf(db: Db, accountIds: string[]): Promise<Array<{ 
   return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));
 }
 
-/** Current balances of ledger accounts, locked (in id order) in the caller's transaction: the balance checked is the one posted against. */
+/**
+ * Current balances of ledger accounts, locked in the caller's transaction in the canonical order
+ * (wallets first, then system accounts, each by id): the balance checked is the one posted against.
+ */
 export async function lockBalancesOf(db: Db, accountIds: string[]): Promise<Array<{ id: string; balance: number }>> {
+  // FOR UPDATE locks the rows as the sort hands them up, so the order is the lock order.
   const rows = await db.execute<Array<{ id: string; balance: string }>>(
-    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')}) order by id for update`,
+    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})
+      order by kind <> 'user_wallet', id for update`,
     accountIds,
   );
   return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));

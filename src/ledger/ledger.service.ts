@@ -1,21 +1,20 @@
 /**
- * The double-entry ledger: accounts, postings and the verification of its invariants. Money
+ * The double-entry ledger: accounts and postings (`ledger verify` is ledger-verify.service.ts). Money
  * moves through `post`, inside the caller's transaction — or, where a flow writes its whole
  * phase in one statement for speed (escrow/escrow-phase.flow.ts), through the posting fragment
  * `insertPostingsCtes` of the ledger repository. Either way the database holds the invariants
  * (balanced postings, no overdraft, append-only, unique references).
  */
-import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { db as pooled, emDb, type Db } from '../db/sql.js';
 import {
   balancesOf,
   ensureSystemAccount,
+  lockBalancesOf,
   systemAccountsOf,
   entriesOfAccounts,
   insertPostings,
   insertWalletAccount,
-  ledgerProblems,
   type StatementEntryRow,
   type StatementQuery,
 } from './ledger.repository.js';
@@ -43,19 +42,25 @@ export async function openWalletAccount(
   return id;
 }
 
-/** System account ids never change once made: each process remembers them. */
+/** System account ids never change once made: each process remembers those it has seen committed. */
 const systemAccounts = new Map<string, string>();
 
 /**
- * The integrator's account of a system kind in a currency, created on first use. Created
- * outside the caller's transaction (on its own connection, committed at once), so a rolled-back
- * caller never leaves a remembered id without its row.
+ * The integrator's account of a system kind in a currency, created on first use in the caller's
+ * transaction (`db`; an EntityManager runs it on its own, committed at once). A command therefore
+ * holds one connection from start to end, however many accounts it makes. Only an id read as
+ * committed is remembered, so a rolled-back caller never leaves one without its row.
  */
-export async function systemAccount(em: EntityManager, integratorId: string, kind: SystemAccountKind, currency: string): Promise<string> {
+export async function systemAccount(
+  target: Db | EntityManager,
+  integratorId: string,
+  kind: SystemAccountKind,
+  currency: string,
+): Promise<string> {
   const key = `${integratorId}:${kind}:${currency}`;
   const known = systemAccounts.get(key);
   if (known) return known;
-  const id = await ensureSystemAccount(pooled(em), {
+  const { id, created } = await ensureSystemAccount('getConnection' in target ? pooled(target) : target, {
     id: newId('led'),
     integratorId,
     kind,
@@ -63,8 +68,19 @@ export async function systemAccount(em: EntityManager, integratorId: string, kin
     normalSide: normalSide(kind),
     allowNegative: kind === 'token_issuance',
   });
-  systemAccounts.set(key, id);
+  if (!created) systemAccounts.set(key, id);
   return id;
+}
+
+/**
+ * Locks the ledger accounts a posting will touch, in the one order every writer takes them
+ * (wallets first, then system accounts, each by id, as a pay's charges and its posting do), so
+ * no two transactions wait on each other in a cycle; answers their balances, by id.
+ */
+export async function lockForPosting(db: Db, accounts: ReadonlyArray<string | null | undefined>): Promise<Map<string, number>> {
+  const ids = [...new Set(accounts.filter((a): a is string => !!a))];
+  if (ids.length === 0) return new Map();
+  return new Map((await lockBalancesOf(db, ids)).map((r) => [r.id, r.balance]));
 }
 
 export interface Posting {
@@ -109,75 +125,6 @@ export async function post(target: Db | EntityManager, ...postings: Posting[]): 
 export async function balances(em: EntityManager, accountIds: string[]): Promise<Map<string, number>> {
   if (accountIds.length === 0) return new Map();
   return new Map((await balancesOf(pooled(em), accountIds)).map((r) => [r.id, r.balance]));
-}
-
-export interface VerifyReport {
-  ok: boolean;
-  checked: { accounts: number; postings: number; entries: number };
-  /** The problems found, the first `VERIFY_PROBLEM_CAP` of them (a broken ledger may have millions). */
-  problems: string[];
-  /** How many problems were found in all (more than `problems` holds when it was capped). */
-  problemCount: number;
-}
-
-/** How many problems `ledger verify` reports at most (and each check brings back at most): it counts the rest. */
-export const VERIFY_PROBLEM_CAP = 1000;
-
-/** The problems `ledger verify` has found: the first `cap` as lines, and how many in all. */
-export class ProblemList {
-  readonly lines: string[] = [];
-  count = 0;
-  constructor(readonly cap: number) {}
-
-  /** Adds what one check found: its first rows (at most `cap`), each with the check's full count as `total`. */
-  add<R extends { total: string }>(rows: R[], line: (row: R) => string): void {
-    if (rows.length === 0) return;
-    this.count += Number(rows[0].total);
-    for (const row of rows) {
-      if (this.lines.length >= this.cap) break;
-      this.lines.push(line(row));
-    }
-  }
-}
-
-/**
- * Recomputes every balance from the entries and checks the ledger's own invariants: each posting
- * sums to zero per currency and has two or more entries, stored balances equal recomputed ones
- * (credits − debits, or debits − credits for clearing accounts), no account but token issuance
- * is below zero, entries are in their account's currency. `extraChecks` run on the same
- * snapshot (the escrow and invoice invariants: see escrow/ledger-verify.service.ts). Every check
- * is an aggregate in PostgreSQL that returns only the rows in breach, at most `cap` of them:
- * memory stays the same whatever the size of the ledger.
- */
-export async function verifyLedgerWith(
-  em: EntityManager,
-  extraChecks: (db: Db, found: ProblemList) => Promise<void>,
-  cap = VERIFY_PROBLEM_CAP,
-): Promise<VerifyReport> {
-  // One snapshot for every check, so a live service's commits cannot look like breaches.
-  return em.transactional(
-    async (tx) => {
-      const db = emDb(tx);
-      // The checks over JSON arrays (refund parts) get cost estimates far above PostgreSQL's JIT
-      // threshold: compiling them took a second on a tiny database, running them a millisecond.
-      await db.execute('set local jit = off');
-      const found = new ProblemList(cap);
-      const r = await ledgerProblems(db, cap);
-      found.add(r.unbalanced, (p) => `posting ${p.posting_id} does not balance in ${p.currency}: entries sum to ${p.sum}`);
-      found.add(r.thin, (p) => `posting ${p.id} has ${p.n} entr${p.n === '1' ? 'y' : 'ies'} (a posting needs two or more)`);
-      found.add(r.drifted, (p) => `account ${p.id} stores balance ${p.balance} but its entries sum to ${p.recomputed}`);
-      found.add(r.negative, (p) => `account ${p.id} (${p.kind}) is below zero: ${p.balance}`);
-      found.add(r.mismatched, (p) => `entry ${p.id} is not in its account's currency`);
-      found.add(r.lastApplied, (p) => `account ${p.id} stores balance ${p.balance} but its last entry records ${p.balance_after} after it`);
-      found.add(
-        r.broken,
-        (p) => `entry ${p.id} records balance ${p.balance_after} after it, but the entry before it and its amount make ${p.expected}`,
-      );
-      await extraChecks(db, found);
-      return { ok: found.count === 0, checked: r.counts, problems: found.lines, problemCount: found.count };
-    },
-    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
-  );
 }
 
 /** The integrator's default (publisher) wallets that exist, by currency: ledger account id and balance. */

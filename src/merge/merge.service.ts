@@ -14,22 +14,19 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
-import { newId } from '../ids.js';
 import type { Principal } from '../integrators/principal.js';
-import { applyBlock } from '../blocks/block.service.js';
-import { completeCommand, findCommand, lockCommand, runCommand } from '../commands/command.service.js';
+import { findCommand, runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
-import { accountsAmong, lockAccountsInOrder } from '../accounts/account.repository.js';
-import { activeLoginBlocks, insertTags } from '../accounts/account-block.repository.js';
+import { accountsAmong } from '../accounts/account.repository.js';
+import { activeLoginBlocks } from '../accounts/account-block.repository.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { unfinishedEscrowsNaming } from '../escrow/escrow.repository.js';
 import { unfinishedInvoicesNaming } from '../invoices/invoice.repository.js';
 import { openPayoutCount } from '../payouts/payout.repository.js';
 import { walletsOfAccounts } from '../payment-methods/payment-method.repository.js';
 import { success } from '../envelope.js';
-import { post } from '../ledger/ledger.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { MERGE_NAMESPACE, mergeRefusal, mergeTransfers, type MergeFacts, type MergeTransfer, type MergeWallet } from './merge.rules.js';
+import { mergeRefusal, type MergeFacts, type MergeWallet } from './merge.rules.js';
 
 export interface MergeInput {
   source_account_id: string;
@@ -37,7 +34,7 @@ export interface MergeInput {
 }
 
 /** The wallets of accounts with their ledger balances; locked (in id order) when `lock`. */
-async function walletsOf(db: Db, accountIds: string[], lock: boolean): Promise<MergeWallet[]> {
+export async function walletsOf(db: Db, accountIds: string[], lock: boolean): Promise<MergeWallet[]> {
   const rows = await walletsOfAccounts(db, accountIds, lock);
   return rows.map((r) => ({
     accountId: r.account_id,
@@ -48,7 +45,7 @@ async function walletsOf(db: Db, accountIds: string[], lock: boolean): Promise<M
   }));
 }
 
-async function mergeFacts(
+export async function mergeFacts(
   db: Db,
   integratorId: string,
   sourceId: string,
@@ -74,7 +71,7 @@ async function mergeFacts(
 }
 
 /** A merge the rules refuse: 409 `ACCOUNT_MERGE_ERROR`. */
-const refused = (message: string) => new AppError('conflict', message, { codes: ['ACCOUNT_MERGE_ERROR'], payload: null });
+export const refused = (message: string) => new AppError('conflict', message, { codes: ['ACCOUNT_MERGE_ERROR'], payload: null });
 
 /**
  * `POST /v2/merge-accounts`: checks the request, then runs the merge as a command. Answers 200
@@ -115,80 +112,4 @@ export async function requestMerge(
       current: async (commandId) => success(await findCommand(db, principal.integratorId, commandId)),
     },
   );
-}
-
-/**
- * The `account.merge` runner; safe to run any number of times (a done command returns its
- * result). A merge that cannot run throws its AppError before anything is written.
- */
-export async function runMergeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return pooled(em).transaction(async (db) => {
-    const command = await lockCommand(db, commandId);
-    if (!command) return null;
-    if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
-    if (command.kind !== 'account.merge') throw new Error(`command ${commandId} (${command.kind}) is not a merge`);
-    const sourceId = command.target_id;
-    const destinationId = String(command.input?.destination_account_id ?? '');
-    const finish = async (result: CommandResult) => {
-      await completeCommand(db, commandId, result);
-      return result;
-    };
-    // Both accounts in id order (two merges of one pair cannot deadlock), then the wallets.
-    const accounts = await lockAccountsInOrder(db, [sourceId, destinationId]);
-    if (accounts.length !== 2) throw AppError.notFound('ACCOUNT_GET_ERROR', 'Account not found.');
-    const integratorId = accounts[0].integrator_id;
-    const wallets = await walletsOf(db, [sourceId, destinationId], true);
-    const sourceWallets = wallets.filter((w) => w.accountId === sourceId);
-    const refusal = mergeRefusal(await mergeFacts(db, integratorId, sourceId, destinationId, sourceWallets));
-    if (refusal) throw refused(refusal);
-    const planned = mergeTransfers(
-      sourceWallets,
-      wallets.filter((w) => w.accountId === destinationId),
-    );
-    if (!planned.ok) throw refused(planned.message);
-    await applyBlock(db, em, {
-      integratorId,
-      accountId: sourceId,
-      capability: 'login',
-      issuer: 'svc',
-      reason: 'merge_account',
-      note: `Merged into ${destinationId}.`,
-      clientId: null,
-    });
-    await tagBoth(db, integratorId, sourceId, destinationId);
-    const result = await finish({ status: 200, body: success(mergeView(sourceId, destinationId, planned.transfers)) });
-    await moveBalances(db, integratorId, commandId, planned.transfers);
-    return result;
-  });
-}
-
-function mergeView(sourceId: string, destinationId: string, transfers: MergeTransfer[]) {
-  return { source_account_id: sourceId, destination_account_id: destinationId, moved: transfers };
-}
-
-async function tagBoth(db: Db, integratorId: string, sourceId: string, destinationId: string): Promise<void> {
-  const tag = (accountId: string, resourceId: string, name: string) => ({
-    id: newId('tag'),
-    accountId,
-    integratorId,
-    resourceId,
-    resourceType: 'account',
-    namespace: MERGE_NAMESPACE,
-    tag: name,
-  });
-  await insertTags(db, [tag(sourceId, destinationId, 'merged-into'), tag(destinationId, sourceId, 'merged-from')]);
-}
-
-/** One posting for every balance that moves; its reference names the command, so it posts once. */
-async function moveBalances(db: Db, integratorId: string, commandId: string, transfers: MergeTransfer[]): Promise<void> {
-  if (!transfers.length) return;
-  await post(db, {
-    integratorId,
-    reference: `merge:${commandId}`,
-    description: `account merge ${commandId}`,
-    entries: transfers.flatMap((t) => [
-      { account: t.from_wallet_id, currency: t.currency, amount: -t.amount },
-      { account: t.to_wallet_id, currency: t.currency, amount: t.amount },
-    ]),
-  });
 }

@@ -10,6 +10,14 @@ export const SANDBOX_CARDS: Record<string, SandboxOutcome> = {
   '4000000000005126': 'refund_fails',
 };
 
+/** Why a refund to a sandbox card fails (the card 4000000000005126, `refund_fails`). */
+export const REFUND_DECLINED_REASON = 'refund_declined';
+
+/** Why a refund to a sandbox card with this outcome fails, or null when it goes through. */
+export function cardRefundFailure(outcome: string | undefined): string | null {
+  return outcome === 'refund_fails' ? REFUND_DECLINED_REASON : null;
+}
+
 /** Why charging a sandbox card with this outcome fails, or null when the charge goes through. */
 export function cardChargeFailure(outcome: string | undefined): string | null {
   return outcome === 'succeeds' || outcome === 'refund_fails' ? null : (outcome ?? 'card_declined');

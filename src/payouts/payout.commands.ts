@@ -14,16 +14,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
-import { completeCommand, lockCommand, runCommandWith, submitCommand } from '../commands/command.service.js';
+import { inCommandTransaction, runCommandWith, submitCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
-import { lockBalancesOf } from '../ledger/ledger.repository.js';
-import { post, systemAccount } from '../ledger/ledger.service.js';
+import { lockForPosting, post, systemAccount } from '../ledger/ledger.service.js';
 import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
 import { findKycState, kycRequired } from '../kyc/kyc.service.js';
 import { failpoint } from '../runtime/failpoints.js';
-import { linkExchangeToPayout, reverseTokenExchange } from '../tokens/conversion.service.js';
+import { exchangeReversalAccounts, linkExchangeToPayout, reverseTokenExchange } from '../tokens/conversion.service.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import { insertPayout, lockPayout, payoutById, setPayoutStatus } from './payout.repository.js';
 import {
@@ -40,38 +39,22 @@ import {
 } from './payout.rules.js';
 import { checkPayoutRequest, payoutNotFound, payoutStateConflict, type PayoutRequest } from './payout.service.js';
 
-/** Runs a command's work in one transaction: the stored result of a done command, null for none. */
-function inCommand(
-  em: EntityManager,
-  commandId: string,
-  work: (db: Db, command: { target_id: string; input: unknown }) => Promise<CommandResult>,
-): Promise<CommandResult | null> {
-  return pooled(em).transaction(async (db) => {
-    const command = await lockCommand(db, commandId);
-    if (!command) return null;
-    if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
-    const result = await work(db, command);
-    const { next: _next, ...stored } = result;
-    await completeCommand(db, commandId, stored);
-    return result;
-  });
-}
-
 /** Records a payout's change: its event. */
 async function changed(db: Db, payout: PayoutRecord): Promise<void> {
   await insertEvent(db, payout.integratorId, 'payout-complete', payoutEvent(payout));
 }
 
 export async function runPayoutRequest(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return inCommand(em, commandId, async (db, command) => {
-    const input = command.input as PayoutRequest & { payout_id: string };
+  return inCommandTransaction(em, commandId, async (db, command) => {
+    const input = command.input as unknown as PayoutRequest & { payout_id: string };
     const accountId = command.target_id;
     const integratorId = await integratorOfAccount(db, accountId);
     if (!integratorId) throw new Error(`payout request ${commandId}: account ${accountId} does not exist`);
     // One request of an account at a time: the limit and the balance are checked against what the others left.
     await lockAccount(db, integratorId, accountId, 'update');
     const walletId = (await fiatWalletOf(db, accountId, input.source_payment_method_id))?.ledgerAccountId;
-    if (walletId) await lockBalancesOf(db, [walletId]);
+    const holding = await systemAccount(db, integratorId, 'payout_holding', input.currency);
+    await lockForPosting(db, [walletId, holding]);
     const wallet = await checkPayoutRequest(db, integratorId, accountId, input);
     const now = new Date();
     const payout: PayoutRecord = {
@@ -91,7 +74,6 @@ export async function runPayoutRequest(em: EntityManager, commandId: string): Pr
     };
     await insertPayout(db, payout);
     if (payout.tokenExchangeId) await linkExchangeToPayout(db, payout.tokenExchangeId, payout.id);
-    const holding = await systemAccount(em, integratorId, 'payout_holding', payout.currency);
     await post(db, {
       integratorId,
       reference: `payout:${payout.id}:hold`,
@@ -125,7 +107,7 @@ export async function runPayoutExecute(em: EntityManager, commandId: string): Pr
 }
 
 function executeInCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return inCommand(em, commandId, async (db, command) => {
+  return inCommandTransaction(em, commandId, async (db, command) => {
     const mode = ((command.input as { mode?: ExecuteMode } | null)?.mode ?? 'approve') as ExecuteMode;
     const payout = await lockPayout(db, command.target_id);
     if (!payout) throw payoutNotFound();
@@ -141,8 +123,9 @@ function executeInCommand(em: EntityManager, commandId: string): Promise<Command
     // A crash here: nothing of the execution is committed.
     failpoint('payout.execute.before-post');
     if (verdict.ok) {
-      const holding = await systemAccount(em, payout.integratorId, 'payout_holding', payout.currency);
-      const clearing = await systemAccount(em, payout.integratorId, 'payout_clearing', payout.currency);
+      const holding = await systemAccount(db, payout.integratorId, 'payout_holding', payout.currency);
+      const clearing = await systemAccount(db, payout.integratorId, 'payout_clearing', payout.currency);
+      await lockForPosting(db, [holding, clearing]);
       await post(db, {
         integratorId: payout.integratorId,
         reference: `payout:${payout.id}:execute`,
@@ -167,14 +150,18 @@ function executeInCommand(em: EntityManager, commandId: string): Promise<Command
 }
 
 export async function runPayoutReverse(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return inCommand(em, commandId, async (db, command) => {
+  return inCommandTransaction(em, commandId, async (db, command) => {
     const by = ((command.input as { by?: ReverseBy } | null)?.by ?? 'user') as ReverseBy;
     const payout = await lockPayout(db, command.target_id);
     if (!payout) throw payoutNotFound();
     if (!canReverse(payout.status)) throw payoutStateConflict(payout, 'reversed');
     const wallet = await fiatWalletOf(db, payout.accountId, payout.sourcePaymentMethodId);
     if (!wallet) throw new Error(`payout ${payout.id}: its source wallet is gone`);
-    const holding = await systemAccount(em, payout.integratorId, 'payout_holding', payout.currency);
+    const holding = await systemAccount(db, payout.integratorId, 'payout_holding', payout.currency);
+    // A payout that took a conversion's money reverses the conversion too: its accounts are
+    // locked with the payout's, all at once, in the one order.
+    const exchange = payout.tokenExchangeId ? await exchangeReversalAccounts(db, payout.tokenExchangeId) : [];
+    await lockForPosting(db, [wallet.ledgerAccountId, holding, ...exchange]);
     await post(db, {
       integratorId: payout.integratorId,
       reference: `payout:${payout.id}:reverse`,
@@ -186,7 +173,7 @@ export async function runPayoutReverse(em: EntityManager, commandId: string): Pr
     });
     // The payout took a conversion's money: reversing the payout reverses the conversion too
     // (the money goes back to the integrator, the tokens to the convertible wallet).
-    if (payout.tokenExchangeId) await reverseTokenExchange(db, em, payout.tokenExchangeId);
+    if (payout.tokenExchangeId) await reverseTokenExchange(db, payout.tokenExchangeId);
     payout.status = reversedStatus(by);
     payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
     await changed(db, payout);

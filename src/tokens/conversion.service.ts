@@ -14,22 +14,21 @@ import { accountNotFound, requireAccount } from '../accounts/account-access.serv
 import { integratorProfile, integratorSettings } from '../integrators/integrator.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { assertCanTransact } from '../blocks/block.service.js';
-import { completeCommand, lockCommand, runCommand } from '../commands/command.service.js';
+import { runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
-import { AppError, errorReply } from '../errors.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { kycRequired } from '../kyc/kyc.service.js';
 import { findKycCheck } from '../kyc/kyc.repository.js';
-import { balancesOf, lockBalancesOf } from '../ledger/ledger.repository.js';
-import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { balancesOf } from '../ledger/ledger.repository.js';
+import { lockForPosting, post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { walletsOfAccounts } from '../payment-methods/payment-method.repository.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import {
   conversionQuote,
-  executeDecision,
   exchangeView,
   FIAT_CURRENCY,
   netAmount,
@@ -46,21 +45,21 @@ export interface ConvertInput {
 }
 
 /** The 404 of an exchange that is not the caller's (or not its user token's account's). */
-const exchangeNotFound = () => AppError.notFound('TOKEN_EXCHANGE_GET_ERROR', 'Token exchange not found.');
+export const exchangeNotFound = () => AppError.notFound('TOKEN_EXCHANGE_GET_ERROR', 'Token exchange not found.');
 
 /** The 400 of tokens the convertible wallet does not hold. */
 const insufficientBalance = (needed: number, held: number, currency: string) =>
   AppError.invalid({ amount: ['INSUFFICIENT_BALANCE'] }, `The convertible ${currency} wallet holds ${held}; the exchange needs ${needed}.`);
 
 /** The 409 of an exchange in a status that cannot be executed (payload: the exchange). */
-const stateError = (view: ExchangeView) =>
+export const stateError = (view: ExchangeView) =>
   new AppError('invalid_state', `The token exchange is ${view.status}: it cannot be executed.`, {
     codes: ['EXCHANGE_STATE_ERROR'],
     payload: view,
   });
 
 /** The 409 of an exchange executed after its `expires_at` (payload: the exchange, EXPIRED). */
-const expiredError = (view: ExchangeView) =>
+export const expiredError = (view: ExchangeView) =>
   new AppError('invalid_state', `The token exchange expired at ${view.expires_at}; quote a new one.`, {
     codes: ['EXCHANGE_EXPIRED'],
     payload: view,
@@ -174,73 +173,31 @@ export async function executeTokenExchange(
   );
 }
 
-/** How many times an execution runs when PostgreSQL aborts it for contention (deadlock, serialization). */
-const CONTENTION_ATTEMPTS = 3;
+/** The ledger accounts an exchange moves money between: the account's convertible and USD wallets, the integrator's USD wallet and token issuance. */
+async function exchangeAccounts(db: Db, exchange: { integratorId: string; accountId: string; tokenCurrency: string }) {
+  const { convertible, fiat } = await walletsForExchange(db, exchange.accountId, exchange.tokenCurrency);
+  if (!fiat) throw new Error(`account ${exchange.accountId} has no ${FIAT_CURRENCY} wallet`);
+  const publisher = await systemAccount(db, exchange.integratorId, 'publisher_wallet', FIAT_CURRENCY);
+  const issuance = await systemAccount(db, exchange.integratorId, 'token_issuance', exchange.tokenCurrency);
+  return { convertible, fiat, publisher, issuance };
+}
 
-function isContention(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  return code === '40P01' || code === '40001';
+/** The exchange's ledger accounts, locked (`lockForPosting`), with their balances. */
+async function lockExchangeAccounts(db: Db, exchange: ExchangeRecord) {
+  const accounts = await exchangeAccounts(db, exchange);
+  const balances = await lockForPosting(db, [accounts.convertible, accounts.fiat, accounts.publisher, accounts.issuance]);
+  return { ...accounts, balances };
 }
 
 /**
- * The `token.convert` runner, in one transaction: lock the command, then the exchange. An
- * EXECUTED one answers as it is; one past `expires_at` becomes EXPIRED (409 `EXCHANGE_EXPIRED`).
- * Otherwise hold the account (a merge or block waits), check its blocks and KYC again, lock
- * its wallets, then the integrator's USD wallet and token issuance (each group in id order:
- * wallets before system accounts, as pays and refunds take them), check both balances and post.
+ * The ledger accounts reversing this exchange will lock (none when it has nothing to reverse), so
+ * a caller that posts first (a payout's reversal) can lock them all at once, in the one order.
  */
-export async function runConvertCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await convertInTransaction(em, commandId);
-    } catch (err) {
-      if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;
-    }
-  }
-}
-
-function convertInTransaction(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  return pooled(em).transaction(async (db) => {
-    const command = await lockCommand(db, commandId);
-    if (!command) return null;
-    if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
-    const exchange = await lockExchangeRow(db, command.target_id);
-    if (!exchange) throw exchangeNotFound();
-    let result: CommandResult;
-    switch (executeDecision(exchange.status, exchange.expired)) {
-      case 'answer':
-        result = { status: 200, body: success(exchangeView(exchange)) };
-        break;
-      case 'expired':
-        result = errorReply(expiredError(exchangeView(exchange)));
-        break;
-      case 'refuse':
-        result = errorReply(stateError(exchangeView(exchange)));
-        break;
-      case 'expire':
-        // Recorded: the refusal is the exchange's end, not a failure to roll back.
-        result = errorReply(expiredError(exchangeView(await setExchangeStatus(db, exchange.id, 'EXPIRED'))));
-        break;
-      case 'execute':
-        result = { status: 200, body: success(await executeLocked(db, em, exchange)) };
-        break;
-    }
-    await completeCommand(db, commandId, result);
-    return result;
-  });
-}
-
-/** The ledger accounts an exchange moves money between, locked: the account's wallets first, then the integrator's. */
-async function lockExchangeAccounts(db: Db, em: EntityManager, exchange: ExchangeRecord) {
-  const { convertible, fiat } = await walletsForExchange(db, exchange.accountId, exchange.tokenCurrency);
-  if (!fiat) throw new Error(`account ${exchange.accountId} has no ${FIAT_CURRENCY} wallet`);
-  const publisher = await systemAccount(em, exchange.integratorId, 'publisher_wallet', FIAT_CURRENCY);
-  const issuance = await systemAccount(em, exchange.integratorId, 'token_issuance', exchange.tokenCurrency);
-  const balances = new Map<string, number>();
-  for (const group of [[convertible, fiat].filter((a): a is string => !!a), [publisher, issuance]]) {
-    for (const r of await lockBalancesOf(db, group)) balances.set(r.id, r.balance);
-  }
-  return { convertible, fiat, publisher, issuance, balances };
+export async function exchangeReversalAccounts(db: Db, exchangeId: string): Promise<string[]> {
+  const exchange = await lockExchangeRow(db, exchangeId);
+  if (exchange?.status !== 'EXECUTED') return [];
+  const { convertible, fiat, publisher, issuance } = await exchangeAccounts(db, exchange);
+  return [convertible, fiat, publisher, issuance].filter((a): a is string => !!a);
 }
 
 /** An exchange's execution posting (or, `reverse`, its undoing). */
@@ -270,12 +227,12 @@ function exchangePosting(
   };
 }
 
-/** Executes a locked OPEN exchange in the caller's transaction; the exchange EXECUTED. */
-async function executeLocked(db: Db, em: EntityManager, exchange: ExchangeRecord & { expired: boolean }): Promise<ExchangeView> {
+/** Executes a locked OPEN exchange in the caller's transaction (the `token.convert` command); the exchange EXECUTED. */
+export async function executeExchange(db: Db, exchange: ExchangeRecord): Promise<ExchangeView> {
   await holdAccounts(db, [exchange.accountId]);
   await assertCanTransact(db, [exchange.accountId]);
   await requireKyc(db, exchange.accountId);
-  const { convertible, fiat, publisher, issuance, balances } = await lockExchangeAccounts(db, em, exchange);
+  const { convertible, fiat, publisher, issuance, balances } = await lockExchangeAccounts(db, exchange);
   const held = convertible ? (balances.get(convertible) ?? 0) : 0;
   if (!convertible || held < exchange.tokenAmount) throw insufficientBalance(exchange.tokenAmount, held, exchange.tokenCurrency);
   if ((balances.get(publisher) ?? 0) < netAmount(exchange)) throw conversionRejected(exchangeView(exchange));
@@ -291,6 +248,11 @@ async function completed(db: Db, exchangeId: string, status: ExchangeStatus): Pr
   const view = exchangeView(exchange);
   await insertEvent(db, exchange.integratorId, 'token-exchange-completed', view);
   return view;
+}
+
+/** Ends an OPEN exchange found past its `expires_at` (EXPIRED), in the caller's transaction; the exchange. */
+export async function expireExchange(db: Db, exchangeId: string): Promise<ExchangeView> {
+  return exchangeView(await setExchangeStatus(db, exchangeId, 'EXPIRED'));
 }
 
 /** What a payout needs of an exchange it names, read under its lock. */
@@ -335,12 +297,12 @@ export function linkExchangeToPayout(db: Db, exchangeId: string, payoutId: strin
  * other status but EXECUTED answers 409 `EXCHANGE_STATE_ERROR`, a USD wallet that no longer
  * holds the money 409 `INSUFFICIENT_BALANCE`.
  */
-export async function reverseTokenExchange(db: Db, em: EntityManager, exchangeId: string): Promise<void> {
+export async function reverseTokenExchange(db: Db, exchangeId: string): Promise<void> {
   const exchange = await lockExchangeRow(db, exchangeId);
   if (!exchange) throw exchangeNotFound();
   if (exchange.status === 'REVERSED') return;
   if (exchange.status !== 'EXECUTED') throw stateError(exchangeView(exchange));
-  const { convertible, fiat, publisher, issuance, balances } = await lockExchangeAccounts(db, em, exchange);
+  const { convertible, fiat, publisher, issuance, balances } = await lockExchangeAccounts(db, exchange);
   if (!convertible) throw new Error(`account ${exchange.accountId} has no convertible ${exchange.tokenCurrency} wallet`);
   const net = netAmount(exchange);
   if ((balances.get(fiat) ?? 0) < net) {

@@ -9,7 +9,7 @@ import { registerAccount } from '../registration/registration.service.js';
 import { findClient, type TokenSigner } from '../auth/auth.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { authorizeUser } from '../sessions/user-session.service.js';
-import { authorizeInvoice } from '../escrow/invoice-authorization.service.js';
+import { authorizeInvoice } from '../invoice-authorization/invoice-authorization.service.js';
 
 async function demoPrincipal(em: EntityManager, clientId: string): Promise<Principal> {
   const client = await findClient(em, clientId);

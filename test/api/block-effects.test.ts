@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -148,7 +148,7 @@ describe('block effects', () => {
     const committed = await call('POST', `/v2/escrow/${created.body.payload.id}/commit`, { token: client.token });
     assert.equal(committed.body.payload.status, 'COMMITTED');
     assert.equal(await balance(seller.wallets['USD:fiat'].wallet), 400);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('still cancels an ESCROWED escrow after its buyer is blocked: the buyer is refunded in full', async () => {
@@ -159,7 +159,7 @@ describe('block effects', () => {
     const cancelled = await call('POST', `/v2/escrow/${created.body.payload.id}/cancel`, { token: client.token });
     assert.equal(cancelled.body.payload.status, 'CANCELLED');
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 10_000);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   describe('user sessions of a blocked account', () => {

@@ -8,7 +8,7 @@ import { submitCommand } from '../../src/commands/command.service.js';
 import { newId } from '../../src/ids.js';
 import { insertOpenInvoices } from '../../src/invoices/invoice.repository.js';
 import { writeHoldingAccounts } from '../../src/invoices/invoice.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { MaintenanceJob } from '../../src/queues/names.js';
 import { maintenanceProcessor } from '../../workers/maintenance.processor.js';
 import { call, h, newClient, unique, type ApiResponse, type TestClient } from '../support/harness.js';
@@ -82,7 +82,7 @@ describe('account merge', () => {
     assert.deepEqual(tag(destinationProfile), [
       ['account-merge', 'merged-from', 'account', source.account_id, 'active', sourceProfile.integrator, destination.account_id],
     ]);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('merges an account without tokens (nothing moves, the source still closes)', async () => {
@@ -204,7 +204,7 @@ describe('account merge', () => {
       .orm.em.fork()
       .execute<Array<{ n: string }>>('select count(*) as n from account_block where account_id = ?', [source.account_id]);
     assert.equal(Number(blocks.n), 1);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('answers 202 with the command when asked to respond async; GET /v2/commands/{id} shows the outcome', async () => {
@@ -257,7 +257,7 @@ describe('account merge', () => {
     }
     assert.equal(state, 'done');
     assert.equal(await balance(destination.wallets['GEM:standard'].wallet), 40);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
   /** A purchase of `amount` GEM by `buyer`, `share` of it paid to `seller`'s convertible wallet. */
   const purchase = (buyer: Party, seller: Party, amount = 100, share = 90) => ({
@@ -316,7 +316,7 @@ describe('account merge', () => {
     assert.equal(done.status, 200, done.text);
     assert.equal(await balance(destination.wallets['GEM:convertible'].wallet), 90);
     assert.equal(await balance(seller.wallets['GEM:convertible'].wallet), 0);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('refuses a source that an OPEN invoice would pay or that buys one, an authorized invoice not yet paid included', async () => {
@@ -375,7 +375,7 @@ describe('account merge', () => {
     assert.equal(await balance(buyer.wallets['GEM:standard'].wallet), 300);
     const again = await call('POST', '/v2/escrow', { token: client.token, body: purchase(buyer, seller) });
     assert.equal(again.status, 403, 'a new purchase cannot name it');
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('refuses a purchase naming an account while a merge of it is under way (the purchase waits, then sees it closed)', async () => {

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { openOrm } from '../../src/db/orm.js';
 import { FAILPOINTS } from '../../src/runtime/failpoints.js';
 import { createIntegrator, updateIntegrator } from '../../src/integrators/integrator.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { fundPublisherWallet, systemAccount } from '../../src/ledger/ledger.service.js';
 import { call, h, holdfastCli, newClient, startExtraApp, unique, type TestClient } from '../support/harness.js';
@@ -52,7 +52,7 @@ describe('payout review (issue 17, adversarial)', function () {
   });
 
   after(async () => {
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   // From the review: a merge must wait for the source's open payouts. Merged, the source's payout

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { createIntegrator, updateIntegrator } from '../../src/integrators/integrator.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, fundPublisherWallet, post, systemAccount } from '../../src/ledger/ledger.service.js';
@@ -52,7 +52,7 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
   });
 
   after(async () => {
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('a request holds the money (FUNDS-IN-ESCROW, 201); approval pays it out (SUCCESS); each change emits payout-complete', async () => {
@@ -317,7 +317,7 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
               { account: holdingId, currency: 'USD', amount: 1 },
             ],
           });
-          const report = await verifyLedger(tx);
+          const report = await verifyAll(tx);
           assert.ok(
             report.problems.some((p) => p.includes('po_00000000000000000000000000') && p.includes('does not exist')),
             report.problems.join('\n'),
@@ -340,6 +340,6 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
       assert.equal(wins.length, 1, `${del.status} ${patch.status}`);
       assert.ok([del, patch].some((r) => r.status === 409));
     }
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { HoldfastSdk } from '../../src/sdk/holdfast-sdk.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -410,7 +410,7 @@ describe("reconciliation: an account's statement", () => {
     const theirs = await statement(seller.account_id);
     assert.equal(theirs.total, 14);
     await assertRunningBalances(theirs.entries, [seller.wallets['USD:fiat'].wallet]);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
     const pay = mine.entries.find((e) => e.escrow_id === escrows[1].id && e.phase === 'pay');
     assert.deepEqual(

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { addCard, call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
@@ -53,7 +53,7 @@ async function publisherBalance(integratorId: string, currency = 'USD'): Promise
 }
 
 async function ledgerProblems(): Promise<string[]> {
-  return (await verifyLedger(h().orm.em.fork())).problems;
+  return (await verifyAll(h().orm.em.fork())).problems;
 }
 
 /** A USD invoice of `lines` paid with `methods` ({pm, amount}); its id and line item ids (invoice order). */

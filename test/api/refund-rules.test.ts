@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { addCard, call, h, newClient, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
@@ -39,7 +39,7 @@ async function publisherBalance(integratorId: string, currency = 'USD'): Promise
 }
 
 async function ledgerClean(): Promise<void> {
-  assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 }
 
 /** The `payload.errors` of a 400, asserted to be one. */

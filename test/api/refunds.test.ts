@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { waitedOn } from '../support/locks.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { db, emDb } from '../../src/db/sql.js';
 import { insertActiveBlock } from '../../src/accounts/account-block.repository.js';
@@ -11,9 +11,9 @@ import {
   overRefundedLines,
   overRefundedMethods,
   refundAmountMismatches,
-} from '../../src/invoices/invoice.repository.js';
+} from '../../src/refunds/refund.repository.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
-import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
+import { refundCommands } from '../../src/refunds/refund.commands.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -139,7 +139,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
       successful_refunds: [{ payment_method_id: buyer.card, amount: 1000, currency: 'USD' }],
       failed_refunds: [],
     });
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('refunds a wallet-paid invoice back to the wallet', async () => {
@@ -150,7 +150,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     const res = await refund(invoiceId, { reason: 'billing' });
     assert.equal(res.status, 200, res.text);
     assert.equal(await balance(wallet.wallet), spent + 1000);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('20 concurrent full refunds give the money back once, and none answers 5xx', async () => {
@@ -164,7 +164,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.equal(await publisherBalance(buyer.integrator_id), before - 1000);
     const summary = (await call('GET', `/v2/invoice/${invoiceId}/refunds`, { token: client.token })).body.payload;
     assert.equal(summary.refunds.length, 1);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('two refund commands of one invoice run at once: the lock on the invoice lets one refund, the other finds nothing left', async () => {
@@ -190,7 +190,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     const holder = h().orm.em.fork();
     await holder.begin();
     await holder.execute('select id from ledger_account where id = ? for update', [publisher]);
-    const running = Promise.all(commands.map((c) => runCommandWith(invoiceCommands['invoice.refund']!, h().orm.em.fork(), c)));
+    const running = Promise.all(commands.map((c) => runCommandWith(refundCommands['invoice.refund']!, h().orm.em.fork(), c)));
     for (;;) {
       const [w] = await h()
         .orm.em.fork()
@@ -205,7 +205,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.deepEqual(results.map((r) => r!.status).sort(), [200, 409]);
     assert.deepEqual((results.find((r) => r!.status === 409)!.body as { codes: string[] }).codes, ['NOTHING_TO_REFUND']);
     assert.equal(await publisherBalance(buyer.integrator_id), before - 1000);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('rejects a refund the integrator wallet cannot cover (recorded REFUND-REJECTED, 409), then refunds once funded', async () => {
@@ -256,7 +256,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     );
     assert.equal(await publisherBalance(b.integrator_id), 0);
     assert.equal(await balance(s.wallets['USD:fiat'].wallet), 700, 'the seller keeps its proceeds');
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('refuses the refund of a buyer merged into another account (409 REFUND_NOT_ALLOWED, nothing moves)', async () => {
@@ -387,7 +387,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     assert.equal(refundInvoice.body.payload.invoice_type, 'user_refund_virtual');
     const publisher = await systemAccount(h().orm.em.fork(), b.integrator_id, 'publisher_wallet', 'GEM');
     assert.equal(await balance(publisher), 0, 'the token wallet paid what it held, issuance the rest');
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('ledger verify names a method or a line that had back more than it paid, and a refund posting that does not match its parts (rolled-back write)', async () => {
@@ -455,7 +455,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
       }),
       rolledBack,
     );
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('refunds a buyer blocked from transactions: money is returned, not spent', async () => {
@@ -547,7 +547,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
     const afterCancel = await refund(cancelled.body.payload.escrow_invoice_id);
     assert.equal(afterCancel.status, 409, afterCancel.text);
     assert.deepEqual(afterCancel.body.codes, ['REFUND_NOT_ALLOWED']);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
     const bad = await call('POST', '/v2/refund', { token: client.token, body: { invoice_id: failed } });
     assert.equal(bad.status, 400);

@@ -3,7 +3,7 @@ import { createIntegrator, updateIntegrator } from '../../src/integrators/integr
 import { insertActiveBlock } from '../../src/accounts/account-block.repository.js';
 import { db } from '../../src/db/sql.js';
 import { newId } from '../../src/ids.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, fundPublisherWallet, systemAccount } from '../../src/ledger/ledger.service.js';
 import { conversionFee, conversionQuote } from '../../src/tokens/conversion.rules.js';
@@ -159,7 +159,7 @@ describe('token conversion', () => {
     assert.equal(again.body.payload.status, 'EXECUTED');
     assert.deepEqual(await snapshot(s), after);
     assert.deepEqual(await exchangeEvents(x.token_exchange_id), ['EXECUTED']);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     await setFee(0);
   });
 
@@ -189,7 +189,7 @@ describe('token conversion', () => {
       [after.convertible, after.usd - before.usd, after.publisher - before.publisher, after.issuance - before.issuance],
       [0, 0, 0, 500],
     );
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     await setFee(0);
   });
 
@@ -333,7 +333,7 @@ describe('token conversion', () => {
     const done = await execute(id, poor.token);
     assert.equal(done.status, 200, done.text);
     assert.equal(await balance(p.wallets['USD:fiat'].wallet), 200);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('re-checks the balance and KYC when it executes (400 INSUFFICIENT_BALANCE, 409 KYC_REQUIRED), moving nothing', async () => {
@@ -384,7 +384,7 @@ describe('token conversion', () => {
     assert.equal(await balance(p.wallets['GEM:convertible'].wallet), 495);
     await call('DELETE', '/v2/sandbox/clock', { token: c.token });
     await call('DELETE', '/v2/sandbox/clock', { token: bystander.token });
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('executes once when executed concurrently', async () => {
@@ -443,7 +443,7 @@ describe('token conversion', () => {
     const id = (await convert({ account_id: s.account_id, amount: 500, currency: 'GEM' })).body.payload.token_exchange_id;
     const start = await snapshot(s);
     const pdb = db(h().orm.em.fork());
-    const notYet = await pdb.transaction(async (tx) => reverseTokenExchange(tx, h().orm.em.fork(), id)).catch((e) => e);
+    const notYet = await pdb.transaction(async (tx) => reverseTokenExchange(tx, id)).catch((e) => e);
     assert.deepEqual(notYet.details?.codes, ['EXCHANGE_STATE_ERROR'], 'an OPEN exchange is not reversed');
     assert.equal((await execute(id)).status, 200);
     await pdb.transaction(async (tx) => {
@@ -458,7 +458,7 @@ describe('token conversion', () => {
         payoutId: null,
       });
       await linkExchangeToPayout(tx, id, 'po_test');
-      await reverseTokenExchange(tx, h().orm.em.fork(), id);
+      await reverseTokenExchange(tx, id);
     });
     assert.deepEqual(await snapshot(s), start, 'everything is back where it was');
     assert.equal((await pdb.transaction((tx) => lockExchange(tx, id)))?.payoutId, 'po_test');
@@ -466,14 +466,14 @@ describe('token conversion', () => {
     assert.equal(read.body.payload.status, 'REVERSED');
     assert.deepEqual(await exchangeEvents(id), ['EXECUTED', 'REVERSED']);
     // Again: nothing more.
-    await pdb.transaction((tx) => reverseTokenExchange(tx, h().orm.em.fork(), id));
+    await pdb.transaction((tx) => reverseTokenExchange(tx, id));
     assert.deepEqual(await snapshot(s), start);
     assert.deepEqual(await exchangeEvents(id), ['EXECUTED', 'REVERSED']);
     const executeReversed = await execute(id);
     assert.equal(executeReversed.status, 409);
     assert.deepEqual(executeReversed.body.codes, ['EXCHANGE_STATE_ERROR']);
     assert.equal(await pdb.transaction((tx) => lockExchange(tx, 'tex_nope')), undefined);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     await setFee(0);
   });
 
@@ -485,7 +485,7 @@ describe('token conversion', () => {
     // Broken on purpose (an EXECUTED exchange told OPEN), checked, and put back.
     await em.execute(`update token_exchange set status = 'OPEN' where id = ?`, [id]);
     try {
-      const problems = (await verifyLedger(h().orm.em.fork())).problems;
+      const problems = (await verifyAll(h().orm.em.fork())).problems;
       assert.deepEqual(
         problems.filter((p) => p.includes(id)),
         [`token exchange ${id} is OPEN but has postings [execute] (expected [])`],
@@ -493,6 +493,6 @@ describe('token conversion', () => {
     } finally {
       await em.execute(`update token_exchange set status = 'EXECUTED' where id = ?`, [id]);
     }
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 });

@@ -4,7 +4,7 @@ import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { consumeSessionNonce } from '../../src/sessions/user-session.service.js';
 import { commandResult, runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -69,7 +69,7 @@ describe("invoice authorization (POST /v2/authorize/invoice) and the buyer's pay
     const again = await pay(auth.authorized_invoice_id, auth.password_token.access_token, [{ payment_method_id: buyer.card, amount: 0 }]);
     assert.equal(again.status, 200);
     assert.equal((await balance(seller.wallets['USD:fiat'].wallet)) - before, 900, 'paid once');
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it("holds an authorized escrow until the buyer pays: the integrator's pay before that is 409 and moves nothing; then commit settles", async () => {
@@ -108,7 +108,7 @@ describe("invoice authorization (POST /v2/authorize/invoice) and the buyer's pay
       200,
       'paying a paid invoice answers it as it is',
     );
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('a failed charge fails the authorized escrow (200, ESCROW-FAILED behind it) and a second pay is 409', async () => {
@@ -166,7 +166,7 @@ describe("invoice authorization (POST /v2/authorize/invoice) and the buyer's pay
       byWallet ? 1000 : 0,
       "only the winner's method was charged",
     );
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('never lets a later pay replace methods chosen by one still running: 409, and the chosen ones are charged', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { db } from '../../src/db/sql.js';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { runEscrowCommand } from '../../src/escrow/escrow-phases.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, h, newClient, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -42,7 +42,7 @@ describe('escrow commands run in batches', () => {
     const paid = results.find((r) => (r?.body as any)?.payload.status === 'ESCROWED')!;
     const spent = (paid.body as any).payload.id === first ? 700 : 600;
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), 1000 - spent);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('many escrows of several buyers in one batch each end as their own state says, and each command keeps its own answer', async () => {
@@ -68,7 +68,7 @@ describe('escrow commands run in batches', () => {
     for (const b of buyers) assert.equal(await balance(b.wallets['USD:fiat'].wallet), 300);
     // Stored answers are the ones given.
     for (let i = 0; i < moves.length; i++) assert.deepEqual(await runEscrowCommand(h().orm.em.fork(), moves[i]), moved[i]);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('commit and cancel of one escrow in the same turn: one runs, the other answers 409 from the state the first left', async () => {
@@ -85,7 +85,7 @@ describe('escrow commands run in batches', () => {
     assert.equal(final, a?.status === 200 ? 'COMMITTED' : 'CANCELLED');
     assert.equal(((a?.status === 409 ? a : b)!.body as any).payload.status, final, 'the refusal shows the escrow as the winner left it');
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), final === 'CANCELLED' ? 900 : 0);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('commit and cancel of one escrow in overlapping batches (both read ESCROWED): the write that comes second moves nothing', async () => {
@@ -121,7 +121,7 @@ describe('escrow commands run in batches', () => {
       );
     }
     assert.equal(await balance(buyer.wallets['USD:fiat'].wallet), cancelled * 300);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('a command that cannot be run fails alone: the others of its batch finish', async () => {

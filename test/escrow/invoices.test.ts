@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { addCard, call, h, newClient, register, type TestClient } from '../support/harness.js';
 
 describe('standard invoices', () => {
@@ -73,7 +73,7 @@ describe('standard invoices', () => {
         [invoice.invoice_id],
       );
     assert.equal(Number(event.n), 1);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('a declined card fails the invoice (200, FAILED, failure_reason) and a second pay is 409', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -82,7 +82,7 @@ describe('escrow lifecycle', () => {
       'invoice-completed:SUCCESS',
       'escrow-transaction-update:COMMITTED',
     ]);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('pay from a wallet without enough money → ESCROW-FAILED with failure_reason, nothing charged, 200', async () => {
@@ -194,7 +194,7 @@ describe('escrow lifecycle', () => {
       });
       assert.equal(await balance(seller.wallets['USD:fiat'].wallet), sellerBefore + (final === 'COMMITTED' ? 1200 : 0));
     }
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('Prefer: respond-async answers 202 with Location at once; the command finishes', async () => {

@@ -3,7 +3,7 @@ import { db } from '../../src/db/sql.js';
 import { submitCommand } from '../../src/commands/command.service.js';
 import { runEscrowCommand } from '../../src/escrow/escrow-phases.service.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { addCard, call, h, newClient, register, unique } from '../support/harness.js';
 
 describe('escrow robustness', () => {
@@ -32,7 +32,7 @@ describe('escrow robustness', () => {
     assert.equal(postings.length, 1);
     const again = await runEscrowCommand(h().orm.em.fork(), commandId);
     assert.deepEqual(again, results[0], 'a finished command answers its stored result');
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('POBO methods are chargeable: pay into escrow, cancel refunds the POBO clearing', async () => {

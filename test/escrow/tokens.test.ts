@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { tokenQuote } from '../../src/tokens/tokens.rules.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { addCard, call, h, newClient, register, unique, type TestClient } from '../support/harness.js';
 
 describe('token purchase', () => {
@@ -44,7 +44,7 @@ describe('token purchase', () => {
     assert.equal(w.standard.wallet_balance, '1000');
     assert.equal(w.convertible.wallet_balance, '0');
     assert.equal((await balances(h().orm.em.fork(), [publisher])).get(publisher)! - before, 400);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('buys for another account (destination_account_id) with an amount in USD', async () => {

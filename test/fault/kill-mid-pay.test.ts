@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { addCard, call, h, newClient, register, startExtraApp, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
 import { until, worker } from '../support/workers.js';
@@ -49,7 +49,7 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
           .orm.em.fork()
           .execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
         assert.equal(postingsNow.length, c.postings);
-        assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+        assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
         const second = worker(prefix);
         try {
@@ -64,7 +64,7 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
             .orm.em.fork()
             .execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
           assert.equal(postings.length, 1, 'charged exactly once');
-          assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+          assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
         } finally {
           second.child.kill('SIGTERM');
           await second.exited;

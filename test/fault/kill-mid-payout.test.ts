@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Queue } from 'bullmq';
 import { updateIntegrator } from '../../src/integrators/integrator.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
@@ -167,7 +167,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
           assert.equal(await systemBalance(seller.integrator_id, 'payout_clearing'), clearedBefore);
           assert.deepEqual(await payoutEvents(payoutId), ['FUNDS-IN-ESCROW']);
         }
-        assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+        assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
         const second = worker(prefix);
         try {
@@ -195,7 +195,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
           assert.equal(await balance(wallet.wallet), 10_000 - amount);
           assert.deepEqual(await payoutEvents(payoutId), ['FUNDS-IN-ESCROW', 'SUCCESS'], 'one payout-complete SUCCESS');
           assert.equal((await executeCommands(payoutId)).length, 1, 'one execution command');
-          assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+          assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
           // Done is done: the staging shortcut now refuses, naming the state.
           const again = await call('PATCH', `/v2/${seller.account_id}/payout/${payoutId}`, { token: client.token });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Queue } from 'bullmq';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { fundIntegrator, integratorWallets } from '../../src/payment-methods/integrator-wallet.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { QueueName } from '../../src/queues/names.js';
@@ -138,7 +138,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
           assert.equal(await balance(wallet.wallet), walletBefore);
           assert.deepEqual(await eventsOf(client, buyer.account_id, 'refund-completed'), []);
         }
-        assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+        assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
         const second = worker(prefix);
         try {
@@ -190,7 +190,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
           );
           const invoiceEvents = await eventsOf(client, buyer.account_id, 'invoice-completed');
           assert.equal(invoiceEvents.filter((e) => e.payload.message.invoice_id === refund.refund_invoice_id).length, 1);
-          assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+          assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
           if (c.lineItem) {
             // What the crash left refundable is still whole: the rest of the purchase comes back once.
@@ -203,7 +203,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
             assert.equal((await refundPostings(buyer.integrator_id)).length, 2);
             assert.equal(await integratorBalance(client), integratorBefore - 1000);
             assert.equal(await balance(wallet.wallet), walletBefore + 400);
-            assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+            assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
           }
         } finally {
           second.child.kill('SIGTERM');

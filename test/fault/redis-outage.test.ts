@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { addCard, call, h, newClient, register, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
 
 function freePort(): Promise<number> {
@@ -134,7 +134,7 @@ describe('fault: Redis goes away under a running Holdfast and comes back', funct
         .orm.em.fork()
         .execute('select 1 from ledger_posting where reference = ?', [`escrow:${escrowId}:pay`]);
       assert.equal(postings.length, 1, 'charged exactly once');
-      assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+      assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
       // Stopped while Redis is away again: it does not wait for Redis to come back.
       redis.kill('SIGKILL');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, h, newClient, register, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 
 type Capability = 'login' | 'transactions' | 'payouts';
@@ -305,7 +305,7 @@ describe('accounts model (fast-check): blocks, merges and escrows interleaved ke
             }
           }
         }
-        assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+        assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
         const actual = await balances(h().orm.em.fork(), [...model.keys()]);
         for (const [wallet, balance] of model) assert.equal(actual.get(wallet), balance, `wallet ${wallet}`);
         for (const a of accounts) {

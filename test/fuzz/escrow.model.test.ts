@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { operatorPayoutCommand } from '../../src/payouts/payout.commands.js';
 import { addCard, call, h, newClient, register, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 
@@ -944,7 +944,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           for (let round = 0; round < (op.twice ? 2 : 1); round++) await transition(e, op.kind);
         }
 
-        const report = await verifyLedger(h().orm.em.fork());
+        const report = await verifyAll(h().orm.em.fork());
         assert.deepEqual(report.problems, []);
         const actual = await balances(h().orm.em.fork(), [...model.keys()]);
         for (const [wallet, balance] of model) assert.equal(actual.get(wallet) ?? 0, balance, `wallet ${wallet}`);

@@ -4,7 +4,7 @@ import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { db as pooled } from '../../src/db/sql.js';
 import { post, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, dropDatabase, h, newClient, scratchDatabase, unique, withDatabase, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -102,7 +102,7 @@ describe('ledger: the balance right after each entry', () => {
     );
     assert.ok(Number(entries[0].id) > Number(entries[1].id), 'the entry applied first was inserted second');
     assert.equal(await balance(w), 150);
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     // The account's statement follows the same order.
     const statement = await call('GET', `/v1/${second.account_id}/statement?sort=asc`, { token: client.token });
     assert.deepEqual(
@@ -172,7 +172,7 @@ describe('ledger verify on a broken balance_after', () => {
             ],
           }),
         );
-      assert.deepEqual((await verifyLedger(orm.em.fork())).problems, []);
+      assert.deepEqual((await verifyAll(orm.em.fork())).problems, []);
       const [last] = await orm.em
         .fork()
         .execute<Array<{ id: string }>>('select id::text as id from ledger_entry where ledger_account_id = ? order by id desc limit 1', [
@@ -188,7 +188,7 @@ describe('ledger verify on a broken balance_after', () => {
       } finally {
         await admin.end();
       }
-      const { problems } = await verifyLedger(orm.em.fork());
+      const { problems } = await verifyAll(orm.em.fork());
       assert.ok(problems.includes(`account ${publisher} stores balance 150 but its last entry records 999 after it`), problems.join('\n'));
       assert.ok(
         problems.includes(`entry ${last.id} records balance 999 after it, but the entry before it and its amount make 150`),

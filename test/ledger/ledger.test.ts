@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { balances, isOverdraft, post, systemAccount } from '../../src/ledger/ledger.service.js';
-import { verifyLedger } from '../../src/escrow/ledger-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { dropDatabase, h, newClient, register, scratchDatabase, unique, withDatabase } from '../support/harness.js';
 
 async function walletOf(accountId: string, currency = 'USD'): Promise<string> {
@@ -301,11 +301,11 @@ describe('ledger', () => {
     assert.equal(after.get(wallet)! - before.get(wallet)!, -150);
     assert.equal(after.get(publisher)! - before.get(publisher)!, 150 + 75);
     assert.equal(after.get(clearing)! - before.get(clearing)!, 75, 'a debit-normal clearing account grows with money paid in');
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('verify finds the shared test ledger clean', async () => {
-    const report = await verifyLedger(h().orm.em.fork());
+    const report = await verifyAll(h().orm.em.fork());
     assert.equal(report.ok, true, report.problems.join('\n'));
     assert.ok(report.checked.postings > 0);
   });

@@ -9,18 +9,15 @@ import pg from 'pg';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { emDb } from '../../src/db/sql.js';
 import { escrowPhaseMismatches } from '../../src/escrow/escrow.repository.js';
-import {
-  ESCROW_PHASES,
-  EXCHANGE_PHASES,
-  INVOICE_OPTIONAL_PHASES,
-  INVOICE_PHASES,
-  PAYOUT_PHASES,
-  verifyLedger,
-} from '../../src/escrow/ledger-verify.service.js';
+import { ESCROW_PHASES } from '../../src/escrow/escrow-verify.service.js';
+import { EXCHANGE_PHASES } from '../../src/tokens/conversion-verify.service.js';
+import { INVOICE_OPTIONAL_PHASES, INVOICE_PHASES } from '../../src/invoices/invoice-verify.service.js';
+import { PAYOUT_PHASES } from '../../src/payouts/payout-verify.service.js';
+import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { invoicePhaseMismatches } from '../../src/invoices/invoice.repository.js';
 import { payoutPhaseMismatches } from '../../src/payouts/payout.repository.js';
 import { exchangePhaseMismatches } from '../../src/tokens/conversion.repository.js';
-import { VERIFY_PROBLEM_CAP } from '../../src/ledger/ledger.service.js';
+import { VERIFY_PROBLEM_CAP } from '../../src/ledger/ledger-verify.service.js';
 import { dropDatabase, h, holdfastCli, scratchDatabase, withDatabase } from '../support/harness.js';
 
 describe('ledger verify brings back only what is breached', () => {
@@ -135,7 +132,7 @@ describe('ledger verify brings back only what is breached', () => {
   });
 
   it('the report keeps the first problems up to its cap and counts them all', async () => {
-    const all = await verifyLedger(orm.em.fork());
+    const all = await verifyAll(orm.em.fork());
     assert.equal(all.ok, false);
     assert.equal(all.problemCount, all.problems.length);
     assert.ok(all.problems.includes('escrow esc_bad_unpaid is ESCROWED but has postings [] (expected [pay])'), all.problems.join('\n'));
@@ -151,7 +148,7 @@ describe('ledger verify brings back only what is breached', () => {
       all.problems.join('\n'),
     );
 
-    const capped = await verifyLedger(orm.em.fork(), 2);
+    const capped = await verifyAll(orm.em.fork(), 2);
     assert.equal(capped.ok, false);
     assert.deepEqual(capped.problems, all.problems.slice(0, 2));
     assert.equal(capped.problemCount, all.problemCount);

@@ -12,7 +12,7 @@ import {
   tokenRefundCap,
   tokensTakenBack,
   type RefundInvoice,
-} from '../../src/invoices/refund.rules.js';
+} from '../../src/refunds/refund.rules.js';
 
 const line = (line_item_id: string, amount: number): StoredLineItem => ({
   line_item_id,

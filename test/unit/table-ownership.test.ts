@@ -44,6 +44,17 @@ const OWNER: Record<string, string> = {
 };
 
 /**
+ * Tables whose rows of one kind another module owns, with why: that module's repository names
+ * the table for those rows, and no other file of it does.
+ */
+const SHARED: Record<string, Record<string, string>> = {
+  invoice: { refunds: 'refund invoices (user_refund…, refunded_invoice_id set) are the refunds module’s rows' },
+};
+
+/** Whether module `m` owns table `t` (or rows of it: SHARED). */
+const owns = (m: string | null, t: string) => m !== null && (OWNER[t] === m || SHARED[t]?.[m] !== undefined);
+
+/**
  * Known debt: `file → tables of other modules it names`, each line one to pay off. The check
  * fails when a file names a table not listed for it, and when a listed one is no longer named
  * (so the list only shrinks).
@@ -78,6 +89,7 @@ const REPOSITORY_ONLY: string[] = [
   'invoices',
   'ledger',
   'payment-methods',
+  'refunds',
   'sandbox',
   'sessions',
   'tokens',
@@ -204,7 +216,7 @@ describe('table ownership', () => {
     const found: Record<string, string[]> = {};
     for (const file of sources) {
       const own = moduleOf(file);
-      const foreign = tablesNamed(readFileSync(path.join(ROOT, file), 'utf8')).filter((t) => OWNER[t] !== own);
+      const foreign = tablesNamed(readFileSync(path.join(ROOT, file), 'utf8')).filter((t) => !owns(own, t));
       if (foreign.length) found[file] = foreign;
     }
     assert.deepEqual(
@@ -239,7 +251,7 @@ describe('table ownership', () => {
     for (const file of sources) {
       const own = moduleOf(file);
       if (!own || !REPOSITORY_ONLY.includes(own) || file.endsWith('.repository.ts')) continue;
-      const mine = tablesNamed(readFileSync(path.join(ROOT, file), 'utf8')).filter((t) => OWNER[t] === own);
+      const mine = tablesNamed(readFileSync(path.join(ROOT, file), 'utf8')).filter((t) => owns(own, t));
       if (mine.length) found.push(`${file}: ${mine.join(', ')}`);
     }
     assert.deepEqual(found, []);

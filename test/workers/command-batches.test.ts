@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { Queue, Worker } from 'bullmq';
 import { commandRegistry } from '../../src/commands/command.registry.js';
-import { completeCommand, lockCommand, submitCommand } from '../../src/commands/command.service.js';
-import { db, emDb } from '../../src/db/sql.js';
+import { inCommandTransaction, submitCommand } from '../../src/commands/command.service.js';
+import { db } from '../../src/db/sql.js';
 import { escrowCommands } from '../../src/escrow/escrow.commands.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { closeRedis, createRedis } from '../../src/queues/connection.js';
@@ -71,17 +71,14 @@ describe('workers: commands enqueued together share a job', function () {
         ...escrowCommands,
         // A stand-in pay: its effect is counted, and the second command's first run fails as a
         // lost connection would (not a refusal), after the others of its batch have started.
-        'escrow.pay': (em, commandId) =>
-          em.transactional(async (tx) => {
-            runs.set(commandId, (runs.get(commandId) ?? 0) + 1);
-            const row = await lockCommand(emDb(tx), commandId);
-            if (row?.state === 'done') return { status: row.result_status!, body: row.result_body };
+        'escrow.pay': (em, commandId) => {
+          runs.set(commandId, (runs.get(commandId) ?? 0) + 1);
+          return inCommandTransaction(em, commandId, async () => {
             if (failOnce.delete(commandId)) throw new Error('connection lost');
             effects.set(commandId, (effects.get(commandId) ?? 0) + 1);
-            const result = { status: 200, body: { paid: commandId } };
-            await completeCommand(emDb(tx), commandId, result);
-            return result;
-          }),
+            return { status: 200, body: { paid: commandId } };
+          });
+        },
       },
     });
     const answers = ids.map((id) => bus.waitFor(id, 20_000, async () => null));

@@ -1,19 +1,8 @@
 /**
- * What the reconciliation reads show (escrows by reference, an account's balances and its
- * statement): pages, the source of a ledger posting, signed amounts in display form. Pure.
+ * What an account's balances and statement show: the source of a ledger posting, the invoice
+ * of an escrow's phase, signed amounts in display form, balances per currency. Pure.
  */
 import { displayAmount } from '../invoices/invoice.rules.js';
-
-/** Page size when none is asked for, and the most one page holds. */
-export const DEFAULT_PAGE_LIMIT = 20;
-export const MAX_PAGE_LIMIT = 100;
-
-/** A query's `limit` and `offset` (strings, already validated) as numbers, with their defaults. */
-export function pageOf(query: { limit?: unknown; offset?: unknown }): { limit: number; offset: number } {
-  const limit = query.limit === undefined ? DEFAULT_PAGE_LIMIT : Math.min(Number(query.limit), MAX_PAGE_LIMIT);
-  const offset = query.offset === undefined ? 0 : Number(query.offset);
-  return { limit, offset };
-}
 
 /** `USD 1.55`, `USD -1.55`: a signed amount in its currency's units. */
 export function displaySigned(amount: number, currency: string): string {

@@ -14,7 +14,7 @@ import { openUserSession, sessionRedirect, type UserToken } from '../sessions/us
 import { db as pooled, type Db } from '../db/sql.js';
 import { spendableBalance } from '../payment-methods/payment-method.service.js';
 import type { InvoiceMechanism } from '../invoices/invoice.entity.js';
-import { insertPurchases } from './purchase.flow.js';
+import { insertPurchases } from '../escrow/purchase.flow.js';
 import {
   preparePurchase,
   purchaseInvoice,

@@ -9,14 +9,11 @@
  * method have left), and a line-item refund takes from the given methods in the given order;
  * every part is a whole number of minor units and the parts add up to the refund.
  */
-import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
-import type { InvoiceRecord } from './invoice.rules.js';
+import type { StoredCharge, StoredLineItem } from '../invoices/invoice.entity.js';
+import type { InvoiceRecord } from '../invoices/invoice.rules.js';
 
 /** Why a refund was rejected: the integrator's wallet could not cover it (REFUND-REJECTED). */
 export const REFUND_REJECTED_REASON = 'integrator_insufficient_funds';
-
-/** Why a payment method's part of a refund failed (the sandbox card 4000000000005126). */
-export const REFUND_DECLINED_REASON = 'refund_declined';
 
 /** The reasons a refund may give. */
 export const REFUND_REASONS = ['billing', 'fraud', 'product_related', 'other'] as const;

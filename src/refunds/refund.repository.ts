@@ -1,0 +1,139 @@
+/**
+ * Refund invoices: rows of the invoice table (`invoice_type` `user_refund…`, with the purchase
+ * they refund in `refunded_invoice_id`), which this module writes and reads for itself through
+ * the invoice columns and fragments of invoices' repository; and the `ledger verify` checks over
+ * them. Hand-written SQL: a refund is decided under the purchase's row lock, from what its
+ * earlier refunds moved.
+ */
+import { mergedAccountSql } from '../accounts/account-block.repository.js';
+import type { Db } from '../db/sql.js';
+import { INVOICE_COLUMNS, invoiceFromRow, refundPartSucceededSql } from '../invoices/invoice.repository.js';
+import type { InvoiceRecord } from '../invoices/invoice.rules.js';
+import { type Found, PROBLEM_TOTAL_SQL, postingMovedSql } from '../ledger/ledger.repository.js';
+
+/** A refund invoice: an invoice row with the purchase it refunds. */
+export type RefundRecord = InvoiceRecord & { refundedInvoiceId: string };
+
+/** The refunds of a purchase invoice, oldest first (in the caller's transaction: after its lock on the purchase, they are all there). */
+export async function refundsOf(db: Db, invoiceId: string): Promise<RefundRecord[]> {
+  const rows = await db.execute<Array<Record<string, unknown>>>(
+    `select ${INVOICE_COLUMNS}, refunded_invoice_id from invoice where refunded_invoice_id = ? order by created_at, id`,
+    [invoiceId],
+  );
+  return rows.map((r) => ({ ...invoiceFromRow(r), refundedInvoiceId: r.refunded_invoice_id as string }));
+}
+
+/** Writes a refund invoice (SUCCESS or FAILED) linked to the purchase it refunds. */
+export async function insertRefundInvoice(db: Db, refund: RefundRecord): Promise<void> {
+  await db.execute(
+    `insert into invoice (id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description,
+                          metadata, currency, total_amount, failure_reason, payment_methods, line_items, refunded_invoice_id,
+                          created_at, updated_at)
+     values (?, ?, ?, null, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?)`,
+    [
+      refund.id,
+      refund.integratorId,
+      refund.accountId,
+      refund.invoiceType,
+      refund.state,
+      refund.referenceType,
+      refund.referenceId,
+      refund.description,
+      JSON.stringify(refund.metadata),
+      refund.currency,
+      refund.totalAmount,
+      refund.failureReason,
+      JSON.stringify(refund.paymentMethods),
+      JSON.stringify(refund.lineItems),
+      refund.refundedInvoiceId,
+      refund.createdAt,
+      refund.updatedAt,
+    ],
+  );
+}
+
+/** Whether an account was merged into another (its money may not land there any more). */
+export async function accountWasMerged(db: Db, accountId: string): Promise<boolean> {
+  const [row] = await db.execute<Array<{ merged: boolean }>>(`select ${mergedAccountSql('?')} as merged`, [accountId]);
+  return row?.merged === true;
+}
+
+/** The invoice types a line item is refunded from (the purchases; an escrow's, its escrow invoice). */
+const PURCHASE_TYPES_SQL = `('user_purchase', 'user_purchase_virtual', 'user_purchase_escrow', 'user_purchase_escrow_virtual', 'token_purchase')`;
+
+/** The purchase invoice of the integrator's that holds a line item (by the GIN index on purchases' lines). */
+export async function purchaseOfLineItem(db: Db, integratorId: string, lineItemId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select id from invoice where invoice_type in ${PURCHASE_TYPES_SQL} and line_items @> ?::jsonb and integrator_id = ? limit 1`,
+    [JSON.stringify([{ line_item_id: lineItemId }]), integratorId],
+  );
+  return row?.id;
+}
+
+/**
+ * Payment methods that had back more than they paid: per purchase invoice and method, the
+ * refunds' parts that went through against the purchase's charges (`ledger verify`).
+ */
+export function overRefundedMethods(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ invoice_id: string; payment_method_id: string; paid: string; back: string }>>> {
+  return db.execute(
+    `with back as (select r.refunded_invoice_id as invoice_id, m ->> 'payment_method_id' as payment_method_id,
+                          sum((m ->> 'amount')::bigint) as back
+                     from invoice r, jsonb_array_elements(r.payment_methods) m
+                    where r.refunded_invoice_id is not null and ${refundPartSucceededSql('r')}
+                    group by 1, 2),
+          paid as (select i.id as invoice_id, m ->> 'payment_method_id' as payment_method_id, sum((m ->> 'amount')::bigint) as paid
+                     from invoice i, jsonb_array_elements(i.payment_methods) m
+                    where i.id in (select invoice_id from back)
+                    group by 1, 2)
+     select b.invoice_id, b.payment_method_id, coalesce(p.paid, 0) as paid, b.back, ${PROBLEM_TOTAL_SQL}
+       from back b left join paid p on p.invoice_id = b.invoice_id and p.payment_method_id = b.payment_method_id
+      where b.back > coalesce(p.paid, 0)
+      order by 1, 2 limit ?`,
+    [limit],
+  );
+}
+
+/** Refund invoices whose `refund` posting moved other than the parts of it that went through (`ledger verify`). */
+export function refundAmountMismatches(db: Db, limit: number): Promise<Array<Found<{ id: string; succeeded: string; moved: string }>>> {
+  return db.execute(
+    `with moved as (${postingMovedSql('invoice', 'refund')}),
+          succeeded as (select r.id, coalesce(sum((m ->> 'amount')::bigint) filter (where ${refundPartSucceededSql('r')}), 0) as succeeded
+                          from invoice r, jsonb_array_elements(r.payment_methods) m
+                         where r.refunded_invoice_id is not null group by 1)
+     select s.id, s.succeeded, coalesce(m.moved, 0) as moved, ${PROBLEM_TOTAL_SQL}
+       from succeeded s left join moved m on m.owner_id = s.id
+      where s.succeeded <> coalesce(m.moved, 0)
+      order by 1 limit ?`,
+    [limit],
+  );
+}
+
+/**
+ * Line items that had back more than they cost: per purchase invoice and line, the refunds'
+ * parts (a refund line's `parts`) whose payment method's part went through (`ledger verify`).
+ */
+export function overRefundedLines(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ invoice_id: string; line_item_id: string; paid: string; back: string }>>> {
+  return db.execute(
+    `with back as (select r.refunded_invoice_id as invoice_id, l ->> 'line_item_id' as line_item_id, sum((p ->> 'amount')::bigint) as back
+                     from invoice r, jsonb_array_elements(r.line_items) l, jsonb_array_elements(coalesce(l -> 'parts', '[]'::jsonb)) p
+                    where r.refunded_invoice_id is not null
+                      and exists (select 1 from jsonb_array_elements(r.payment_methods) m
+                                   where m ->> 'payment_method_id' = p ->> 'payment_method_id' and ${refundPartSucceededSql('r')})
+                    group by 1, 2),
+          paid as (select i.id as invoice_id, l ->> 'line_item_id' as line_item_id, sum((l ->> 'amount')::bigint) as paid
+                     from invoice i, jsonb_array_elements(i.line_items) l
+                    where i.id in (select invoice_id from back)
+                    group by 1, 2)
+     select b.invoice_id, b.line_item_id, coalesce(p.paid, 0) as paid, b.back, ${PROBLEM_TOTAL_SQL}
+       from back b left join paid p on p.invoice_id = b.invoice_id and p.line_item_id = b.line_item_id
+      where b.back > coalesce(p.paid, 0)
+      order by 1, 2 limit ?`,
+    [limit],
+  );
+}
