@@ -193,7 +193,9 @@ export interface paths {
          *     standard tokens to `destination_account_id` (default: the payment method's
          *     account). `amount` is in `currency`: the integrator's token currency (tokens wanted) or
          *     USD (cents to spend), converted at the integrator's tokens-per-USD rate; the conversion
-         *     must be exact (`amount: NOT_EXACT`). The USD goes to the integrator's default wallet;
+         *     must be exact, in whole tokens and whole cents, never rounded (`amount: NOT_EXACT`; it is
+         *     computed in exact integers at every size), and neither side may pass 9007199254740991
+         *     (`amount: TOO_LARGE`). The USD goes to the integrator's default wallet;
          *     the tokens come from its token issuance account. Answers 201 with the `token_purchase`
          *     invoice, `SUCCESS` or `FAILED` with `failure_reason` (nothing charged). Runs as a command
          *     (`SYNC_WAIT_MS`, `Prefer: respond-async` → 202). Emits `invoice-completed`.
@@ -219,9 +221,10 @@ export interface paths {
          * @description Quotes a token exchange: `amount` convertible tokens of `account_id` in `currency` (the
          *     integrator's token currency; any other → 400 `currency: UNSUPPORTED_CURRENCY`) for USD at
          *     the integrator's tokens-per-USD rate. The fiat amount must be a whole number of cents
-         *     (`amount: NOT_EXACT`, as token purchases); the fee is `ceil(fiat_amount × fee_bps /
-         *     10000)` cents (the integrator's `--conversion-fee-bps`, default 0), kept by the
-         *     integrator. Answers 201 with the exchange `OPEN`, to be executed with `POST
+         *     (`amount: NOT_EXACT`, as token purchases, exact at every size) no larger than
+         *     9007199254740991 (`amount: TOO_LARGE`); the fee is `ceil(fiat_amount × fee_bps /
+         *     10000)` cents, in exact integers (the integrator's `--conversion-fee-bps`, default 0),
+         *     kept by the integrator. Answers 201 with the exchange `OPEN`, to be executed with `POST
          *     /v2/token/convert/{token_exchange_id}` before `expires_at` (`TOKEN_EXCHANGE_TTL_SECONDS`
          *     after it was made, default 15 minutes, on the test clock in staging). Nothing moves or is
          *     held yet. Refused, nothing written: the account's KYC check not `ACCEPT` (409
