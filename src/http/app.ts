@@ -135,7 +135,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   );
   app.use(userTokenCors(doc));
   app.use('/token', useOAuthErrors);
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  // Any JSON value, not only objects and arrays: a `null` body is no body (the reference's SDK
+  // sends it), and any other value is answered by the validation, naming the body.
+  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
   app.use(hostileInput());
   app.use(accountAliases());

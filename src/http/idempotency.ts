@@ -33,6 +33,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** A JSON `null` body and no body are one request (the validation made both absent; canonical writes `null`). */
 function requestHash(req: Request): string {
   return createHash('sha256')
     .update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`)

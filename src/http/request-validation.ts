@@ -168,9 +168,16 @@ function compile(ajv: Ajv2020, queryAjv: Ajv2020, op: Record<string, any>): Comp
   };
 }
 
+/**
+ * Whether the request carries a body. A JSON `null` body is no body: the reference service's SDK
+ * sends it on operations that take none (or an optional one), so it must mean "absent".
+ */
 function hasBody(req: Request): boolean {
+  if (req.body === null) return false;
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
+
+const NULL_BODY_REQUIRED = 'The body is required: a JSON null body counts as no body.';
 
 function check(op: CompiledOperation, params: Record<string, string>, req: Request): void {
   for (const p of op.pathParams) {
@@ -217,8 +224,14 @@ function check(op: CompiledOperation, params: Record<string, string>, req: Reque
   } else if (sent && req.body && typeof req.body === 'object') {
     // An operation without a body takes none: `{}` is tolerated, any field is unknown.
     for (const key of Object.keys(req.body).slice(0, MAX_NAMED_FIELDS)) addFieldError(fields, key, 'UNKNOWN_FIELD');
+  } else if (sent && req.body !== undefined) {
+    // A JSON string, number or boolean where no body is taken: nothing to name but the body.
+    addFieldError(fields, 'body', 'NOT_ALLOWED');
   }
-  if (Object.keys(fields).length) throw AppError.invalid(fields, invalidMessage(failed));
+  if (Object.keys(fields).length) {
+    const nullBody = req.body === null && fields.body?.includes('REQUIRED');
+    throw AppError.invalid(fields, invalidMessage(failed) ?? (nullBody ? NULL_BODY_REQUIRED : undefined));
+  }
 }
 
 /** A path parameter percent-decoded, as Express's router decodes it; undefined when malformed. */
@@ -282,6 +295,8 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
     const run = async () => {
       if (op.scopes || op.userScopes) await authenticate(req, op.scopes, op.userScopes);
       check(op, params, req);
+      // Checked as absent, and absent from here on: routes and the Idempotency-Key see no body.
+      if (req.body === null) req.body = undefined;
     };
     run().then(() => next(), next);
   };

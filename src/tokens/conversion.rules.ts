@@ -2,7 +2,7 @@
  * Token conversion rules (pure): what an exchange of convertible tokens for USD is worth, its
  * fee, how it answers, and what executing it may do in each status.
  */
-import { tokenQuote } from './tokens.rules.js';
+import { ceilRatio, type QuoteRefusal, tokenQuote } from './tokens.rules.js';
 
 /**
  * An exchange is OPEN when quoted; EXECUTED once its posting moved the money; EXPIRED when an
@@ -34,9 +34,12 @@ export interface ExchangeRecord {
   updatedAt: Date;
 }
 
-/** The fee of a conversion: `ceil(fiat × bps / 10000)` cents (rounded up, never more than the fiat amount). */
+/**
+ * The fee of a conversion: `ceil(fiat × bps / 10000)` cents (rounded up, never more than the fiat
+ * amount), in exact integers: `fiat × bps` passes 2^53 long before the fiat amount does.
+ */
 export function conversionFee(fiatAmount: number, feeBps: number): number {
-  return Math.min(fiatAmount, Math.ceil((fiatAmount * feeBps) / 10_000));
+  return Math.min(fiatAmount, ceilRatio(fiatAmount, feeBps, 10_000));
 }
 
 /** The quote of `amount` tokens in `currency`: the fiat cents (exact, as token purchases need) and the fee; or the field at fault. */
@@ -45,10 +48,9 @@ export function conversionQuote(
   currency: string,
   integrator: { tokenCurrency: string | null; tokensPerUsd: number | null },
   feeBps: number,
-): { ok: true; tokens: number; fiat: number; fee: number } | { ok: false; field: 'currency' | 'amount'; code: string } {
+): { ok: true; tokens: number; fiat: number; fee: number } | QuoteRefusal {
   if (!integrator.tokenCurrency || !integrator.tokensPerUsd || currency !== integrator.tokenCurrency)
     return { ok: false, field: 'currency', code: 'UNSUPPORTED_CURRENCY' };
-  if (!Number.isSafeInteger(amount) || amount <= 0) return { ok: false, field: 'amount', code: 'TOO_SMALL' };
   const quote = tokenQuote(amount, currency, integrator.tokenCurrency, integrator.tokensPerUsd);
   if (!quote.ok) return quote;
   return { ok: true, tokens: quote.tokens, fiat: quote.cents, fee: conversionFee(quote.cents, feeBps) };

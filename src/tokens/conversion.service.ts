@@ -37,6 +37,7 @@ import {
   type ExchangeView,
 } from './conversion.rules.js';
 import { findExchange, insertExchange, lockExchangeRow, setExchangePayout, setExchangeStatus } from './conversion.repository.js';
+import { quoteRefusalMessage } from './tokens.rules.js';
 
 export interface ConvertInput {
   account_id: string;
@@ -117,7 +118,7 @@ export async function createTokenExchange(
       { [quote.field]: [quote.code] },
       quote.field === 'currency'
         ? `Only the integrator's token currency${integrator.tokenCurrency ? ` (${integrator.tokenCurrency})` : ''} converts.`
-        : 'The token amount does not convert to a whole number of cents.',
+        : quoteRefusalMessage(quote.code, integrator.tokensPerUsd!, integrator.tokenCurrency!),
     );
   }
   await assertCanTransact(db, [input.account_id]);

@@ -19,7 +19,7 @@ import type { TokenPurchaseMetadata } from '../invoices/invoice.rules.js';
 import { addOpenInvoice, currentInvoiceView } from '../invoices/invoice.service.js';
 import { methodRefusal } from '../invoices/purchase-request.rules.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { tokenQuote } from './tokens.rules.js';
+import { quoteRefusalMessage, tokenQuote } from './tokens.rules.js';
 
 export interface TokenPurchaseInput {
   payment_method_id: string;
@@ -41,7 +41,11 @@ export async function purchaseTokens(
     throw AppError.invalid({ currency: ['UNSUPPORTED_CURRENCY'] }, 'The integrator has no token currency.');
   }
   const quote = tokenQuote(input.amount, input.currency, integrator.tokenCurrency, integrator.tokensPerUsd);
-  if (!quote.ok) throw AppError.invalid({ [quote.field]: [quote.code] });
+  if (!quote.ok)
+    throw AppError.invalid(
+      { [quote.field]: [quote.code] },
+      quoteRefusalMessage(quote.code, integrator.tokensPerUsd, integrator.tokenCurrency),
+    );
   const method = await findActiveMethod(em, principal, input.payment_method_id);
   const refusal = methodRefusal(method && { provider: method.provider, processing_currency: method.currency }, 'USD');
   if (refusal || !method) throw AppError.invalid({ payment_method_id: [refusal ?? 'NOT_FOUND'] });

@@ -63,6 +63,20 @@ describe('Idempotency-Key', () => {
     assert.equal(await accountsNamed(other.username), 0);
   });
 
+  it('treats a JSON null body and no body as the same request (null is no body)', async () => {
+    const key = unique('key-');
+    const first = await call('DELETE', '/v2/sandbox/clock', {
+      token: client.token,
+      rawBody: 'null',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    });
+    assert.equal(first.status, 200, first.text);
+    const retry = await call('DELETE', '/v2/sandbox/clock', { token: client.token, headers: { 'idempotency-key': key } });
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(retry.body, first.body);
+  });
+
   it('answers 422 for the same key on another path', async () => {
     const key = unique('key-');
     const reg = await call('POST', '/register', { token: client.token, body: body(), headers: { 'idempotency-key': key } });

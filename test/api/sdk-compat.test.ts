@@ -285,6 +285,26 @@ describe('reference SDK: purchases', () => {
     assert.equal(invoice.body.payload.payment_methods[buyer.card!].authorized_amount, 700);
   });
 
+  it('pays a standard invoice and an escrow sent the JSON body null (Content-Type application/json) as with no body', async () => {
+    const asSent = { rawBody: 'null', headers: { 'content-type': 'application/json' } };
+    const invoice = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: { account_id: buyer.account_id, payment_methods: [{ payment_method_id: buyer.card }], line_items: [line(300, 'USD')] },
+    });
+    assert.equal(invoice.status, 201, invoice.text);
+    const paid = await call('POST', `/v2/invoice/${invoice.body.payload.invoice_id}/pay`, { token: client.token, ...asSent });
+    assert.equal(paid.status, 200, paid.text);
+    assert.equal(paid.body.payload.state, 'SUCCESS');
+    const escrow = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: { account_id: buyer.account_id, payment_methods: [{ payment_method_id: buyer.card }], line_items: [line(300, 'USD')] },
+    });
+    assert.equal(escrow.status, 201, escrow.text);
+    const held = await call('POST', `/v2/escrow/${escrow.body.payload.id}/pay`, { token: client.token, ...asSent });
+    assert.equal(held.status, 200, held.text);
+    assert.equal(held.body.payload.status, 'ESCROWED');
+  });
+
   it("an authorized invoice's pay takes a single payment method without amount too", async () => {
     const authorized = await call('POST', '/v2/authorize/invoice', {
       token: client.token,
@@ -415,6 +435,24 @@ describe("reference SDK: token-currency purchases without payment_methods (the b
     assert.equal(paid.body.payload.state, 'SUCCESS');
     assert.equal(await balance(buyer.wallets['GEM:standard'].wallet), 0);
     assert.equal(await balance(buyer.wallets['GEM:convertible'].wallet), 450);
+  });
+
+  it("an authorized invoice's pay sent the JSON body null, as the SDK sends it, is paid by the token wallets as with no body", async () => {
+    const buyer = await party(client);
+    await fund(buyer, 'GEM:standard', 300);
+    const authorized = await call('POST', '/v2/authorize/invoice', {
+      token: client.token,
+      body: { account_id: buyer.account_id, invoice_mechanism: 'api', line_items: [line(250, 'GEM')] },
+    });
+    assert.equal(authorized.status, 200, authorized.text);
+    const paid = await call('POST', `/v2/invoice/${authorized.body.payload.authorized_invoice_id}/pay`, {
+      token: authorized.body.payload.password_token.access_token,
+      rawBody: 'null',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(paid.status, 200, paid.text);
+    assert.equal(paid.body.payload.state, 'SUCCESS');
+    assert.equal(await balance(buyer.wallets['GEM:standard'].wallet), 50);
   });
 
   it("wallets that cannot cover the total make the pay fail, charging nothing; another integrator's buyer is 404", async () => {

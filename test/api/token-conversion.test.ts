@@ -496,3 +496,38 @@ describe('token conversion', () => {
     assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 });
+
+describe('token conversion: exact at every size', () => {
+  let client: TestClient;
+  let seller: Party;
+  before(async () => {
+    // An integrator of its own: the largest amounts must not share accounts with other tests' money.
+    const name = unique('convexact-');
+    await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: RATE });
+    await updateIntegrator(h().orm.em.fork(), name, { conversionFeeBps: 9999 });
+    client = await newClient({ integrator: name });
+    seller = await party(client);
+    await fund(seller, 'GEM:convertible', 9_007_199_254_740_989);
+    await decideKyc(h().orm.em.fork(), seller.account_id, 'ACCEPT', false);
+  });
+  const convert = (amount: number) =>
+    call('POST', '/v2/token/convert', { token: client.token, body: { account_id: seller.account_id, amount, currency: 'GEM' } });
+
+  it('refuses 9007199254740989 GEM at 250 per USD (3602879701896395.6 cents: 400 amount NOT_EXACT), writing nothing', async () => {
+    const res = await convert(9_007_199_254_740_989);
+    assert.equal(res.status, 400, res.text);
+    assert.deepEqual(res.body.payload.errors, { amount: ['NOT_EXACT'] });
+    const [row] = await h()
+      .orm.em.fork()
+      .execute<Array<{ n: string }>>('select count(*) as n from token_exchange where account_id = ?', [seller.account_id]);
+    assert.equal(Number(row.n), 0);
+  });
+
+  it('quotes 9007199254740985 GEM at exactly 3602879701896394 cents, with the fee exactly rounded up (9999 bps)', async () => {
+    const res = await convert(9_007_199_254_740_985);
+    assert.equal(res.status, 201, res.text);
+    const { token_amount, fiat_amount, fee_amount } = res.body.payload;
+    assert.deepEqual([token_amount, fiat_amount, fee_amount], [9_007_199_254_740_985, 3_602_879_701_896_394, 3_602_519_413_926_205]);
+    assert.equal(BigInt(token_amount) * 100n, BigInt(fiat_amount) * BigInt(RATE));
+  });
+});

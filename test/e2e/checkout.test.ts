@@ -234,6 +234,21 @@ describe('hosted checkout and payment selection in Chromium, through the widget'
     await page.close();
   });
 
+  it("prints a wallet's balance from its digits, exact past 2^53 / 100 (USD 90071992547409.01, not .02)", async () => {
+    // An integrator of its own: no other test's money meets a balance this large.
+    const rich = await newClient();
+    const buyer = await party(rich);
+    await fund(buyer, 'USD:fiat', 9_007_199_254_740_901);
+    const session = await call('POST', '/authorize/user', { token: rich.token, body: { account_id: buyer.account_id } });
+    const { page, frame } = await openShop(
+      { redirect: onTestServer(session.body.payload.redirect), flow: 'payment-selection' },
+      '[data-hf=select]',
+    );
+    const label = await frame.textContent(`label:has([data-hf-method="${buyer.wallets['USD:fiat'].pm}"])`);
+    assert.match(label ?? '', / — USD 90071992547409\.01$/);
+    await page.close();
+  });
+
   it('sends a top-level flow back to an allowed postOAuthURLOverride, and refuses one off the list before spending the link', async () => {
     const buyer = await party(client);
     await call('POST', `/user-info/${buyer.account_id}/tos/svc`, { token: client.token });

@@ -109,3 +109,52 @@ describe('token purchase', () => {
     assert.deepEqual(res.body.payload.errors, { currency: ['UNSUPPORTED_CURRENCY'] });
   });
 });
+
+describe('token purchase: exact at every size', () => {
+  /** A client of a new integrator selling GEM at `rate` per USD (alone, so no other test's money shares its accounts). */
+  const gemClient = async (rate: number) => {
+    const name = unique('tokexact-');
+    await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: rate });
+    return newClient({ integrator: name });
+  };
+  const invoicesOf = async (accountId: string) =>
+    Number(
+      (await h().orm.em.fork().execute<Array<{ n: string }>>('select count(*) as n from invoice where account_id = ?', [accountId]))[0].n,
+    );
+
+  it('refuses 9007199254740033 cents at 3 GEM per USD (270215977642200.99 tokens: 400 amount NOT_EXACT), writing nothing', async () => {
+    const client = await gemClient(3);
+    const buyer = await register(client);
+    const card = await addCard(client, buyer.account_id);
+    const res = await call('POST', '/v2/token/purchase', {
+      token: client.token,
+      body: { payment_method_id: card, amount: 9_007_199_254_740_033, currency: 'USD' },
+    });
+    assert.equal(res.status, 400, res.text);
+    assert.deepEqual(res.body.payload.errors, { amount: ['NOT_EXACT'] });
+    assert.match(res.body.message[0], /3 GEM per USD 1\.00/);
+    assert.equal(await invoicesOf(buyer.account_id), 0);
+  });
+
+  it('sells 9007199254740990 GEM at 100 per USD for exactly 9007199254740990 cents, and issues exactly that many', async () => {
+    const client = await gemClient(100);
+    const buyer = await register(client);
+    const card = await addCard(client, buyer.account_id);
+    const res = await call('POST', '/v2/token/purchase', {
+      token: client.token,
+      body: { payment_method_id: card, amount: 9_007_199_254_740_990, currency: 'GEM' },
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.payload.state, 'SUCCESS');
+    assert.deepEqual(res.body.payload.summary, {
+      total_amount: 9_007_199_254_740_990,
+      currency: 'USD',
+      display_amount: 'USD 90071992547409.90',
+    });
+    const standard = (await call('GET', `/v1/${buyer.account_id}/payment_methods`, { token: client.token })).body.payload.find(
+      (m: any) => m.processing_currency === 'GEM' && m.provider_data.wallet_type === 'standard',
+    );
+    assert.equal(standard.wallet_balance, '9007199254740990');
+    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+  });
+});

@@ -190,6 +190,11 @@ export interface components {
          *     or query parameter may hold a NUL character (`\u0000`) or an unpaired UTF-16 surrogate
          *     (`INVALID_CHARACTER`; characters outside the Basic Multilingual Plane, such as emoji,
          *     are fine). A body is at most 1 MiB (`413`).
+         *
+         *     A JSON `null` body is no body: accepted wherever the body is optional or the operation
+         *     takes none, and `body: REQUIRED` where one is required. Any other JSON value that is not
+         *     what the operation takes names the body too (`INVALID_TYPE`; `NOT_ALLOWED` where the
+         *     operation takes no body); `MALFORMED_JSON` is a body that is not JSON at all.
          */
         BadRequest: {
             headers: {
@@ -304,7 +309,8 @@ export interface components {
          *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
          *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
          *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-         *     password token) and kept for 24 hours.
+         *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+         *     request (`null` is no body); `{}` is a body of its own.
          *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
          *     An answer that carries a secret (a user password token, a session nonce) is never stored:
          *     its replay answers the same resources with a fresh token or nonce.
@@ -424,7 +430,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.

@@ -193,7 +193,9 @@ export interface paths {
          *     standard tokens to `destination_account_id` (default: the payment method's
          *     account). `amount` is in `currency`: the integrator's token currency (tokens wanted) or
          *     USD (cents to spend), converted at the integrator's tokens-per-USD rate; the conversion
-         *     must be exact (`amount: NOT_EXACT`). The USD goes to the integrator's default wallet;
+         *     must be exact, in whole tokens and whole cents, never rounded (`amount: NOT_EXACT`; it is
+         *     computed in exact integers at every size), and neither side may pass 9007199254740991
+         *     (`amount: TOO_LARGE`). The USD goes to the integrator's default wallet;
          *     the tokens come from its token issuance account. Answers 201 with the `token_purchase`
          *     invoice, `SUCCESS` or `FAILED` with `failure_reason` (nothing charged). Runs as a command
          *     (`SYNC_WAIT_MS`, `Prefer: respond-async` → 202). Emits `invoice-completed`.
@@ -219,9 +221,10 @@ export interface paths {
          * @description Quotes a token exchange: `amount` convertible tokens of `account_id` in `currency` (the
          *     integrator's token currency; any other → 400 `currency: UNSUPPORTED_CURRENCY`) for USD at
          *     the integrator's tokens-per-USD rate. The fiat amount must be a whole number of cents
-         *     (`amount: NOT_EXACT`, as token purchases); the fee is `ceil(fiat_amount × fee_bps /
-         *     10000)` cents (the integrator's `--conversion-fee-bps`, default 0), kept by the
-         *     integrator. Answers 201 with the exchange `OPEN`, to be executed with `POST
+         *     (`amount: NOT_EXACT`, as token purchases, exact at every size) no larger than
+         *     9007199254740991 (`amount: TOO_LARGE`); the fee is `ceil(fiat_amount × fee_bps /
+         *     10000)` cents, in exact integers (the integrator's `--conversion-fee-bps`, default 0),
+         *     kept by the integrator. Answers 201 with the exchange `OPEN`, to be executed with `POST
          *     /v2/token/convert/{token_exchange_id}` before `expires_at` (`TOKEN_EXCHANGE_TTL_SECONDS`
          *     after it was made, default 15 minutes, on the test clock in staging). Nothing moves or is
          *     held yet. Refused, nothing written: the account's KYC check not `ACCEPT` (409
@@ -898,6 +901,11 @@ export interface components {
          *     or query parameter may hold a NUL character (`\u0000`) or an unpaired UTF-16 surrogate
          *     (`INVALID_CHARACTER`; characters outside the Basic Multilingual Plane, such as emoji,
          *     are fine). A body is at most 1 MiB (`413`).
+         *
+         *     A JSON `null` body is no body: accepted wherever the body is optional or the operation
+         *     takes none, and `body: REQUIRED` where one is required. Any other JSON value that is not
+         *     what the operation takes names the body too (`INVALID_TYPE`; `NOT_ALLOWED` where the
+         *     operation takes no body); `MALFORMED_JSON` is a body that is not JSON at all.
          */
         BadRequest: {
             headers: {
@@ -1034,7 +1042,8 @@ export interface components {
          *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
          *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
          *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-         *     password token) and kept for 24 hours.
+         *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+         *     request (`null` is no body); `{}` is a body of its own.
          *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
          *     An answer that carries a secret (a user password token, a session nonce) is never stored:
          *     its replay answers the same resources with a fresh token or nonce.
@@ -1060,7 +1069,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1139,7 +1149,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1200,7 +1211,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1261,7 +1273,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1322,7 +1335,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1367,7 +1381,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1380,6 +1395,10 @@ export interface operations {
             };
             cookie?: never;
         };
+        /**
+         * @description Optional: no body, `{}` and the JSON `null` (as the reference service's SDK sends it)
+         *     are alike.
+         */
         requestBody?: {
             content: {
                 "application/json": {
@@ -1437,7 +1456,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1499,7 +1519,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1611,7 +1632,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1674,7 +1696,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1814,7 +1837,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.
@@ -1943,7 +1967,8 @@ export interface operations {
                  *     (with `Idempotent-Replayed: true`); the same key with a different request gets `422
                  *     IDEMPOTENCY_KEY_REUSED`; the same key while the first request still runs gets `409
                  *     IDEMPOTENCY_KEY_IN_USE`. Keys are scoped to the calling client (to its account, for a user
-                 *     password token) and kept for 24 hours.
+                 *     password token) and kept for 24 hours. A JSON `null` body and no body are the same
+                 *     request (`null` is no body); `{}` is a body of its own.
                  *     A request that failed with a 5xx is not remembered, so it can be retried with the same key.
                  *     An answer that carries a secret (a user password token, a session nonce) is never stored:
                  *     its replay answers the same resources with a fresh token or nonce.

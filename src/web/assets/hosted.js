@@ -79,9 +79,14 @@ import { payoutFlow } from './hosted-payout.js';
       window.parent.postMessage({ event: 'svc.resize', source: 'svc', height }, query.get('origin') || '*');
     }).observe(document.body);
   }
+  // Cut from the digits, as the API's display_amount is: divided by 10^d in floating point, an
+  // amount past 2^53 / 100 printed the wrong cents (9007199254740901 as 90071992547409.02).
   const money = (minor, currency) => {
     const d = DECIMALS[currency] ?? 0;
-    return `${currency} ${(Number(minor) / 10 ** d).toFixed(d)}`;
+    const text = String(minor);
+    const sign = text.startsWith('-') ? '-' : '';
+    const digits = text.slice(sign.length).padStart(d + 1, '0');
+    return `${currency} ${sign}${d ? `${digits.slice(0, -d)}.${digits.slice(-d)}` : digits}`;
   };
 
   let finished = false;
