@@ -155,6 +155,6 @@ describe('token purchase: exact at every size', () => {
       (m: any) => m.processing_currency === 'GEM' && m.provider_data.wallet_type === 'standard',
     );
     assert.equal(standard.wallet_balance, '9007199254740990');
-    assert.deepEqual((await verifyLedger(h().orm.em.fork())).problems, []);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 });
