@@ -217,6 +217,21 @@ async function openapiOperations(): Promise<Array<{ id: string; document: string
   return operations;
 }
 
+/**
+ * The repository paths a Markdown text names in code spans (`src/…`, `workers/…`, `test/…`,
+ * `bench/…`, `openapi/…`, `config/…`, `docs/…`: a file with an extension or a folder ending in `/`)
+ * that do not exist, as `file: path`. Globs and placeholders (`*`, `<…>`, `{…}`, `…`) are left out.
+ */
+function missingPaths(file: string, text: string, exists: (p: string) => boolean): string[] {
+  const problems: string[] = [];
+  for (const m of text.matchAll(/`((?:src|workers|test|bench|openapi|config|docs)\/[^`\s]*)`/g)) {
+    const named = m[1].replace(/[:#].*$/, '');
+    if (/[*<>{}…]/.test(named) || !(/\.[a-z]+$/.test(named) || named.endsWith('/'))) continue;
+    if (!exists(named)) problems.push(`${file}: ${named} does not exist`);
+  }
+  return [...new Set(problems)];
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe('docs that cannot drift', () => {
@@ -257,6 +272,16 @@ describe('docs that cannot drift', () => {
       // The indented fence's close carrying text is caught too.
       assert.deepEqual(fenceProblems('i.md', '- item\n\n  ```\n  code\n  ``` and text'), [
         'i.md:5: the fence opened at line 3 is closed by a line that carries text: ``` and text',
+      ]);
+    });
+
+    it('a path named in a code span that does not exist is named; globs, placeholders and bare names are left alone', () => {
+      const text =
+        'See `src/escrow/escrow.service.ts`, `src/gone/old.service.ts`, `src/kyc/`, `src/*.ts`, `src/<module>/x.ts`, `escrow.rules.ts` and `src/old/`.';
+      const exists = (p: string) => ['src/escrow/escrow.service.ts', 'src/kyc/'].includes(p);
+      assert.deepEqual(missingPaths('x.md', text, exists), [
+        'x.md: src/gone/old.service.ts does not exist',
+        'x.md: src/old/ does not exist',
       ]);
     });
 
@@ -341,6 +366,14 @@ describe('docs that cannot drift', () => {
       assert.ok(files.includes('docs/architecture.md'));
       assert.deepEqual(
         files.flatMap((file) => fenceProblems(file, read(file))),
+        [],
+      );
+    });
+
+    it('every repository path README.md and docs/ name exists', () => {
+      const exists = (p: string) => existsSync(path.join(ROOT, p));
+      assert.deepEqual(
+        markdownFiles().flatMap((file) => missingPaths(file, read(file), exists)),
         [],
       );
     });
