@@ -15,7 +15,8 @@ import { assertCanTransact, blockedError } from '../blocks/block.service.js';
 import { holdAccounts } from '../accounts/account.repository.js';
 import { listMethods } from '../payment-methods/payment-method.repository.js';
 import { methodRefusal, normalisePurchaseRequest, tokenWalletShares, type PurchaseRequest } from './purchase-request.rules.js';
-import { insertOpenInvoices, purchaseFactsOf, type FactsQuery, type PurchaseFacts } from './invoice.repository.js';
+import { insertOpenInvoices } from './invoice.repository.js';
+import { purchaseFactsOf, type FactsQuery, type PurchaseFacts } from './purchase-facts.flow.js';
 import { Invoice, type InvoiceMechanism, type StoredLineItem } from './invoice.entity.js';
 import {
   invoiceView,
@@ -53,7 +54,7 @@ export interface PurchaseInput {
   line_items: LineItemInput[];
 }
 
-export type { PurchaseFacts } from './invoice.repository.js';
+export type { PurchaseFacts } from './purchase-facts.flow.js';
 export type { PurchaseRequest } from './purchase-request.rules.js';
 
 /**
