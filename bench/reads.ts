@@ -10,10 +10,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import express from 'express';
+import { freshBenchDatabase, freshBenchQueues } from './support.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const BENCH_DB = 'holdfast_bench';
+const PREFIX = '{holdfast-bench}';
 
 async function serveHello(): Promise<void> {
   const app = express();
@@ -46,9 +48,9 @@ async function serveHoldfast(): Promise<void> {
   const signer = await TokenSigner.load(orm.em.fork(), {
     connect: () => createRedis(services.redisUrl, 'worker'),
     publisher: redis,
-    prefix: '{holdfast-bench}',
+    prefix: PREFIX,
   });
-  const bus = new CommandBus(services.redisUrl, `{holdfast-bench}`, redis);
+  const bus = new CommandBus(services.redisUrl, PREFIX, redis);
   const app = await buildApp({ config, orm, redis, signer, logger, bus });
   const server = app.listen(0, '127.0.0.1', async () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -117,6 +119,10 @@ async function load(target: Target) {
 }
 
 async function main(): Promise<void> {
+  // A fresh database (and queues), as the other benches start from: the same state every run,
+  // and a schema this commit's migrations make even when another commit's bench used it last.
+  await freshBenchDatabase(BENCH_DB);
+  await freshBenchQueues(BENCH_DB, PREFIX);
   const results: Record<string, Awaited<ReturnType<typeof load>>> = {};
   for (const mode of ['hello', 'holdfast']) {
     const { child, target } = await startChild(mode);
