@@ -2,18 +2,18 @@
  * Read benchmark (`npm run bench:reads`): authenticated `GET /v1/user-info/{account_id}`
  * under load (autocannon, 32 connections, 10 s) against an Express hello-world JSON route
  * measured in the same run on the same machine. Each server runs in its own child process;
- * the load generator runs here. Prints req/s, p50/p99 and the ratio; exits 1 when a target
- * (≥ 40% of hello-world's req/s, p99 < 25 ms, no errors) is missed.
+ * the load generator runs here. Prints req/s, p50/p99, CPU per request of each process and the
+ * ratio; exits 1 when a target (≥ 40% of hello-world's req/s, p99 < 25 ms, no errors) is missed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import autocannon from 'autocannon';
 import express from 'express';
-import { freshBenchDatabase, freshBenchQueues } from './support.js';
+import { CPU_HEAD, CPU_NOTE, CpuTally, cpuCells, freshBenchDatabase, freshBenchQueues, machine } from './support.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
@@ -104,17 +104,24 @@ function startChild(mode: string): Promise<{ child: ChildProcess; target: Target
   });
 }
 
-async function load(target: Target) {
+/** Loads `target` (served by process `pid`): a warm-up, then the measurement, with the CPU each process used per request. */
+async function load(target: Target, pid: number | undefined) {
   const url = `http://127.0.0.1:${target.port}${target.path}`;
   // Warm up (JIT, connection pools) before measuring.
-  await autocannon({ url, headers: target.headers, connections: CONNECTIONS, duration: 2 });
-  const result = await autocannon({ url, headers: target.headers, connections: CONNECTIONS, duration: DURATION_S });
+  await autocannon({ url, headers: target.headers, connections: CONNECTIONS, duration: WARMUP_S });
+  // The served process stands in the Holdfast column, the hello-world's too.
+  const cpu = new CpuTally({ holdfast: [pid], databases: [BENCH_DB] });
+  const result = await cpu.measure(
+    () => autocannon({ url, headers: target.headers, connections: CONNECTIONS, duration: DURATION_S }),
+    (r) => r.requests.total,
+  );
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpu: cpu.perOp(),
   };
 }
 
@@ -127,7 +134,7 @@ async function main(): Promise<void> {
   for (const mode of ['hello', 'holdfast']) {
     const { child, target } = await startChild(mode);
     try {
-      results[mode] = await load(target);
+      results[mode] = await load(target, child.pid);
     } finally {
       child.kill('SIGKILL');
     }
@@ -136,13 +143,14 @@ async function main(): Promise<void> {
   const read = results.holdfast;
   const ratio = read.rps / hello.rps;
   const row = (name: string, r: typeof hello) =>
-    `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx + r.errors).padStart(7)}`;
+    `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx + r.errors).padStart(7)} ${cpuCells(r.cpu)}`;
+  console.log(`\nmachine: ${machine()}; ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s untimed\n`);
   console.log(
-    `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s each\n`,
+    `${'route'.padEnd(36)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${CPU_HEAD}`,
   );
-  console.log(`${'route'.padEnd(36)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
   console.log(row('Express hello-world (baseline)', hello));
   console.log(row('GET /v1/user-info/{account_id}', read));
+  console.log(`${CPU_NOTE}; on the hello-world's row the Holdfast column is the hello-world's process`);
   const okRatio = ratio >= 0.4;
   const okP99 = read.p99 < 25;
   const okErrors = read.non2xx + read.errors === 0;

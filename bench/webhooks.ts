@@ -3,14 +3,25 @@
  * receiver through Holdfast's workers (relay → delivery rows → BullMQ → signed POST), against a
  * baseline measured in the same run: a bare got POST loop with the same concurrency to the same
  * receiver. Prints events/s (a burst of N events, outbox write to 2xx) and the ratio; then, at
- * half the baseline's rate, the p50/p99 delay from outbox write to receiver. Exits 1 when a
- * target is missed (≥ 50% of the baseline's rate; p99 delay < 1 s at that rate; every event
- * delivered, none twice).
+ * half the baseline's rate, the p50/p99 delay from outbox write to receiver; both with the CPU
+ * per event of each process. Exits 1 when a target is missed (≥ 50% of the baseline's rate;
+ * p99 delay < 1 s at that rate; every event delivered, none twice).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import { benchChild, benchServices, freshBenchDatabase, freshBenchQueues, percentile, runBenchWorkers } from './support.js';
+import {
+  benchChild,
+  benchServices,
+  CPU_HEAD,
+  CPU_NOTE,
+  CpuTally,
+  cpuCells,
+  freshBenchDatabase,
+  freshBenchQueues,
+  machine,
+  percentile,
+  runBenchWorkers,
+} from './support.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 5000);
 const C = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -121,11 +132,17 @@ async function main(): Promise<void> {
     await write(200);
     await until(200, 30_000);
 
+    // The receiver and the writer run in this process: it is the load generator.
+    const processes = { holdfast: [workers.child.pid], databases: [BENCH_DB] };
+    const burstCpu = new CpuTally(processes);
+    const pacedCpu = new CpuTally(processes);
     // Burst: N events written at once; the clock runs from the first write to the last 2xx.
     const burstStart = Date.now();
     const before = arrivals.size;
-    for (let i = 0; i < N; i += 500) await write(Math.min(500, N - i));
-    await until(before + N, 120_000);
+    await burstCpu.measure(async () => {
+      for (let i = 0; i < N; i += 500) await write(Math.min(500, N - i));
+      await until(before + N, 120_000);
+    }, N);
     const burstRate = (arrivals.size - before) / ((Math.max(...arrivals.values()) - burstStart) / 1000);
 
     // Paced: half the baseline's rate (the target rate) for PACED_SECONDS; delay per event.
@@ -133,15 +150,20 @@ async function main(): Promise<void> {
     const pacedFirst = sequence;
     const pacedStart = Date.now();
     let due = 0;
-    while (Date.now() - pacedStart < PACED_SECONDS * 1000) {
-      const shouldHave = Math.floor(((Date.now() - pacedStart) / 1000) * pacedRate);
-      if (shouldHave > due) {
-        await write(shouldHave - due);
-        due = shouldHave;
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    await until(sequence, 60_000);
+    await pacedCpu.measure(
+      async () => {
+        while (Date.now() - pacedStart < PACED_SECONDS * 1000) {
+          const shouldHave = Math.floor(((Date.now() - pacedStart) / 1000) * pacedRate);
+          if (shouldHave > due) {
+            await write(shouldHave - due);
+            due = shouldHave;
+          }
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await until(sequence, 60_000);
+      },
+      () => sequence - pacedFirst,
+    );
     const delays: number[] = [];
     for (let i = pacedFirst; i < sequence; i++) {
       const id = `evt_${integrator}_${i}`;
@@ -151,16 +173,19 @@ async function main(): Promise<void> {
     const missing = sequence - [...written.keys()].filter((id) => arrivals.has(id)).length;
     const ratio = burstRate / postsPerSecond;
     const p99 = percentile(delays, 99);
+    const p50 = percentile(delays, 50);
+    console.log(`\nmachine: ${machine()}; ${N} events, concurrency ${C}; workers in one process, receiver in this one\n`);
     console.log(
-      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${N} events, concurrency ${C}; workers in one process, receiver in this one\n`,
+      `${'measured'.padEnd(54)} ${'per s'.padStart(8)} ${'ratio'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${CPU_HEAD}`,
     );
-    console.log(`baseline (bare got POST loop, ${C} at a time, same receiver): ${postsPerSecond.toFixed(0)} posts/s`);
+    console.log(`${`baseline: bare got POST loop, ${C} at a time, same receiver`.padEnd(54)} ${postsPerSecond.toFixed(0).padStart(8)}`);
     console.log(
-      `webhooks (outbox write → signed delivery → 2xx), burst:        ${burstRate.toFixed(0)} events/s (${(ratio * 100).toFixed(1)}% of baseline)`,
+      `${'webhooks, burst (outbox write → signed delivery → 2xx)'.padEnd(54)} ${burstRate.toFixed(0).padStart(8)} ${`${(ratio * 100).toFixed(1)}%`.padStart(7)} ${''.padStart(7)} ${''.padStart(7)} ${cpuCells(burstCpu.perOp())}`,
     );
     console.log(
-      `at ${pacedRate.toFixed(0)} events/s for ${PACED_SECONDS} s (half the baseline): outbox-to-receiver delay p50 ${percentile(delays, 50)} ms, p99 ${p99} ms`,
+      `${`webhooks, paced for ${PACED_SECONDS} s at half the baseline (delay)`.padEnd(54)} ${pacedRate.toFixed(0).padStart(8)} ${''.padStart(7)} ${String(p50).padStart(7)} ${String(p99).padStart(7)} ${cpuCells(pacedCpu.perOp())}`,
     );
+    console.log(`${CPU_NOTE} and the receiver`);
     console.log(`\nevents not delivered: ${missing}; delivered twice: ${duplicates}`);
     const ok = ratio >= 0.5 && p99 < 1000 && missing === 0 && duplicates === 0;
     console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 50% of baseline, p99 delay < 1 s at that rate, all delivered once)');
