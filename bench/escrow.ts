@@ -22,23 +22,26 @@ import {
   cpuCells,
   freshBenchDatabase,
   freshBenchQueues,
+  knob,
   machine,
   percentile,
+  QUICK,
   runBenchWorkers,
+  writeBenchResult,
 } from './support.js';
 
-const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
-const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const N = knob('BENCH_LIFECYCLES', 3000, 300);
+const C = knob('BENCH_CONCURRENCY', 16, 16);
 /**
  * Timed for about as long as the lifecycles are (~5 s), after a warm-up of its own: a short or
  * cold baseline (4 000 jobs, ~1.3 s, after 600) read 10–20% low on this machine, which
  * flattered the ratio.
  */
-const BASELINE_JOBS = Number(process.env.BENCH_BASELINE_JOBS ?? 15000);
-const BASELINE_WARMUP = Number(process.env.BENCH_BASELINE_WARMUP ?? 5000);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 600);
+const BASELINE_JOBS = knob('BENCH_BASELINE_JOBS', 15000, 1500);
+const BASELINE_WARMUP = knob('BENCH_BASELINE_WARMUP', 5000, 500);
+const WARMUP = knob('BENCH_WARMUP', 600, 100);
 /** Rounds the baseline's jobs and the lifecycles are split into, alternating. */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const ROUNDS = Math.max(1, knob('BENCH_ROUNDS', 3, 3));
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
@@ -313,7 +316,7 @@ async function main(): Promise<void> {
     });
     const ratio = rate / jobsPerSecond;
     console.log(
-      `\nmachine: ${machine()}; ${lifecyclesRun} lifecycles after ${WARMUP} untimed, concurrency ${C}, in ${ROUNDS} rounds alternating with the baseline's; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`,
+      `\nmachine: ${machine()}; ${lifecyclesRun} lifecycles after ${WARMUP} untimed, concurrency ${C}, in ${ROUNDS} rounds alternating with the baseline's; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}${QUICK ? '; BENCH_QUICK sizes' : ''}\n`,
     );
     console.log(
       `${'measured'.padEnd(52)} ${'per s'.padStart(8)} ${'ratio'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${CPU_HEAD}`,
@@ -335,6 +338,32 @@ async function main(): Promise<void> {
     console.log(`\nfailed requests: ${client.failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
     const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && client.failures === 0 && wrongState === 0 && verify.status === 0;
     console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 10% of baseline, pay p99 < 150 ms, no failures, clean ledger)');
+    await writeBenchResult({
+      bench: 'escrow',
+      settings: {
+        lifecycles: lifecyclesRun,
+        warmup: WARMUP,
+        concurrency: C,
+        rounds: ROUNDS,
+        baselineJobs: BASELINE_JOBS,
+        quick: QUICK,
+        topology: split ? 'split' : 'all',
+      },
+      targetsMet: ok,
+      operations: [
+        {
+          id: 'lifecycle',
+          name: 'escrow lifecycle (create → pay → commit)',
+          unit: 'lifecycles/s',
+          throughput: rate,
+          p50Ms: percentile(latency.lifecycle, 50),
+          p99Ms: percentile(latency.lifecycle, 99),
+          cpuMsPerOp: cpuPerLifecycle,
+          baseline: { name: 'bare BullMQ job, one INSERT in a transaction', unit: 'jobs/s', throughput: jobsPerSecond },
+          ratio,
+        },
+      ],
+    });
     process.exitCode = ok ? 0 : 1;
   } finally {
     server.kill('SIGINT');

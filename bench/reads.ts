@@ -9,11 +9,22 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express from 'express';
-import { CPU_HEAD, CPU_NOTE, CpuTally, cpuCells, freshBenchDatabase, freshBenchQueues, machine } from './support.js';
+import {
+  CPU_HEAD,
+  CPU_NOTE,
+  CpuTally,
+  cpuCells,
+  freshBenchDatabase,
+  freshBenchQueues,
+  knob,
+  machine,
+  QUICK,
+  writeBenchResult,
+} from './support.js';
 
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
-const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
+const CONNECTIONS = knob('BENCH_CONNECTIONS', 32, 32);
+const DURATION_S = knob('BENCH_DURATION_S', 10, 3);
+const WARMUP_S = knob('BENCH_WARMUP_S', 2, 1);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
@@ -144,7 +155,9 @@ async function main(): Promise<void> {
   const ratio = read.rps / hello.rps;
   const row = (name: string, r: typeof hello) =>
     `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx + r.errors).padStart(7)} ${cpuCells(r.cpu)}`;
-  console.log(`\nmachine: ${machine()}; ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s untimed\n`);
+  console.log(
+    `\nmachine: ${machine()}; ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s untimed${QUICK ? '; BENCH_QUICK sizes' : ''}\n`,
+  );
   console.log(
     `${'route'.padEnd(36)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${CPU_HEAD}`,
   );
@@ -157,6 +170,24 @@ async function main(): Promise<void> {
   console.log(
     `\nratio ${(ratio * 100).toFixed(1)}% of baseline (target ≥ 40%: ${okRatio ? 'met' : 'MISSED'}); p99 ${read.p99} ms (target < 25 ms: ${okP99 ? 'met' : 'MISSED'}); errors ${okErrors ? 'none' : 'SOME'}`,
   );
+  await writeBenchResult({
+    bench: 'reads',
+    settings: { connections: CONNECTIONS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S, quick: QUICK },
+    targetsMet: okRatio && okP99 && okErrors,
+    operations: [
+      {
+        id: 'profile-read',
+        name: 'GET /v1/user-info/{account_id}',
+        unit: 'req/s',
+        throughput: read.rps,
+        p50Ms: read.p50,
+        p99Ms: read.p99,
+        cpuMsPerOp: read.cpu,
+        baseline: { name: 'Express hello-world', unit: 'req/s', throughput: hello.rps },
+        ratio,
+      },
+    ],
+  });
   process.exit(okRatio && okP99 && okErrors ? 0 : 1);
 }
 

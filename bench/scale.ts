@@ -17,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { statfs } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { OperationResult } from './result.js';
 import {
   analyze,
   BenchApi,
@@ -28,8 +29,11 @@ import {
   cpuCells,
   freshBenchDatabase,
   freshBenchQueues,
+  knob,
   machine,
   percentile,
+  QUICK,
+  writeBenchResult,
 } from './support.js';
 
 /** `SCALE_DATABASE` names the seeded database (and, with `-` for `_`, its queue prefix): two runs on one machine can differ. */
@@ -40,20 +44,20 @@ const PREFIX = `{${BENCH_DB.replaceAll('_', '-')}}`;
 const EMPTY_DB = `${BENCH_DB}_empty`;
 const EMPTY_PREFIX = `{${EMPTY_DB.replaceAll('_', '-')}}`;
 /** Rounds each measurement is split into, empty and seeded alternating (the machine drifts). */
-const ROUNDS = Math.max(1, Number(process.env.SCALE_ROUNDS ?? 8));
-const INTEGRATORS = Math.max(1, Number(process.env.SCALE_INTEGRATORS ?? 4));
+const ROUNDS = Math.max(1, knob('SCALE_ROUNDS', 8, 4));
+const INTEGRATORS = Math.max(1, knob('SCALE_INTEGRATORS', 4, 4));
 const SIZES = {
-  accounts: Number(process.env.SCALE_ACCOUNTS ?? 1_000_000),
-  entries: Number(process.env.SCALE_ENTRIES ?? 10_000_000),
-  escrows: Number(process.env.SCALE_ESCROWS ?? 1_000_000),
-  deliveries: Number(process.env.SCALE_DELIVERIES ?? 1_000_000),
+  accounts: knob('SCALE_ACCOUNTS', 1_000_000, 10_000),
+  entries: knob('SCALE_ENTRIES', 10_000_000, 100_000),
+  escrows: knob('SCALE_ESCROWS', 1_000_000, 10_000),
+  deliveries: knob('SCALE_DELIVERIES', 1_000_000, 10_000),
 };
-const C = Number(process.env.SCALE_CONCURRENCY ?? 8);
-const READS = Number(process.env.SCALE_READS ?? 4000);
-const LIFECYCLES = Number(process.env.SCALE_LIFECYCLES ?? 1600);
-const EVENTS = Number(process.env.SCALE_EVENTS ?? 3200);
+const C = knob('SCALE_CONCURRENCY', 8, 8);
+const READS = knob('SCALE_READS', 4000, 400);
+const LIFECYCLES = knob('SCALE_LIFECYCLES', 1600, 160);
+const EVENTS = knob('SCALE_EVENTS', 3200, 320);
 /** Escrow lifecycles each buyer goes through before the clock starts: the measured accounts' shape. */
-const SHAPE = Number(process.env.SCALE_SHAPE ?? 10);
+const SHAPE = knob('SCALE_SHAPE', 10, 2);
 /** Runs `holdfast ledger verify` on the whole seeded database when at most this many entries (the full seed is). */
 const VERIFY_MAX = Number(process.env.SCALE_VERIFY_MAX_ENTRIES ?? 20_000_000);
 /** Loaded first in the `ledger verify` child: prints its peak memory (maxRSS, KB) on stderr as it exits. */
@@ -737,11 +741,12 @@ async function measureAll(receiver: { url: string; arrivals: Map<string, number>
   }
 
   console.log(
-    `\nmachine: ${machine()}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each\n`,
+    `\nmachine: ${machine()}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each${QUICK ? '; BENCH_QUICK sizes' : ''}\n`,
   );
   const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)} ${CPU_HEAD} (seeded)  target (p99 ≤ 1.2×, /s ≥ 0.8×), all rounds; each round's p99 seeded/empty`;
   console.log(head);
   let ok = empty.failures() === 0 && seeded.failures() === 0 && problems.length === 0;
+  const results: OperationResult[] = [];
   const emptyCpuRows: string[] = [];
   for (const [name, emptyRounds] of collected.empty) {
     const seededRounds = collected.seeded.get(name)!;
@@ -758,6 +763,17 @@ async function measureAll(receiver: { url: string; arrivals: Map<string, number>
     const pair = (f: Figures) => `${f.p50.toFixed(1)} / ${f.p99.toFixed(1)}`;
     const seededCpu = cpu.seeded.get(name)!.perOp();
     emptyCpuRows.push(`${name.padEnd(42)} ${cpuCells(cpu.empty.get(name)!.perOp())}`);
+    results.push({
+      id: empty.ops.find((op) => op.name === name)!.id,
+      name,
+      unit: '/s',
+      throughput: d.rate,
+      p50Ms: d.p50,
+      p99Ms: d.p99,
+      cpuMsPerOp: seededCpu,
+      baseline: { name: 'the same on the empty database', unit: '/s', throughput: e.rate },
+      ratio: d.rate / e.rate,
+    });
     console.log(
       `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)} ${cpuCells(seededCpu)}           ${met ? 'met' : 'MISSED'} (p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)}); rounds' p99 ×${rounds.map((r) => r.toFixed(2)).join(' ')} (median ×${median(rounds).toFixed(2)})`,
     );
@@ -767,6 +783,21 @@ async function measureAll(receiver: { url: string; arrivals: Map<string, number>
   for (const row of emptyCpuRows) console.log(row);
   console.log(`\nfailed requests or undelivered events: empty ${empty.failures()}, seeded ${seeded.failures()}`);
   console.log(ok ? 'targets met' : 'TARGET MISSED');
+  await writeBenchResult({
+    bench: 'scale',
+    settings: {
+      rounds: ROUNDS,
+      concurrency: C,
+      reads: READS,
+      lifecycles: LIFECYCLES,
+      events: EVENTS,
+      shape: SHAPE,
+      quick: QUICK,
+      ...SIZES,
+    },
+    targetsMet: ok,
+    operations: results,
+  });
   process.exitCode = ok ? 0 : 1;
 }
 

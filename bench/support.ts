@@ -1,8 +1,8 @@
-/** Shared by the benchmarks: the services they run on, their child processes, percentiles, CPU per operation. */
+/** Shared by the benchmarks: the services they run on, their child processes, percentiles, CPU per operation, the result file. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
-import type { CpuPerOp } from './result.js';
+import { type BenchResult, type CpuPerOp, RESULT_FORMAT } from './result.js';
 
 /** PostgreSQL and Redis found as `npm start` finds them, on the benchmark's own database. */
 export async function benchServices(databaseName: string) {
@@ -229,8 +229,29 @@ export function cpuCells(cpu: CpuPerOp | null | undefined): string {
   return `${cell(cpu?.holdfast, 20)} ${cell(cpu?.postgres, 10)} ${cell(cpu?.redis, 6)} ${cell(cpu?.loadGenerator, 8)}`;
 }
 
+/** `BENCH_QUICK=1` (bench:compare --quick): smaller default sizes, to try the tooling, not to judge. */
+export const QUICK = process.env.BENCH_QUICK === '1';
+
+/** A numeric knob: the environment variable when set, else the full-size or the BENCH_QUICK default. */
+export function knob(name: string, full: number, quick: number): number {
+  const value = process.env[name];
+  return value === undefined || value === '' ? (QUICK ? quick : full) : Number(value);
+}
+
 export function machine(): string {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`;
+}
+
+/**
+ * Writes the run's figures to the file `BENCH_RESULT_FILE` names, when it does, for
+ * `bench:compare` (the format: bench/result.ts).
+ */
+export async function writeBenchResult(result: Omit<BenchResult, 'format' | 'machine'>): Promise<void> {
+  const file = process.env.BENCH_RESULT_FILE;
+  if (!file) return;
+  const { writeFile } = await import('node:fs/promises');
+  const full: BenchResult = { format: RESULT_FORMAT, machine: machine(), ...result };
+  await writeFile(file, `${JSON.stringify(full, null, 2)}\n`);
 }
 
 /**
