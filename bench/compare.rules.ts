@@ -175,7 +175,7 @@ export function metricsOf(results: BenchResult[]): Metric[] {
     const hasRatio = op.ratio !== undefined;
     if (hasRatio)
       metrics.push({
-        label: `${op.name}: ratio to ${op.baseline?.name ?? 'baseline'}`,
+        label: `${op.name}: ratio to baseline`,
         kind: 'ratio',
         better: 'higher',
         primary: true,
