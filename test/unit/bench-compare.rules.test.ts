@@ -120,6 +120,39 @@ describe('bench:compare rules (compare.rules)', () => {
     assert.ok(Number.isNaN(judge([0, 0], [1, 1], 'lower').difference));
   });
 
+  it('says "loss" of identical code rarely, as docs/benchmarks.md says (simulated, normal noise)', () => {
+    // A seeded generator (mulberry32), so the figures are the same every run.
+    let state = 24;
+    const uniform = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const normal = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+    const lossRate = (noise: number, shift: number) => {
+      const trials = 4000;
+      let losses = 0;
+      for (let i = 0; i < trials; i++) {
+        const a = Array.from({ length: 5 }, () => 100 * (1 + noise * normal()));
+        const b = Array.from({ length: 5 }, () => 100 * (1 + shift + noise * normal()));
+        if (judge(a, b, 'higher').loss) losses++;
+      }
+      return losses / trials;
+    };
+    const same10 = lossRate(0.1, 0);
+    const same3 = lossRate(0.03, 0);
+    const loss10 = lossRate(0.1, -0.1);
+    const loss3 = lossRate(0.03, -0.1);
+    // Identical code, 10% noise: about one in twelve (the interquartile range would say one in four).
+    assert.ok(Math.abs(same10 - 0.08) < 0.02, `${same10}`);
+    // 3% noise: about one in twenty-five.
+    assert.ok(Math.abs(same3 - 0.04) < 0.015, `${same3}`);
+    // A real 10% loss: caught about four times in ten at 10% noise, always at 3%.
+    assert.ok(Math.abs(loss10 - 0.43) < 0.05, `${loss10}`);
+    assert.ok(loss3 > 0.97, `${loss3}`);
+  });
+
   it('alternates which side runs first, round by round (A B, B A, …)', () => {
     assert.deepEqual([0, 1, 2, 3, 4].map(sidesOfRound), [
       ['A', 'B'],
@@ -188,7 +221,7 @@ describe('bench:compare rules (compare.rules)', () => {
     assert.ok(comparison.rows.every((row) => row.verdict === null || row.verdict === 'no verdict'));
     const table = formatTable(comparison);
     assert.match(table, /A min–max/);
-    assert.match(table, /escrow lifecycle: ratio to bare job \*\s+7\.00%\s+7\.00%–7\.00%\s+5\.00%\s+5\.00%–5\.00%\s+−28\.6%\s+no verdict/);
+    assert.match(table, /escrow lifecycle: ratio to baseline \*\s+7\.00%\s+7\.00%–7\.00%\s+5\.00%\s+5\.00%–5\.00%\s+−28\.6%\s+no verdict/);
     assert.match(table, /CPU ms\/op Holdfast/);
     assert.match(table, /CPU ms\/op load generator/);
   });
