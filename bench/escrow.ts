@@ -5,38 +5,43 @@
  * PostgreSQL and Redis: a bare BullMQ job that does one INSERT in a transaction. The two
  * alternate in rounds (baseline jobs, then lifecycles, BENCH_ROUNDS times), so a machine whose
  * speed drifts during the run weighs on both alike. Prints lifecycles/s, p50/p99 per call and
- * the ratio of the totals (and of each round); then runs `ledger verify`. Exits 1 when a
- * target is missed (≥ 10% of the baseline's jobs/s, p99 of pay < 150 ms, no failed request,
- * a clean ledger).
+ * per lifecycle, the CPU per lifecycle of each process and the ratio of the totals (and of
+ * each round); then runs `ledger verify`. Exits 1 when a target is missed (≥ 10% of the
+ * baseline's jobs/s, p99 of pay < 150 ms, no failed request, a clean ledger).
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import {
   analyze,
   BenchApi,
   benchChild,
   benchServices,
-  cpuPerUnit,
-  cpuSample,
+  CPU_HEAD,
+  CPU_NOTE,
+  CpuTally,
+  cpuCells,
   freshBenchDatabase,
   freshBenchQueues,
+  knob,
+  machine,
   percentile,
+  QUICK,
   runBenchWorkers,
+  writeBenchResult,
 } from './support.js';
 
-const N = Number(process.env.BENCH_LIFECYCLES ?? 3000);
-const C = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const N = knob('BENCH_LIFECYCLES', 3000, 300);
+const C = knob('BENCH_CONCURRENCY', 16, 16);
 /**
  * Timed for about as long as the lifecycles are (~5 s), after a warm-up of its own: a short or
  * cold baseline (4 000 jobs, ~1.3 s, after 600) read 10–20% low on this machine, which
  * flattered the ratio.
  */
-const BASELINE_JOBS = Number(process.env.BENCH_BASELINE_JOBS ?? 15000);
-const BASELINE_WARMUP = Number(process.env.BENCH_BASELINE_WARMUP ?? 5000);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 600);
+const BASELINE_JOBS = knob('BENCH_BASELINE_JOBS', 15000, 1500);
+const BASELINE_WARMUP = knob('BENCH_BASELINE_WARMUP', 5000, 500);
+const WARMUP = knob('BENCH_WARMUP', 600, 100);
 /** Rounds the baseline's jobs and the lifecycles are split into, alternating. */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const ROUNDS = Math.max(1, knob('BENCH_ROUNDS', 3, 3));
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
@@ -230,7 +235,7 @@ async function main(): Promise<void> {
       ).json.payload.id;
       buyers.push({ id, card });
     }
-    const latency: Record<'create' | 'pay' | 'commit', number[]> = { create: [], pay: [], commit: [] };
+    const latency: Record<'create' | 'pay' | 'commit' | 'lifecycle', number[]> = { create: [], pay: [], commit: [], lifecycle: [] };
     const timed = async (kind: keyof typeof latency, work: () => Promise<{ json: any }>) => {
       const t = performance.now();
       const r = await work();
@@ -245,6 +250,7 @@ async function main(): Promise<void> {
         buyers.map(async (buyer) => {
           while (next < count) {
             next++;
+            const started = performance.now();
             const created = await call('create', () =>
               api(
                 'POST',
@@ -267,6 +273,7 @@ async function main(): Promise<void> {
             const id = created.json.payload.id;
             const paid = await call('pay', () => api('POST', `/v2/escrow/${id}/pay`, undefined, token));
             const committed = await call('commit', () => api('POST', `/v2/escrow/${id}/commit`, undefined, token));
+            if (record) latency.lifecycle.push(performance.now() - started);
             if (paid.json.payload?.status !== 'ESCROWED' || committed.json.payload?.status !== 'COMMITTED') wrongState++;
           }
         }),
@@ -278,11 +285,10 @@ async function main(): Promise<void> {
     // without it, and plans made while the tables were empty (seq scans) would otherwise stay.
     await analyze(line.databaseUrl);
     await lifecycles(WARMUP / 4, false);
-    const processes = { Holdfast: server.pid, 'Holdfast workers': split?.child.pid, 'load generator': process.pid };
+    const cpu = new CpuTally({ holdfast: [server.pid, split?.child.pid], databases: [BENCH_DB] });
     // Rounds: the baseline's share of jobs, then the lifecycles' share, each timed on its own.
     let jobSeconds = 0;
     let seconds = 0;
-    const cpuUsed = new Map<string, number>();
     const perRound: number[] = [];
     const baselineRounds: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -293,21 +299,16 @@ async function main(): Promise<void> {
       baselineRounds.push(roundJobsPerSecond);
       jobSeconds += jobs / roundJobsPerSecond;
       const count = Math.round(N / ROUNDS);
-      const before = await cpuSample(processes);
       const started = performance.now();
-      await lifecycles(count, true);
+      await cpu.measure(() => lifecycles(count, true), count);
       const roundSeconds = (performance.now() - started) / 1000;
-      for (const [name, ms] of cpuPerUnit(before, await cpuSample(processes), 1)) cpuUsed.set(name, (cpuUsed.get(name) ?? 0) + ms);
       seconds += roundSeconds;
       perRound.push(count / roundSeconds / roundJobsPerSecond);
     }
     baseline.child.stdin!.end();
     const lifecyclesRun = Math.round(N / ROUNDS) * ROUNDS;
     const jobsPerSecond = (Math.round(BASELINE_JOBS / ROUNDS) * ROUNDS) / jobSeconds;
-    const order = ['Holdfast', 'Holdfast workers', 'PostgreSQL', 'Redis', 'load generator'];
-    const cpu = [...cpuUsed]
-      .map(([name, ms]) => [name, ms / lifecyclesRun] as [string, number])
-      .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+    const cpuPerLifecycle = cpu.perOp();
     const rate = lifecyclesRun / seconds;
     const verify = spawnSync(process.execPath, ['bin/holdfast.js', 'ledger', 'verify'], {
       env: { ...process.env, DATABASE_URL: line.databaseUrl },
@@ -315,13 +316,18 @@ async function main(): Promise<void> {
     });
     const ratio = rate / jobsPerSecond;
     console.log(
-      `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${lifecyclesRun} lifecycles after ${WARMUP} untimed, concurrency ${C}, in ${ROUNDS} rounds alternating with the baseline's; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}\n`,
+      `\nmachine: ${machine()}; ${lifecyclesRun} lifecycles after ${WARMUP} untimed, concurrency ${C}, in ${ROUNDS} rounds alternating with the baseline's; ${split ? 'web and workers in two processes (Procfile)' : 'web and workers in one process (npm start)'}${QUICK ? '; BENCH_QUICK sizes' : ''}\n`,
     );
     console.log(
-      `baseline (bare BullMQ job, one INSERT in a transaction): ${jobsPerSecond.toFixed(0)} jobs/s (rounds ${baselineRounds.map((r) => r.toFixed(0)).join(', ')})`,
+      `${'measured'.padEnd(52)} ${'per s'.padStart(8)} ${'ratio'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${CPU_HEAD}`,
     );
+    console.log(`${'baseline: bare BullMQ job, one INSERT in a transaction'.padEnd(52)} ${jobsPerSecond.toFixed(0).padStart(8)}`);
     console.log(
-      `escrow lifecycles (create → pay → commit over HTTP):      ${rate.toFixed(1)} lifecycles/s (${(ratio * 100).toFixed(1)}% of baseline; rounds ${perRound.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')})\n`,
+      `${'escrow lifecycle (create → pay → commit over HTTP)'.padEnd(52)} ${rate.toFixed(1).padStart(8)} ${`${(ratio * 100).toFixed(1)}%`.padStart(7)} ${percentile(latency.lifecycle, 50).toFixed(1).padStart(7)} ${percentile(latency.lifecycle, 99).toFixed(1).padStart(7)} ${cpuCells(cpuPerLifecycle)}`,
+    );
+    console.log(`${CPU_NOTE}`);
+    console.log(
+      `rounds: baseline ${baselineRounds.map((r) => r.toFixed(0)).join(', ')} jobs/s; ratio ${perRound.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}\n`,
     );
     console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
     for (const kind of ['create', 'pay', 'commit'] as const) {
@@ -329,15 +335,35 @@ async function main(): Promise<void> {
         `${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`,
       );
     }
-    if (cpu.length) {
-      const total = cpu.reduce((sum, [, ms]) => sum + ms, 0);
-      console.log(
-        `\nCPU per lifecycle: ${cpu.map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}; ${total.toFixed(2)} ms in all`,
-      );
-    }
     console.log(`\nfailed requests: ${client.failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
     const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && client.failures === 0 && wrongState === 0 && verify.status === 0;
     console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 10% of baseline, pay p99 < 150 ms, no failures, clean ledger)');
+    await writeBenchResult({
+      bench: 'escrow',
+      settings: {
+        lifecycles: lifecyclesRun,
+        warmup: WARMUP,
+        concurrency: C,
+        rounds: ROUNDS,
+        baselineJobs: BASELINE_JOBS,
+        quick: QUICK,
+        topology: split ? 'split' : 'all',
+      },
+      targetsMet: ok,
+      operations: [
+        {
+          id: 'lifecycle',
+          name: 'escrow lifecycle (create → pay → commit)',
+          unit: 'lifecycles/s',
+          throughput: rate,
+          p50Ms: percentile(latency.lifecycle, 50),
+          p99Ms: percentile(latency.lifecycle, 99),
+          cpuMsPerOp: cpuPerLifecycle,
+          baseline: { name: 'bare BullMQ job, one INSERT in a transaction', unit: 'jobs/s', throughput: jobsPerSecond },
+          ratio,
+        },
+      ],
+    });
     process.exitCode = ok ? 0 : 1;
   } finally {
     server.kill('SIGINT');

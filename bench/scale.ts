@@ -5,9 +5,9 @@
  * between the two in rounds, so the machine's drift weighs on both alike. Measured: the
  * profile read, an account's invoice list and statement, the escrow lookup by reference, an
  * escrow lifecycle (create → pay → commit) and webhook delivery (outbox write → local
- * receiver). Prints p50/p99 and throughput per operation, seeded against empty; exits 1 when a
- * seeded figure is more than 20% worse than the empty one (p99 above 1.2×, throughput below
- * 0.8×) or a request failed.
+ * receiver). Prints p50/p99, throughput and the CPU per operation of each process, seeded
+ * against empty; exits 1 when a seeded figure is more than 20% worse than the empty one (p99
+ * above 1.2×, throughput below 0.8×) or a request failed.
  *
  * The seed is written by SQL (`insert … select generate_series(…)`) with triggers off for the
  * session (`session_replication_role = replica`), and every ledger invariant written by hand:
@@ -17,8 +17,24 @@ import { spawnSync } from 'node:child_process';
 import { statfs } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import { analyze, BenchApi, benchChild, benchServices, freshBenchDatabase, freshBenchQueues, percentile } from './support.js';
+import type { OperationResult } from './result.js';
+import {
+  analyze,
+  BenchApi,
+  benchChild,
+  benchServices,
+  CPU_HEAD,
+  CPU_NOTE,
+  CpuTally,
+  cpuCells,
+  freshBenchDatabase,
+  freshBenchQueues,
+  knob,
+  machine,
+  percentile,
+  QUICK,
+  writeBenchResult,
+} from './support.js';
 
 /** `SCALE_DATABASE` names the seeded database (and, with `-` for `_`, its queue prefix): two runs on one machine can differ. */
 const BENCH_DB = process.env.SCALE_DATABASE ?? 'holdfast_bench_scale';
@@ -28,20 +44,20 @@ const PREFIX = `{${BENCH_DB.replaceAll('_', '-')}}`;
 const EMPTY_DB = `${BENCH_DB}_empty`;
 const EMPTY_PREFIX = `{${EMPTY_DB.replaceAll('_', '-')}}`;
 /** Rounds each measurement is split into, empty and seeded alternating (the machine drifts). */
-const ROUNDS = Math.max(1, Number(process.env.SCALE_ROUNDS ?? 8));
-const INTEGRATORS = Math.max(1, Number(process.env.SCALE_INTEGRATORS ?? 4));
+const ROUNDS = Math.max(1, knob('SCALE_ROUNDS', 8, 4));
+const INTEGRATORS = Math.max(1, knob('SCALE_INTEGRATORS', 4, 4));
 const SIZES = {
-  accounts: Number(process.env.SCALE_ACCOUNTS ?? 1_000_000),
-  entries: Number(process.env.SCALE_ENTRIES ?? 10_000_000),
-  escrows: Number(process.env.SCALE_ESCROWS ?? 1_000_000),
-  deliveries: Number(process.env.SCALE_DELIVERIES ?? 1_000_000),
+  accounts: knob('SCALE_ACCOUNTS', 1_000_000, 10_000),
+  entries: knob('SCALE_ENTRIES', 10_000_000, 100_000),
+  escrows: knob('SCALE_ESCROWS', 1_000_000, 10_000),
+  deliveries: knob('SCALE_DELIVERIES', 1_000_000, 10_000),
 };
-const C = Number(process.env.SCALE_CONCURRENCY ?? 8);
-const READS = Number(process.env.SCALE_READS ?? 4000);
-const LIFECYCLES = Number(process.env.SCALE_LIFECYCLES ?? 1600);
-const EVENTS = Number(process.env.SCALE_EVENTS ?? 3200);
+const C = knob('SCALE_CONCURRENCY', 8, 8);
+const READS = knob('SCALE_READS', 4000, 400);
+const LIFECYCLES = knob('SCALE_LIFECYCLES', 1600, 160);
+const EVENTS = knob('SCALE_EVENTS', 3200, 320);
 /** Escrow lifecycles each buyer goes through before the clock starts: the measured accounts' shape. */
-const SHAPE = Number(process.env.SCALE_SHAPE ?? 10);
+const SHAPE = knob('SCALE_SHAPE', 10, 2);
 /** Runs `holdfast ledger verify` on the whole seeded database when at most this many entries (the full seed is). */
 const VERIFY_MAX = Number(process.env.SCALE_VERIFY_MAX_ENTRIES ?? 20_000_000);
 /** Loaded first in the `ledger verify` child: prints its peak memory (maxRSS, KB) on stderr as it exits. */
@@ -379,7 +395,9 @@ function figures(latencies: number[], seconds: number): Figures {
 }
 
 interface Side {
-  ops: Array<{ name: string; run: () => Promise<{ latencies: number[]; seconds: number }> }>;
+  ops: Array<{ id: string; name: string; run: () => Promise<{ latencies: number[]; seconds: number }> }>;
+  /** What its CPU figures count: its Holdfast process, its database's backends. */
+  cpu: { holdfast: Array<number | undefined>; databases: string[] };
   failures: () => number;
   close: () => Promise<void>;
 }
@@ -497,15 +515,17 @@ async function setup(
     };
     const ops: Side['ops'] = [];
     const perRound = (n: number) => Math.max(1, Math.round(n / ROUNDS));
-    const reads: Array<[string, string]> = [
-      ['GET /v1/user-info/{account_id}', `/v1/user-info/${subject.id}`],
-      ['GET /v2/invoice/account/{account_id}', `/v2/invoice/account/${subject.id}`],
+    const reads: Array<[string, string, string]> = [
+      ['profile-read', 'GET /v1/user-info/{account_id}', `/v1/user-info/${subject.id}`],
+      ['invoice-list', 'GET /v2/invoice/account/{account_id}', `/v2/invoice/account/${subject.id}`],
       // The statement of the seller: the buyers pay by card, so their wallets have no entries.
-      ['GET /v1/{account_id}/statement', `/v1/${seller}/statement`],
-      ['GET /v2/escrow/reference/{reference_id}', `/v2/escrow/reference/${reference}`],
+      ['statement', 'GET /v1/{account_id}/statement', `/v1/${seller}/statement`],
+      ['escrow-by-reference', 'GET /v2/escrow/reference/{reference_id}', `/v2/escrow/reference/${reference}`],
     ];
-    for (const [name, path] of reads) ops.push({ name, run: () => measure(perRound(READS), 20, () => api('GET', path, undefined, token)) });
+    for (const [id, name, path] of reads)
+      ops.push({ id, name, run: () => measure(perRound(READS), 20, () => api('GET', path, undefined, token)) });
     ops.push({
+      id: 'escrow-lifecycle',
       name: 'escrow lifecycle (create → pay → commit)',
       run: () => measure(perRound(LIFECYCLES), 0, (i) => lifecycle(buyers[i % C])),
     });
@@ -545,8 +565,8 @@ async function setup(
       return { latencies: delays, seconds: (last - started) / 1000 };
     };
     await warmHooks();
-    ops.push({ name: 'webhook delivery (outbox → receiver)', run: webhooks });
-    return { ops, failures: () => client.failures, close };
+    ops.push({ id: 'webhook-delivery', name: 'webhook delivery (outbox → receiver)', run: webhooks });
+    return { ops, failures: () => client.failures, close, cpu: { holdfast: [server.pid], databases: [databaseName] } };
   } catch (e) {
     await close();
     throw e;
@@ -697,16 +717,21 @@ async function measureAll(receiver: { url: string; arrivals: Map<string, number>
     empty: new Map<string, Array<{ latencies: number[]; seconds: number }>>(),
     seeded: new Map<string, Array<{ latencies: number[]; seconds: number }>>(),
   };
+  /** Per side and operation, the CPU of all its rounds (the other side's Holdfast and database not counted). */
+  const cpu = { empty: new Map<string, CpuTally>(), seeded: new Map<string, CpuTally>() };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < empty.ops.length; k++) {
         // Which side goes first alternates by round.
         const order = round % 2 === 0 ? (['empty', 'seeded'] as const) : (['seeded', 'empty'] as const);
         for (const side of order) {
-          const op = (side === 'empty' ? empty : seeded).ops[k];
+          const { ops, cpu: processes } = side === 'empty' ? empty : seeded;
+          const op = ops[k];
           const rounds = collected[side].get(op.name) ?? [];
-          rounds.push(await op.run());
+          const tally = cpu[side].get(op.name) ?? new CpuTally(processes);
+          rounds.push(await tally.measure(op.run, (r) => r.latencies.length));
           collected[side].set(op.name, rounds);
+          cpu[side].set(op.name, tally);
         }
       }
     }
@@ -716,11 +741,13 @@ async function measureAll(receiver: { url: string; arrivals: Map<string, number>
   }
 
   console.log(
-    `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each\n`,
+    `\nmachine: ${machine()}; concurrency ${C}; ${READS} reads per route, ${LIFECYCLES} lifecycles, ${EVENTS} events (one per 5 ms), in ${ROUNDS} rounds alternating empty and seeded; accounts shaped by ${SHAPE} lifecycles each${QUICK ? '; BENCH_QUICK sizes' : ''}\n`,
   );
-  const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)}  target (p99 ≤ 1.2×, /s ≥ 0.8×), all rounds; each round's p99 seeded/empty`;
+  const head = `${'operation'.padEnd(42)} ${'empty p50/p99 ms'.padStart(18)} ${'seeded p50/p99 ms'.padStart(18)} ${'empty /s'.padStart(9)} ${'seeded /s'.padStart(9)} ${CPU_HEAD} (seeded)  target (p99 ≤ 1.2×, /s ≥ 0.8×), all rounds; each round's p99 seeded/empty`;
   console.log(head);
   let ok = empty.failures() === 0 && seeded.failures() === 0 && problems.length === 0;
+  const results: OperationResult[] = [];
+  const emptyCpuRows: string[] = [];
   for (const [name, emptyRounds] of collected.empty) {
     const seededRounds = collected.seeded.get(name)!;
     const e = pooled(emptyRounds);
@@ -734,12 +761,43 @@ async function measureAll(receiver: { url: string; arrivals: Map<string, number>
     const met = d.p99 <= e.p99 * 1.2 && d.rate >= e.rate * 0.8;
     ok &&= met;
     const pair = (f: Figures) => `${f.p50.toFixed(1)} / ${f.p99.toFixed(1)}`;
+    const seededCpu = cpu.seeded.get(name)!.perOp();
+    emptyCpuRows.push(`${name.padEnd(42)} ${cpuCells(cpu.empty.get(name)!.perOp())}`);
+    results.push({
+      id: empty.ops.find((op) => op.name === name)!.id,
+      name,
+      unit: '/s',
+      throughput: d.rate,
+      p50Ms: d.p50,
+      p99Ms: d.p99,
+      cpuMsPerOp: seededCpu,
+      baseline: { name: 'the same on the empty database', unit: '/s', throughput: e.rate },
+      ratio: d.rate / e.rate,
+    });
     console.log(
-      `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)}  ${met ? 'met' : 'MISSED'} (p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)}); rounds' p99 ×${rounds.map((r) => r.toFixed(2)).join(' ')} (median ×${median(rounds).toFixed(2)})`,
+      `${name.padEnd(42)} ${pair(e).padStart(18)} ${pair(d).padStart(18)} ${e.rate.toFixed(0).padStart(9)} ${d.rate.toFixed(0).padStart(9)} ${cpuCells(seededCpu)}           ${met ? 'met' : 'MISSED'} (p99 ×${(d.p99 / e.p99).toFixed(2)}, /s ×${(d.rate / e.rate).toFixed(2)}); rounds' p99 ×${rounds.map((r) => r.toFixed(2)).join(' ')} (median ×${median(rounds).toFixed(2)})`,
     );
   }
+  console.log(`${CPU_NOTE} and the webhook receiver; each side's own Holdfast and database only`);
+  console.log(`\n${'the same on the empty database'.padEnd(42)} ${CPU_HEAD}`);
+  for (const row of emptyCpuRows) console.log(row);
   console.log(`\nfailed requests or undelivered events: empty ${empty.failures()}, seeded ${seeded.failures()}`);
   console.log(ok ? 'targets met' : 'TARGET MISSED');
+  await writeBenchResult({
+    bench: 'scale',
+    settings: {
+      rounds: ROUNDS,
+      concurrency: C,
+      reads: READS,
+      lifecycles: LIFECYCLES,
+      events: EVENTS,
+      shape: SHAPE,
+      quick: QUICK,
+      ...SIZES,
+    },
+    targetsMet: ok,
+    operations: results,
+  });
   process.exitCode = ok ? 0 : 1;
 }
 

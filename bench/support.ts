@@ -1,6 +1,8 @@
-/** Shared by the benchmarks: the services they run on, their child processes, percentiles. */
+/** Shared by the benchmarks: the services they run on, their child processes, percentiles, CPU per operation, the result file. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import os from 'node:os';
+import { type BenchResult, type CpuPerOp, RESULT_FORMAT } from './result.js';
 
 /** PostgreSQL and Redis found as `npm start` finds them, on the benchmark's own database. */
 export async function benchServices(databaseName: string) {
@@ -116,19 +118,41 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-/** CPU time (user + system, ms) used so far by each group of processes, read from /proc (Linux). */
-export type CpuSample = Map<string, number>;
+/** The process groups CPU is counted for, as in the result file. */
+export type CpuGroup = keyof CpuPerOp;
+
+/** Which processes a bench's CPU figures count. */
+export interface CpuProcesses {
+  /** Holdfast's processes (web, workers), by pid. */
+  holdfast: Array<number | undefined>;
+  /** The load generator's processes by pid: the bench's own unless given. */
+  loadGenerator?: Array<number | undefined>;
+  /**
+   * A PostgreSQL backend counts only when it serves one of these databases, so other work on
+   * a shared server stays out; the server's own processes (postmaster, WAL writer,
+   * checkpointer…) always count, as they work for every database.
+   */
+  databases: string[];
+}
+
+/** CPU time (user + system, ms) used so far, per pid, with the group it counts in. */
+export type CpuSample = Map<number, { group: CpuGroup; ms: number }>;
+
+/** `postgres: [cluster: ]user database host(port)|[local] state`: a backend's process title. */
+const BACKEND_TITLE = /^postgres: (?:.*?: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])/;
 
 /**
- * A CPU sample of the processes a benchmark spreads over: `groups` names processes by pid
- * (the service under test, the load generator); PostgreSQL and Redis processes are found by
- * their command name. Empty where there is no /proc.
+ * A CPU sample of the processes a benchmark spreads over, read from /proc (Linux): Holdfast
+ * and the load generator by pid; PostgreSQL and Redis by command name (Redis whole: it cannot
+ * tell one client's work from another's). Empty where there is no /proc.
  */
-export async function cpuSample(groups: Record<string, number | undefined>): Promise<CpuSample> {
+export async function cpuSample(processes: CpuProcesses): Promise<CpuSample> {
   const { readdir, readFile } = await import('node:fs/promises');
   const sample: CpuSample = new Map();
   const ticksMs = 10; // USER_HZ is 100 on Linux
-  const byPid = new Map(Object.entries(groups).flatMap(([name, pid]) => (pid ? [[pid, name] as const] : [])));
+  const byPid = new Map<number, CpuGroup>();
+  for (const pid of processes.holdfast) if (pid) byPid.set(pid, 'holdfast');
+  for (const pid of processes.loadGenerator ?? [process.pid]) if (pid) byPid.set(pid, 'loadGenerator');
   let pids: string[];
   try {
     pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p));
@@ -141,11 +165,15 @@ export async function cpuSample(groups: Record<string, number | undefined>): Pro
         const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
         const close = stat.lastIndexOf(')');
         const comm = stat.slice(stat.indexOf('(') + 1, close);
-        const name = byPid.get(Number(pid)) ?? (comm === 'postgres' ? 'PostgreSQL' : comm === 'redis-server' ? 'Redis' : undefined);
-        if (!name) return;
+        let group = byPid.get(Number(pid));
+        if (!group && comm === 'postgres') {
+          const title = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replaceAll('\0', ' ').trim();
+          const database = BACKEND_TITLE.exec(title)?.[1];
+          if (database === undefined || processes.databases.includes(database)) group = 'postgres';
+        } else if (!group && comm === 'redis-server') group = 'redis';
+        if (!group) return;
         const fields = stat.slice(close + 2).split(' ');
-        const used = (Number(fields[11]) + Number(fields[12])) * ticksMs; // utime, stime
-        sample.set(name, (sample.get(name) ?? 0) + used);
+        sample.set(Number(pid), { group, ms: (Number(fields[11]) + Number(fields[12])) * ticksMs }); // utime, stime
       } catch {
         // The process ended meanwhile.
       }
@@ -154,9 +182,76 @@ export async function cpuSample(groups: Record<string, number | undefined>): Pro
   return sample;
 }
 
-/** CPU ms per unit of work between two samples, per group (processes that ended in between are not counted). */
-export function cpuPerUnit(before: CpuSample, after: CpuSample, units: number): Array<[string, number]> {
-  return [...after].map(([name, ms]) => [name, (ms - (before.get(name) ?? 0)) / units] as [string, number]);
+/**
+ * CPU per operation of each process group over the windows `measure` ran: per pid, so a
+ * process that starts inside a window counts whole and one that ends inside it counts only
+ * until its last sample (never below zero).
+ */
+export class CpuTally {
+  private readonly used: CpuPerOp = { holdfast: 0, postgres: 0, redis: 0, loadGenerator: 0 };
+  private ops = 0;
+  private available = true;
+
+  constructor(private readonly processes: CpuProcesses) {}
+
+  /** Runs `work`, counting the CPU used meanwhile and `ops` operations (a number, or read from work's result). */
+  async measure<T>(work: () => Promise<T>, ops: number | ((result: T) => number)): Promise<T> {
+    const before = await cpuSample(this.processes);
+    const result = await work();
+    const after = await cpuSample(this.processes);
+    if (after.size === 0) this.available = false;
+    for (const [pid, { group, ms }] of after) this.used[group] += ms - (before.get(pid)?.ms ?? 0);
+    this.ops += typeof ops === 'number' ? ops : ops(result);
+    return result;
+  }
+
+  /** CPU ms per operation of each group; null without /proc or before any operation. */
+  perOp(): CpuPerOp | null {
+    if (!this.available || this.ops === 0) return null;
+    const per = (ms: number) => ms / this.ops;
+    return {
+      holdfast: per(this.used.holdfast),
+      postgres: per(this.used.postgres),
+      redis: per(this.used.redis),
+      loadGenerator: per(this.used.loadGenerator),
+    };
+  }
+}
+
+/** The heading of the CPU columns every bench's table ends with; `cpuCells` fills them. */
+export const CPU_HEAD = `${'CPU ms/op: Holdfast'.padStart(20)} ${'PostgreSQL'.padStart(10)} ${'Redis'.padStart(6)} ${'load gen'.padStart(8)}`;
+/** What the CPU columns hold, printed under every table. */
+export const CPU_NOTE =
+  "CPU ms per operation from /proc: Holdfast (web + workers), PostgreSQL (the bench database's backends + the server's own processes), Redis (the whole server), load gen (this process)";
+
+export function cpuCells(cpu: CpuPerOp | null | undefined): string {
+  const cell = (ms: number | undefined, width: number) => (ms === undefined ? '–' : ms.toFixed(2)).padStart(width);
+  return `${cell(cpu?.holdfast, 20)} ${cell(cpu?.postgres, 10)} ${cell(cpu?.redis, 6)} ${cell(cpu?.loadGenerator, 8)}`;
+}
+
+/** `BENCH_QUICK=1` (bench:compare --quick): smaller default sizes, to try the tooling, not to judge. */
+export const QUICK = process.env.BENCH_QUICK === '1';
+
+/** A numeric knob: the environment variable when set, else the full-size or the BENCH_QUICK default. */
+export function knob(name: string, full: number, quick: number): number {
+  const value = process.env[name];
+  return value === undefined || value === '' ? (QUICK ? quick : full) : Number(value);
+}
+
+export function machine(): string {
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`;
+}
+
+/**
+ * Writes the run's figures to the file `BENCH_RESULT_FILE` names, when it does, for
+ * `bench:compare` (the format: bench/result.ts).
+ */
+export async function writeBenchResult(result: Omit<BenchResult, 'format' | 'machine'>): Promise<void> {
+  const file = process.env.BENCH_RESULT_FILE;
+  if (!file) return;
+  const { writeFile } = await import('node:fs/promises');
+  const full: BenchResult = { format: RESULT_FORMAT, machine: machine(), ...result };
+  await writeFile(file, `${JSON.stringify(full, null, 2)}\n`);
 }
 
 /**
