@@ -42,6 +42,12 @@ const BASELINE_WARMUP = knob('BENCH_BASELINE_WARMUP', 5000, 500);
 const WARMUP = knob('BENCH_WARMUP', 600, 100);
 /** Rounds the baseline's jobs and the lifecycles are split into, alternating. */
 const ROUNDS = Math.max(1, knob('BENCH_ROUNDS', 3, 3));
+/**
+ * What one lifecycle is: `escrow` (create → pay → commit: the escrow commands, which run in one
+ * statement per batch) or `invoice` (a standard invoice, create → pay: the `invoice.pay` command,
+ * whose runner holds a transaction), to measure the commands of either kind sharing jobs.
+ */
+const FLOW = process.env.BENCH_FLOW === 'invoice' ? 'invoice' : 'escrow';
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench}';
 
@@ -254,7 +260,7 @@ async function main(): Promise<void> {
             const created = await call('create', () =>
               api(
                 'POST',
-                '/v2/escrow',
+                FLOW === 'invoice' ? '/v2/invoice' : '/v2/escrow',
                 {
                   account_id: buyer.id,
                   payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
@@ -270,6 +276,13 @@ async function main(): Promise<void> {
                 token,
               ),
             );
+            if (FLOW === 'invoice') {
+              const id = created.json.payload.invoice_id;
+              const paid = await call('pay', () => api('POST', `/v2/invoice/${id}/pay`, undefined, token));
+              if (record) latency.lifecycle.push(performance.now() - started);
+              if (paid.json.payload?.state !== 'SUCCESS') wrongState++;
+              continue;
+            }
             const id = created.json.payload.id;
             const paid = await call('pay', () => api('POST', `/v2/escrow/${id}/pay`, undefined, token));
             const committed = await call('commit', () => api('POST', `/v2/escrow/${id}/commit`, undefined, token));
@@ -323,19 +336,19 @@ async function main(): Promise<void> {
     );
     console.log(`${'baseline: bare BullMQ job, one INSERT in a transaction'.padEnd(52)} ${jobsPerSecond.toFixed(0).padStart(8)}`);
     console.log(
-      `${'escrow lifecycle (create → pay → commit over HTTP)'.padEnd(52)} ${rate.toFixed(1).padStart(8)} ${`${(ratio * 100).toFixed(1)}%`.padStart(7)} ${percentile(latency.lifecycle, 50).toFixed(1).padStart(7)} ${percentile(latency.lifecycle, 99).toFixed(1).padStart(7)} ${cpuCells(cpuPerLifecycle)}`,
+      `${(FLOW === 'invoice' ? 'invoice lifecycle (create → pay over HTTP)' : 'escrow lifecycle (create → pay → commit over HTTP)').padEnd(52)} ${rate.toFixed(1).padStart(8)} ${`${(ratio * 100).toFixed(1)}%`.padStart(7)} ${percentile(latency.lifecycle, 50).toFixed(1).padStart(7)} ${percentile(latency.lifecycle, 99).toFixed(1).padStart(7)} ${cpuCells(cpuPerLifecycle)}`,
     );
     console.log(`${CPU_NOTE}`);
     console.log(
       `rounds: baseline ${baselineRounds.map((r) => r.toFixed(0)).join(', ')} jobs/s; ratio ${perRound.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}\n`,
     );
     console.log(`${'call'.padEnd(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
-    for (const kind of ['create', 'pay', 'commit'] as const) {
+    for (const kind of FLOW === 'invoice' ? (['create', 'pay'] as const) : (['create', 'pay', 'commit'] as const)) {
       console.log(
         `${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`,
       );
     }
-    console.log(`\nfailed requests: ${client.failures}; escrows not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
+    console.log(`\nfailed requests: ${client.failures}; ${FLOW}s not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
     const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && client.failures === 0 && wrongState === 0 && verify.status === 0;
     console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 10% of baseline, pay p99 < 150 ms, no failures, clean ledger)');
     await writeBenchResult({
@@ -348,12 +361,13 @@ async function main(): Promise<void> {
         baselineJobs: BASELINE_JOBS,
         quick: QUICK,
         topology: split ? 'split' : 'all',
+        flow: FLOW,
       },
       targetsMet: ok,
       operations: [
         {
           id: 'lifecycle',
-          name: 'escrow lifecycle (create → pay → commit)',
+          name: FLOW === 'invoice' ? 'invoice lifecycle (create → pay)' : 'escrow lifecycle (create → pay → commit)',
           unit: 'lifecycles/s',
           throughput: rate,
           p50Ms: percentile(latency.lifecycle, 50),

@@ -8,6 +8,7 @@ import { newId } from '../ids.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { isContention } from '../db/postgres-failures.js';
+import { post, type Posting } from '../ledger/ledger.service.js';
 import {
   commandOfIntegrator,
   commandOutcome,
@@ -65,20 +66,29 @@ export interface LockedCommand {
 }
 
 /**
+ * What a command's work comes to: its reply (stored on the command row) and the ledger postings
+ * it makes last (`postings`, not stored).
+ */
+export type CommandWorkResult = CommandResult & { postings?: Posting[] };
+
+/**
  * The one command transaction every runner but the escrow phases' goes through. In one
  * transaction: lock the command row; answer the stored result of a done command; otherwise run
- * `work`, and store the result it returns as the command's (its `next` commands are not stored:
- * the worker enqueues them), so the command ends in the same commit as its work. A refusal
- * `work` throws (an AppError) rolls all of it back; `runCommandWith` stores it. When PostgreSQL
- * aborts the transaction for contention (deadlock, serialization failure) it runs again at once,
- * up to `CONTENTION_ATTEMPTS` times, rather than wait for the job's retry. `work` must do all its
- * SQL on `db`: a runner then holds one pooled connection, so many can share a job. Null: no such
+ * `work`, store the result it returns as the command's (its `next` commands are not stored: the
+ * worker enqueues them), then write the postings it returns — last, because the accounts every
+ * command of an integrator posts to (its default wallet, the clearing accounts) stay locked from
+ * then until the commit, and each of them must be new (a reference posted before is a bug:
+ * money never moves twice). The command ends in the same commit as its work. A refusal `work`
+ * throws (an AppError) rolls all of it back; `runCommandWith` stores it. When PostgreSQL aborts
+ * the transaction for contention (deadlock, serialization failure) it runs again at once, up to
+ * `CONTENTION_ATTEMPTS` times, rather than wait for the job's retry. `work` must do all its SQL
+ * on `db`: a runner then holds one pooled connection, so many can share a job. Null: no such
  * command.
  */
 export async function inCommandTransaction(
   em: EntityManager,
   commandId: string,
-  work: (db: Db, command: LockedCommand) => Promise<CommandResult>,
+  work: (db: Db, command: LockedCommand) => Promise<CommandWorkResult>,
 ): Promise<CommandResult | null> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -86,9 +96,17 @@ export async function inCommandTransaction(
         const command = await lockCommandRow(db, commandId);
         if (!command) return null;
         if (command.state === 'done') return { status: command.result_status!, body: command.result_body };
-        const result = await work(db, { id: command.id, kind: command.kind, target_id: command.target_id, input: command.input });
+        const { postings = [], ...result } = await work(db, {
+          id: command.id,
+          kind: command.kind,
+          target_id: command.target_id,
+          input: command.input,
+        });
         const { next: _next, ...stored } = result;
         await storeCommandResult(db, commandId, stored, false);
+        if (postings.length && (await post(db, ...postings)) !== postings.length) {
+          throw new Error(`command ${commandId}: a posting it makes was made before (${postings.map((p) => p.reference).join(', ')})`);
+        }
         return result;
       });
     } catch (err) {

@@ -10,7 +10,7 @@ import { inCommandTransaction } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
 import { success } from '../envelope.js';
-import { post, systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import { invoicePaysMergedAccount, lockInvoice, setInvoiceState } from './invoice.repository.js';
@@ -75,8 +75,7 @@ export function runInvoiceCommand(em: EntityManager, commandId: string): Promise
     invoice.updatedAt = await setInvoiceState(db, invoice.id, invoice.state, invoice.failureReason ?? null);
     const view = invoiceView(invoice);
     await insertEvent(db, invoice.integratorId, 'invoice-completed', view);
-    if (postings.length) await post(db, ...postings);
-    return { status: 200, body: success(view) };
+    return { status: 200, body: success(view), postings };
   });
 }
 

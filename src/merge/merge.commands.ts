@@ -16,7 +16,7 @@ import type { Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { post } from '../ledger/ledger.service.js';
+import type { Posting } from '../ledger/ledger.service.js';
 import { MERGE_NAMESPACE, mergeRefusal, mergeTransfers, type MergeTransfer } from './merge.rules.js';
 import { mergeFacts, refused, walletsOf } from './merge.service.js';
 
@@ -48,8 +48,11 @@ export function runMergeCommand(em: EntityManager, commandId: string): Promise<C
       clientId: null,
     });
     await tagBoth(db, integratorId, sourceId, destinationId);
-    await moveBalances(db, integratorId, commandId, planned.transfers);
-    return { status: 200, body: success(mergeView(sourceId, destinationId, planned.transfers)) };
+    return {
+      status: 200,
+      body: success(mergeView(sourceId, destinationId, planned.transfers)),
+      postings: balanceMoves(integratorId, commandId, planned.transfers),
+    };
   });
 }
 
@@ -70,18 +73,20 @@ async function tagBoth(db: Db, integratorId: string, sourceId: string, destinati
   await insertTags(db, [tag(sourceId, destinationId, 'merged-into'), tag(destinationId, sourceId, 'merged-from')]);
 }
 
-/** One posting for every balance that moves; its reference names the command, so it posts once. */
-async function moveBalances(db: Db, integratorId: string, commandId: string, transfers: MergeTransfer[]): Promise<void> {
-  if (!transfers.length) return;
-  await post(db, {
-    integratorId,
-    reference: `merge:${commandId}`,
-    description: `account merge ${commandId}`,
-    entries: transfers.flatMap((t) => [
-      { account: t.from_wallet_id, currency: t.currency, amount: -t.amount },
-      { account: t.to_wallet_id, currency: t.currency, amount: t.amount },
-    ]),
-  });
+/** One posting for every balance that moves (none when nothing does); its reference names the command, so it posts once. */
+function balanceMoves(integratorId: string, commandId: string, transfers: MergeTransfer[]): Posting[] {
+  if (!transfers.length) return [];
+  return [
+    {
+      integratorId,
+      reference: `merge:${commandId}`,
+      description: `account merge ${commandId}`,
+      entries: transfers.flatMap((t) => [
+        { account: t.from_wallet_id, currency: t.currency, amount: -t.amount },
+        { account: t.to_wallet_id, currency: t.currency, amount: t.amount },
+      ]),
+    },
+  ];
 }
 
 export const mergeCommands: CommandRunners = {

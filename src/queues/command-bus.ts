@@ -25,14 +25,13 @@ export const COMMAND_JOB_OPTIONS: JobsOptions = {
 const POLL_MS = 200;
 
 /**
- * Whether commands of this kind may share a job: the escrow phases, whose runner takes the
- * commands that reach it together in one statement and holds no connection in between. The
- * other runners each hold a pooled connection for a transaction and may take a second one
- * inside it (`systemAccount` on first use): 32 of them per job, times COMMANDS_CONCURRENCY,
- * would queue hundreds of transactions on a pool of ten, whose holders then wait behind them
- * for their inner connection until the acquire timeout. They keep a job each (job id =
- * command id), as many at once as the worker's concurrency, which the sweeper and
- * `requeue` also find by that id.
+ * Whether commands of this kind share jobs: the escrow phases, whose runner takes the commands
+ * that reach it together in one statement, so a batch saves both Redis round trips and database
+ * work. Every other runner is one transaction on one pooled connection (`inCommandTransaction`),
+ * so its commands could share jobs too, but measured it does not pay: invoice pays, batched 32
+ * to a job against one each, ran at 97.6 and 102.3 against 98.0 and 103.8 lifecycles/s
+ * (bench:escrow with BENCH_FLOW=invoice, docs/benchmarks.md). They keep a job each (job id =
+ * command id), which the sweeper and `requeue` also find by that id.
  */
 export function sharesJobs(kind: string): boolean {
   return kind.startsWith('escrow.');

@@ -183,7 +183,8 @@ async function refund(db: Db, command: LockedCommand): Promise<CommandResult> {
   failpoint('refund.before-post');
   const postings =
     sources && moving > 0 ? refundPostings(purchase, refund, sources, methods, tokenWallet, tokenIssuance, left.refunded) : [];
-  // The references are the new refund invoice's: anything but all of them written is a bug.
+  // Posted here, not last: the summary counts what the tokens left unspent after it. The
+  // integrator's accounts are locked from the start anyway (`lockForPosting` above).
   if (postings.length && (await post(db, ...postings)) !== postings.length)
     throw new Error(`refund ${refund.id}: its postings were not written`);
   const summary = await summaryIn(db, purchase);
