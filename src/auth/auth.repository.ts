@@ -6,7 +6,7 @@
  * revocations, below), and for the integrator join other modules' one-statement reads take.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { emDb, type Db } from '../db/sql.js';
+import { emDb, isoTimestampSql, type Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { Client, type IClient } from './client.entity.js';
 import { Integrator, type IIntegrator } from './integrator.entity.js';
@@ -233,5 +233,45 @@ export async function ensureIntegratorTokens(em: EntityManager, name: string, to
      on conflict (name) do update set token_currency = excluded.token_currency, tokens_per_usd = excluded.tokens_per_usd
        where integrator.token_currency is null`,
     [newId('int'), name, tokenCurrency, tokensPerUsd],
+  );
+}
+
+/** Every integrator, oldest first (`holdfast integrator list`). */
+export function selectIntegrators(
+  db: Db,
+): Promise<Array<{ id: string; name: string; token_currency: string | null; tokens_per_usd: string | null; created_at: string }>> {
+  return db.execute(
+    `select i.id, i.name, i.token_currency, i.tokens_per_usd, ${isoTimestampSql('i.created_at')} as created_at
+       from integrator i order by i.created_at, i.id`,
+  );
+}
+
+/**
+ * Every client, oldest first, or those of one integrator (`holdfast client list`). The columns
+ * are named one by one: no secret hash may ever leave this statement.
+ */
+export function selectClients(
+  db: Db,
+  integratorId?: string,
+): Promise<
+  Array<{
+    id: string;
+    integrator_id: string;
+    integrator: string;
+    scopes: string[];
+    is_operator: boolean;
+    can_unblock: boolean;
+    tos_signing: boolean;
+    created_at: string;
+    revoked_at: string | null;
+  }>
+> {
+  return db.execute(
+    `select c.id, c.integrator_id, i.name as integrator, c.scopes, c.is_operator, c.can_unblock, c.tos_signing,
+            ${isoTimestampSql('c.created_at')} as created_at, ${isoTimestampSql('c.revoked_at')} as revoked_at
+       from client c ${joinIntegratorSql('i', 'c.integrator_id')}
+      where ?::text is null or c.integrator_id = ?
+      order by c.created_at, c.id`,
+    [integratorId ?? null, integratorId ?? null],
   );
 }

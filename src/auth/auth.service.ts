@@ -25,6 +25,8 @@ import {
   liveSigningKeys,
   revokeClientRow,
   rotateClientSecretRow,
+  selectClients,
+  selectIntegrators,
   setIntegratorSettings,
 } from './auth.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList, type IntegratorSettings } from './auth.rules.js';
@@ -409,4 +411,52 @@ export async function issueClientToken(
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     scope: granted.scopes.join(' '),
   };
+}
+
+/** An integrator as `holdfast integrator list` shows it. */
+export interface IntegratorListing {
+  id: string;
+  name: string;
+  token_currency: string | null;
+  tokens_per_usd: number | null;
+  created_at: string;
+}
+
+/** Every integrator, oldest first. */
+export async function listIntegrators(em: EntityManager): Promise<IntegratorListing[]> {
+  return (await selectIntegrators(pooled(em))).map((row) => ({
+    id: row.id,
+    name: row.name,
+    token_currency: row.token_currency,
+    tokens_per_usd: row.tokens_per_usd === null ? null : Number(row.tokens_per_usd),
+    created_at: row.created_at,
+  }));
+}
+
+/** A client as `holdfast client list` shows it: never its secret nor the secret's hash. */
+export interface ClientListing {
+  client_id: string;
+  integrator_id: string;
+  integrator: string;
+  scopes: string[];
+  operator: boolean;
+  can_unblock: boolean;
+  tos_signing: boolean;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** Every client, oldest first, or only those of one integrator (its id). */
+export async function listClients(em: EntityManager, integratorId?: string): Promise<ClientListing[]> {
+  return (await selectClients(pooled(em), integratorId)).map((row) => ({
+    client_id: row.id,
+    integrator_id: row.integrator_id,
+    integrator: row.integrator,
+    scopes: row.scopes,
+    operator: row.is_operator,
+    can_unblock: row.can_unblock,
+    tos_signing: row.tos_signing,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  }));
 }

@@ -1,10 +1,15 @@
-/** `holdfast client …`: OAuth clients — create one, revoke one, rotate its secret. */
-import { parseScopeOption } from '../auth/auth.rules.js';
-import { createClient, revokeClient, rotateClientSecret } from '../auth/auth.service.js';
+/** `holdfast client …`: OAuth clients — create and list them, revoke one, rotate its secret. */
+import { ALL_SCOPES, parseScopeOption } from '../auth/auth.rules.js';
+import { createClient, findIntegrator, listClients, revokeClient, rotateClientSecret } from '../auth/auth.service.js';
 import { SECRET_ROTATION_GRACE_HOURS, parseGraceHours } from '../auth/credential.rules.js';
-import { type Command, NotFound, UsageError, announce, onlyArgument, print, withOrm } from './cli-support.js';
+import { type Command, NotFound, UsageError, announce, onlyArgument, print, table, withOrm } from './cli-support.js';
 
 const noClient = (id: string) => new NotFound(`no client "${id}" (the client_id that holdfast client create printed)`);
+
+/** A client's scopes in the table: "all" for every scope there is, else the list. */
+function scopesCell(scopes: string[]): string {
+  return ALL_SCOPES.every((scope) => scopes.includes(scope)) ? 'all' : scopes.join(',') || '-';
+}
 
 export const clientCommands: Record<string, Command> = {
   'client create': {
@@ -44,6 +49,46 @@ when missing) and prints its credentials once: the secret is stored only as a ha
         v.json === true,
         created,
         `client_id=${created.client_id}\nclient_secret=${created.client_secret}\nintegrator=${created.integrator}\nscopes=${created.scopes.join(',')}`,
+      );
+    },
+  },
+  'client list': {
+    summary: 'list the OAuth clients (never a secret)',
+    usage: `holdfast client list [--integrator NAME] [--json]
+
+Lists every OAuth client, oldest first, or only those of integrator NAME (a name or id): its
+client_id, integrator, scopes ("all" for every scope), whether it acts as the operator, may
+unblock and may sign the ToS, when it was made and, if revoked, when. Never a secret: only
+their hashes are stored, and those are not shown either. Only reads: a missing or unmigrated
+database is an error.
+  --json   print {"clients":[{"client_id","integrator_id","integrator","scopes","operator","can_unblock",
+           "tos_signing","created_at","revoked_at"}]} (revoked_at null unless revoked)`,
+    options: { integrator: { type: 'string' }, json: { type: 'boolean' } },
+    async run(v) {
+      const name = typeof v.integrator === 'string' ? v.integrator.trim() : undefined;
+      if (name === '') throw new UsageError('--integrator needs a NAME');
+      const clients = await withOrm({ read: 'client list' }, async (orm) => {
+        if (name === undefined) return listClients(orm.em.fork());
+        const integrator = await findIntegrator(orm.em.fork(), name);
+        if (!integrator) throw new NotFound(`no integrator "${name}" (a name or id)`);
+        return listClients(orm.em.fork(), integrator.id);
+      });
+      const yes = (flag: boolean) => (flag ? 'yes' : 'no');
+      const rows = clients.map((c) => [
+        c.client_id,
+        c.integrator,
+        scopesCell(c.scopes),
+        yes(c.operator),
+        yes(c.can_unblock),
+        yes(c.tos_signing),
+        c.created_at,
+        c.revoked_at ?? '-',
+      ]);
+      const header = ['CLIENT ID', 'INTEGRATOR', 'SCOPES', 'OPERATOR', 'CAN-UNBLOCK', 'TOS-SIGNING', 'CREATED', 'REVOKED'];
+      print(
+        v.json === true,
+        { clients },
+        rows.length ? table(header, rows) : name === undefined ? 'no clients' : `integrator ${name} has no clients`,
       );
     },
   },

@@ -1,7 +1,7 @@
-/** `holdfast integrator …`: integrators — create, change their settings, fund and show their default wallets. */
+/** `holdfast integrator …`: integrators — create and list them, change their settings, fund and show their default wallets. */
 import { loadConfig } from '../../config/index.js';
 import { type IntegratorSettings, parseSettingFlags, SETTING_FLAGS } from '../auth/auth.rules.js';
-import { createIntegrator, updateIntegrator } from '../auth/auth.service.js';
+import { createIntegrator, listIntegrators, updateIntegrator } from '../auth/auth.service.js';
 import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
 import { type Command, Refused, UsageError, onlyArgument, print, table, withOrm } from './cli-support.js';
 
@@ -71,6 +71,22 @@ tokens USD 1.00 buys. SETTINGS, each optional (see integrator update):
         out,
         `integrator ${out.name} (${out.id})${out.token_currency ? `, ${out.tokens_per_usd} ${out.token_currency} per USD 1.00` : ''}`,
       );
+    },
+  },
+  'integrator list': {
+    summary: 'list the integrators',
+    usage: `holdfast integrator list [--json]
+
+Lists every integrator, oldest first: its id, name, token currency and how many tokens USD 1.00
+buys (- when it has none), and when it was made. Only reads: a missing or unmigrated database
+is an error.
+  --json   print {"integrators":[{"id","name","token_currency","tokens_per_usd","created_at"}]}`,
+    options: { json: { type: 'boolean' } },
+    async run(v) {
+      const integrators = await withOrm({ read: 'integrator list' }, (orm) => listIntegrators(orm.em.fork()));
+      const rows = integrators.map((i) => [i.id, i.name, i.token_currency ?? '-', String(i.tokens_per_usd ?? '-'), i.created_at]);
+      const header = ['ID', 'NAME', 'TOKEN CURRENCY', 'TOKENS PER USD', 'CREATED'];
+      print(v.json === true, { integrators }, rows.length ? table(header, rows) : 'no integrators');
     },
   },
   'integrator update': {

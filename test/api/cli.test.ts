@@ -19,7 +19,7 @@ import {
   unique,
   withDatabase,
 } from '../support/harness.js';
-import { TokenSigner } from '../../src/auth/auth.service.js';
+import { createClient, createIntegrator, revokeClient, TokenSigner } from '../../src/auth/auth.service.js';
 import { fundIntegrator } from '../../src/payment-methods/integrator-wallet.service.js';
 
 async function databaseExists(name: string): Promise<boolean> {
@@ -223,6 +223,8 @@ describe('holdfast CLI', function () {
     for (const args of [
       ['ledger', 'verify'],
       ['webhooks', 'replay', '--event', 'evt_x'],
+      ['integrator', 'list'],
+      ['client', 'list', '--json'],
     ]) {
       const res = await holdfastCli(args, { DATABASE_URL: withDatabase(h().databaseUrl, name) });
       assert.equal(res.status, 1, res.stderr);
@@ -620,6 +622,103 @@ describe('holdfast CLI', function () {
       assert.equal(res.stderr, 'holdfast: integrator fund is for staging only: refused when APP_ENV=production\n');
       assert.equal(res.stdout, '');
       assert.deepEqual(await shown(name), { USD: { wallet_id: null, balance: 0 } });
+    });
+  });
+
+  describe('integrator list and client list', () => {
+    it('integrator list shows each integrator with its token currency and rate, as a table and as JSON', async () => {
+      const em = h().orm.em.fork();
+      const tokens = await createIntegrator(em, { name: unique('cli-list-'), tokenCurrency: 'GEM', tokensPerUsd: 250 });
+      const plain = await createIntegrator(em, { name: unique('cli-list-') });
+      const json = await holdfastCli(['integrator', 'list', '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      const listed = JSON.parse(json.stdout).integrators as Array<Record<string, unknown>>;
+      for (const i of listed) assert.deepEqual(Object.keys(i).sort(), ['created_at', 'id', 'name', 'token_currency', 'tokens_per_usd']);
+      const [withTokens] = listed.filter((i) => i.id === tokens.id);
+      assert.deepEqual(
+        { ...withTokens, created_at: undefined },
+        {
+          id: tokens.id,
+          name: tokens.name,
+          token_currency: 'GEM',
+          tokens_per_usd: 250,
+          created_at: undefined,
+        },
+      );
+      assert.match(String(withTokens.created_at), /^\d{4}-\d\d-\d\dT/);
+      assert.equal(listed.find((i) => i.id === plain.id)?.token_currency, null);
+
+      const text = await holdfastCli(['integrator', 'list']);
+      assert.equal(text.status, 0, text.stderr);
+      assert.match(text.stdout, /^ID +NAME +TOKEN CURRENCY +TOKENS PER USD +CREATED\n/);
+      assert.match(text.stdout, new RegExp(`^${tokens.id} +${tokens.name} +GEM +250 +\\d{4}-`, 'm'));
+      assert.match(text.stdout, new RegExp(`^${plain.id} +${plain.name} +- +- +\\d{4}-`, 'm'));
+    });
+
+    it('client list shows every client of an integrator, revoked ones with revoked_at, and never a secret or its hash', async () => {
+      const em = h().orm.em.fork();
+      const integrator = unique('cli-list-');
+      const operator = await createClient(em, { integrator, scopes: ['read_accounts'], isOperator: true, tosSigning: true });
+      const revoked = await createClient(em, { integrator, scopes: [...ALL_SCOPES], canUnblock: true });
+      await revokeClient(em, revoked.client_id);
+      const other = await createClient(em, { integrator: unique('cli-list-'), scopes: ['read_accounts'] });
+      const hashes = await em
+        .getConnection()
+        .execute<Array<{ secret_hash: string }>>('select secret_hash from client where id in (?, ?, ?)', [
+          operator.client_id,
+          revoked.client_id,
+          other.client_id,
+        ]);
+      const secrets = [operator.client_secret, revoked.client_secret, other.client_secret, ...hashes.map((row) => row.secret_hash)];
+
+      const json = await holdfastCli(['client', 'list', '--integrator', integrator, '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      assert.equal(json.stderr, '');
+      const { clients } = JSON.parse(json.stdout) as { clients: Array<Record<string, unknown>> };
+      assert.deepEqual(
+        clients.map((c) => c.client_id),
+        [operator.client_id, revoked.client_id],
+        'only the named integrator, oldest first',
+      );
+      for (const c of clients) {
+        assert.deepEqual(Object.keys(c).sort(), [
+          'can_unblock',
+          'client_id',
+          'created_at',
+          'integrator',
+          'integrator_id',
+          'operator',
+          'revoked_at',
+          'scopes',
+          'tos_signing',
+        ]);
+      }
+      assert.deepEqual(
+        { ...clients[0], integrator_id: undefined, created_at: undefined },
+        {
+          client_id: operator.client_id,
+          integrator_id: undefined,
+          integrator,
+          scopes: ['read_accounts'],
+          operator: true,
+          can_unblock: false,
+          tos_signing: true,
+          created_at: undefined,
+          revoked_at: null,
+        },
+      );
+      assert.equal(clients[1].can_unblock, true);
+      assert.match(String(clients[1].revoked_at), /^\d{4}-\d\d-\d\dT/);
+
+      const all = await holdfastCli(['client', 'list']);
+      assert.equal(all.status, 0, all.stderr);
+      assert.match(all.stdout, /^CLIENT ID +INTEGRATOR +SCOPES +OPERATOR +CAN-UNBLOCK +TOS-SIGNING +CREATED +REVOKED\n/);
+      assert.match(all.stdout, new RegExp(`^${operator.client_id} +${integrator} +read_accounts +yes +no +yes +\\S+ +-$`, 'm'));
+      assert.match(all.stdout, new RegExp(`^${revoked.client_id} +${integrator} +all +no +yes +no +\\S+ +\\d{4}-\\S+$`, 'm'));
+      assert.match(all.stdout, new RegExp(`^${other.client_id} `, 'm'), 'every integrator without --integrator');
+      for (const out of [json.stdout, all.stdout]) {
+        for (const secret of secrets) assert.equal(out.includes(secret), false, 'a secret or secret hash was printed');
+      }
     });
   });
 
