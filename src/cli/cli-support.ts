@@ -10,6 +10,7 @@ import { announceTokenChange, type TokenChange } from '../auth/token-state.servi
 import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.js';
 import { DatabaseMissingError } from '../db/postgres-failures.js';
 import { createRedis } from '../queues/connection.js';
+import { AppError } from '../errors.js';
 import { resolveServices } from '../runtime/services.js';
 
 /** The parsed options of one command line. */
@@ -29,6 +30,30 @@ export interface Command {
 export class UsageError extends Error {}
 /** What the command was asked to act on does not exist. */
 export class NotFound extends Error {}
+/** Where to find a right id of each kind the commands look up, said after the not-found line. */
+const FINDING = {
+  account: 'an account_id',
+  client: 'holdfast client list shows every client_id',
+  event: `the "id" field of a webhook's body`,
+  integrator: 'a name or id; holdfast integrator list shows them',
+  payout: 'a payout_status_id',
+  'webhook endpoint': "GET /v2/webhooks lists an integrator's",
+} as const;
+
+/** The one way a command says that what it was asked to act on does not exist: `no KIND "ID" (where to find one)`. */
+export function notFound(kind: keyof typeof FINDING, id: string): NotFound {
+  return new NotFound(`no ${kind} "${id}" (${FINDING[kind]})`);
+}
+
+/** `work`, with a service's not-found (an AppError, worded for the API) said the CLI's one way. */
+export async function orNotFound<T>(kind: keyof typeof FINDING, id: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw err instanceof AppError && err.kind === 'not_found' ? notFound(kind, id) : err;
+  }
+}
+
 /** What the command may not do here (a staging-only command under APP_ENV=production). */
 export class Refused extends Error {}
 /** `ledger verify` found a breach: the report is printed, the exit code says so. */

@@ -2,9 +2,7 @@
 import { ALL_SCOPES, parseScopeOption } from '../auth/auth.rules.js';
 import { createClient, findIntegrator, listClients, revokeClient, rotateClientSecret } from '../auth/auth.service.js';
 import { SECRET_ROTATION_GRACE_HOURS, parseGraceHours } from '../auth/credential.rules.js';
-import { type Command, NotFound, UsageError, announce, onlyArgument, print, table, withOrm } from './cli-support.js';
-
-const noClient = (id: string) => new NotFound(`no client "${id}" (the client_id that holdfast client create printed)`);
+import { type Command, UsageError, announce, notFound, onlyArgument, print, table, withOrm } from './cli-support.js';
 
 /** A client's scopes in the table: "all" for every scope there is, else the list. */
 function scopesCell(scopes: string[]): string {
@@ -70,7 +68,7 @@ database is an error.
       const clients = await withOrm({ read: 'client list' }, async (orm) => {
         if (name === undefined) return listClients(orm.em.fork());
         const integrator = await findIntegrator(orm.em.fork(), name);
-        if (!integrator) throw new NotFound(`no integrator "${name}" (a name or id)`);
+        if (!integrator) throw notFound('integrator', name);
         return listClients(orm.em.fork(), integrator.id);
       });
       const yes = (flag: boolean) => (flag ? 'yes' : 'no');
@@ -106,7 +104,7 @@ process. Revoking a revoked client changes nothing. An unknown client is an erro
     async run(v, positionals) {
       const id = onlyArgument(positionals, 'client ID');
       const revoked = await withOrm({ read: 'client revoke' }, (orm) => revokeClient(orm.em.fork(), id));
-      if (!revoked) throw noClient(id);
+      if (!revoked) throw notFound('client', id);
       await announce({ clients: [id] });
       print(
         v.json === true,
@@ -133,7 +131,7 @@ error (exit 1).
       const grace = parseGraceHours(typeof v['grace-hours'] === 'string' ? v['grace-hours'] : undefined);
       if (!grace.ok) throw new UsageError('--grace-hours must be a whole number of hours from 0 to 168');
       const rotated = await withOrm({ read: 'client rotate-secret' }, (orm) => rotateClientSecret(orm.em.fork(), id, grace.hours));
-      if (!rotated) throw noClient(id);
+      if (!rotated) throw notFound('client', id);
       print(
         v.json === true,
         { client_id: rotated.client_id, client_secret: rotated.client_secret },

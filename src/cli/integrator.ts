@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/index.js';
 import { type IntegratorSettings, parseSettingFlags, SETTING_FLAGS } from '../auth/auth.rules.js';
 import { createIntegrator, listIntegrators, updateIntegrator } from '../auth/auth.service.js';
 import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
-import { type Command, Refused, UsageError, onlyArgument, print, table, withOrm } from './cli-support.js';
+import { type Command, Refused, UsageError, onlyArgument, orNotFound, print, table, withOrm } from './cli-support.js';
 
 /** The integrator settings' flags, as parseArgs options. */
 const SETTING_OPTIONS = Object.fromEntries(Object.keys(SETTING_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
@@ -106,7 +106,11 @@ processes read them at each payout or conversion.
       const settings = parseSettingFlags(v);
       if (!settings.ok) throw new UsageError(settings.message);
       if (Object.keys(settings.settings).length === 0) throw new UsageError('name at least one setting to change');
-      const updated = await withOrm({ read: 'integrator update' }, (orm) => updateIntegrator(orm.em.fork(), name, settings.settings));
+      const updated = await orNotFound(
+        'integrator',
+        name,
+        withOrm({ read: 'integrator update' }, (orm) => updateIntegrator(orm.em.fork(), name, settings.settings)),
+      );
       const out = { id: updated.id, name: updated.name, ...settingsJson(updated) };
       print(
         v.json === true,
@@ -138,7 +142,11 @@ An unknown integrator or a currency it cannot hold is an error (exit 1).
       if (loadConfig().appEnv === 'production') {
         throw new Refused('integrator fund is for staging only: refused when APP_ENV=production');
       }
-      const funded = await withOrm({ read: 'integrator fund' }, (orm) => fundIntegrator(orm.em.fork(), name, currency, amount));
+      const funded = await orNotFound(
+        'integrator',
+        name,
+        withOrm({ read: 'integrator fund' }, (orm) => fundIntegrator(orm.em.fork(), name, currency, amount)),
+      );
       print(
         v.json === true,
         { ...funded },
@@ -159,7 +167,11 @@ in minor units. An unknown integrator is an error (exit 1).
     positionals: 1,
     async run(v, positionals) {
       const name = onlyArgument(positionals, 'integrator NAME');
-      const shown = await withOrm({ read: 'integrator show' }, (orm) => integratorWallets(orm.em.fork(), name));
+      const shown = await orNotFound(
+        'integrator',
+        name,
+        withOrm({ read: 'integrator show' }, (orm) => integratorWallets(orm.em.fork(), name)),
+      );
       const wallets = table(
         ['CURRENCY', 'WALLET ID', 'BALANCE'],
         shown.wallets.map((w) => [w.currency, w.wallet_id ?? '-', String(w.balance)]),

@@ -2,7 +2,7 @@
 import { loadConfig } from '../../config/index.js';
 import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { decideKyc, eraseKycData } from '../kyc/kyc.service.js';
-import { type Command, UsageError, onlyArgument, print, withOrm } from './cli-support.js';
+import { type Command, UsageError, onlyArgument, orNotFound, print, withOrm } from './cli-support.js';
 
 export const kycCommands: Record<string, Command> = {
   'kyc decide': {
@@ -26,7 +26,11 @@ payouts block that a KYC outcome set. Deciding the state the check has changes n
         );
       }
       const production = loadConfig().appEnv === 'production';
-      const decided = await withOrm({ read: 'kyc decide' }, (orm) => decideKyc(orm.em.fork(), accountId, state as Decision, production));
+      const decided = await orNotFound(
+        'account',
+        accountId,
+        withOrm({ read: 'kyc decide' }, (orm) => decideKyc(orm.em.fork(), accountId, state as Decision, production)),
+      );
       print(v.json === true, { ...decided }, `account ${decided.account_id}: KYC ${decided.state} (pii_level ${decided.pii_level})`);
     },
   },

@@ -1,11 +1,17 @@
 /** `holdfast payouts approve|reject`: the operator's decision on a payout, run as its command in this process. */
 import { operatorPayoutCommand } from '../payouts/payout.commands.js';
-import { type Command, Refused, type Values, onlyArgument, print, withOrm } from './cli-support.js';
+import { type Command, Refused, type Values, notFound, onlyArgument, orNotFound, print, withOrm } from './cli-support.js';
 
 /** Runs the payout's command and prints the payout, or fails with the refusal. */
 async function decide(action: 'approve' | 'reject', v: Values, positionals: string[]): Promise<void> {
   const payoutId = onlyArgument(positionals, 'PAYOUT_ID');
-  const result = await withOrm({ read: `payouts ${action}` }, (orm) => operatorPayoutCommand(orm.em.fork(), payoutId, action));
+  const result = await orNotFound(
+    'payout',
+    payoutId,
+    withOrm({ read: `payouts ${action}` }, (orm) => operatorPayoutCommand(orm.em.fork(), payoutId, action)),
+  );
+  // A payout gone by the time its command ran answers 404 (with no body when the command row went too).
+  if (result.status === 404) throw notFound('payout', payoutId);
   const body = result.body as { payload?: unknown; message?: string[] };
   if (result.status >= 300) {
     const why =

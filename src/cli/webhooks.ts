@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/index.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { type DeliveryQueue, endpointExists, eventExists, replayAndEnqueue } from '../webhooks/relay.service.js';
-import { type Command, NotFound, UsageError, print, redisUrl, withOrm } from './cli-support.js';
+import { type Command, UsageError, notFound, print, redisUrl, withOrm } from './cli-support.js';
 
 /** The webhooks queue, reached only when deliveries are to be enqueued. */
 const deliveryQueue: DeliveryQueue = {
@@ -40,12 +40,8 @@ An unknown event or endpoint is an error (exit 1); so is a missing or unmigrated
         if (!since || Number.isNaN(since.getTime())) throw new UsageError('--endpoint needs --since TIME (ISO 8601)');
       }
       const sent = await withOrm({ read: 'webhooks replay' }, async (orm) => {
-        if (event && !(await eventExists(orm.em.fork(), event))) {
-          throw new NotFound(`no event "${event}" (the id is the "id" field of a webhook's body)`);
-        }
-        if (endpoint && !(await endpointExists(orm.em.fork(), endpoint))) {
-          throw new NotFound(`no webhook endpoint "${endpoint}" (GET /v2/webhooks lists an integrator's)`);
-        }
+        if (event && !(await eventExists(orm.em.fork(), event))) throw notFound('event', event);
+        if (endpoint && !(await endpointExists(orm.em.fork(), endpoint))) throw notFound('webhook endpoint', endpoint);
         // Redis is found only once the rows are written: if it refuses then, they are pending and the delivery sweeper sends them.
         const filter = event ? { eventId: event } : { endpointId: endpoint!, since: since! };
         return (await replayAndEnqueue(orm.em.fork(), deliveryQueue, filter)).length;

@@ -124,35 +124,13 @@ describe('holdfast CLI', function () {
     ['a misspelt option of a read-only command', ['ledger', 'verify', '--jsn'], /unknown option --jsn; did you mean --json\?/],
     ['a misspelt command', ['ledger', 'verfy'], /unknown command "ledger verfy"; did you mean "ledger verify"\?/],
     ['an option before the command of a group', ['client', '--integrator', 'x'], /give a command first: holdfast client create/],
-    [
-      'replaying an event that does not exist',
-      ['webhooks', 'replay', '--event', 'evt_nonexistent'],
-      /^holdfast: no event "evt_nonexistent"/,
-    ],
-    [
-      'replaying an endpoint that does not exist',
-      ['webhooks', 'replay', '--endpoint', 'whk_nonexistent', '--since', '2026-01-01T00:00:00Z'],
-      /^holdfast: no webhook endpoint "whk_nonexistent"/,
-    ],
     ['a token currency without a rate', ['integrator', 'create', 'x', '--token-currency', 'GEM'], /go together/],
     ['a malformed token currency', ['integrator', 'create', 'x', '--token-currency', 'gems', '--tokens-per-usd', '1'], /3 capital letters/],
     ['an unknown command', ['frobnicate'], /unknown command/],
     ['a missing ToS file', ['tos', 'publish', '--file', '/nonexistent/tos.txt'], /cannot read/],
-    ['revoking a client that does not exist', ['client', 'revoke', 'cli_nonexistent'], /^holdfast: no client "cli_nonexistent"/],
-    [
-      'rotating the secret of a client that does not exist',
-      ['client', 'rotate-secret', 'cli_nonexistent'],
-      /^holdfast: no client "cli_nonexistent"/,
-    ],
     ['revoking without a client ID', ['client', 'revoke'], /give exactly one client ID/],
     ['a grace period out of range', ['client', 'rotate-secret', 'cli_x', '--grace-hours', '169'], /--grace-hours must be/],
     ['an argument keys rotate does not take', ['keys', 'rotate', 'now'], /unexpected argument "now"/],
-    [
-      'funding an unknown integrator',
-      ['integrator', 'fund', 'int_nonexistent', '--currency', 'USD', '--amount', '1'],
-      /^holdfast: no integrator "int_nonexistent"/,
-    ],
-    ['showing an unknown integrator', ['integrator', 'show', 'int_nonexistent'], /^holdfast: no integrator "int_nonexistent"/],
     ['funding without --amount', ['integrator', 'fund', 'x', '--currency', 'USD'], /--amount N is required: a positive whole number/],
     [
       'funding a zero amount',
@@ -169,6 +147,57 @@ describe('holdfast CLI', function () {
       assert.notEqual(res.status, 0);
       assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
       assert.match(res.stderr, message);
+    });
+  }
+
+  // Each kind of thing a command looks up, its missing id, where to find a right one, and every command that looks one up.
+  const missing: Array<[kind: string, id: string, hint: string, commands: string[][]]> = [
+    [
+      'client',
+      'cli_nonexistent',
+      'holdfast client list shows every client_id',
+      [
+        ['client', 'revoke', 'cli_nonexistent'],
+        ['client', 'rotate-secret', 'cli_nonexistent'],
+      ],
+    ],
+    [
+      'integrator',
+      'int_nonexistent',
+      'a name or id; holdfast integrator list shows them',
+      [
+        ['integrator', 'update', 'int_nonexistent', '--payout-open-limit', '3'],
+        ['integrator', 'fund', 'int_nonexistent', '--currency', 'USD', '--amount', '1'],
+        ['integrator', 'show', 'int_nonexistent'],
+        ['client', 'list', '--integrator', 'int_nonexistent'],
+      ],
+    ],
+    ['account', 'acc_nonexistent', 'an account_id', [['kyc', 'decide', 'acc_nonexistent', '--state', 'ACCEPT']]],
+    [
+      'payout',
+      'pay_nonexistent',
+      'a payout_status_id',
+      [
+        ['payouts', 'approve', 'pay_nonexistent'],
+        ['payouts', 'reject', 'pay_nonexistent'],
+      ],
+    ],
+    ['event', 'evt_nonexistent', `the "id" field of a webhook's body`, [['webhooks', 'replay', '--event', 'evt_nonexistent']]],
+    [
+      'webhook endpoint',
+      'whk_nonexistent',
+      "GET /v2/webhooks lists an integrator's",
+      [['webhooks', 'replay', '--endpoint', 'whk_nonexistent', '--since', '2026-01-01T00:00:00Z']],
+    ],
+  ];
+  for (const [kind, id, hint, commands] of missing) {
+    it(`says a missing ${kind} the one way: holdfast: no ${kind} "ID" (where to find one), exit 1`, async () => {
+      for (const args of commands) {
+        const res = await holdfastCli(args);
+        assert.equal(res.status, 1, `${args.join(' ')}: ${res.stderr}`);
+        assert.equal(res.stdout, '');
+        assert.equal(res.stderr, `holdfast: no ${kind} "${id}" (${hint})\n`, args.join(' '));
+      }
     });
   }
 
