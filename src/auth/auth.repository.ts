@@ -121,10 +121,16 @@ export async function setIntegratorSettings(db: Db, integratorId: string, settin
   );
 }
 
-/** The integrator with this name, made (with no token currency) when missing; safe when two requests race. */
-export async function ensureIntegratorNamed(em: EntityManager, name: string): Promise<IIntegrator> {
-  await emDb(em).execute('insert into integrator (id, name) values (?, ?) on conflict (name) do nothing', [newId('int'), name]);
-  return em.findOneOrFail(Integrator, { name });
+/**
+ * The integrator with this name, made (with no token currency) when missing; safe when two
+ * requests race. `created`: this call made it (the insert returned its row).
+ */
+export async function ensureIntegratorNamed(em: EntityManager, name: string): Promise<{ integrator: IIntegrator; created: boolean }> {
+  const inserted = await emDb(em).execute<unknown[]>(
+    'insert into integrator (id, name) values (?, ?) on conflict (name) do nothing returning id',
+    [newId('int'), name],
+  );
+  return { integrator: await em.findOneOrFail(Integrator, { name }), created: inserted.length > 0 };
 }
 
 /** Adds a client (flushed in the caller's unit of work). */

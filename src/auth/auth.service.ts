@@ -295,8 +295,16 @@ export async function createClient(
   em: EntityManager,
   input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
 ): Promise<{ client_id: string; client_secret: string; integrator: string; scopes: string[] }> {
+  return (await createClientReporting(em, input)).client;
+}
+
+/** createClient, also saying whether it had to create the integrator (`holdfast client create` tells the operator). */
+export async function createClientReporting(
+  em: EntityManager,
+  input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
+): Promise<{ client: { client_id: string; client_secret: string; integrator: string; scopes: string[] }; integratorCreated: boolean }> {
   return em.transactional(async (tx) => {
-    const integrator = await ensureIntegratorNamed(tx, input.integrator);
+    const { integrator, created } = await ensureIntegratorNamed(tx, input.integrator);
     const secret = newClientSecret();
     const client = await insertClient(tx, {
       integrator,
@@ -306,7 +314,10 @@ export async function createClient(
       canUnblock: input.canUnblock ?? false,
       tosSigning: input.tosSigning ?? false,
     });
-    return { client_id: client.id, client_secret: secret, integrator: integrator.name, scopes: client.scopes };
+    return {
+      client: { client_id: client.id, client_secret: secret, integrator: integrator.name, scopes: client.scopes },
+      integratorCreated: created,
+    };
   });
 }
 

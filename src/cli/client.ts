@@ -1,6 +1,6 @@
 /** `holdfast client …`: OAuth clients — create and list them, revoke one, rotate its secret. */
 import { ALL_SCOPES, parseScopeOption } from '../auth/auth.rules.js';
-import { createClient, findIntegrator, listClients, revokeClient, rotateClientSecret } from '../auth/auth.service.js';
+import { createClientReporting, findIntegrator, listClients, revokeClient, rotateClientSecret } from '../auth/auth.service.js';
 import { SECRET_ROTATION_GRACE_HOURS, parseGraceHours } from '../auth/credential.rules.js';
 import { type Command, UsageError, announce, notFound, onlyArgument, print, table, withOrm } from './cli-support.js';
 
@@ -15,7 +15,8 @@ export const clientCommands: Record<string, Command> = {
     usage: `holdfast client create --integrator NAME [--operator] [--scopes a,b|all] [--can-unblock] [--tos-signing] [--json]
 
 Creates an OAuth client of integrator NAME (creating the integrator, with no token currency,
-when missing) and prints its credentials once: the secret is stored only as a hash.
+when missing: a line on stderr names it) and prints its credentials once: the secret is stored
+only as a hash.
   --scopes        comma-separated scopes, or "all" (default: all)
   --operator      the client acts as the service operator (svc)
   --can-unblock   licence to unblock the integrator's own blocks
@@ -34,8 +35,8 @@ when missing) and prints its credentials once: the secret is stored only as a ha
       if (!integrator) throw new UsageError('--integrator NAME is required');
       const scopes = parseScopeOption(typeof v.scopes === 'string' ? v.scopes : 'all');
       if (!scopes.ok) throw new UsageError(`unknown scope(s): ${scopes.unknown.join(', ')}`);
-      const created = await withOrm('write', (orm) =>
-        createClient(orm.em.fork(), {
+      const { client: created, integratorCreated } = await withOrm('write', (orm) =>
+        createClientReporting(orm.em.fork(), {
           integrator,
           scopes: scopes.scopes,
           isOperator: v.operator === true,
@@ -43,6 +44,8 @@ when missing) and prints its credentials once: the secret is stored only as a ha
           tosSigning: v['tos-signing'] === true,
         }),
       );
+      // A mistyped NAME makes a new integrator (as documented): say so, on stderr so that --json stays one JSON line.
+      if (integratorCreated) process.stderr.write(`holdfast: created integrator "${created.integrator}" (no token currency)\n`);
       print(
         v.json === true,
         created,

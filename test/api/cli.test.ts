@@ -78,6 +78,19 @@ describe('holdfast CLI', function () {
     assert.equal(row.tos_signing, true);
   });
 
+  it('client create names on stderr the integrator it had to create, and says nothing of an existing one', async () => {
+    const name = unique('cli-new-');
+    const first = await holdfastCli(['client', 'create', '--integrator', name, '--json']);
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(first.stderr, `holdfast: created integrator "${name}" (no token currency)\n`);
+    assert.equal(first.stdout.trim().split('\n').length, 1, 'stdout stays one JSON line');
+    assert.equal(JSON.parse(first.stdout).integrator, name);
+    const again = await holdfastCli(['client', 'create', '--integrator', name]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(again.stderr, '', 'the integrator exists now');
+    assert.match(again.stdout, new RegExp(`^integrator=${name}$`, 'm'));
+  });
+
   it('client create --scopes all grants every scope', async () => {
     const res = await holdfastCli(['client', 'create', '--integrator', unique('cli-'), '--scopes', 'all', '--json']);
     assert.deepEqual(JSON.parse(res.stdout).scopes, [...ALL_SCOPES]);
