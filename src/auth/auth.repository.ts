@@ -5,10 +5,11 @@
  * for what every web process reads on its own (keys and revocations, below).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Db } from '../db/sql.js';
+import { isoTimestampSql, type Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { Client, type IClient } from './client.entity.js';
 import type { IIntegrator } from '../integrators/integrator.entity.js';
+import { joinIntegratorSql } from '../integrators/integrator.repository.js';
 
 /**
  * Makes the first signing key, with this id and `secret`, when there is none at all (the very
@@ -172,4 +173,34 @@ export function findClientById(em: EntityManager, id: string, withIntegrator = f
 export async function selectClientScopes(db: Db, id: string): Promise<string[] | undefined> {
   const [row] = await db.execute<Array<{ scopes: string[] }>>('select scopes from client where id = ?', [id]);
   return row?.scopes;
+}
+
+/**
+ * Every client, oldest first, or those of one integrator (`holdfast client list`). The columns
+ * are named one by one: no secret hash may ever leave this statement.
+ */
+export function selectClients(
+  db: Db,
+  integratorId?: string,
+): Promise<
+  Array<{
+    id: string;
+    integrator_id: string;
+    integrator: string;
+    scopes: string[];
+    is_operator: boolean;
+    can_unblock: boolean;
+    tos_signing: boolean;
+    created_at: string;
+    revoked_at: string | null;
+  }>
+> {
+  return db.execute(
+    `select c.id, c.integrator_id, i.name as integrator, c.scopes, c.is_operator, c.can_unblock, c.tos_signing,
+            ${isoTimestampSql('c.created_at')} as created_at, ${isoTimestampSql('c.revoked_at')} as revoked_at
+       from client c ${joinIntegratorSql('i', 'c.integrator_id')}
+      where ?::text is null or c.integrator_id = ?
+      order by c.created_at, c.id`,
+    [integratorId ?? null, integratorId ?? null],
+  );
 }

@@ -21,6 +21,7 @@ import {
   liveSigningKeys,
   revokeClientRow,
   rotateClientSecretRow,
+  selectClients,
   selectClientScopes,
 } from './auth.repository.js';
 import { ACCESS_TOKEN_TTL_SECONDS, grantScopes, parseScopeList } from './auth.rules.js';
@@ -203,8 +204,16 @@ export async function createClient(
   em: EntityManager,
   input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
 ): Promise<{ client_id: string; client_secret: string; integrator: string; scopes: string[] }> {
+  return (await createClientReporting(em, input)).client;
+}
+
+/** createClient, also saying whether it had to create the integrator (`holdfast client create` tells the operator). */
+export async function createClientReporting(
+  em: EntityManager,
+  input: { integrator: string; scopes: string[]; isOperator?: boolean; canUnblock?: boolean; tosSigning?: boolean },
+): Promise<{ client: { client_id: string; client_secret: string; integrator: string; scopes: string[] }; integratorCreated: boolean }> {
   return em.transactional(async (tx) => {
-    const integrator = await ensureIntegrator(tx, input.integrator);
+    const { integrator, created } = await ensureIntegrator(tx, input.integrator);
     const secret = newClientSecret();
     const client = await insertClient(tx, {
       integrator,
@@ -214,7 +223,10 @@ export async function createClient(
       canUnblock: input.canUnblock ?? false,
       tosSigning: input.tosSigning ?? false,
     });
-    return { client_id: client.id, client_secret: secret, integrator: integrator.name, scopes: client.scopes };
+    return {
+      client: { client_id: client.id, client_secret: secret, integrator: integrator.name, scopes: client.scopes },
+      integratorCreated: created,
+    };
   });
 }
 
@@ -341,4 +353,32 @@ export function clientScopes(db: Db, clientId: string): Promise<string[] | undef
  */
 export function revokeSession(db: Db, sid: string, accountId: string): Promise<void> {
   return insertRevokedSession(db, sid, accountId, TOKEN_MEMORY_SECONDS);
+}
+
+/** A client as `holdfast client list` shows it: never its secret nor the secret's hash. */
+export interface ClientListing {
+  client_id: string;
+  integrator_id: string;
+  integrator: string;
+  scopes: string[];
+  operator: boolean;
+  can_unblock: boolean;
+  tos_signing: boolean;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** Every client, oldest first, or only those of one integrator (its id). */
+export async function listClients(em: EntityManager, integratorId?: string): Promise<ClientListing[]> {
+  return (await selectClients(pooled(em), integratorId)).map((row) => ({
+    client_id: row.id,
+    integrator_id: row.integrator_id,
+    integrator: row.integrator,
+    scopes: row.scopes,
+    operator: row.is_operator,
+    can_unblock: row.can_unblock,
+    tos_signing: row.tos_signing,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  }));
 }

@@ -5,7 +5,7 @@
  * other modules' one-statement reads take.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { emDb, type Db } from '../db/sql.js';
+import { emDb, isoTimestampSql, type Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { Integrator, type IIntegrator } from './integrator.entity.js';
 import type { IntegratorSettings } from './integrator.rules.js';
@@ -84,10 +84,16 @@ export async function setIntegratorSettings(db: Db, integratorId: string, settin
   );
 }
 
-/** The integrator with this name, made (with no token currency) when missing; safe when two requests race. */
-export async function ensureIntegratorNamed(em: EntityManager, name: string): Promise<IIntegrator> {
-  await emDb(em).execute('insert into integrator (id, name) values (?, ?) on conflict (name) do nothing', [newId('int'), name]);
-  return em.findOneOrFail(Integrator, { name });
+/**
+ * The integrator with this name, made (with no token currency) when missing; safe when two
+ * requests race. `created`: this call made it (the insert returned its row).
+ */
+export async function ensureIntegratorNamed(em: EntityManager, name: string): Promise<{ integrator: IIntegrator; created: boolean }> {
+  const inserted = await emDb(em).execute<unknown[]>(
+    'insert into integrator (id, name) values (?, ?) on conflict (name) do nothing returning id',
+    [newId('int'), name],
+  );
+  return { integrator: await em.findOneOrFail(Integrator, { name }), created: inserted.length > 0 };
 }
 
 /** Makes the named integrator with this token currency, or gives it one when it has none (safe when processes race). */
@@ -97,5 +103,15 @@ export async function ensureIntegratorTokens(em: EntityManager, name: string, to
      on conflict (name) do update set token_currency = excluded.token_currency, tokens_per_usd = excluded.tokens_per_usd
        where integrator.token_currency is null`,
     [newId('int'), name, tokenCurrency, tokensPerUsd],
+  );
+}
+
+/** Every integrator, oldest first (`holdfast integrator list`). */
+export function selectIntegrators(
+  db: Db,
+): Promise<Array<{ id: string; name: string; token_currency: string | null; tokens_per_usd: string | null; created_at: string }>> {
+  return db.execute(
+    `select i.id, i.name, i.token_currency, i.tokens_per_usd, ${isoTimestampSql('i.created_at')} as created_at
+       from integrator i order by i.created_at, i.id`,
   );
 }

@@ -14,6 +14,7 @@ import {
   getIntegrator,
   insertIntegrator,
   integratorById,
+  selectIntegrators,
   integratorSettingsOf,
   setIntegratorSettings,
 } from './integrator.repository.js';
@@ -57,8 +58,11 @@ export function loadIntegrator(em: EntityManager, integratorId: string): Promise
   return getIntegrator(em, integratorId);
 }
 
-/** The integrator with this name (its entity), made with no token currency when missing; safe when two requests race. */
-export function ensureIntegrator(em: EntityManager, name: string): Promise<IIntegrator> {
+/**
+ * The integrator with this name (its entity), made with no token currency when missing; safe
+ * when two requests race. `created`: this call made it.
+ */
+export function ensureIntegrator(em: EntityManager, name: string): Promise<{ integrator: IIntegrator; created: boolean }> {
   return ensureIntegratorNamed(em, name);
 }
 
@@ -95,4 +99,24 @@ export async function updateIntegrator(em: EntityManager, idOrName: string, sett
 /** Makes the named integrator with this token currency, or gives it one when it has none. */
 export function ensureIntegratorTokenCurrency(em: EntityManager, name: string, tokenCurrency: string, tokensPerUsd: number): Promise<void> {
   return ensureIntegratorTokens(em, name, tokenCurrency, tokensPerUsd);
+}
+
+/** An integrator as `holdfast integrator list` shows it. */
+export interface IntegratorListing {
+  id: string;
+  name: string;
+  token_currency: string | null;
+  tokens_per_usd: number | null;
+  created_at: string;
+}
+
+/** Every integrator, oldest first. */
+export async function listIntegrators(em: EntityManager): Promise<IntegratorListing[]> {
+  return (await selectIntegrators(pooled(em))).map((row) => ({
+    id: row.id,
+    name: row.name,
+    token_currency: row.token_currency,
+    tokens_per_usd: row.tokens_per_usd === null ? null : Number(row.tokens_per_usd),
+    created_at: row.created_at,
+  }));
 }

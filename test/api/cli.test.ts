@@ -19,7 +19,8 @@ import {
   unique,
   withDatabase,
 } from '../support/harness.js';
-import { TokenSigner } from '../../src/auth/auth.service.js';
+import { createClient, revokeClient, TokenSigner } from '../../src/auth/auth.service.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { fundIntegrator } from '../../src/payment-methods/integrator-wallet.service.js';
 
 async function databaseExists(name: string): Promise<boolean> {
@@ -78,6 +79,19 @@ describe('holdfast CLI', function () {
     assert.equal(row.tos_signing, true);
   });
 
+  it('client create names on stderr the integrator it had to create, and says nothing of an existing one', async () => {
+    const name = unique('cli-new-');
+    const first = await holdfastCli(['client', 'create', '--integrator', name, '--json']);
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(first.stderr, `holdfast: created integrator "${name}" (no token currency)\n`);
+    assert.equal(first.stdout.trim().split('\n').length, 1, 'stdout stays one JSON line');
+    assert.equal(JSON.parse(first.stdout).integrator, name);
+    const again = await holdfastCli(['client', 'create', '--integrator', name]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(again.stderr, '', 'the integrator exists now');
+    assert.match(again.stdout, new RegExp(`^integrator=${name}$`, 'm'));
+  });
+
   it('client create --scopes all grants every scope', async () => {
     const res = await holdfastCli(['client', 'create', '--integrator', unique('cli-'), '--scopes', 'all', '--json']);
     assert.deepEqual(JSON.parse(res.stdout).scopes, [...ALL_SCOPES]);
@@ -124,35 +138,13 @@ describe('holdfast CLI', function () {
     ['a misspelt option of a read-only command', ['ledger', 'verify', '--jsn'], /unknown option --jsn; did you mean --json\?/],
     ['a misspelt command', ['ledger', 'verfy'], /unknown command "ledger verfy"; did you mean "ledger verify"\?/],
     ['an option before the command of a group', ['client', '--integrator', 'x'], /give a command first: holdfast client create/],
-    [
-      'replaying an event that does not exist',
-      ['webhooks', 'replay', '--event', 'evt_nonexistent'],
-      /^holdfast: no event "evt_nonexistent"/,
-    ],
-    [
-      'replaying an endpoint that does not exist',
-      ['webhooks', 'replay', '--endpoint', 'whk_nonexistent', '--since', '2026-01-01T00:00:00Z'],
-      /^holdfast: no webhook endpoint "whk_nonexistent"/,
-    ],
     ['a token currency without a rate', ['integrator', 'create', 'x', '--token-currency', 'GEM'], /go together/],
     ['a malformed token currency', ['integrator', 'create', 'x', '--token-currency', 'gems', '--tokens-per-usd', '1'], /3 capital letters/],
     ['an unknown command', ['frobnicate'], /unknown command/],
     ['a missing ToS file', ['tos', 'publish', '--file', '/nonexistent/tos.txt'], /cannot read/],
-    ['revoking a client that does not exist', ['client', 'revoke', 'cli_nonexistent'], /^holdfast: no client "cli_nonexistent"/],
-    [
-      'rotating the secret of a client that does not exist',
-      ['client', 'rotate-secret', 'cli_nonexistent'],
-      /^holdfast: no client "cli_nonexistent"/,
-    ],
     ['revoking without a client ID', ['client', 'revoke'], /give exactly one client ID/],
     ['a grace period out of range', ['client', 'rotate-secret', 'cli_x', '--grace-hours', '169'], /--grace-hours must be/],
     ['an argument keys rotate does not take', ['keys', 'rotate', 'now'], /unexpected argument "now"/],
-    [
-      'funding an unknown integrator',
-      ['integrator', 'fund', 'int_nonexistent', '--currency', 'USD', '--amount', '1'],
-      /^holdfast: no integrator "int_nonexistent"/,
-    ],
-    ['showing an unknown integrator', ['integrator', 'show', 'int_nonexistent'], /^holdfast: no integrator "int_nonexistent"/],
     ['funding without --amount', ['integrator', 'fund', 'x', '--currency', 'USD'], /--amount N is required: a positive whole number/],
     [
       'funding a zero amount',
@@ -172,6 +164,57 @@ describe('holdfast CLI', function () {
     });
   }
 
+  // Each kind of thing a command looks up, its missing id, where to find a right one, and every command that looks one up.
+  const missing: Array<[kind: string, id: string, hint: string, commands: string[][]]> = [
+    [
+      'client',
+      'cli_nonexistent',
+      'holdfast client list shows every client_id',
+      [
+        ['client', 'revoke', 'cli_nonexistent'],
+        ['client', 'rotate-secret', 'cli_nonexistent'],
+      ],
+    ],
+    [
+      'integrator',
+      'int_nonexistent',
+      'a name or id; holdfast integrator list shows them',
+      [
+        ['integrator', 'update', 'int_nonexistent', '--payout-open-limit', '3'],
+        ['integrator', 'fund', 'int_nonexistent', '--currency', 'USD', '--amount', '1'],
+        ['integrator', 'show', 'int_nonexistent'],
+        ['client', 'list', '--integrator', 'int_nonexistent'],
+      ],
+    ],
+    ['account', 'acc_nonexistent', 'an account_id', [['kyc', 'decide', 'acc_nonexistent', '--state', 'ACCEPT']]],
+    [
+      'payout',
+      'pay_nonexistent',
+      'a payout_status_id',
+      [
+        ['payouts', 'approve', 'pay_nonexistent'],
+        ['payouts', 'reject', 'pay_nonexistent'],
+      ],
+    ],
+    ['event', 'evt_nonexistent', `the "id" field of a webhook's body`, [['webhooks', 'replay', '--event', 'evt_nonexistent']]],
+    [
+      'webhook endpoint',
+      'whk_nonexistent',
+      "GET /v2/webhooks lists an integrator's",
+      [['webhooks', 'replay', '--endpoint', 'whk_nonexistent', '--since', '2026-01-01T00:00:00Z']],
+    ],
+  ];
+  for (const [kind, id, hint, commands] of missing) {
+    it(`says a missing ${kind} the one way: holdfast: no ${kind} "ID" (where to find one), exit 1`, async () => {
+      for (const args of commands) {
+        const res = await holdfastCli(args);
+        assert.equal(res.status, 1, `${args.join(' ')}: ${res.stderr}`);
+        assert.equal(res.stdout, '');
+        assert.equal(res.stderr, `holdfast: no ${kind} "${id}" (${hint})\n`, args.join(' '));
+      }
+    });
+  }
+
   it('a taken integrator name fails with one line', async () => {
     const name = unique('dup-');
     await holdfastCli(['integrator', 'create', name]);
@@ -180,21 +223,34 @@ describe('holdfast CLI', function () {
     assert.match(res.stderr, /already exists/);
   });
 
-  it('every command and command group has --help (exit 0, on stdout)', async () => {
+  it('every command and command group has --help (exit 0, on stdout)', async function () {
+    this.timeout(300_000);
     const commands = [
       ['client', 'create'],
+      ['client', 'list'],
       ['client', 'revoke'],
       ['client', 'rotate-secret'],
       ['keys', 'rotate'],
       ['integrator', 'create'],
+      ['integrator', 'fund'],
+      ['integrator', 'list'],
+      ['integrator', 'show'],
+      ['integrator', 'update'],
+      ['kyc', 'decide'],
+      ['kyc', 'erase'],
       ['ledger', 'verify'],
       ['migrate'],
+      ['payouts', 'approve'],
+      ['payouts', 'reject'],
       ['tos', 'publish'],
       ['webhooks', 'replay'],
     ];
-    const all = [...commands, ['client'], ['integrator'], ['keys'], ['ledger'], ['tos'], ['webhooks'], []];
+    const all = [...commands, ['client'], ['integrator'], ['keys'], ['kyc'], ['ledger'], ['payouts'], ['tos'], ['webhooks'], []];
+    // Four at a time: each is a Node process starting tsx, and the machine may be busy.
     const results: Array<Awaited<ReturnType<typeof holdfastCli>>> = [];
-    for (const cmd of all) results.push(await holdfastCli([...cmd, '--help']));
+    for (let i = 0; i < all.length; i += 4) {
+      results.push(...(await Promise.all(all.slice(i, i + 4).map((cmd) => holdfastCli([...cmd, '--help'])))));
+    }
     for (const [i, cmd] of all.entries()) {
       const res = results[i];
       assert.equal(res.status, 0, `${cmd.join(' ')}: ${res.stderr}`);
@@ -204,6 +260,9 @@ describe('holdfast CLI', function () {
     const group = results[all.findIndex((cmd) => cmd.join(' ') === 'client')];
     assert.match(group.stdout, /holdfast client create --integrator NAME/);
     assert.match(group.stdout, /--scopes/);
+    // The overview lists every command.
+    const overview = results[all.length - 1].stdout;
+    for (const cmd of commands) assert.match(overview, new RegExp(`^  ${cmd.join(' ')} +\\S`, 'm'), cmd.join(' '));
   });
 
   it('bare holdfast, or a group without its command, prints the help on stderr and exits 2', async () => {
@@ -223,6 +282,8 @@ describe('holdfast CLI', function () {
     for (const args of [
       ['ledger', 'verify'],
       ['webhooks', 'replay', '--event', 'evt_x'],
+      ['integrator', 'list'],
+      ['client', 'list', '--json'],
     ]) {
       const res = await holdfastCli(args, { DATABASE_URL: withDatabase(h().databaseUrl, name) });
       assert.equal(res.status, 1, res.stderr);
@@ -620,6 +681,103 @@ describe('holdfast CLI', function () {
       assert.equal(res.stderr, 'holdfast: integrator fund is for staging only: refused when APP_ENV=production\n');
       assert.equal(res.stdout, '');
       assert.deepEqual(await shown(name), { USD: { wallet_id: null, balance: 0 } });
+    });
+  });
+
+  describe('integrator list and client list', () => {
+    it('integrator list shows each integrator with its token currency and rate, as a table and as JSON', async () => {
+      const em = h().orm.em.fork();
+      const tokens = await createIntegrator(em, { name: unique('cli-list-'), tokenCurrency: 'GEM', tokensPerUsd: 250 });
+      const plain = await createIntegrator(em, { name: unique('cli-list-') });
+      const json = await holdfastCli(['integrator', 'list', '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      const listed = JSON.parse(json.stdout).integrators as Array<Record<string, unknown>>;
+      for (const i of listed) assert.deepEqual(Object.keys(i).sort(), ['created_at', 'id', 'name', 'token_currency', 'tokens_per_usd']);
+      const [withTokens] = listed.filter((i) => i.id === tokens.id);
+      assert.deepEqual(
+        { ...withTokens, created_at: undefined },
+        {
+          id: tokens.id,
+          name: tokens.name,
+          token_currency: 'GEM',
+          tokens_per_usd: 250,
+          created_at: undefined,
+        },
+      );
+      assert.match(String(withTokens.created_at), /^\d{4}-\d\d-\d\dT/);
+      assert.equal(listed.find((i) => i.id === plain.id)?.token_currency, null);
+
+      const text = await holdfastCli(['integrator', 'list']);
+      assert.equal(text.status, 0, text.stderr);
+      assert.match(text.stdout, /^ID +NAME +TOKEN CURRENCY +TOKENS PER USD +CREATED\n/);
+      assert.match(text.stdout, new RegExp(`^${tokens.id} +${tokens.name} +GEM +250 +\\d{4}-`, 'm'));
+      assert.match(text.stdout, new RegExp(`^${plain.id} +${plain.name} +- +- +\\d{4}-`, 'm'));
+    });
+
+    it('client list shows every client of an integrator, revoked ones with revoked_at, and never a secret or its hash', async () => {
+      const em = h().orm.em.fork();
+      const integrator = unique('cli-list-');
+      const operator = await createClient(em, { integrator, scopes: ['read_accounts'], isOperator: true, tosSigning: true });
+      const revoked = await createClient(em, { integrator, scopes: [...ALL_SCOPES], canUnblock: true });
+      await revokeClient(em, revoked.client_id);
+      const other = await createClient(em, { integrator: unique('cli-list-'), scopes: ['read_accounts'] });
+      const hashes = await em
+        .getConnection()
+        .execute<Array<{ secret_hash: string }>>('select secret_hash from client where id in (?, ?, ?)', [
+          operator.client_id,
+          revoked.client_id,
+          other.client_id,
+        ]);
+      const secrets = [operator.client_secret, revoked.client_secret, other.client_secret, ...hashes.map((row) => row.secret_hash)];
+
+      const json = await holdfastCli(['client', 'list', '--integrator', integrator, '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      assert.equal(json.stderr, '');
+      const { clients } = JSON.parse(json.stdout) as { clients: Array<Record<string, unknown>> };
+      assert.deepEqual(
+        clients.map((c) => c.client_id),
+        [operator.client_id, revoked.client_id],
+        'only the named integrator, oldest first',
+      );
+      for (const c of clients) {
+        assert.deepEqual(Object.keys(c).sort(), [
+          'can_unblock',
+          'client_id',
+          'created_at',
+          'integrator',
+          'integrator_id',
+          'operator',
+          'revoked_at',
+          'scopes',
+          'tos_signing',
+        ]);
+      }
+      assert.deepEqual(
+        { ...clients[0], integrator_id: undefined, created_at: undefined },
+        {
+          client_id: operator.client_id,
+          integrator_id: undefined,
+          integrator,
+          scopes: ['read_accounts'],
+          operator: true,
+          can_unblock: false,
+          tos_signing: true,
+          created_at: undefined,
+          revoked_at: null,
+        },
+      );
+      assert.equal(clients[1].can_unblock, true);
+      assert.match(String(clients[1].revoked_at), /^\d{4}-\d\d-\d\dT/);
+
+      const all = await holdfastCli(['client', 'list']);
+      assert.equal(all.status, 0, all.stderr);
+      assert.match(all.stdout, /^CLIENT ID +INTEGRATOR +SCOPES +OPERATOR +CAN-UNBLOCK +TOS-SIGNING +CREATED +REVOKED\n/);
+      assert.match(all.stdout, new RegExp(`^${operator.client_id} +${integrator} +read_accounts +yes +no +yes +\\S+ +-$`, 'm'));
+      assert.match(all.stdout, new RegExp(`^${revoked.client_id} +${integrator} +all +no +yes +no +\\S+ +\\d{4}-\\S+$`, 'm'));
+      assert.match(all.stdout, new RegExp(`^${other.client_id} `, 'm'), 'every integrator without --integrator');
+      for (const out of [json.stdout, all.stdout]) {
+        for (const secret of secrets) assert.equal(out.includes(secret), false, 'a secret or secret hash was printed');
+      }
     });
   });
 
