@@ -278,3 +278,37 @@ export async function escrowOutcome(db: Db, escrowId: string): Promise<'committe
   );
   return row?.outcome ?? 'neither';
 }
+
+/** The invoice types a line item is refunded from (the purchases; an escrow's, its escrow invoice). */
+const PURCHASE_TYPES_SQL = `('user_purchase', 'user_purchase_virtual', 'user_purchase_escrow', 'user_purchase_escrow_virtual', 'token_purchase')`;
+
+/** The purchase invoice of the integrator's that holds a line item (by the GIN index on purchases' lines). */
+export async function purchaseOfLineItem(db: Db, integratorId: string, lineItemId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select id from invoice where invoice_type in ${PURCHASE_TYPES_SQL} and line_items @> ?::jsonb and integrator_id = ? limit 1`,
+    [JSON.stringify([{ line_item_id: lineItemId }]), integratorId],
+  );
+  return row?.id;
+}
+
+/**
+ * Fragment: what each payment method paid, per purchase invoice among those an SQL query yields
+ * (rows `invoice_id`, `payment_method_id`, `paid`), for the refunds' `ledger verify` checks.
+ */
+export function purchaseChargesSql(invoiceIdsQuery: string): string {
+  return `select i.id as invoice_id, m ->> 'payment_method_id' as payment_method_id, sum((m ->> 'amount')::bigint) as paid
+            from invoice i, jsonb_array_elements(i.payment_methods) m
+           where i.id in (${invoiceIdsQuery})
+           group by 1, 2`;
+}
+
+/**
+ * Fragment: what each line item cost, per purchase invoice among those an SQL query yields
+ * (rows `invoice_id`, `line_item_id`, `paid`), for the refunds' `ledger verify` checks.
+ */
+export function purchaseLineCostsSql(invoiceIdsQuery: string): string {
+  return `select i.id as invoice_id, l ->> 'line_item_id' as line_item_id, sum((l ->> 'amount')::bigint) as paid
+            from invoice i, jsonb_array_elements(i.line_items) l
+           where i.id in (${invoiceIdsQuery})
+           group by 1, 2`;
+}

@@ -6,6 +6,7 @@
  */
 import { addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
 import type { IInvoice } from './invoice.entity.js';
+import { walletIdOf } from '../ledger/ledger.rules.js';
 
 export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
 
@@ -107,6 +108,23 @@ export function displayAmount(amount: number, currency: string): string {
   if (decimals === 0) return `${currency} ${amount}`;
   const digits = String(amount).padStart(decimals + 1, '0');
   return `${currency} ${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+}
+
+/**
+ * Why a recipient's `source_wallet_id` cannot be used, or null: the recipient's own destination
+ * (`SAME_AS_DESTINATION`: the share would start where it lands) or the wallet of one of the
+ * buyer's payment methods (`BUYER_WALLET`: the line would land back where it is paid from).
+ * Either moves nothing, so the posting that should record the money would have no entries.
+ */
+export function sourceWalletProblem(
+  recipient: { source_wallet_id?: string; destination_wallet_id: string },
+  paymentMethods: ReadonlyArray<{ payment_method_id: string }>,
+): 'SAME_AS_DESTINATION' | 'BUYER_WALLET' | null {
+  const source = recipient.source_wallet_id;
+  if (!source) return null;
+  if (source === recipient.destination_wallet_id) return 'SAME_AS_DESTINATION';
+  if (paymentMethods.some((pm) => walletIdOf(pm.payment_method_id) === source)) return 'BUYER_WALLET';
+  return null;
 }
 
 /** Largest metadata object accepted, serialised. */

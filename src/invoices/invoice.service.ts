@@ -22,6 +22,7 @@ import {
   invoiceView,
   metadataTooLarge,
   planMoney,
+  sourceWalletProblem,
   type InvoiceRecord,
   type LineItemInput,
   type MoneyPlan,
@@ -155,6 +156,10 @@ async function checkReferences(
       if (r.source_wallet_id && !known.some((w) => w.id === r.source_wallet_id)) {
         addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, 'NOT_FOUND');
       }
+      // A share that would land where it starts, or back in a wallet the buyer pays with, moves
+      // nothing: a posting of no entries, which the ledger refuses to record.
+      const sourceProblem = sourceWalletProblem(r, input.payment_methods);
+      if (sourceProblem) addFieldError(fields, `line_items.${i}.recipients.${j}.source_wallet_id`, sourceProblem);
     });
   });
   if (Object.keys(fields).length) throw AppError.invalid(fields);

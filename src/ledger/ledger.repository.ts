@@ -88,7 +88,9 @@ export async function insertWalletAccount(
 /**
  * The id of the integrator's system account of this kind and currency, made with `newAccount`
  * when missing, in the caller's transaction (safe when transactions race: the loser waits for
- * the winner's row). `created`: made by this statement, so not yet committed.
+ * the winner's row). `created`: made by the caller's transaction — by this statement, or by an
+ * earlier one of it (the row's `xmin` is a transaction id this backend holds) — so not yet
+ * committed.
  */
 export async function ensureSystemAccount(
   db: Db,
@@ -100,11 +102,13 @@ export async function ensureSystemAccount(
     [newAccount.id, newAccount.integratorId, newAccount.kind, newAccount.currency, newAccount.normalSide, newAccount.allowNegative],
   );
   if (made) return { id: made.id, created: true };
-  const [row] = await db.execute<Array<{ id: string }>>(
-    'select id from ledger_account where integrator_id = ? and kind = ? and currency = ?',
+  const [row] = await db.execute<Array<{ id: string; mine: boolean }>>(
+    `select a.id, exists (select 1 from pg_locks l
+                          where l.locktype = 'transactionid' and l.pid = pg_backend_pid() and l.transactionid = a.xmin) as mine
+       from ledger_account a where a.integrator_id = ? and a.kind = ? and a.currency = ?`,
     [newAccount.integratorId, newAccount.kind, newAccount.currency],
   );
-  return { id: row.id, created: false };
+  return { id: row.id, created: row.mine };
 }
 
 /** The integrator's system accounts of one kind, one per currency (`id`, `currency`, `balance`), by currency. */

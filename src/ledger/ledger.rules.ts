@@ -38,12 +38,12 @@ export function mergeEntries(entries: EntryInput[]): EntryInput[] {
   return [...merged.values()].filter((e) => e.amount !== 0).sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
 }
 
-/** The wallet ledger account of a wallet payment method: `pm_X` → `wal_X`. */
-/** Whether a ledger account id is a wallet's (a payment method's) rather than a system account's. */
-export function isWalletAccount(accountId: string): boolean {
-  return accountId.startsWith('wal_');
+/** Whether a posting moves anything: its entries, merged per account and currency, do not all cancel out. */
+export function movesMoney(posting: { entries: EntryInput[] }): boolean {
+  return mergeEntries(posting.entries).length > 0;
 }
 
+/** The wallet ledger account of a wallet payment method: `pm_X` → `wal_X`. */
 export function walletIdOf(paymentMethodId: string): string {
   return `wal_${paymentMethodId.slice(paymentMethodId.indexOf('_') + 1)}`;
 }

@@ -19,7 +19,7 @@ import {
   type StatementQuery,
 } from './ledger.repository.js';
 import { newId } from '../ids.js';
-import { mergeEntries, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
+import { mergeEntries, movesMoney, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
 import type { LedgerAccountKind } from './ledger.entity.js';
 
 export type SystemAccountKind = Exclude<LedgerAccountKind, 'user_wallet'>;
@@ -49,7 +49,8 @@ const systemAccounts = new Map<string, string>();
  * The integrator's account of a system kind in a currency, created on first use in the caller's
  * transaction (`db`; an EntityManager runs it on its own, committed at once). A command therefore
  * holds one connection from start to end, however many accounts it makes. Only an id read as
- * committed is remembered, so a rolled-back caller never leaves one without its row.
+ * committed is remembered — not one this transaction made, even when it asks again — so a
+ * rolled-back caller never leaves one without its row.
  */
 export async function systemAccount(
   target: Db | EntityManager,
@@ -98,8 +99,9 @@ export function isOverdraft(err: unknown): boolean {
 }
 
 /**
- * Posts balanced sets of entries in the caller's transaction; returns how many were new (a
- * posting whose reference exists moves nothing again). Balances change, and the no-overdraft
+ * Posts balanced sets of entries in the caller's transaction; returns how many are done by this
+ * call: those that were new (a posting whose reference exists moves nothing again), and those
+ * whose entries cancel out (nothing to write). Balances change, and the no-overdraft
  * rule is enforced, at the end of that statement (one update per account, in account order, so
  * transactions lock the accounts they share in the same order): callers that may charge too
  * much check the balance first, under a row lock.
@@ -109,16 +111,19 @@ export async function post(target: Db | EntityManager, ...postings: Posting[]): 
     const problems = postingProblems(posting.entries);
     if (problems.length) throw new Error(`unbalanced or malformed posting ${posting.reference}: ${problems.join('; ')}`);
   });
-  if (postings.length === 0) return 0;
-  const rows = postings.map((posting) => ({
+  // A posting whose entries cancel out moves nothing: it is not written (a posting has two
+  // entries or more), and counts as done.
+  const moving = postings.filter(movesMoney);
+  if (moving.length === 0) return postings.length;
+  const rows = moving.map((posting) => ({
     id: newId('pst'),
     integratorId: posting.integratorId,
     reference: posting.reference,
     description: posting.description.slice(0, 200),
   }));
-  const entries = postings.flatMap((posting, i) => mergeEntries(posting.entries).map((e) => ({ postingId: rows[i].id, ...e })));
+  const entries = moving.flatMap((posting, i) => mergeEntries(posting.entries).map((e) => ({ postingId: rows[i].id, ...e })));
   const db = 'getConnection' in target ? emDb(target) : target;
-  return (await insertPostings(db, rows, entries)).size;
+  return (await insertPostings(db, rows, entries)).size + (postings.length - moving.length);
 }
 
 /** Current balances (minor units) of ledger accounts, by id. */

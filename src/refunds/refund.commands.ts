@@ -69,10 +69,10 @@ function refundSources(
 }
 
 /**
- * The `invoice.refund` runner, in one transaction: lock the command, then the purchase invoice
+ * The `invoice.refund` runner, in the one command transaction: lock the purchase invoice
  * (concurrent refunds of one invoice run one after the other), hold its buyer, then lock every
- * ledger account the refund may post to, in one statement (id order, so refunds never
- * deadlock one another). Decide the refund's cells from what is left — refusing when nothing
+ * ledger account the refund may post to, in one statement (`lockForPosting`'s order, so refunds
+ * never deadlock one another). Decide the refund's cells from what is left — refusing when nothing
  * is, or a line-item refund asks for more — and how each method's part goes; reject (recorded,
  * 409 `REFUND_REJECTED`) when the integrator's wallet cannot cover the parts that go through;
  * else write the refund invoice, its events and postings. A command already done answers its

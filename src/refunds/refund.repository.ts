@@ -7,7 +7,13 @@
  */
 import { mergedAccountSql } from '../accounts/account-block.repository.js';
 import type { Db } from '../db/sql.js';
-import { INVOICE_COLUMNS, invoiceFromRow, refundPartSucceededSql } from '../invoices/invoice.repository.js';
+import {
+  INVOICE_COLUMNS,
+  invoiceFromRow,
+  purchaseChargesSql,
+  purchaseLineCostsSql,
+  refundPartSucceededSql,
+} from '../invoices/invoice.repository.js';
 import type { InvoiceRecord } from '../invoices/invoice.rules.js';
 import { type Found, PROBLEM_TOTAL_SQL, postingMovedSql } from '../ledger/ledger.repository.js';
 
@@ -58,18 +64,6 @@ export async function accountWasMerged(db: Db, accountId: string): Promise<boole
   return row?.merged === true;
 }
 
-/** The invoice types a line item is refunded from (the purchases; an escrow's, its escrow invoice). */
-const PURCHASE_TYPES_SQL = `('user_purchase', 'user_purchase_virtual', 'user_purchase_escrow', 'user_purchase_escrow_virtual', 'token_purchase')`;
-
-/** The purchase invoice of the integrator's that holds a line item (by the GIN index on purchases' lines). */
-export async function purchaseOfLineItem(db: Db, integratorId: string, lineItemId: string): Promise<string | undefined> {
-  const [row] = await db.execute<Array<{ id: string }>>(
-    `select id from invoice where invoice_type in ${PURCHASE_TYPES_SQL} and line_items @> ?::jsonb and integrator_id = ? limit 1`,
-    [JSON.stringify([{ line_item_id: lineItemId }]), integratorId],
-  );
-  return row?.id;
-}
-
 /**
  * Payment methods that had back more than they paid: per purchase invoice and method, the
  * refunds' parts that went through against the purchase's charges (`ledger verify`).
@@ -84,10 +78,7 @@ export function overRefundedMethods(
                      from invoice r, jsonb_array_elements(r.payment_methods) m
                     where r.refunded_invoice_id is not null and ${refundPartSucceededSql('r')}
                     group by 1, 2),
-          paid as (select i.id as invoice_id, m ->> 'payment_method_id' as payment_method_id, sum((m ->> 'amount')::bigint) as paid
-                     from invoice i, jsonb_array_elements(i.payment_methods) m
-                    where i.id in (select invoice_id from back)
-                    group by 1, 2)
+          paid as (${purchaseChargesSql('select invoice_id from back')})
      select b.invoice_id, b.payment_method_id, coalesce(p.paid, 0) as paid, b.back, ${PROBLEM_TOTAL_SQL}
        from back b left join paid p on p.invoice_id = b.invoice_id and p.payment_method_id = b.payment_method_id
       where b.back > coalesce(p.paid, 0)
@@ -126,10 +117,7 @@ export function overRefundedLines(
                       and exists (select 1 from jsonb_array_elements(r.payment_methods) m
                                    where m ->> 'payment_method_id' = p ->> 'payment_method_id' and ${refundPartSucceededSql('r')})
                     group by 1, 2),
-          paid as (select i.id as invoice_id, l ->> 'line_item_id' as line_item_id, sum((l ->> 'amount')::bigint) as paid
-                     from invoice i, jsonb_array_elements(i.line_items) l
-                    where i.id in (select invoice_id from back)
-                    group by 1, 2)
+          paid as (${purchaseLineCostsSql('select invoice_id from back')})
      select b.invoice_id, b.line_item_id, coalesce(p.paid, 0) as paid, b.back, ${PROBLEM_TOTAL_SQL}
        from back b left join paid p on p.invoice_id = b.invoice_id and p.line_item_id = b.line_item_id
       where b.back > coalesce(p.paid, 0)

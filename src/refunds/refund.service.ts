@@ -18,10 +18,10 @@ import { success } from '../envelope.js';
 import { balancesOf } from '../ledger/ledger.repository.js';
 import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { escrowOutcome } from '../invoices/invoice.repository.js';
+import { escrowOutcome, purchaseOfLineItem } from '../invoices/invoice.repository.js';
 import type { InvoiceRecord, TokenPurchaseMetadata } from '../invoices/invoice.rules.js';
 import { findInvoice } from '../invoices/invoice.service.js';
-import { accountWasMerged, purchaseOfLineItem, refundsOf } from './refund.repository.js';
+import { accountWasMerged, refundsOf } from './refund.repository.js';
 import {
   lineRefundCells,
   refundable,

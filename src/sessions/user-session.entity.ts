@@ -26,13 +26,7 @@ export type IUserSessionNonce = InferEntity<typeof UserSessionNonce>;
 export const RefreshToken = defineEntity({
   name: 'RefreshToken',
   tableName: 'refresh_token',
-  indexes: [
-    { name: 'refresh_token_family_idx', properties: ['familyId'] },
-    {
-      name: 'refresh_token_account_idx',
-      expression: 'create index refresh_token_account_idx on refresh_token (account_id) where revoked_at is null',
-    },
-  ],
+  indexes: [{ name: 'refresh_token_family_idx', properties: ['familyId'] }],
   properties: {
     id: p.string().primary().length(36),
     tokenHash: p.string().columnType('char(64)').unique('refresh_token_token_hash_key'),

@@ -204,6 +204,35 @@ describe('POST /v2/escrow', () => {
         'line_items.0.recipients.0.source_wallet_id',
         'NOT_FOUND',
       ],
+      [
+        "a source wallet that is the recipient's own destination",
+        () =>
+          body({
+            line_items: [
+              line(100, {
+                recipients: [
+                  { amount: 60, currency: 'USD', source_wallet_id: seller.usd_wallet, destination_wallet_id: seller.usd_wallet },
+                ],
+              }),
+            ],
+          }),
+        'line_items.0.recipients.0.source_wallet_id',
+        'SAME_AS_DESTINATION',
+      ],
+      [
+        'a source wallet the buyer pays with',
+        () =>
+          body({
+            payment_methods: [{ payment_method_id: buyer.usd_pm, amount: 0 }],
+            line_items: [
+              line(100, {
+                recipients: [{ amount: 60, currency: 'USD', source_wallet_id: buyer.usd_wallet, destination_wallet_id: seller.usd_wallet }],
+              }),
+            ],
+          }),
+        'line_items.0.recipients.0.source_wallet_id',
+        'BUYER_WALLET',
+      ],
       ['no payment methods', () => body({ payment_methods: [] }), 'payment_methods', 'TOO_SHORT'],
       [
         'one method not covering the total',

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { balances, isOverdraft, post, systemAccount } from '../../src/ledger/ledger.service.js';
+import { db } from '../../src/db/sql.js';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { dropDatabase, h, newClient, register, scratchDatabase, unique, withDatabase } from '../support/harness.js';
 
@@ -51,6 +52,55 @@ describe('ledger', () => {
 
   it('keeps one system account per integrator, kind and currency', async () => {
     assert.equal(await systemAccount(h().orm.em.fork(), integratorId, 'card_clearing', 'USD'), clearing);
+  });
+
+  it("makes a missing system account in the caller's transaction, and forgets it when that rolls back (even asked twice)", async () => {
+    const integrator = await createIntegrator(h().orm.em.fork(), { name: unique('sysacct-') });
+    const rows = async () =>
+      Number(
+        (
+          await h()
+            .orm.em.fork()
+            .execute<Array<{ n: string }>>(`select count(*) as n from ledger_account where integrator_id = ? and kind = 'card_clearing'`, [
+              integrator.id,
+            ])
+        )[0].n,
+      );
+    const made: string[] = [];
+    await assert.rejects(
+      db(h().orm.em).transaction(async (tx) => {
+        made.push(await systemAccount(tx, integrator.id, 'card_clearing', 'USD'));
+        // Asked again in the same transaction: the row is there, but not committed.
+        made.push(await systemAccount(tx, integrator.id, 'card_clearing', 'USD'));
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
+    );
+    assert.equal(made[0], made[1]);
+    assert.equal(await rows(), 0, 'the rollback took the account with it');
+    const again = await systemAccount(h().orm.em.fork(), integrator.id, 'card_clearing', 'USD');
+    assert.notEqual(again, made[0], 'the id of the rolled-back row was not remembered');
+    assert.equal(await rows(), 1);
+  });
+
+  it('writes no posting whose entries cancel out, and counts it as done', async () => {
+    const reference = unique('test:nothing');
+    assert.equal(
+      await post(db(h().orm.em), {
+        integratorId,
+        reference,
+        description: 'moves nothing',
+        entries: [
+          { account: wallet, currency: 'USD', amount: 5 },
+          { account: wallet, currency: 'USD', amount: -5 },
+        ],
+      }),
+      1,
+    );
+    const [{ n }] = await h()
+      .orm.em.fork()
+      .execute<Array<{ n: string }>>('select count(*) as n from ledger_posting where reference = ?', [reference]);
+    assert.equal(Number(n), 0);
   });
 
   it('posts a balanced movement and updates both balances', async () => {

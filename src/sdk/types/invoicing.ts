@@ -592,7 +592,7 @@ export interface components {
         Recipient: {
             amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
-            /** @description Blank or absent means the integrator's default wallet. */
+            /** @description Where the line's share lands before it moves on to `destination_wallet_id`; blank or absent means the integrator's default wallet. An unknown wallet → 400 `NOT_FOUND`; the recipient's own destination → 400 `SAME_AS_DESTINATION`; the wallet of one of the buyer's payment methods → 400 `BUYER_WALLET` (either would move nothing). */
             source_wallet_id?: string;
             /** @description A seller's wallet in the purchase's currency (`provider_data.wallet_id` of one of its `wallet` payment methods). An unknown wallet, another integrator's, or one of the integrator's own wallets → 400 `NOT_FOUND`. In a token currency the share lands in the seller's convertible wallet. */
             destination_wallet_id: components["schemas"]["Id"];
