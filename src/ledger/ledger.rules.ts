@@ -38,11 +38,6 @@ export function mergeEntries(entries: EntryInput[]): EntryInput[] {
   return [...merged.values()].filter((e) => e.amount !== 0).sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
 }
 
-/** Whether a posting moves anything: its entries, merged per account and currency, do not all cancel out. */
-export function movesMoney(posting: { entries: EntryInput[] }): boolean {
-  return mergeEntries(posting.entries).length > 0;
-}
-
 /** The wallet ledger account of a wallet payment method: `pm_X` → `wal_X`. */
 export function walletIdOf(paymentMethodId: string): string {
   return `wal_${paymentMethodId.slice(paymentMethodId.indexOf('_') + 1)}`;

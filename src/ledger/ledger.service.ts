@@ -19,7 +19,7 @@ import {
   type StatementQuery,
 } from './ledger.repository.js';
 import { newId } from '../ids.js';
-import { mergeEntries, movesMoney, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
+import { mergeEntries, postingProblems, walletIdOf, type EntryInput } from './ledger.rules.js';
 import type { LedgerAccountKind } from './ledger.entity.js';
 
 export type SystemAccountKind = Exclude<LedgerAccountKind, 'user_wallet'>;
@@ -113,15 +113,15 @@ export async function post(target: Db | EntityManager, ...postings: Posting[]): 
   });
   // A posting whose entries cancel out moves nothing: it is not written (a posting has two
   // entries or more), and counts as done.
-  const moving = postings.filter(movesMoney);
+  const moving = postings.map((posting) => ({ posting, entries: mergeEntries(posting.entries) })).filter((m) => m.entries.length > 0);
   if (moving.length === 0) return postings.length;
-  const rows = moving.map((posting) => ({
+  const rows = moving.map(({ posting }) => ({
     id: newId('pst'),
     integratorId: posting.integratorId,
     reference: posting.reference,
     description: posting.description.slice(0, 200),
   }));
-  const entries = moving.flatMap((posting, i) => mergeEntries(posting.entries).map((e) => ({ postingId: rows[i].id, ...e })));
+  const entries = moving.flatMap((m, i) => m.entries.map((e) => ({ postingId: rows[i].id, ...e })));
   const db = 'getConnection' in target ? emDb(target) : target;
   return (await insertPostings(db, rows, entries)).size + (postings.length - moving.length);
 }
