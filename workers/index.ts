@@ -9,7 +9,8 @@
 import { Queue, Worker, type Processor } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
-import { openOrm } from '../src/db/orm.js';
+import { openOrm, pendingMigrations } from '../src/db/orm.js';
+import { ServiceUnavailableError } from '../src/db/postgres-failures.js';
 import { closeRedis, createRedis, isConnectionFailure, queueErrors, reportOutages } from '../src/queues/connection.js';
 import { MaintenanceJob, QueueName } from '../src/queues/names.js';
 import { createLogger, type Logger } from '../src/runtime/logger.js';
@@ -187,6 +188,14 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     databaseName: 'holdfast',
     allowPrivate: false,
   });
+  // A worker never migrates: on a schema older than its code (or none) it would fail at every
+  // job, so it refuses to start, saying what to run first.
+  const pending = await pendingMigrations(services.databaseUrl);
+  if (pending.length) {
+    throw new ServiceUnavailableError(
+      `the database has ${pending.length} migration${pending.length === 1 ? '' : 's'} not applied (${pending[0]}${pending.length > 1 ? ', …' : ''}): ROLE=worker never migrates; start ROLE=web (or run holdfast migrate) first`,
+    );
+  }
   const orm = await openOrm(services.databaseUrl, config.databasePoolSize);
   armFailpoints(config.failpoints);
   const running = await startWorkers({
@@ -221,7 +230,7 @@ if (/workers[\\/]index\.(ts|js)$/.test(process.argv[1] ?? '')) {
   try {
     await runWorkerProcess(loadConfig());
   } catch (err) {
-    console.error(`holdfast worker: ${err instanceof ConfigError ? err.message : (describeError(err).message ?? 'failed to start')}`);
+    console.error(`holdfast worker: ${err instanceof ConfigError || err instanceof ServiceUnavailableError ? err.message : (describeError(err).message ?? 'failed to start')}`);
     process.exit(1);
   }
 }

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { call, h, holdfastCli, scratchDatabase, TEST_QUEUE_PREFIX, unique, withDatabase } from '../support/harness.js';
+import { ensureDatabase } from '../../src/db/orm.js';
+import { call, dropDatabase, h, holdfastCli, scratchDatabase, TEST_QUEUE_PREFIX, unique, withDatabase } from '../support/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = import.meta.resolve('tsx');
@@ -185,6 +186,22 @@ describe('starting Holdfast', function () {
         new RegExp(`^holdfast: database "${name}" does not exist on .* \\(DATABASE_URL\\): ROLE=worker never creates it`),
       );
       assert.equal(await databaseExists(name), false);
+    });
+
+    it('ROLE=worker on a database that exists but is not migrated: says what to run first, in one line', async () => {
+      const name = scratchDatabase('worker_unmigrated');
+      await ensureDatabase(withDatabase(h().databaseUrl, name));
+      try {
+        const run = startHoldfast({ ROLE: 'worker', DATABASE_URL: withDatabase(h().databaseUrl, name), REDIS_URL: h().redisUrl });
+        assert.equal(await run.exited, 1);
+        assert.equal(run.stderr().trim().split('\n').length, 1, run.stderr());
+        assert.match(
+          run.stderr(),
+          /^holdfast: the database has \d+ migrations not applied \(Migration\w+, …\): ROLE=worker never migrates; start ROLE=web \(or run holdfast migrate\) first/,
+        );
+      } finally {
+        await dropDatabase(name);
+      }
     });
   });
 
