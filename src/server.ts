@@ -155,7 +155,7 @@ async function runWeb(config: Config): Promise<void> {
   if (demo) {
     lines.push(
       `  Demo shop      ${base}/ui/demo (the hosted checkout and payment selection in the widget${config.role === 'web' ? '; its payments run on the ROLE=worker process' : ''})`,
-      `  Demo client    integrator "${demo.integrator}", every scope, can-unblock, GEM tokens at 100 per USD (saved in .data/demo-client.json)`,
+      `  Demo client    integrator "${demo.integrator}", every scope, can-unblock, ToS signing, GEM tokens at 100 per USD (saved in .data/demo-client.json)`,
       `    CLIENT_ID=${demo.client_id}`,
       `    CLIENT_SECRET=${demo.client_secret}`,
     );
