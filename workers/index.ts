@@ -230,7 +230,9 @@ if (/workers[\\/]index\.(ts|js)$/.test(process.argv[1] ?? '')) {
   try {
     await runWorkerProcess(loadConfig());
   } catch (err) {
-    console.error(`holdfast worker: ${err instanceof ConfigError || err instanceof ServiceUnavailableError ? err.message : (describeError(err).message ?? 'failed to start')}`);
+    console.error(
+      `holdfast worker: ${err instanceof ConfigError || err instanceof ServiceUnavailableError ? err.message : (describeError(err).message ?? 'failed to start')}`,
+    );
     process.exit(1);
   }
 }
