@@ -1,6 +1,6 @@
 /** Every BullMQ queue Holdfast runs; each has exactly one processor in workers/. */
 export enum QueueName {
-  /** Commands: escrow pay, commit, cancel; invoice pay; account merge (each kind's runner: src/commands/command.registry.ts). */
+  /** Commands, every kind of `COMMAND_KINDS` (src/commands/command.registry.ts), each run by its module's runner. */
   Commands = 'commands',
   /** Housekeeping on a schedule: stalled commands, lost webhook deliveries; expired idempotency keys, old commands and webhook history. */
   Maintenance = 'maintenance',
