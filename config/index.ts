@@ -5,6 +5,7 @@
 import { FAILPOINTS } from '../src/runtime/failpoints.js';
 import { DEFAULT_COMMAND_JOB_BATCH, QueueName } from '../src/queues/names.js';
 import { parseRedisUrl, RedisUrlError } from '../src/queues/redis-url.rules.js';
+import { RAILS, type Rail, type RailChoice } from '../src/rails/rail-choice.rules.js';
 
 export type Role = 'all' | 'web' | 'worker';
 export type AppEnv = 'staging' | 'production';
@@ -12,6 +13,10 @@ export type AppEnv = 'staging' | 'production';
 export interface Config {
   role: Role;
   appEnv: AppEnv;
+  /** Why `appEnv` is what it is: `APP_ENV`, else `NODE_ENV=production`, else the staging default. */
+  appEnvFrom: 'APP_ENV' | 'NODE_ENV' | 'default';
+  /** The adapter each money rail runs on (CARD_PROCESSOR, IDENTITY_VERIFIER, PAYOUT_RAIL; `sandbox` by default). */
+  rails: RailChoice;
   port: number;
   /** Unset means "discover or start a local PostgreSQL". */
   databaseUrl: string | undefined;
@@ -173,9 +178,24 @@ export function parseWorkerQueues(raw: string | undefined): QueueName[] {
   return all.filter((q) => names.includes(q));
 }
 
+/**
+ * The environment: `APP_ENV` when set; otherwise `NODE_ENV=production` means production (a
+ * platform that sets only NODE_ENV must not get staging's open doors); otherwise staging.
+ */
+function appEnvironment(env: Env): { appEnv: AppEnv; appEnvFrom: Config['appEnvFrom'] } {
+  if (env.APP_ENV) return { appEnv: oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging'), appEnvFrom: 'APP_ENV' };
+  if (env.NODE_ENV === 'production') return { appEnv: 'production', appEnvFrom: 'NODE_ENV' };
+  return { appEnv: 'staging', appEnvFrom: 'default' };
+}
+
+function rails(env: Env): RailChoice {
+  const pick = <R extends Rail>(rail: R) => oneOf(env, RAILS[rail].variable, RAILS[rail].adapters, 'sandbox');
+  return { cards: pick('cards'), identity: pick('identity'), payouts: pick('payouts') };
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
-  const appEnv = oneOf(env, 'APP_ENV', ['staging', 'production'] as const, 'staging');
+  const { appEnv, appEnvFrom } = appEnvironment(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
   const redis = redisUrl(env);
@@ -186,6 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
     appEnv,
+    appEnvFrom,
+    rails: rails(env),
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,
