@@ -160,7 +160,8 @@ export async function submitKyc(
 /**
  * `holdfast kyc decide ACCOUNT_ID --state ACCEPT|DENY|CANCEL`: the operator's decision. In
  * production only a check in MANUAL_REVIEW may be decided; in staging any (a check is made
- * when the account has none). Deciding the state a check already has changes nothing.
+ * when the account has none). Deciding the state a check already has changes nothing, except
+ * that a CANCEL of the user's own CANCEL becomes the operator's (final until reopened).
  */
 export async function decideKyc(em: EntityManager, accountId: string, state: Decision, production: boolean) {
   return pooled(em).transaction(async (db) => {
@@ -172,7 +173,8 @@ export async function decideKyc(em: EntityManager, accountId: string, state: Dec
         codes: ['KYC_STATE_ERROR'],
       });
     }
-    if (check.state === state) return kycView(accountId, check);
+    // The same state changes nothing — but an operator's CANCEL of the user's own CANCEL makes it final.
+    if (check.state === state && !(state === 'CANCEL' && !isFinal(check))) return kycView(accountId, check);
     return moveTo(db, check, state, 'operator');
   });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { db as pooled } from '../../src/db/sql.js';
-import { applyVerifierOutcome } from '../../src/kyc/kyc.service.js';
+import { applyVerifierOutcome, decideKyc } from '../../src/kyc/kyc.service.js';
 import type { IdentityCheckRequest, IdentityCheckStart, IdentityVerifier } from '../../src/rails/identity-verifier.port.js';
 import { call, h, holdfastCli, newClient, register, startExtraApp, type TestClient } from '../support/harness.js';
 
@@ -413,6 +413,17 @@ describe('KYC (GET/POST /v1/kyc/{account_id}, holdfast kyc decide and reopen)', 
       assert.equal((await kycState(client, accountId)).state, 'PROCESSING');
       assert.deepEqual(await applyVerifierOutcome(db, { kycId, sessionId: next, outcome: 'verified' }), { applied: true, state: 'ACCEPT' });
       assert.equal(await payoutsBlock(client, accountId), null, 'the ACCEPT lifts the block of the CANCEL');
+    });
+
+    it("an operator's CANCEL of the user's own CANCEL makes it final", async () => {
+      const { accountId, token, kycId, sessionId } = await started();
+      await applyVerifierOutcome(pooled(h().orm.em.fork()), { kycId, sessionId, outcome: 'canceled' });
+      const decided = await decideKyc(h().orm.em.fork(), accountId, 'CANCEL', false);
+      assert.deepEqual([decided.state, decided.kyc_requirements], ['CANCEL', []]);
+      assert.equal((await storedCheck(accountId)).decided_by, 'operator');
+      const refused = await call('POST', `/v1/kyc/${accountId}`, { token, body: person(), baseUrl: app.baseUrl });
+      assert.equal(refused.status, 409, refused.text);
+      assert.match(refused.body.message[0], /CANCEL: .*reopen/);
     });
 
     it('applyVerifierOutcome: verified → ACCEPT once (a repeat changes nothing and emits nothing); processing and requires_input without an error wait', async () => {
