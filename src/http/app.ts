@@ -51,6 +51,8 @@ import { operationsRoutes } from './operations-routes.js';
 import { webRoutes } from '../web/web.routes.js';
 import { sandboxRoutes } from '../sandbox/sandbox.routes.js';
 import { sandboxClockEnabled } from '../sandbox/sandbox.rules.js';
+import { identityVerifierFor } from '../rails/identity-adapters.js';
+import type { IdentityVerifier } from '../rails/identity-verifier.port.js';
 import { forgetAllClocks } from '../sandbox/sandbox.service.js';
 import './types.js';
 
@@ -70,6 +72,7 @@ export interface AppDeps {
         | 'cardAddsPerHour'
         | 'frameAncestors'
         | 'tokenExchangeTtlSeconds'
+        | 'rails'
       >
     >;
   bus: CommandBus;
@@ -79,6 +82,8 @@ export interface AppDeps {
   logger: Logger;
   /** The staging demo client: serves the demo shop at /ui/demo. */
   demoClientId?: string;
+  /** The identity port's adapter; by default the one `config.rails.identity` names (the sandbox when unset). */
+  identityVerifier?: IdentityVerifier;
 }
 
 const BODY_LIMIT = '1mb';
@@ -173,7 +178,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   statementRoutes(api);
   invoiceAuthorizationRoutes(api, { signer: deps.signer, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs, deps.config.tokenExchangeTtlSeconds);
-  kycRoutes(api);
+  kycRoutes(api, {
+    verifier: deps.identityVerifier ?? identityVerifierFor(deps.config.rails?.identity ?? 'sandbox'),
+    // A provider's hosted verification ends on Holdfast's home page until a page of its own exists.
+    returnUrl: `${deps.config.publicUrl}/`,
+  });
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });
   app.use(api);

@@ -25,6 +25,7 @@ import { Migration20261128100000EnvironmentAndProviderObjects } from './Migratio
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
+import { Migration20261128110000KycFinality } from './Migration20261128110000KycFinality.js';
 import { Migration20261126233000LineItemRefunds } from './Migration20261126233000LineItemRefunds.js';
 import { Migration20261126220400SandboxFunding } from './Migration20261126220400SandboxFunding.js';
 
@@ -58,4 +59,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127020000HousekeepingIndexes', class: Migration20261127020000HousekeepingIndexes },
   { name: 'Migration20261128000000SessionsEndByRule', class: Migration20261128000000SessionsEndByRule },
   { name: 'Migration20261128100000EnvironmentAndProviderObjects', class: Migration20261128100000EnvironmentAndProviderObjects },
+  { name: 'Migration20261128110000KycFinality', class: Migration20261128110000KycFinality },
 ];
