@@ -20,6 +20,7 @@ import { KycCheck, KycPersonalData } from '../src/kyc/kyc.entity.js';
 import { Payout } from '../src/payouts/payout.entity.js';
 import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
 import { TokenExchange } from '../src/tokens/conversion.entity.js';
+import { ProviderEvent } from '../src/provider-events/provider-event.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -52,6 +53,7 @@ export const entities = [
   KycPersonalData,
   Payout,
   TokenExchange,
+  ProviderEvent,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

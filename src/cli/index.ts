@@ -17,6 +17,7 @@ import { kycCommands } from './kyc.js';
 import { ledgerCommands } from './ledger.js';
 import { migrateCommands } from './migrate.js';
 import { payoutsCommands } from './payouts.js';
+import { providerEventsCommands } from './provider-events.js';
 import { tosCommands } from './tos.js';
 import { webhooksCommands } from './webhooks.js';
 
@@ -29,6 +30,7 @@ const commands: Record<string, Command> = {
   ...ledgerCommands,
   ...migrateCommands,
   ...payoutsCommands,
+  ...providerEventsCommands,
   ...tosCommands,
   ...webhooksCommands,
 };

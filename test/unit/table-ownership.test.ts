@@ -41,6 +41,7 @@ const OWNER: Record<string, string> = {
   kyc_personal_data: 'kyc',
   payout: 'payouts',
   token_exchange: 'tokens',
+  provider_event: 'provider-events',
 };
 
 /**
@@ -89,6 +90,7 @@ const REPOSITORY_ONLY: string[] = [
   'invoices',
   'ledger',
   'payment-methods',
+  'provider-events',
   'refunds',
   'sandbox',
   'sessions',
