@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Queue } from 'bullmq';
 import Stripe from 'stripe';
 import { db } from '../../src/db/sql.js';
 import { AppError } from '../../src/errors.js';
 import { buildApp } from '../../src/http/app.js';
 import { paypalWebhookVerifier } from '../../src/provider-events/paypal-webhook.js';
+import { QueueName } from '../../src/queues/names.js';
 import { providerEventHandlers } from '../../src/provider-events/provider-event-handlers.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { TEST_QUEUE_PREFIX, h, holdfastCli, unique } from '../support/harness.js';
@@ -13,6 +15,8 @@ import { TEST_QUEUE_PREFIX, h, holdfastCli, unique } from '../support/harness.js
 const SECRET = 'whsec_testProviderInbox0123456789';
 const WEBHOOK_ID = 'WH7TESTINBOX01';
 const GOOD_SIG = 'c2lnbmVkLWJ5LXBheXBhbA==';
+/** The stand-in answers 503 to this signature, as PayPal down would. */
+const DOWN_SIG = 'cGF5cGFsLWlzLWRvd24=';
 
 interface ProviderEventRow {
   id: string;
@@ -42,6 +46,10 @@ function paypalStandIn(): Promise<{ url: string; requests: Array<Record<string, 
       const body = JSON.parse(text) as Record<string, unknown>;
       requests.push(body);
       rawBodies.push(text);
+      if (body.transmission_sig === DOWN_SIG) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"name":"SERVICE_UNAVAILABLE"}');
+        return;
+      }
       const ok = body.webhook_id === WEBHOOK_ID && body.transmission_sig === GOOD_SIG;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification_status: ok ? 'SUCCESS' : 'FAILURE' }));
     });
@@ -169,6 +177,29 @@ describe('provider webhooks in (/hooks/stripe, /hooks/paypal)', () => {
       await new Promise((r) => setTimeout(r, 300));
       assert.equal((await commandsOf(event.id)).length, 1);
       assert.equal(calls.get(id), 1);
+      // The queue dashboard's view of it: a `commands` job of its kind, whose return value names the event.
+      const queue = new Queue(QueueName.Commands, { connection: h().redis, prefix: TEST_QUEUE_PREFIX });
+      try {
+        const job = await queue.getJob(event.command_id!);
+        assert.equal(job?.name, 'commands');
+        assert.deepEqual(job?.data, { commandId: event.command_id, kind: 'provider-event.apply' });
+        assert.deepEqual(
+          { ...job?.returnvalue.body.payload, received_at: undefined, outcome_at: undefined },
+          {
+            id: event.id,
+            provider: 'stripe',
+            provider_event_id: id,
+            type: 'test.counted.once',
+            received_at: undefined,
+            command_id: event.command_id,
+            outcome: 'applied',
+            outcome_reason: null,
+            outcome_at: undefined,
+          },
+        );
+      } finally {
+        await queue.close();
+      }
     });
 
     it('answers 400 in the envelope and stores nothing for a forged or an expired signature', async () => {
@@ -311,6 +342,17 @@ describe('provider webhooks in (/hooks/stripe, /hooks/paypal)', () => {
       // Neither a missing header nor an unreadable body is worth asking PayPal about.
       assert.equal(paypal.requests.length, asked + 1);
       assert.deepEqual(await rows('paypal', id), []);
+    });
+
+    it('answers 500 with nothing internal and stores nothing while PayPal cannot verify, so PayPal delivers again', async () => {
+      const { id, body } = paypalEvent('TEST.COUNTED.LATER');
+      const down = await post('/hooks/paypal', body, transmission(DOWN_SIG));
+      assert.equal(down.status, 500);
+      assert.deepEqual(down.body.codes, ['INTERNAL_ERROR']);
+      assert.deepEqual(Object.keys(down.body.payload), ['request_id']);
+      assert.deepEqual(await rows('paypal', id), []);
+      assert.equal((await post('/hooks/paypal', body, transmission(GOOD_SIG))).status, 200);
+      assert.equal((await settled('paypal', id)).outcome, 'applied');
     });
   });
 
