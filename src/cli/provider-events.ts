@@ -15,6 +15,7 @@ function providerOption(v: Record<string, unknown>): Provider | undefined {
   return value;
 }
 
+/** The `provider-events` group: list and replay. */
 export const providerEventsCommands: Record<string, Command> = {
   'provider-events list': {
     summary: "list the providers' webhook events taken in, newest first",

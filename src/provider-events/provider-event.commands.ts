@@ -46,6 +46,7 @@ export async function runProviderEventApply(em: EntityManager, commandId: string
   });
 }
 
+/** The provider events module's runners, for the worker's registry. */
 export const providerEventCommands: CommandRunners = {
   'provider-event.apply': runProviderEventApply,
 };

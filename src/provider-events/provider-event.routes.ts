@@ -12,6 +12,7 @@ import { type ReceivedEvent, receivePaypalWebhook, receiveStripeWebhook } from '
 
 const BODY_LIMIT = '1mb';
 
+/** What the hooks need: the command bus, and each provider's verification (an endpoint without one is not mounted). */
 export interface ProviderHookOptions {
   bus: Pick<CommandBus, 'enqueue'>;
   /** Stripe's signing secret of the endpoint (STRIPE_WEBHOOK_SECRET); unset: no /hooks/stripe. */
@@ -32,6 +33,7 @@ function answer(req: Request, received: ReceivedEvent) {
   return success(received);
 }
 
+/** The router of `POST /hooks/stripe` and `POST /hooks/paypal`, each with its raw-body parser. */
 export function providerHookRoutes(opts: ProviderHookOptions): Router {
   const router = Router();
   // Any content type: the signature covers the bytes whatever the provider labels them.

@@ -32,6 +32,7 @@ const TEXT_MAX = 255;
 /** The longest failure reason stored. */
 export const REASON_MAX = 500;
 
+/** Whether a string names a provider Holdfast takes webhooks from. */
 export function isProvider(value: string): value is Provider {
   return (PROVIDERS as readonly string[]).includes(value);
 }
