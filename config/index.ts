@@ -17,6 +17,8 @@ export interface Config {
   appEnvFrom: 'APP_ENV' | 'NODE_ENV' | 'default';
   /** The adapter each money rail runs on (CARD_PROCESSOR, IDENTITY_VERIFIER, PAYOUT_RAIL; `sandbox` by default). */
   rails: RailChoice;
+  /** Provider webhooks in (STRIPE_WEBHOOK_SECRET, PAYPAL_WEBHOOK_ID): an endpoint whose value is unset is not mounted (404). */
+  providerWebhooks: ProviderWebhooks;
   port: number;
   /** Unset means "discover or start a local PostgreSQL". */
   databaseUrl: string | undefined;
@@ -193,6 +195,25 @@ function rails(env: Env): RailChoice {
   return { cards: pick('cards'), identity: pick('identity'), payouts: pick('payouts') };
 }
 
+/** What verifies the providers' webhooks: Stripe's endpoint signing secret and PayPal's webhook id. */
+export interface ProviderWebhooks {
+  stripeWebhookSecret: string | undefined;
+  paypalWebhookId: string | undefined;
+}
+
+function providerWebhooks(env: Env): ProviderWebhooks {
+  const stripe = env.STRIPE_WEBHOOK_SECRET || undefined;
+  if (stripe !== undefined && !/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(stripe))
+    throw new ConfigError("STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret from Stripe (whsec_…)");
+  const paypal = env.PAYPAL_WEBHOOK_ID || undefined;
+  // PayPal's verify-webhook-signature takes `webhook_id` as ^[a-zA-Z0-9]+$, at most 50.
+  if (paypal !== undefined && !/^[A-Za-z0-9]{1,50}$/.test(paypal))
+    throw new ConfigError(
+      `PAYPAL_WEBHOOK_ID must be the webhook's id from PayPal (letters and digits, such as 1JE4291016473214C; got "${paypal}")`,
+    );
+  return { stripeWebhookSecret: stripe, paypalWebhookId: paypal };
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const { appEnv, appEnvFrom } = appEnvironment(env);
@@ -208,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     appEnv,
     appEnvFrom,
     rails: rails(env),
+    providerWebhooks: providerWebhooks(env),
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,

@@ -1,9 +1,12 @@
 /**
- * Assembles the Express app: request context, body parsers, validation compiled from the
- * OpenAPI documents (with the bearer-token check), idempotency, the module routers, 404/405 and the error middleware.
+ * Assembles the Express app: request context, the providers' webhooks (raw bodies), body parsers,
+ * validation compiled from the OpenAPI documents (with the bearer-token check), idempotency, the
+ * module routers, 404/405 and the error middleware.
  */
 import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
+import { providerHookRoutes } from '../provider-events/provider-event.routes.js';
+import type { VerifyPaypalWebhook } from '../provider-events/paypal-webhook.js';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RedisConnection } from '../queues/connection.js';
@@ -73,6 +76,7 @@ export interface AppDeps {
         | 'frameAncestors'
         | 'tokenExchangeTtlSeconds'
         | 'rails'
+        | 'providerWebhooks'
       >
     >;
   bus: CommandBus;
@@ -84,6 +88,8 @@ export interface AppDeps {
   demoClientId?: string;
   /** The identity port's adapter; by default the one `config.rails.identity` names (the sandbox when unset). */
   identityVerifier?: IdentityVerifier;
+  /** PayPal's verify-webhook-signature for PAYPAL_WEBHOOK_ID (the PayPal client's); unset: no /hooks/paypal. */
+  verifyPaypalWebhook?: VerifyPaypalWebhook;
 }
 
 const BODY_LIMIT = '1mb';
@@ -111,6 +117,14 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.set('query parser', 'simple');
   app.use(requestContext(app, deps.orm, deps.logger));
   app.use(healthRoutes(deps.orm, deps.redis));
+  // Before every body parser and the validation: the providers sign the raw bytes.
+  app.use(
+    providerHookRoutes({
+      bus: deps.bus,
+      stripeWebhookSecret: deps.config.providerWebhooks?.stripeWebhookSecret,
+      verifyPaypalWebhook: deps.verifyPaypalWebhook,
+    }),
+  );
   const queues = Object.values(QueueName).map((name) => {
     const queue = new Queue(name, { connection: deps.redis, prefix: deps.config.queuePrefix ?? '{holdfast}' });
     queue.on('error', queueErrors(deps.logger, name));

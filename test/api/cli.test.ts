@@ -251,6 +251,8 @@ describe('holdfast CLI', function () {
       ['migrate'],
       ['payouts', 'approve'],
       ['payouts', 'reject'],
+      ['provider-events', 'list'],
+      ['provider-events', 'replay'],
       ['tos', 'publish'],
       ['webhooks', 'replay'],
     ];
