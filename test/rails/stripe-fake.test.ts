@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import vm from 'node:vm';
 import Stripe from 'stripe';
 import { type StripeFake, startStripeFake } from '../support/fakes/stripe/stripe-fake.js';
 import { type Received, type Receiver, startReceiver } from '../support/receiver.js';
@@ -408,6 +409,68 @@ describe('Stripe fake, driven by the official stripe package', () => {
       );
       assert.equal(fake.events.filter((e) => e.type === 'charge.succeeded' && e.data.object.payment_intent === intent.id).length, 1);
     });
+  });
+
+  it('runs its browser library: typed test card → createPaymentMethod → confirmCardPayment → 3-D Secure page → return_url', async () => {
+    // A minimal DOM (this machine has no Chromium): enough for the card element's inputs.
+    const node = () => {
+      const el: any = { value: '', attributes: {}, children: [] as any[], listeners: {} as Record<string, (() => void)[]> };
+      el.setAttribute = (k: string, v: string) => {
+        el.attributes[k] = v;
+      };
+      el.addEventListener = (t: string, fn: () => void) => {
+        el.listeners[t] = [...(el.listeners[t] ?? []), fn];
+      };
+      el.appendChild = (child: any) => {
+        el.children.push(child);
+        child.parentNode = el;
+      };
+      el.removeChild = (child: any) => el.children.splice(el.children.indexOf(child), 1);
+      return el;
+    };
+    const mountPoint = node();
+    const assigned: string[] = [];
+    const window: any = { location: { href: 'https://shop.test/pay', assign: (url: string) => assigned.push(url) } };
+    const context = vm.createContext({
+      window,
+      fetch,
+      document: { createElement: node, querySelector: (sel: string) => (sel === '#card' ? mountPoint : null) },
+    });
+    vm.runInContext(await (await fetch(fake.jsUrl)).text(), context);
+    const stripeJs = window.Stripe(fake.publishableKey);
+    const card = stripeJs.elements().create('card');
+    card.mount('#card');
+    const input = (name: string) => mountPoint.children[0].children.find((c: any) => c.attributes['data-stripe-fake'] === name);
+    input('number').value = '4000 0027 6000 3184';
+    input('expiry').value = '12 / 31';
+    input('cvc').value = '123';
+    const made = await stripeJs.createPaymentMethod({ type: 'card', card });
+    assert.equal(made.error, undefined);
+    assert.equal(made.paymentMethod.card.last4, '3184');
+    const customer = await stripe.customers.create({});
+    await stripe.paymentMethods.attach(made.paymentMethod.id, { customer: customer.id });
+    const intent = await stripe.paymentIntents.create({ amount: 3000, currency: 'usd', customer: customer.id });
+    const pending = stripeJs.confirmCardPayment(intent.client_secret, {
+      payment_method: made.paymentMethod.id,
+      return_url: 'https://holdfast.test/pay/return',
+    });
+    const deadline = Date.now() + 5000;
+    while (assigned.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    void pending;
+    assert.equal(assigned.length, 1, 'the page is sent to the 3-D Secure page');
+    const back = await fetch(`${assigned[0]}?outcome=complete`, { method: 'POST', redirect: 'manual' });
+    assert.equal(new URL(String(back.headers.get('location'))).searchParams.get('redirect_status'), 'succeeded');
+    const { paymentIntent } = await stripeJs.retrievePaymentIntent(intent.client_secret);
+    assert.equal(paymentIntent.status, 'succeeded');
+    const wrong = await stripeJs.retrievePaymentIntent(`${intent.id}_secret_wrong`);
+    assert.equal(wrong.error.code, 'resource_missing', 'the publishable key needs the client secret');
+    input('number').value = '4000 0000 0000 0002';
+    const declinedPm = (await stripeJs.createPaymentMethod({ type: 'card', card })).paymentMethod;
+    const other = await stripe.paymentIntents.create({ amount: 3000, currency: 'usd' });
+    const refused = await stripeJs.confirmCardPayment(other.client_secret, { payment_method: declinedPm.id });
+    assert.equal(refused.error.decline_code, 'generic_decline');
+    input('number').value = '1234 5678 9012 3456';
+    assert.equal((await stripeJs.createPaymentMethod({ type: 'card', card })).error.code, 'incorrect_number');
   });
 
   it('serves a browser library that creates a PaymentMethod from a typed test card number', async () => {
