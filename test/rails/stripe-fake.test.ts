@@ -78,6 +78,48 @@ describe('Stripe fake, driven by the official stripe package', () => {
     assert.deepEqual([mastercard.card?.brand, mastercard.card?.last4], ['mastercard', '4444']);
   });
 
+  it('lists and detaches a customer’s PaymentMethods', async () => {
+    const { customer, pm } = await customerWithCard('pm_card_visa');
+    const second = await stripe.paymentMethods.attach('pm_card_mastercard', { customer: customer.id });
+    const listed = await stripe.customers.listPaymentMethods(customer.id, { type: 'card' });
+    assert.deepEqual(
+      listed.data.map((m) => m.id),
+      [second.id, pm.id],
+    );
+    const detached = await stripe.paymentMethods.detach(pm.id);
+    assert.equal(detached.customer, null);
+    assert.deepEqual(
+      (await stripe.paymentMethods.list({ customer: customer.id, type: 'card' })).data.map((m) => m.id),
+      [second.id],
+    );
+  });
+
+  it('refuses an amount under Stripe’s minimum charge and a missing currency, naming the param', async () => {
+    const small = await cardError(stripe.paymentIntents.create({ amount: 49, currency: 'usd', payment_method: 'pm_card_visa' }));
+    assert.equal(small.statusCode, 400);
+    assert.equal(small.code, 'amount_too_small');
+    assert.equal(small.param, 'amount');
+    const missing = await cardError(stripe.paymentIntents.create({ amount: 100 } as any));
+    assert.equal(missing.code, 'parameter_missing');
+    assert.equal(missing.param, 'currency');
+    const unknown = await cardError(stripe.paymentIntents.retrieve('pi_nope'));
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.code, 'resource_missing');
+  });
+
+  it('updates an intent’s metadata and confirms it later', async () => {
+    const intent = await stripe.paymentIntents.create({ amount: 800, currency: 'usd', metadata: { a: '1', b: '2' } });
+    assert.equal(intent.status, 'requires_payment_method');
+    const updated = await stripe.paymentIntents.update(intent.id, { metadata: { b: '', c: '3' }, payment_method: 'pm_card_visa' });
+    assert.deepEqual(updated.metadata, { a: '1', c: '3' });
+    assert.equal(updated.status, 'requires_confirmation');
+    assert.equal((await stripe.paymentIntents.confirm(intent.id, { off_session: true })).status, 'succeeded');
+    const again = await cardError(stripe.paymentIntents.confirm(intent.id));
+    assert.equal(again.code, 'payment_intent_unexpected_state');
+    const cancel = await cardError(stripe.paymentIntents.cancel(intent.id));
+    assert.equal(cancel.code, 'payment_intent_unexpected_state');
+  });
+
   it('charges a card off-session: succeeded with latest_charge, with form-encoded metadata', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
     const intent = await stripe.paymentIntents.create({

@@ -138,6 +138,28 @@ export class StripeApi {
     return pm;
   }
 
+  /** POST /v1/payment_methods/{payment_method}/detach */
+  detachPaymentMethod(id: string, ctx: RequestContext): Obj {
+    const pm = this.paymentMethods.get(id);
+    if (!pm) throw StripeError.missing('PaymentMethod', id, 'payment_method');
+    if (!pm.customer) {
+      throw StripeError.invalid(`The payment method ${id} is not attached to a customer so detachment is impossible.`, 'payment_method');
+    }
+    const previous = { customer: pm.customer };
+    pm.customer = null;
+    this.emit('payment_method.detached', pm, ctx, previous);
+    return pm;
+  }
+
+  /** GET /v1/payment_methods?customer= and GET /v1/customers/{customer}/payment_methods: newest first. */
+  listPaymentMethods(customer: string | undefined, p: Params): Obj {
+    if (!customer) throw StripeError.invalid('Missing required param: customer.', 'customer', 'parameter_missing');
+    this.customer(customer);
+    const limit = Math.min(Math.max(Number(p.limit ?? 10) || 10, 1), 100);
+    const all = [...this.paymentMethods.values()].filter((pm) => pm.customer === customer && (!p.type || pm.type === p.type)).reverse();
+    return { object: 'list', data: all.slice(0, limit), has_more: all.length > limit, url: `/v1/customers/${customer}/payment_methods` };
+  }
+
   private newPaymentMethod(card: TestCard, exp?: { exp_month: number; exp_year: number }): Obj {
     const pm: Obj = {
       id: stripeId('pm'),
@@ -180,8 +202,14 @@ export class StripeApi {
   /** POST /v1/payment_intents */
   createPaymentIntent(p: Params, ctx: RequestContext): Obj {
     const amount = integerParam(p.amount, 'amount');
-    if (amount < 1) throw StripeError.invalid('This value must be greater than or equal to 1.', 'amount');
     if (!p.currency) throw StripeError.invalid('Missing required param: currency.', 'currency', 'parameter_missing');
+    const currency = String(p.currency).toLowerCase();
+    if (!/^[a-z]{3}$/.test(currency)) throw StripeError.invalid(`Invalid currency: ${currency}.`, 'currency', 'parameter_invalid_string');
+    if (amount < 1) throw StripeError.invalid('This value must be greater than or equal to 1.', 'amount');
+    const minimum = MINIMUM_CHARGE[currency];
+    if (minimum && amount < minimum[0]) {
+      throw StripeError.invalid(`Amount must be at least ${minimum[1]} ${currency}`, 'amount', 'amount_too_small');
+    }
     if (p.customer) this.customer(p.customer);
     const confirm = bool(p.confirm);
     if (p.off_session !== undefined && !confirm) {
@@ -208,7 +236,7 @@ export class StripeApi {
       client_secret: `${id}_secret_${stripeId('x', 25).slice(2)}`,
       confirmation_method: 'automatic',
       created: now(),
-      currency: String(p.currency).toLowerCase(),
+      currency,
       customer: p.customer ?? null,
       description: p.description ?? null,
       last_payment_error: null,
@@ -243,6 +271,32 @@ export class StripeApi {
     const intent = this.paymentIntents.get(id);
     if (!intent || (ctx?.publishable && p.client_secret !== intent.client_secret))
       throw StripeError.missing('payment_intent', id, 'intent');
+    return intent;
+  }
+
+  /** POST /v1/payment_intents/{intent}: metadata (merged; an empty value removes a key), description, amount, payment_method. */
+  updatePaymentIntent(id: string, p: Params): Obj {
+    const intent = this.paymentIntent(id);
+    if (p.amount !== undefined || p.payment_method !== undefined) {
+      if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(intent.status)) {
+        throw StripeError.unexpectedState(
+          'payment_intent_unexpected_state',
+          `You cannot update this PaymentIntent because it has a status of ${intent.status}.`,
+        );
+      }
+    }
+    if (p.amount !== undefined) intent.amount = integerParam(p.amount, 'amount');
+    if (p.payment_method !== undefined) {
+      intent.payment_method = this.usablePaymentMethod(p.payment_method, intent.customer).id;
+      intent.status = 'requires_confirmation';
+    }
+    if (p.description !== undefined) intent.description = p.description || null;
+    if (p.metadata !== undefined) {
+      for (const [k, v] of Object.entries(p.metadata as Record<string, string>)) {
+        if (v === '') delete intent.metadata[k];
+        else intent.metadata[k] = v;
+      }
+    }
     return intent;
   }
 
@@ -687,6 +741,18 @@ export class StripeApi {
     return this.webhooks.emit(type, object, { id: ctx.requestId || null, idempotency_key: ctx.idempotencyKey }, previous);
   }
 }
+
+// Stripe's documented minimum charge amounts (docs.stripe.com/currencies#minimum-and-maximum-charge-amounts),
+// in minor units, for the currencies a test is likely to use; others are not checked.
+const MINIMUM_CHARGE: Record<string, [number, string]> = {
+  usd: [50, '$0.50'],
+  eur: [50, '€0.50'],
+  gbp: [30, '£0.30'],
+  cad: [50, '$0.50'],
+  aud: [50, '$0.50'],
+  chf: [50, 'CHF 0.50'],
+  jpy: [50, '¥50'],
+};
 
 const IDENTITY_REASONS: Record<string, string> = {
   abandoned: 'The user abandoned the verification.',
