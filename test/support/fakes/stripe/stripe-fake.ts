@@ -401,7 +401,11 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
         if (!['processing', 'verified', 'requires_input', 'canceled'].includes(outcome)) {
           return html(400, donePage('Bad outcome', 'outcome is processing, verified, requires_input or canceled'));
         }
-        api.settleVerificationSession(session.id, outcome as IdentityOutcome, url.searchParams.get('code') ?? undefined);
+        const code = url.searchParams.get('code') ?? undefined;
+        // A user who submits goes through processing first, as on Stripe's page; one who gives up does not.
+        const submitted = outcome === 'verified' || (outcome === 'requires_input' && code !== 'abandoned');
+        if (submitted && session.status !== 'processing') api.settleVerificationSession(session.id, 'processing');
+        api.settleVerificationSession(session.id, outcome as IdentityOutcome, code);
         const back = api.returnUrls.get(session.id);
         return back ? redirect(back) : html(200, donePage('Verification submitted', outcome));
       }
