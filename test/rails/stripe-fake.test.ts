@@ -467,6 +467,15 @@ describe('Stripe fake, driven by the official stripe package', () => {
       assert.match((await stripe.customers.create({})).id, /^cus_/);
     });
 
+    it('can fail one endpoint only, and answer 429 as Stripe’s rate limit', async () => {
+      fake.fault('error', { status: 429, requests: 1, path: '/v1/refunds' });
+      const customer = await stripe.customers.create({});
+      assert.match(customer.id, /^cus_/, 'other endpoints answer');
+      const e = await cardError(stripe.refunds.create({ payment_intent: 'pi_any' }));
+      assert.equal(e.type, 'StripeRateLimitError');
+      assert.equal(e.code, 'rate_limit');
+    });
+
     it('hangs past the client’s timeout without doing anything', async () => {
       const impatient = client(fake, { timeout: 200 });
       fake.fault('hang', { requests: 1 });
