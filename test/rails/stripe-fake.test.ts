@@ -6,6 +6,12 @@ import { type Received, type Receiver, startReceiver } from '../support/receiver
 
 const WEBHOOK_SECRET = 'whsec_stripe_fake_test';
 
+/**
+ * A server-side confirmation without a return_url needs an intent that takes no redirect-based
+ * payment method (card only), as on Stripe since API version 2023-08-16.
+ */
+const CARD_ONLY = { payment_method_types: ['card'] };
+
 /** The official client configured as Holdfast configures it from STRIPE_API_BASE. */
 function client(fake: StripeFake, options: Partial<Stripe.StripeConfig> = {}): Stripe {
   const base = new URL(fake.url);
@@ -113,7 +119,20 @@ describe('Stripe fake, driven by the official stripe package', () => {
     const updated = await stripe.paymentIntents.update(intent.id, { metadata: { b: '', c: '3' }, payment_method: 'pm_card_visa' });
     assert.deepEqual(updated.metadata, { a: '1', c: '3' });
     assert.equal(updated.status, 'requires_confirmation');
-    assert.equal((await stripe.paymentIntents.confirm(intent.id, { off_session: true })).status, 'succeeded');
+    const noReturn = await cardError(stripe.paymentIntents.confirm(intent.id, { off_session: true }));
+    assert.equal(noReturn.statusCode, 400);
+    assert.match(noReturn.message, /return_url/, 'an intent open to redirect-based methods needs a return_url');
+    const confirmed = await stripe.paymentIntents.confirm(intent.id, { off_session: true, return_url: 'https://holdfast.test/back' });
+    assert.equal(confirmed.status, 'succeeded');
+    const never = await stripe.paymentIntents.create({
+      amount: 800,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+      confirm: true,
+      off_session: true,
+    });
+    assert.equal(never.status, 'succeeded');
     const again = await cardError(stripe.paymentIntents.confirm(intent.id));
     assert.equal(again.code, 'payment_intent_unexpected_state');
     const cancel = await cardError(stripe.paymentIntents.cancel(intent.id));
@@ -123,6 +142,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
   it('charges a card off-session: succeeded with latest_charge, with form-encoded metadata', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
     const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
       amount: 2500,
       currency: 'usd',
       customer: customer.id,
@@ -155,6 +175,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
       const { customer, pm } = await customerWithCard(token);
       const e = await cardError(
         stripe.paymentIntents.create({
+          ...CARD_ONLY,
           amount: 1000,
           currency: 'usd',
           customer: customer.id,
@@ -179,6 +200,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
     const { customer, pm } = await customerWithCard('pm_card_authenticationRequired');
     const e = await cardError(
       stripe.paymentIntents.create({
+        ...CARD_ONLY,
         amount: 1200,
         currency: 'eur',
         customer: customer.id,
@@ -236,6 +258,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
     async function authorize(token = 'pm_card_visa', amount = 1000) {
       const { customer, pm } = await customerWithCard(token);
       return stripe.paymentIntents.create({
+        ...CARD_ONLY,
         amount,
         currency: 'usd',
         customer: customer.id,
@@ -286,7 +309,15 @@ describe('Stripe fake, driven by the official stripe package', () => {
 
   it('replays an idempotent request and refuses the key with another body (400 idempotency_error)', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
-    const params = { amount: 700, currency: 'usd', customer: customer.id, payment_method: pm.id, confirm: true, off_session: true };
+    const params = {
+      ...CARD_ONLY,
+      amount: 700,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: pm.id,
+      confirm: true,
+      off_session: true,
+    };
     const first = await stripe.paymentIntents.create(params, { idempotencyKey: 'cmd-42-charge' });
     const second = await stripe.paymentIntents.create(params, { idempotencyKey: 'cmd-42-charge' });
     assert.equal(second.id, first.id);
@@ -307,6 +338,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
   it('refunds part and then the rest of a charge; a refund beyond it is refused', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
     const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
       amount: 1000,
       currency: 'usd',
       customer: customer.id,
@@ -330,6 +362,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
   it('fails a refund of pm_card_refundFail later, with refund.failed and charge.refund.updated', async () => {
     const { customer, pm } = await customerWithCard('pm_card_refundFail');
     const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
       amount: 1500,
       currency: 'usd',
       customer: customer.id,
@@ -498,7 +531,15 @@ describe('Stripe fake, driven by the official stripe package', () => {
 
     it('loses the answer of a charge it made; the package retries with the same key and gets the replay (charged once)', async () => {
       const { customer, pm } = await customerWithCard('pm_card_visa');
-      const params = { amount: 4200, currency: 'usd', customer: customer.id, payment_method: pm.id, confirm: true, off_session: true };
+      const params = {
+        ...CARD_ONLY,
+        amount: 4200,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        confirm: true,
+        off_session: true,
+      };
       fake.fault('lose-response', { requests: 1 });
       // A dropped connection is retried once by the package even with retries off, under the same key.
       const intent = await stripe.paymentIntents.create(params, { idempotencyKey: 'cmd-99-charge' });
@@ -593,6 +634,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
     const attached = await stripe.paymentMethods.attach(pm.id, { customer: customer.id });
     const e = await cardError(
       stripe.paymentIntents.create({
+        ...CARD_ONLY,
         amount: 500,
         currency: 'usd',
         customer: customer.id,

@@ -222,6 +222,8 @@ export class StripeApi {
     if (!['automatic', 'automatic_async', 'manual'].includes(captureMethod)) {
       throw StripeError.invalid(`Invalid capture_method: must be one of automatic, automatic_async, or manual`, 'capture_method');
     }
+    const methods = paymentMethodChoice(p);
+    if (confirm) requireReturnUrl(methods.automatic_payment_methods, p.return_url);
     const pm = p.payment_method ? this.usablePaymentMethod(p.payment_method, p.customer) : undefined;
     const id = stripeId('pi');
     const intent: Obj = {
@@ -233,7 +235,7 @@ export class StripeApi {
       amount_received: 0,
       application: null,
       application_fee_amount: null,
-      automatic_payment_methods: null,
+      automatic_payment_methods: methods.automatic_payment_methods,
       canceled_at: null,
       cancellation_reason: null,
       capture_method: captureMethod,
@@ -252,7 +254,7 @@ export class StripeApi {
       payment_method: pm?.id ?? null,
       payment_method_configuration_details: null,
       payment_method_options: { card: { installments: null, mandate_options: null, network: null, request_three_d_secure: 'automatic' } },
-      payment_method_types: ['card'],
+      payment_method_types: methods.payment_method_types,
       processing: null,
       receipt_email: p.receipt_email ?? null,
       review: null,
@@ -321,6 +323,7 @@ export class StripeApi {
         "You cannot confirm this PaymentIntent because it's missing a payment method. Update the PaymentIntent with a payment method and then confirm it again.",
       );
     }
+    requireReturnUrl(intent.automatic_payment_methods, p.return_url);
     return this.confirmIntent(intent, p, ctx);
   }
 
@@ -828,6 +831,38 @@ const IDENTITY_REASONS: Record<string, string> = {
   selfie_face_mismatch: "The selfie does not match the document's photo.",
   under_supported_age: 'The user is under the supported age.',
 };
+
+/**
+ * Since API version 2023-08-16 an intent without `payment_method_types` takes the Dashboard's
+ * payment methods (`automatic_payment_methods`, redirects allowed); the fake's Dashboard has cards only.
+ */
+function paymentMethodChoice(p: Params): { automatic_payment_methods: Obj | null; payment_method_types: string[] } {
+  if (Array.isArray(p.payment_method_types)) {
+    if (!p.payment_method_types.includes('card')) {
+      throw StripeError.invalid('The fake serves card payments only: payment_method_types must include card.', 'payment_method_types');
+    }
+    return { automatic_payment_methods: null, payment_method_types: p.payment_method_types };
+  }
+  const apm = p.automatic_payment_methods;
+  if (apm && !bool(apm.enabled)) return { automatic_payment_methods: null, payment_method_types: ['card'] };
+  const allowRedirects = apm?.allow_redirects ?? 'always';
+  if (!['always', 'never'].includes(allowRedirects)) {
+    throw StripeError.invalid(
+      'Invalid automatic_payment_methods[allow_redirects]: must be one of always or never',
+      'automatic_payment_methods[allow_redirects]',
+    );
+  }
+  return { automatic_payment_methods: { allow_redirects: allowRedirects, enabled: true }, payment_method_types: ['card'] };
+}
+
+/** Stripe refuses to confirm, without a `return_url`, an intent that may take redirect-based payment methods. */
+function requireReturnUrl(apm: Obj | null, returnUrl: unknown): void {
+  if (apm?.enabled && apm.allow_redirects === 'always' && !returnUrl) {
+    throw StripeError.invalid(
+      'A `return_url` must be specified because this Payment Intent is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set `automatic_payment_methods[enabled]` to `true` and `automatic_payment_methods[allow_redirects]` to `never` when creating Setup Intents and Payment Intents.',
+    );
+  }
+}
 
 function integerParam(value: unknown, param: string): number {
   if (value === undefined) throw StripeError.invalid(`Missing required param: ${param}.`, param, 'parameter_missing');
