@@ -299,6 +299,23 @@ describe('Stripe fake, driven by the official stripe package', () => {
       await fake.waitForEvent('charge.expired', (e) => e.data.object.payment_intent === lapsing.id);
     });
 
+    it('holds the amount after an on-session 3-D Secure challenge', async () => {
+      const { customer, pm } = await customerWithCard('pm_card_authenticationRequired');
+      const intent = await stripe.paymentIntents.create({
+        ...CARD_ONLY,
+        amount: 2000,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        capture_method: 'manual',
+        confirm: true,
+        return_url: 'https://holdfast.test/back',
+      });
+      assert.equal(intent.status, 'requires_action');
+      assert.equal(fake.authenticate(intent.id, 'complete').status, 'requires_capture');
+      assert.equal((await stripe.paymentIntents.capture(intent.id)).amount_received, 2000);
+    });
+
     it('declines at authorization as at a charge', async () => {
       const e = await cardError(authorize('pm_card_visa_chargeDeclinedInsufficientFunds'));
       assert.equal(e.decline_code, 'insufficient_funds');
