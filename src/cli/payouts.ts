@@ -1,5 +1,7 @@
 /** `holdfast payouts approve|reject`: the operator's decision on a payout, run as its command in this process. */
+import { loadConfig } from '../../config/index.js';
 import { operatorPayoutCommand } from '../payouts/payout.commands.js';
+import { railAdapters } from '../rails/rail-adapters.js';
 import { type Command, Refused, type Values, notFound, onlyArgument, orNotFound, print, withOrm } from './cli-support.js';
 
 /** Runs the payout's command and prints the payout, or fails with the refusal. */
@@ -8,7 +10,9 @@ async function decide(action: 'approve' | 'reject', v: Values, positionals: stri
   const result = await orNotFound(
     'payout',
     payoutId,
-    withOrm({ read: `payouts ${action}` }, (orm) => operatorPayoutCommand(orm.em.fork(), payoutId, action)),
+    withOrm({ read: `payouts ${action}` }, (orm) =>
+      operatorPayoutCommand(orm.em.fork(), railAdapters(loadConfig().rails).payouts, payoutId, action),
+    ),
   );
   // A payout gone by the time its command ran answers 404 (with no body when the command row went too).
   if (result.status === 404) throw notFound('payout', payoutId);

@@ -5,6 +5,7 @@ import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { operatorPayoutCommand } from '../../src/payouts/payout.commands.js';
+import { sandboxPayoutRail } from '../../src/rails/sandbox-payout.adapter.js';
 import { addCard, call, h, newClient, register, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 
 type Currency = 'USD' | 'VCD';
@@ -725,7 +726,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         async function movePayout(p: Payout, move: PayoutMove) {
           const what = `${move} of ${describedPayout(p)}`;
           if (move === 'approve' || move === 'reject') {
-            const res = await operatorPayoutCommand(h().orm.em.fork(), p.id, move);
+            const res = await operatorPayoutCommand(h().orm.em.fork(), sandboxPayoutRail, p.id, move);
             if (move === 'approve') executePayout(p, 'approve', res, what);
             else reversePayout(p, 'support', res, what);
             return;
