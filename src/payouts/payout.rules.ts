@@ -74,6 +74,17 @@ export const RAIL_OUTCOMES = ['SUCCEEDED', 'FAILED', 'BLOCKED', 'DENIED', 'RETUR
 export type RailOutcome = (typeof RAIL_OUTCOMES)[number];
 
 /**
+ * The outcome a provider's status names: one of `RAIL_OUTCOMES` (any case), or `SUCCESS`, PayPal's
+ * `transaction_status` for what its webhook calls SUCCEEDED; undefined for a status that neither
+ * settles nor keeps a payout (PENDING, ONHOLD…: the payout stays as it is).
+ */
+export function railOutcomeOf(status: string): RailOutcome | undefined {
+  const named = status.toUpperCase();
+  if (named === 'SUCCESS') return 'SUCCEEDED';
+  return (RAIL_OUTCOMES as readonly string[]).includes(named) ? (named as RailOutcome) : undefined;
+}
+
+/**
  * The status a PROCESSING payout takes on an outcome: SUCCEEDED pays it (SUCCESS); FAILED,
  * BLOCKED and DENIED leave it held for the operator (FAILED); RETURNED gives the money back
  * (RETURNED); UNCLAIMED keeps it PROCESSING until the rail pays or returns it.

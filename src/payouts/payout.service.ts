@@ -25,7 +25,7 @@ import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-meth
 import { lockExchange } from '../tokens/conversion.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { findPayout, openPayoutCount, payoutById, payoutByProviderItem, payoutsOf } from './payout.repository.js';
-import { parseSenderBatchId, payoutView, RAIL_OUTCOMES, type PayoutRecord, type RailOutcome } from './payout.rules.js';
+import { parseSenderBatchId, payoutView, railOutcomeOf, type PayoutRecord, type RailOutcome } from './payout.rules.js';
 
 /** A payout request's body. */
 export interface PayoutRequest {
@@ -261,7 +261,8 @@ export interface ReportedPayoutOutcome {
  * What the provider-webhook inbox calls, in its own transaction (`db`), with an outcome a
  * provider reported: submits the payout's `payout.settle` command and answers it for the caller
  * to enqueue (`next`); null when the outcome names no payout of ours, or is not one that settles
- * or keeps a payout (`RAIL_OUTCOMES`: SUCCEEDED, FAILED, BLOCKED, DENIED, RETURNED, UNCLAIMED).
+ * or keeps a payout (`railOutcomeOf`: SUCCEEDED or SUCCESS, FAILED, BLOCKED, DENIED, RETURNED,
+ * UNCLAIMED).
  * Safe to call for every copy of an event, in any order: the command moves money once
  * (`outcomeApplies`).
  */
@@ -269,8 +270,8 @@ export async function submitPayoutOutcome(
   db: Db,
   reported: ReportedPayoutOutcome,
 ): Promise<{ commandId: string; kind: 'payout.settle'; payoutId: string } | null> {
-  const status = reported.status.toUpperCase();
-  if (!(RAIL_OUTCOMES as readonly string[]).includes(status)) return null;
+  const status = railOutcomeOf(reported.status);
+  if (!status) return null;
   let payout: PayoutRecord | undefined;
   let attempt: number | undefined;
   const named = reported.senderBatchId ? parseSenderBatchId(reported.senderBatchId) : undefined;
@@ -283,7 +284,7 @@ export async function submitPayoutOutcome(
   }
   if (!payout || attempt === undefined) return null;
   const input: SettleInput = {
-    status: status as RailOutcome,
+    status,
     attempt,
     provider_batch_id: reported.providerBatchId ?? null,
     provider_item_id: reported.providerItemId ?? null,

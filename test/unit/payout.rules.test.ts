@@ -8,6 +8,7 @@ import {
   PAYOUT_STATUSES,
   parseSenderBatchId,
   RAIL_OUTCOMES,
+  railOutcomeOf,
   senderBatchId,
 } from '../../src/payouts/payout.rules.js';
 import { sandboxPayoutRail } from '../../src/rails/sandbox-payout.adapter.js';
@@ -42,6 +43,13 @@ describe('payout rules: the rail', () => {
       RETURNED: 'RETURNED',
       UNCLAIMED: 'PROCESSING',
     });
+  });
+
+  it("reads a provider's status as an outcome: PayPal's SUCCESS is SUCCEEDED, a status that settles nothing is none", () => {
+    assert.equal(railOutcomeOf('SUCCESS'), 'SUCCEEDED');
+    assert.equal(railOutcomeOf('succeeded'), 'SUCCEEDED');
+    assert.equal(railOutcomeOf('Returned'), 'RETURNED');
+    for (const other of ['PENDING', 'ONHOLD', 'REFUNDED', 'PROCESSING', '']) assert.equal(railOutcomeOf(other), undefined, other);
   });
 
   it('an outcome applies only to a PROCESSING payout on the same attempt', () => {
