@@ -168,7 +168,7 @@ async function claimAttempt(
   const payout = await lockPayout(db, command.target_id);
   if (!payout) throw payoutNotFound();
   // This command's attempt, started by a run that did not finish: the same attempt again.
-  if (payout.status === 'PROCESSING' && payout.attemptCommandId === command.id) return attemptToSend(db, payout);
+  if (payout.status === 'PROCESSING' && payout.attemptCommandId === command.id) return attemptToSend(db, payout, false);
   if (mode === 'auto' && payout.status !== 'FUNDS-IN-ESCROW') return null;
   if (!canExecute(payout.status, mode)) throw payoutStateConflict(payout, mode === 'staging' ? 'executed at once' : 'approved');
   await assertCanPayOut(db, payout.accountId);
@@ -180,12 +180,19 @@ async function claimAttempt(
   payout.attempt += 1;
   payout.status = 'PROCESSING';
   payout.updatedAt = await startPayoutAttempt(db, payout.id, payout.attempt, command.id);
-  return attemptToSend(db, payout);
+  return attemptToSend(db, payout, true);
 }
 
-async function attemptToSend(db: Db, payout: PayoutRecord) {
+/**
+ * The attempt's call to the rail. A destination that is no longer the account's PayPal method
+ * fails an attempt the rail has not heard of (`fresh`, started in this transaction); once the
+ * rail may have it, the attempt is never failed here (the rail could still pay it): the command
+ * errs and retries, for an operator to see.
+ */
+async function attemptToSend(db: Db, payout: PayoutRecord, fresh: boolean) {
   const destination = await payoutDestination(db, payout.accountId, payout.destinationPaymentMethodId);
   if (!destination) {
+    if (!fresh) throw new Error(`payout ${payout.id}: its destination is gone while attempt ${payout.attempt} may be with the rail`);
     return {
       attempt: payout.attempt,
       refused: { failureCode: 'destination_rejected', failureReason: "The destination is no longer one of the account's payout methods." },
