@@ -19,6 +19,7 @@ import { DASHBOARD_PATH, dashboardMode, metricsMode } from './http/operations-ro
 import { createLogger } from './runtime/logger.js';
 import { DatabaseMissingError, postgresServer, ServiceUnavailableError } from './db/postgres-failures.js';
 import { resolveServices } from './runtime/services.js';
+import { railAdapters } from './rails/rail-adapters.js';
 import { armFailpoints } from './runtime/failpoints.js';
 import { assertRailsFor, settleEnvironment } from './environment/environment.service.js';
 import { environmentReason } from './environment/environment.rules.js';
@@ -97,6 +98,7 @@ async function runWeb(config: Config): Promise<void> {
     config.role === 'all'
       ? startWorkers({
           orm,
+          rails: railAdapters(config.rails),
           redisUrl: services.redisUrl,
           queuePrefix: config.queuePrefix,
           logger,

@@ -1,16 +1,11 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import {
-  commandRegistry,
-  isCommandKind,
-  type CommandRegistry,
-  type CommandResult,
-  type CommandRunners,
-} from '../src/commands/command.registry.js';
+import { isCommandKind, type CommandRegistry, type CommandResult, type CommandRunners } from '../src/commands/command.registry.js';
 import { runCommandWith } from '../src/commands/command.service.js';
 import { escrowCommands } from '../src/escrow/escrow.commands.js';
 import { invoiceCommands } from '../src/invoices/invoice.commands.js';
-import { payoutCommands } from '../src/payouts/payout.commands.js';
+import { payoutCommandRunners } from '../src/payouts/payout.commands.js';
+import type { RailAdapters } from '../src/rails/rail-adapters.js';
 import { refundCommands } from '../src/refunds/refund.commands.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
@@ -19,16 +14,18 @@ import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/name
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 
-/** Each module's command runners, by module; `commandRegistry` checks them at boot. */
-export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
-  escrow: escrowCommands,
-  invoices: invoiceCommands,
-  merge: mergeCommands,
-  payouts: payoutCommands,
-  'provider-events': providerEventCommands,
-  refunds: refundCommands,
-  tokens: tokenCommands,
-};
+/** Each module's command runners, by module, those that call a rail on its adapter in `rails`; `commandRegistry` checks them at boot. */
+export function commandRunners(rails: RailAdapters): Record<string, CommandRunners> {
+  return {
+    escrow: escrowCommands,
+    invoices: invoiceCommands,
+    merge: mergeCommands,
+    payouts: payoutCommandRunners(rails.payouts),
+    'provider-events': providerEventCommands,
+    refunds: refundCommands,
+    tokens: tokenCommands,
+  };
+}
 
 /**
  * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, payouts, token exchange, provider events) with its kind's runner.
@@ -36,7 +33,7 @@ export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
  * to the request waiting for it (`CommandBus.finished`) and returned (the job's return value, as
  * Bull Board shows it).
  */
-export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: CommandRegistry = commandRegistry(COMMAND_RUNNERS)) {
+export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: CommandRegistry) {
   const run = async ({ commandId, kind }: CommandRef): Promise<CommandResult | null> => {
     // A job no runner knows cannot succeed by retrying.
     if (!isCommandKind(kind)) throw new UnrecoverableError(`command ${commandId} has an unknown kind: ${kind}`);

@@ -19,7 +19,8 @@ import { resolveServices } from '../src/runtime/services.js';
 import { armFailpoints } from '../src/runtime/failpoints.js';
 import { assertRailsFor, settleEnvironment } from '../src/environment/environment.service.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
-import { COMMAND_RUNNERS, commandsProcessor } from './commands.processor.js';
+import { commandRunners, commandsProcessor } from './commands.processor.js';
+import { railAdapters, type RailAdapters } from '../src/rails/rail-adapters.js';
 import { commandRegistry, type CommandRegistry, type CommandRunners } from '../src/commands/command.registry.js';
 import { CommandBus } from '../src/queues/command-bus.js';
 import { WebhookBus } from '../src/queues/webhook-bus.js';
@@ -44,7 +45,9 @@ export interface WorkerDeps {
   webhooks?: Partial<DeliveryPolicy>;
   /** When a pending webhook delivery counts as lost (default: commandSweepAfterMs). */
   deliverySweepAfterMs?: number;
-  /** Each module's command runners (default: every module's, COMMAND_RUNNERS). */
+  /** The rails' adapters the commands run on (default: those the environment configures, `config.rails`). */
+  rails?: RailAdapters;
+  /** Each module's command runners (default: every module's, `commandRunners(rails)`). */
   commandRunners?: Record<string, CommandRunners>;
   /** The queues this process serves, with their side jobs (default: every queue). */
   queues?: readonly QueueName[];
@@ -90,7 +93,7 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
 /** Starts the served queues' workers and their side jobs (the outbox relay, the maintenance schedule). */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   // Before any connection: a kind without exactly one runner stops the process here.
-  const commands = commandRegistry(deps.commandRunners ?? COMMAND_RUNNERS);
+  const commands = commandRegistry(deps.commandRunners ?? commandRunners(deps.rails ?? railAdapters(loadConfig().rails)));
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
   reportOutages(connection, deps.logger, 'workers');
@@ -206,6 +209,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   armFailpoints(config.failpoints);
   const running = await startWorkers({
     orm,
+    rails: railAdapters(config.rails),
     redisUrl: services.redisUrl,
     queuePrefix: config.queuePrefix,
     logger,

@@ -25,7 +25,7 @@ Creates an integrator. With a token currency (3 capital letters, not a fiat code
 every account of the integrator gets standard and convertible token wallets; N is how many
 tokens USD 1.00 buys. SETTINGS, each optional (see integrator update):
   --payout-auto-approve-max N   payouts up to N minor units need no operator approval (default 0: all do)
-  --payout-open-limit N         open payouts (FUNDS-IN-ESCROW or FAILED) an account may have (default 3)
+  --payout-open-limit N         open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED) an account may have (default 3)
   --conversion-fee-bps N        token conversion fee in basis points of the fiat amount (default 0)`,
     options: {
       'token-currency': { type: 'string' },
@@ -95,7 +95,7 @@ is an error.
 Changes the settings of integrator NAME (a name or id); the others stay as they are. Running
 processes read them at each payout or conversion.
   --payout-auto-approve-max N   payouts up to N minor units need no operator approval (0: all do)
-  --payout-open-limit N         open payouts (FUNDS-IN-ESCROW or FAILED) an account may have (1-1000)
+  --payout-open-limit N         open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED) an account may have (1-1000)
   --conversion-fee-bps N        token conversion fee in basis points of the fiat amount (0-10000)
   --json   print {"id","name","payout_auto_approve_max","payout_open_limit","conversion_fee_bps"}`,
     options: { ...SETTING_OPTIONS, json: { type: 'boolean' } },

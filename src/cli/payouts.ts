@@ -1,5 +1,7 @@
 /** `holdfast payouts approve|reject`: the operator's decision on a payout, run as its command in this process. */
+import { loadConfig } from '../../config/index.js';
 import { operatorPayoutCommand } from '../payouts/payout.commands.js';
+import { railAdapters } from '../rails/rail-adapters.js';
 import { type Command, Refused, type Values, notFound, onlyArgument, orNotFound, print, withOrm } from './cli-support.js';
 
 /** Runs the payout's command and prints the payout, or fails with the refusal. */
@@ -8,7 +10,9 @@ async function decide(action: 'approve' | 'reject', v: Values, positionals: stri
   const result = await orNotFound(
     'payout',
     payoutId,
-    withOrm({ read: `payouts ${action}` }, (orm) => operatorPayoutCommand(orm.em.fork(), payoutId, action)),
+    withOrm({ read: `payouts ${action}` }, (orm) =>
+      operatorPayoutCommand(orm.em.fork(), railAdapters(loadConfig().rails).payouts, payoutId, action),
+    ),
   );
   // A payout gone by the time its command ran answers 404 (with no body when the command row went too).
   if (result.status === 404) throw notFound('payout', payoutId);
@@ -24,14 +28,16 @@ async function decide(action: 'approve' | 'reject', v: Values, positionals: stri
 
 export const payoutsCommands: Record<string, Command> = {
   'payouts approve': {
-    summary: 'approve (or retry) a payout: the sandbox provider executes it',
+    summary: 'approve (or retry) a payout: an attempt at the payout rail',
     usage: `holdfast payouts approve PAYOUT_ID [--json]
 
-Approves payout PAYOUT_ID (payout_status_id) in FUNDS-IN-ESCROW, or retries a FAILED one: the
-sandbox provider executes it — SUCCESS, or FAILED for the documented failing destination (the
-money stays held). Runs the payout's payout.execute command in this process and prints the
-payout: a FAILED execution is an outcome, not an error (exit 0; read payout_status). Another
-state, or a payouts or login block on the account, is refused (exit 1).
+Approves payout PAYOUT_ID (payout_status_id) in FUNDS-IN-ESCROW, or retries a FAILED one (a new
+attempt): the payout rail (PAYOUT_RAIL) executes it. The sandbox rail answers at once — SUCCESS,
+or FAILED for the documented failing destination (the money stays held); a real rail leaves it
+PROCESSING until its outcome arrives. Runs the payout's payout.execute command in this process
+and prints the payout: a FAILED or PROCESSING execution is an outcome, not an error (exit 0;
+read payout_status), as is a rail that does not answer (PROCESSING: a worker retries it).
+Another state, or a payouts or login block on the account, is refused (exit 1).
   --json   print the payout`,
     options: { json: { type: 'boolean' } },
     positionals: 1,
@@ -43,7 +49,7 @@ state, or a payouts or login block on the account, is refused (exit 1).
 
 Rejects payout PAYOUT_ID in FUNDS-IN-ESCROW or FAILED: the money goes back from payout holding
 to the account's wallet and the payout is SUPPORT-REVERSED. Runs its payout.reverse command
-in this process. Another state is refused (exit 1).
+in this process. Another state is refused (exit 1), PROCESSING too: the rail may pay it.
   --json   print the payout`,
     options: { json: { type: 'boolean' } },
     positionals: 1,

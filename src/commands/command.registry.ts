@@ -16,6 +16,7 @@ export const COMMAND_KINDS = [
   'account.merge',
   'payout.request',
   'payout.execute',
+  'payout.settle',
   'payout.reverse',
   'token.convert',
   'provider-event.apply',

@@ -117,6 +117,32 @@ export async function inCommandTransaction(
 }
 
 /**
+ * The first step of a command whose work calls a provider between two transactions (a payout's
+ * execution): in one transaction, lock the command row and, while it is pending, run `work` and
+ * commit what it did — the command stays pending; its runner then calls the provider and ends
+ * the command with `inCommandTransaction`. Answers `{ done }` (its stored result) for a done
+ * command, null when there is none. Runs again on contention, as `inCommandTransaction` does.
+ */
+export async function inCommandStep<T>(
+  em: EntityManager,
+  commandId: string,
+  work: (db: Db, command: LockedCommand) => Promise<T>,
+): Promise<{ done: CommandResult } | { value: T } | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pooled(em).transaction(async (db) => {
+        const command = await lockCommandRow(db, commandId);
+        if (!command) return null;
+        if (command.state === 'done') return { done: { status: command.result_status!, body: command.result_body } };
+        return { value: await work(db, { id: command.id, kind: command.kind, target_id: command.target_id, input: command.input }) };
+      });
+    } catch (err) {
+      if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/**
  * Runs a command with its runner (the worker's job). A refusal the runner throws (an AppError)
  * is the command's result: stored, through the one status map, unless the command was done
  * meanwhile (then the stored result stands). Any other error rejects: the job retries.

@@ -11,7 +11,7 @@ export const Integrator = defineEntity({
     tokensPerUsd: p.bigint('number').nullable(),
     /** Payouts up to this amount (minor units) are approved without the operator; 0: none is. */
     payoutAutoApproveMax: p.bigint('number').default(0),
-    /** At most this many open payouts (FUNDS-IN-ESCROW or FAILED) per account. */
+    /** At most this many open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED) per account. */
     payoutOpenLimit: p.integer().default(3),
     /** The fee of a token conversion, in basis points of its fiat amount (rounded up). */
     conversionFeeBps: p.integer().default(0),

@@ -4,7 +4,7 @@
 export interface IntegratorSettings {
   /** Payouts up to this amount (minor units) are approved without the operator; 0: none is. */
   payoutAutoApproveMax: number;
-  /** At most this many open payouts (FUNDS-IN-ESCROW or FAILED) per account. */
+  /** At most this many open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED) per account. */
   payoutOpenLimit: number;
   /** A token conversion's fee, in basis points of its fiat amount (rounded up). */
   conversionFeeBps: number;

@@ -13,7 +13,7 @@ export interface MergeFacts {
   openAsBuyer: number;
   /** Unfinished purchases that would pay the source: OPEN escrows and invoices naming one of its wallets, token purchases issuing to it. */
   openAsSeller: number;
-  /** The source's open payouts (FUNDS-IN-ESCROW or FAILED): a reversal would return their money to it. */
+  /** The source's open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED): a reversal or a rail's return would give their money back to it. */
   openPayouts: number;
   /** The source's USD wallet balance (minor units). */
   fiatBalance: number;
@@ -37,7 +37,7 @@ export function mergeRefusal(f: MergeFacts): string | null {
   if (f.openAsSeller > 0)
     return `The source account is due money from ${f.openAsSeller} unfinished purchase(s) (OPEN escrows or invoices that pay it); finish them first (pay, then commit or cancel an escrow).`;
   if (f.openPayouts > 0)
-    return `The source account has ${f.openPayouts} open payout(s) (FUNDS-IN-ESCROW or FAILED), whose reversal would return money to it; let them finish or take them back first.`;
+    return `The source account has ${f.openPayouts} open payout(s) (FUNDS-IN-ESCROW, PROCESSING or FAILED), whose reversal or return would give money back to it; let them finish or take them back first.`;
   if (f.fiatBalance > 0)
     return `The source account holds ${f.fiatBalance} USD minor units; fiat balances are not merged, so move them first.`;
   return null;

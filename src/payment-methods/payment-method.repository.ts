@@ -106,7 +106,7 @@ export function addPaypalMethodOnce(
 export interface PayoutDestination {
   id: string;
   email: string;
-  sandboxOutcome: 'succeeds' | 'payout_fails';
+  sandboxOutcome: 'succeeds' | 'payout_fails' | 'payout_unclaimed';
 }
 
 /** The account's active PayPal method with this id; undefined when it is another account's, or not PayPal. */
@@ -119,7 +119,10 @@ export async function payoutDestination(db: Db, accountId: string, paymentMethod
   return {
     id: row.id,
     email: row.details.email,
-    sandboxOutcome: row.details.sandbox_outcome === 'payout_fails' ? 'payout_fails' : 'succeeds',
+    sandboxOutcome:
+      row.details.sandbox_outcome === 'payout_fails' || row.details.sandbox_outcome === 'payout_unclaimed'
+        ? row.details.sandbox_outcome
+        : 'succeeds',
   };
 }
 

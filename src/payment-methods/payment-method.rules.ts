@@ -65,8 +65,14 @@ export function checkCard(
 /** The sandbox PayPal address whose payouts fail (every other address's payouts succeed). */
 export const PAYPAL_PAYOUT_FAILS = 'payout-fails@example.com';
 
+/**
+ * The sandbox PayPal address whose payouts stay PROCESSING, as an unclaimed PayPal payout does,
+ * until an outcome is applied to them (in staging, the payout's PATCH with a `rail_outcome`).
+ */
+export const PAYPAL_PAYOUT_UNCLAIMED = 'payout-unclaimed@example.com';
+
 /** What a payout to a sandbox PayPal address does when executed. */
-export type PaypalSandboxOutcome = 'succeeds' | 'payout_fails';
+export type PaypalSandboxOutcome = 'succeeds' | 'payout_fails' | 'payout_unclaimed';
 
 /** A PayPal address as stored and compared: lower-cased (the schema checked its format and length). */
 export function normalisePaypalEmail(email: string): string {
@@ -75,7 +81,8 @@ export function normalisePaypalEmail(email: string): string {
 
 /** What payouts to this (normalised) sandbox address do. */
 export function paypalSandboxOutcome(email: string): PaypalSandboxOutcome {
-  return email === PAYPAL_PAYOUT_FAILS ? 'payout_fails' : 'succeeds';
+  if (email === PAYPAL_PAYOUT_FAILS) return 'payout_fails';
+  return email === PAYPAL_PAYOUT_UNCLAIMED ? 'payout_unclaimed' : 'succeeds';
 }
 
 /** Providers whose methods only receive payouts: a purchase never charges one. */

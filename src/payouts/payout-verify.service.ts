@@ -1,5 +1,6 @@
 /**
- * The payouts module's `ledger verify` checks: payout holding holds exactly the open payouts, and
+ * The payouts module's `ledger verify` checks: payout holding holds exactly the open payouts
+ * (FUNDS-IN-ESCROW, PROCESSING, FAILED), and
  * each payout has the postings (`payout:<id>:<phase>`) of its state; no such posting names a
  * missing payout.
  */
@@ -9,8 +10,10 @@ import { payoutHoldingMismatches, payoutPhaseMismatches } from './payout.reposit
 /** The postings (by phase, sorted) a payout must have in each state. */
 export const PAYOUT_PHASES: Record<string, string[]> = {
   'FUNDS-IN-ESCROW': ['hold'],
+  PROCESSING: ['hold'],
   FAILED: ['hold'],
   SUCCESS: ['execute', 'hold'],
+  RETURNED: ['hold', 'return'],
   'USER-REVERSED': ['hold', 'reverse'],
   'SUPPORT-REVERSED': ['hold', 'reverse'],
 };

@@ -1,43 +1,53 @@
 /**
- * The payouts module's command runners (each in one transaction, safe to run again: a done
- * command answers its stored result, postings have unique references `payout:<id>:<phase>`):
+ * The payouts module's command runners (safe to run again: a done command answers its stored
+ * result, postings have unique references `payout:<id>:<phase>`):
  * - `payout.request`: under the account's lock, the request's checks again, then the payout
  *   (FUNDS-IN-ESCROW) and its `hold` posting, wallet → payout holding; at or under the
  *   integrator's automatic-approval limit it also submits the payout's `payout.execute`;
- * - `payout.execute`: the sandbox provider pays the destination (`execute` posting, holding →
- *   payout clearing; SUCCESS) or refuses it (FAILED, the money stays held);
+ * - `payout.execute`: the payout's next attempt at the payout rail (PROCESSING, committed
+ *   before the rail's call), then the rail's answer: paid (`execute` posting, holding → payout
+ *   clearing; SUCCESS), refused (FAILED, the money stays held) or taken (PROCESSING);
+ * - `payout.settle`: a rail's later outcome for a PROCESSING payout (SUCCESS, FAILED, RETURNED
+ *   with its `return` posting, holding → wallet; UNCLAIMED keeps it PROCESSING);
  * - `payout.reverse`: the money goes back to the wallet (`reverse` posting; USER-REVERSED or
  *   SUPPORT-REVERSED).
- * Each state change emits `payout-complete`.
+ * Each state change emits `payout-complete`. The runners that call the rail are made with the
+ * adapter the process runs on (`payoutCommandRunners`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
-import { inCommandTransaction, runCommandWith, submitCommand } from '../commands/command.service.js';
+import { inCommandStep, inCommandTransaction, type LockedCommand, runCommandWith, submitCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { lockForPosting, post, systemAccount } from '../ledger/ledger.service.js';
 import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
 import { findKycState, kycRequired } from '../kyc/kyc.service.js';
+import type { PayoutRail, PayoutSendInput, PayoutSendResult } from '../rails/payout-rail.port.js';
+import { RailUnavailableError } from '../rails/rail-unavailable.error.js';
 import { failpoint } from '../runtime/failpoints.js';
 import { exchangeReversalAccounts, linkExchangeToPayout, reverseTokenExchange } from '../tokens/conversion.service.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
-import { insertPayout, lockPayout, payoutById, setPayoutStatus } from './payout.repository.js';
+import { insertPayout, lockPayout, payoutById, recordRailReport, setPayoutStatus, startPayoutAttempt } from './payout.repository.js';
 import {
   autoApproved,
   canExecute,
   canReverse,
+  outcomeApplies,
+  outcomeFailure,
+  outcomeStatus,
   payoutEvent,
   payoutView,
   reversedStatus,
-  sandboxExecution,
+  senderBatchId,
   type ExecuteMode,
   type PayoutRecord,
+  type RailOutcome,
   type ReverseBy,
 } from './payout.rules.js';
-import { checkPayoutRequest, payoutNotFound, payoutStateConflict, type PayoutRequest } from './payout.service.js';
+import { checkPayoutRequest, payoutNotFound, payoutStateConflict, type PayoutRequest, type SettleInput } from './payout.service.js';
 
 /** Records a payout's change: its event. */
 async function changed(db: Db, payout: PayoutRecord): Promise<void> {
@@ -69,6 +79,11 @@ export async function runPayoutRequest(em: EntityManager, commandId: string): Pr
       tokenExchangeId: input.token_exchange_id ?? null,
       failureCode: null,
       failureReason: null,
+      attempt: 0,
+      attemptCommandId: null,
+      providerBatchId: null,
+      providerItemId: null,
+      providerStatus: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -99,52 +114,225 @@ export async function runPayoutRequest(em: EntityManager, commandId: string): Pr
   });
 }
 
-export async function runPayoutExecute(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  const result = await executeInCommand(em, commandId);
-  // A crash here: the execution is committed, the job not yet finished in Redis.
-  failpoint('payout.execute.after-commit');
-  return result;
+/**
+ * `payout.execute`, in two transactions around the rail's call. First (`claimAttempt`) the
+ * checks and the attempt: the payout becomes PROCESSING on its next attempt, owned by this
+ * command, and is committed so before the rail hears of it (from then on it cannot be reversed,
+ * so the rail can never pay a payout whose money went back to the wallet). Then the rail's call,
+ * outside any transaction; a `RailUnavailableError` (or a crash) leaves the command pending and
+ * its job retries with backoff: the run finds the payout PROCESSING on this command's attempt
+ * and sends that attempt again, with the same `sender_batch_id`, which the rail never pays twice.
+ * Last, in the command's transaction, the rail's answer is applied as any outcome is
+ * (`applyOutcome`): SUCCESS and FAILED settle it at once (the sandbox), PROCESSING leaves it for
+ * `payout.settle`.
+ */
+function runPayoutExecute(rail: PayoutRail) {
+  return async (em: EntityManager, commandId: string): Promise<CommandResult | null> => {
+    const step = await inCommandStep(em, commandId, claimAttempt);
+    if (!step) return null;
+    if ('done' in step) return step.done;
+    const sending = step.value;
+    let answer: RailAnswer | undefined;
+    if (sending && 'input' in sending) {
+      answer = { attempt: sending.input.attempt, ...(await rail.send(sending.input)) };
+      // A crash here: the rail took the attempt, nothing of its answer is committed.
+      failpoint('payout.execute.after-send');
+    } else if (sending) {
+      answer = { attempt: sending.attempt, status: 'FAILED', ...sending.refused };
+    }
+    const result = await inCommandTransaction(em, commandId, async (db, command) => {
+      const payout = await lockPayout(db, command.target_id);
+      if (!payout) throw payoutNotFound();
+      if (answer) await applyOutcome(db, payout, railOutcome(answer));
+      return { status: 200, body: success(payoutView(payout)) };
+    });
+    // A crash here: the execution is committed, the job not yet finished in Redis.
+    failpoint('payout.execute.after-commit');
+    return result;
+  };
 }
 
-function executeInCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+/** What the rail answered of an attempt (or, for a destination gone, the refusal made without it). */
+type RailAnswer = PayoutSendResult & { attempt: number };
+
+/**
+ * The execution's first transaction: null when there is nothing to send (an automatic approval
+ * of a payout reversed or executed first); else the attempt to send — or, when its destination
+ * is no longer the account's PayPal method, the refusal to record without calling the rail.
+ */
+async function claimAttempt(
+  db: Db,
+  command: LockedCommand,
+): Promise<{ input: PayoutSendInput } | { attempt: number; refused: { failureCode: string; failureReason: string } } | null> {
+  const mode = ((command.input as { mode?: ExecuteMode } | null)?.mode ?? 'approve') as ExecuteMode;
+  const payout = await lockPayout(db, command.target_id);
+  if (!payout) throw payoutNotFound();
+  // This command's attempt, started by a run that did not finish: the same attempt again.
+  if (payout.status === 'PROCESSING' && payout.attemptCommandId === command.id) return attemptToSend(db, payout, false);
+  if (mode === 'auto' && payout.status !== 'FUNDS-IN-ESCROW') return null;
+  if (!canExecute(payout.status, mode)) throw payoutStateConflict(payout, mode === 'staging' ? 'executed at once' : 'approved');
+  await assertCanPayOut(db, payout.accountId);
+  // Money leaves only an account whose identity check stands (a block lifted by hand does not bypass it).
+  const kyc = await findKycState(db, payout.accountId);
+  if (kyc !== 'ACCEPT') throw kycRequired(kyc);
+  // A crash here: nothing of the execution is committed.
+  failpoint('payout.execute.before-post');
+  payout.attempt += 1;
+  payout.status = 'PROCESSING';
+  payout.updatedAt = await startPayoutAttempt(db, payout.id, payout.attempt, command.id);
+  return attemptToSend(db, payout, true);
+}
+
+/**
+ * The attempt's call to the rail. A destination that is no longer the account's PayPal method
+ * fails an attempt the rail has not heard of (`fresh`, started in this transaction); once the
+ * rail may have it, the attempt is never failed here (the rail could still pay it): the command
+ * errs and retries, for an operator to see.
+ */
+async function attemptToSend(db: Db, payout: PayoutRecord, fresh: boolean) {
+  const destination = await payoutDestination(db, payout.accountId, payout.destinationPaymentMethodId);
+  if (!destination) {
+    if (!fresh) throw new Error(`payout ${payout.id}: its destination is gone while attempt ${payout.attempt} may be with the rail`);
+    return {
+      attempt: payout.attempt,
+      refused: { failureCode: 'destination_rejected', failureReason: "The destination is no longer one of the account's payout methods." },
+    };
+  }
+  const input: PayoutSendInput = {
+    payoutId: payout.id,
+    attempt: payout.attempt,
+    senderBatchId: senderBatchId(payout.id, payout.attempt),
+    amount: payout.amount,
+    currency: payout.currency,
+    receiver: destination.email,
+    note: `Payout ${payout.id}`,
+  };
+  return { input };
+}
+
+/** The rail's answer to `send` as an outcome. */
+function railOutcome(answer: RailAnswer): PayoutOutcome {
+  const status: RailOutcome | 'PROCESSING' = answer.status === 'SUCCESS' ? 'SUCCEEDED' : answer.status;
+  return {
+    status,
+    attempt: answer.attempt,
+    providerBatchId: answer.providerBatchId,
+    providerItemId: answer.providerItemId,
+    failureCode: answer.failureCode,
+    failureReason: answer.failureReason,
+    snapshot: answer.snapshot,
+  };
+}
+
+/** A rail's report on one attempt of a payout: an outcome, or (from `send`) PROCESSING. */
+export interface PayoutOutcome {
+  status: RailOutcome | 'PROCESSING';
+  attempt: number;
+  providerBatchId?: string | null;
+  providerItemId?: string | null;
+  failureCode?: string | null;
+  failureReason?: string | null;
+  snapshot?: Record<string, unknown> | null;
+}
+
+/**
+ * Applies a rail's report to a payout (locked by the caller): when `outcomeApplies` (PROCESSING,
+ * this attempt) it records what the rail said and moves the payout — SUCCESS posts `execute`
+ * (payout holding → payout clearing), RETURNED posts `return` (payout holding → the source
+ * wallet; a payout of a token conversion reverses the conversion too, as a reversal does),
+ * FAILED keeps the money held, PROCESSING and UNCLAIMED move nothing — and emits
+ * `payout-complete` for a new state, or for a payout the rail has taken and left PROCESSING
+ * (not for the moment it passes through PROCESSING within its execution). Any other report
+ * changes nothing. Mutates `payout`; answers whether it applied.
+ */
+async function applyOutcome(db: Db, payout: PayoutRecord, outcome: PayoutOutcome): Promise<boolean> {
+  if (!outcomeApplies(payout, outcome.attempt)) return false;
+  await recordRailReport(db, payout.id, { ...outcome, providerStatus: outcome.status });
+  payout.providerBatchId = outcome.providerBatchId ?? payout.providerBatchId;
+  payout.providerItemId = outcome.providerItemId ?? payout.providerItemId;
+  payout.providerStatus = outcome.status;
+  const next = outcome.status === 'PROCESSING' ? 'PROCESSING' : outcomeStatus(outcome.status);
+  if (next === 'PROCESSING') {
+    // Once, when the rail has taken the attempt (its `send` answered); an UNCLAIMED report changes nothing the integrator sees.
+    if (outcome.status === 'PROCESSING') await changed(db, payout);
+    return true;
+  }
+  if (next === 'SUCCESS') {
+    const holding = await systemAccount(db, payout.integratorId, 'payout_holding', payout.currency);
+    const clearing = await systemAccount(db, payout.integratorId, 'payout_clearing', payout.currency);
+    await lockForPosting(db, [holding, clearing]);
+    await post(db, {
+      integratorId: payout.integratorId,
+      reference: `payout:${payout.id}:execute`,
+      description: `payout ${payout.id} paid out`,
+      entries: [
+        { account: holding, currency: payout.currency, amount: -payout.amount },
+        { account: clearing, currency: payout.currency, amount: payout.amount },
+      ],
+    });
+    payout.failureCode = null;
+    payout.failureReason = null;
+  } else if (next === 'RETURNED') {
+    await returnToWallet(db, payout);
+  } else {
+    const failure = outcomeFailure(outcome.status as RailOutcome, outcome.failureCode, outcome.failureReason);
+    payout.failureCode = failure.code;
+    payout.failureReason = failure.reason;
+  }
+  payout.status = next;
+  payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
+  await changed(db, payout);
+  return true;
+}
+
+/** A returned payout's money back in its source wallet (`return` posting), and its token conversion reversed. */
+async function returnToWallet(db: Db, payout: PayoutRecord): Promise<void> {
+  await postBackToWallet(db, payout, 'return', 'returned by the rail');
+}
+
+/**
+ * Moves a payout's money from payout holding back to its source wallet (posting
+ * `payout:<id>:<phase>`) and, for a payout that took a token conversion's money, reverses the
+ * conversion (the money goes back to the integrator, the tokens to the convertible wallet): its
+ * accounts are locked with the payout's, all at once, in the one order.
+ */
+async function postBackToWallet(db: Db, payout: PayoutRecord, phase: 'reverse' | 'return', what: string): Promise<void> {
+  const wallet = await fiatWalletOf(db, payout.accountId, payout.sourcePaymentMethodId);
+  if (!wallet) throw new Error(`payout ${payout.id}: its source wallet is gone`);
+  const holding = await systemAccount(db, payout.integratorId, 'payout_holding', payout.currency);
+  const exchange = payout.tokenExchangeId ? await exchangeReversalAccounts(db, payout.tokenExchangeId) : [];
+  await lockForPosting(db, [wallet.ledgerAccountId, holding, ...exchange]);
+  await post(db, {
+    integratorId: payout.integratorId,
+    reference: `payout:${payout.id}:${phase}`,
+    description: `payout ${payout.id} ${what}`,
+    entries: [
+      { account: holding, currency: payout.currency, amount: -payout.amount },
+      { account: wallet.ledgerAccountId, currency: payout.currency, amount: payout.amount },
+    ],
+  });
+  if (payout.tokenExchangeId) await reverseTokenExchange(db, payout.tokenExchangeId);
+}
+
+/**
+ * `payout.settle`: applies a rail's outcome (the command's input, `SettleInput`) to its payout
+ * with `applyOutcome` — only a PROCESSING payout on the outcome's attempt moves; a duplicate, an
+ * older attempt's outcome or one after the payout settled is answered with the payout as it is.
+ */
+export async function runPayoutSettle(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return inCommandTransaction(em, commandId, async (db, command) => {
-    const mode = ((command.input as { mode?: ExecuteMode } | null)?.mode ?? 'approve') as ExecuteMode;
+    const input = command.input as unknown as SettleInput;
     const payout = await lockPayout(db, command.target_id);
     if (!payout) throw payoutNotFound();
-    // Automatic approval of a payout reversed (or executed) first: nothing left to do.
-    if (mode === 'auto' && payout.status !== 'FUNDS-IN-ESCROW') return { status: 200, body: success(payoutView(payout)) };
-    if (!canExecute(payout.status, mode)) throw payoutStateConflict(payout, mode === 'staging' ? 'executed at once' : 'approved');
-    await assertCanPayOut(db, payout.accountId);
-    // Money leaves only an account whose identity check stands (a block lifted by hand does not bypass it).
-    const kyc = await findKycState(db, payout.accountId);
-    if (kyc !== 'ACCEPT') throw kycRequired(kyc);
-    const destination = await payoutDestination(db, payout.accountId, payout.destinationPaymentMethodId);
-    const verdict = sandboxExecution(destination?.sandboxOutcome ?? 'payout_fails');
-    // A crash here: nothing of the execution is committed.
-    failpoint('payout.execute.before-post');
-    if (verdict.ok) {
-      const holding = await systemAccount(db, payout.integratorId, 'payout_holding', payout.currency);
-      const clearing = await systemAccount(db, payout.integratorId, 'payout_clearing', payout.currency);
-      await lockForPosting(db, [holding, clearing]);
-      await post(db, {
-        integratorId: payout.integratorId,
-        reference: `payout:${payout.id}:execute`,
-        description: `payout ${payout.id} paid out`,
-        entries: [
-          { account: holding, currency: payout.currency, amount: -payout.amount },
-          { account: clearing, currency: payout.currency, amount: payout.amount },
-        ],
-      });
-      payout.status = 'SUCCESS';
-      payout.failureCode = null;
-      payout.failureReason = null;
-    } else {
-      payout.status = 'FAILED';
-      payout.failureCode = verdict.code;
-      payout.failureReason = verdict.reason;
-    }
-    payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
-    await changed(db, payout);
+    await applyOutcome(db, payout, {
+      status: input.status,
+      attempt: input.attempt,
+      providerBatchId: input.provider_batch_id,
+      providerItemId: input.provider_item_id,
+      failureCode: input.failure_code,
+      failureReason: input.failure_reason,
+      snapshot: input.snapshot,
+    });
     return { status: 200, body: success(payoutView(payout)) };
   });
 }
@@ -155,25 +343,7 @@ export async function runPayoutReverse(em: EntityManager, commandId: string): Pr
     const payout = await lockPayout(db, command.target_id);
     if (!payout) throw payoutNotFound();
     if (!canReverse(payout.status)) throw payoutStateConflict(payout, 'reversed');
-    const wallet = await fiatWalletOf(db, payout.accountId, payout.sourcePaymentMethodId);
-    if (!wallet) throw new Error(`payout ${payout.id}: its source wallet is gone`);
-    const holding = await systemAccount(db, payout.integratorId, 'payout_holding', payout.currency);
-    // A payout that took a conversion's money reverses the conversion too: its accounts are
-    // locked with the payout's, all at once, in the one order.
-    const exchange = payout.tokenExchangeId ? await exchangeReversalAccounts(db, payout.tokenExchangeId) : [];
-    await lockForPosting(db, [wallet.ledgerAccountId, holding, ...exchange]);
-    await post(db, {
-      integratorId: payout.integratorId,
-      reference: `payout:${payout.id}:reverse`,
-      description: `payout ${payout.id} reversed`,
-      entries: [
-        { account: holding, currency: payout.currency, amount: -payout.amount },
-        { account: wallet.ledgerAccountId, currency: payout.currency, amount: payout.amount },
-      ],
-    });
-    // The payout took a conversion's money: reversing the payout reverses the conversion too
-    // (the money goes back to the integrator, the tokens to the convertible wallet).
-    if (payout.tokenExchangeId) await reverseTokenExchange(db, payout.tokenExchangeId);
+    await postBackToWallet(db, payout, 'reverse', 'reversed');
     payout.status = reversedStatus(by);
     payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
     await changed(db, payout);
@@ -181,18 +351,29 @@ export async function runPayoutReverse(em: EntityManager, commandId: string): Pr
   });
 }
 
-export const payoutCommands: CommandRunners = {
-  'payout.request': runPayoutRequest,
-  'payout.execute': runPayoutExecute,
-  'payout.reverse': runPayoutReverse,
-};
+/** The payouts module's runners, the execution on `rail` (the adapter the process runs on). */
+export function payoutCommandRunners(rail: PayoutRail): CommandRunners {
+  return {
+    'payout.request': runPayoutRequest,
+    'payout.execute': runPayoutExecute(rail),
+    'payout.settle': runPayoutSettle,
+    'payout.reverse': runPayoutReverse,
+  };
+}
 
 /**
  * The operator's `holdfast payouts approve|reject ID`: submits the payout's `payout.execute`
- * (approval; a FAILED payout is retried) or `payout.reverse` (SUPPORT-REVERSED) command and runs
- * it in this process. Answers the command's result (the payout, or the refusal).
+ * (approval; a FAILED payout is retried, a new attempt) or `payout.reverse` (SUPPORT-REVERSED)
+ * command and runs it in this process, on `rail`. Answers the command's result (the payout, or
+ * the refusal); when the rail is unavailable, 202 with the payout as it stands (PROCESSING): the
+ * command stays pending and a worker's sweeper runs it again.
  */
-export async function operatorPayoutCommand(em: EntityManager, payoutId: string, action: 'approve' | 'reject'): Promise<CommandResult> {
+export async function operatorPayoutCommand(
+  em: EntityManager,
+  rail: PayoutRail,
+  payoutId: string,
+  action: 'approve' | 'reject',
+): Promise<CommandResult> {
   const db = pooled(em);
   const payout = await payoutById(db, payoutId);
   if (!payout) throw payoutNotFound();
@@ -204,6 +385,12 @@ export async function operatorPayoutCommand(em: EntityManager, payoutId: string,
     input: action === 'approve' ? { mode: 'approve' } : { by: 'support' },
     inputKey: action,
   });
-  const result = await runCommandWith(payoutCommands[kind]!, em, commandId);
-  return result ?? { status: 404, body: null };
+  try {
+    const result = await runCommandWith(payoutCommandRunners(rail)[kind]!, em, commandId);
+    return result ?? { status: 404, body: null };
+  } catch (err) {
+    if (!(err instanceof RailUnavailableError)) throw err;
+    const current = (await payoutById(db, payoutId)) ?? payout;
+    return { status: 202, body: success(payoutView(current)) };
+  }
 }

@@ -8,6 +8,11 @@ export const Payout = defineEntity({
   indexes: [
     // An account's payouts, newest first (GET /v2/{account_id}/payouts).
     { name: 'payout_account_created_idx', properties: ['accountId', 'createdAt'] },
+    // A provider webhook's payout, by the item it names.
+    {
+      name: 'payout_provider_item_idx',
+      expression: 'create index payout_provider_item_idx on payout (provider_item_id) where provider_item_id is not null',
+    },
   ],
   properties: {
     id: p.string().primary().length(36),
@@ -21,6 +26,12 @@ export const Payout = defineEntity({
     tokenExchangeId: p.string().length(36).nullable(),
     failureCode: p.string().length(64).nullable(),
     failureReason: p.string().length(200).nullable(),
+    attempt: p.integer().default(0),
+    attemptCommandId: p.string().length(40).nullable(),
+    providerBatchId: p.string().length(64).nullable(),
+    providerItemId: p.string().length(64).nullable(),
+    providerStatus: p.string().length(20).nullable(),
+    providerSnapshot: p.json<Record<string, unknown>>().nullable(),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

@@ -9,12 +9,17 @@ import {
   phasesDifferSql,
   postingPhasesSql,
 } from '../ledger/ledger.repository.js';
-import type { PayoutRecord, PayoutStatus } from './payout.rules.js';
+import { OPEN_STATUSES, type PayoutRecord, type PayoutStatus } from './payout.rules.js';
 
 const COLUMNS = `id, integrator_id as "integratorId", account_id as "accountId", status, amount, currency,
   source_payment_method_id as "sourcePaymentMethodId", destination_payment_method_id as "destinationPaymentMethodId",
   token_exchange_id as "tokenExchangeId", failure_code as "failureCode", failure_reason as "failureReason",
+  attempt, attempt_command_id as "attemptCommandId", provider_batch_id as "providerBatchId",
+  provider_item_id as "providerItemId", provider_status as "providerStatus",
   created_at as "createdAt", updated_at as "updatedAt"`;
+
+/** The open statuses as an SQL list (fixed literals, not input). */
+const OPEN_SQL = OPEN_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /** A row as read (timestamps may come back as text) → the record. */
 function fromRow(row: PayoutRecord): PayoutRecord {
@@ -79,10 +84,60 @@ export async function setPayoutStatus(
   return new Date(row!.updated_at);
 }
 
-/** How many of the account's payouts are open (FUNDS-IN-ESCROW or FAILED). */
+/**
+ * Starts an attempt at the rail: the payout becomes PROCESSING on attempt `attempt`, owned by
+ * the `payout.execute` command `commandId`, with no failure and nothing yet from the rail; its
+ * new `updated_at`.
+ */
+export async function startPayoutAttempt(db: Db, payoutId: string, attempt: number, commandId: string): Promise<Date> {
+  const [row] = await db.execute<Array<{ updated_at: Date }>>(
+    `update payout set status = 'PROCESSING', attempt = ?, attempt_command_id = ?, failure_code = null, failure_reason = null,
+            provider_batch_id = null, provider_item_id = null, provider_status = null, provider_snapshot = null,
+            updated_at = clock_timestamp()
+      where id = ? returning updated_at`,
+    [attempt, commandId, payoutId],
+  );
+  return new Date(row!.updated_at);
+}
+
+/**
+ * Records what the rail said of the payout's current attempt: its ids (kept when it names none),
+ * its status and its object (kept when it sends none). Leaves the payout's state as it is.
+ */
+export async function recordRailReport(
+  db: Db,
+  payoutId: string,
+  report: {
+    providerBatchId?: string | null;
+    providerItemId?: string | null;
+    providerStatus: string;
+    snapshot?: Record<string, unknown> | null;
+  },
+): Promise<void> {
+  await db.execute(
+    `update payout set provider_batch_id = coalesce(?, provider_batch_id), provider_item_id = coalesce(?, provider_item_id),
+            provider_status = ?, provider_snapshot = coalesce(?::jsonb, provider_snapshot)
+      where id = ?`,
+    [
+      report.providerBatchId ?? null,
+      report.providerItemId ?? null,
+      report.providerStatus.slice(0, 20),
+      report.snapshot ? JSON.stringify(report.snapshot) : null,
+      payoutId,
+    ],
+  );
+}
+
+/** The payout whose current attempt the rail knows by this item id. */
+export async function payoutByProviderItem(db: Db, providerItemId: string): Promise<PayoutRecord | undefined> {
+  const [row] = await db.execute<PayoutRecord[]>(`select ${COLUMNS} from payout where provider_item_id = ?`, [providerItemId]);
+  return row && fromRow(row);
+}
+
+/** How many of the account's payouts are open (FUNDS-IN-ESCROW, PROCESSING or FAILED). */
 export async function openPayoutCount(db: Db, accountId: string): Promise<number> {
   const [row] = await db.execute<Array<{ n: string }>>(
-    `select count(*) as n from payout where account_id = ? and status in ('FUNDS-IN-ESCROW', 'FAILED')`,
+    `select count(*) as n from payout where account_id = ? and status in (${OPEN_SQL})`,
     [accountId],
   );
   return Number(row?.n ?? 0);
@@ -115,7 +170,7 @@ export function payoutHoldingMismatches(
     `select coalesce(a.integrator_id, p.integrator_id) as integrator_id, coalesce(a.currency, p.currency) as currency,
             coalesce(a.balance, 0) as balance, coalesce(p.held, 0) as held, ${PROBLEM_TOTAL_SQL}
        from (${PAYOUT_HOLDING_BALANCES_SQL}) a
-       full join (select integrator_id, currency, sum(amount) as held from payout where status in ('FUNDS-IN-ESCROW', 'FAILED')
+       full join (select integrator_id, currency, sum(amount) as held from payout where status in (${OPEN_SQL})
                    group by integrator_id, currency) p
          on p.integrator_id = a.integrator_id and p.currency = a.currency
       where coalesce(a.balance, 0) <> coalesce(p.held, 0)

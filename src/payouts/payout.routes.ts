@@ -33,12 +33,20 @@ export function payoutRoutes(router: Router, deps: { bus: CommandBus; syncWaitMs
       reversePayout(req.em, deps.bus, principal, String(req.params.account_id), String(req.params.payout_status_id), opts),
     );
   });
-  // Approve and execute at once: a testing shortcut, absent in production (404).
+  // Approve and execute at once, or apply a rail outcome: a testing shortcut, absent in production (404).
   if (deps.staging) {
     router.patch('/v2/:account_id/payout/:payout_status_id', async (req, res) => {
       const principal = principalOf(req);
       await sendCommand(req, res, deps.syncWaitMs, (opts) =>
-        executePayoutNow(req.em, deps.bus, principal, String(req.params.account_id), String(req.params.payout_status_id), opts),
+        executePayoutNow(
+          req.em,
+          deps.bus,
+          principal,
+          String(req.params.account_id),
+          String(req.params.payout_status_id),
+          req.body && typeof req.body === 'object' ? req.body : undefined,
+          opts,
+        ),
       );
     });
   }

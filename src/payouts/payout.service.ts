@@ -2,16 +2,18 @@
  * Payouts: money out of an account's fiat wallet to a payout destination. Every move is a
  * command run by a worker (`payout.commands.ts`): the request moves the amount from the wallet
  * to payout holding (FUNDS-IN-ESCROW), so it cannot be spent twice; an execution (automatic at
- * or under the integrator's `payout_auto_approve_max`, else the operator's approval) sends it on
- * to the provider (SUCCESS) or leaves it held (FAILED); a reversal returns it to the wallet.
- * The web side checks what it can at once (nothing moved on a refusal) and submits the command.
+ * or under the integrator's `payout_auto_approve_max`, else the operator's approval) sends it to
+ * the payout rail (PROCESSING), whose answer — at once or later, as a rail outcome submitted
+ * here (`submitPayoutOutcome`) — pays it (SUCCESS), leaves it held (FAILED) or gives it back
+ * (RETURNED); a reversal returns it to the wallet. The web side checks what it can at once
+ * (nothing moved on a refusal) and submits the command.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
-import { runCommand } from '../commands/command.service.js';
+import { runCommand, submitCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
@@ -22,8 +24,8 @@ import { balancesOf } from '../ledger/ledger.repository.js';
 import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
 import { lockExchange } from '../tokens/conversion.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
-import { findPayout, openPayoutCount, payoutsOf } from './payout.repository.js';
-import { payoutView, type PayoutRecord } from './payout.rules.js';
+import { findPayout, openPayoutCount, payoutById, payoutByProviderItem, payoutsOf } from './payout.repository.js';
+import { parseSenderBatchId, payoutView, railOutcomeOf, type PayoutRecord, type RailOutcome } from './payout.rules.js';
 
 /** A payout request's body. */
 export interface PayoutRequest {
@@ -71,9 +73,13 @@ export async function checkPayoutRequest(db: Db, integratorId: string, accountId
   }
   const limit = (await integratorSettings(db, integratorId)).payoutOpenLimit;
   if ((await openPayoutCount(db, accountId)) >= limit) {
-    throw new AppError('invalid_state', `The account already has ${limit} open payouts (FUNDS-IN-ESCROW or FAILED), the most allowed.`, {
-      codes: ['PAYOUT_LIMIT'],
-    });
+    throw new AppError(
+      'invalid_state',
+      `The account already has ${limit} open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED), the most allowed.`,
+      {
+        codes: ['PAYOUT_LIMIT'],
+      },
+    );
   }
   if (input.token_exchange_id !== undefined) await checkExchange(db, integratorId, accountId, input);
   const [wallet] = await balancesOf(db, [source.ledgerAccountId]);
@@ -164,7 +170,7 @@ async function payoutCommand(
   bus: CommandBus,
   principal: Principal,
   payout: PayoutRecord,
-  command: { kind: 'payout.execute' | 'payout.reverse'; input: Record<string, unknown>; inputKey: string },
+  command: { kind: 'payout.execute' | 'payout.reverse' | 'payout.settle'; input: Record<string, unknown>; inputKey: string },
   opts: CommandOptions,
 ) {
   const db = pooled(em);
@@ -193,15 +199,105 @@ export async function reversePayout(
   return payoutCommand(em, bus, principal, payout, { kind: 'payout.reverse', input: { by: 'user' }, inputKey: 'user' }, opts);
 }
 
-/** `PATCH /v2/{account_id}/payout/{id}` (staging only): approves and executes it at once. */
+/**
+ * `PATCH /v2/{account_id}/payout/{id}` (staging only): approves and executes it at once; with a
+ * `rail_outcome`, applies that outcome of the payout rail to a PROCESSING payout instead, as the
+ * provider's webhook would (a `payout.settle` command on its current attempt), so that RETURNED
+ * and UNCLAIMED can be tried without the provider.
+ */
 export async function executePayoutNow(
   em: EntityManager,
   bus: CommandBus,
   principal: Principal,
   accountId: string,
   payoutId: string,
+  body: { rail_outcome?: RailOutcome } | undefined,
   opts: CommandOptions,
 ) {
   const payout = await accountPayout(em, principal, accountId, payoutId);
-  return payoutCommand(em, bus, principal, payout, { kind: 'payout.execute', input: { mode: 'staging' }, inputKey: 'staging' }, opts);
+  const outcome = body?.rail_outcome;
+  if (outcome === undefined) {
+    return payoutCommand(em, bus, principal, payout, { kind: 'payout.execute', input: { mode: 'staging' }, inputKey: 'staging' }, opts);
+  }
+  if (payout.status !== 'PROCESSING') throw payoutStateConflict(payout, `given a rail outcome (${outcome})`);
+  const input: SettleInput = { status: outcome, attempt: payout.attempt };
+  return payoutCommand(em, bus, principal, payout, { kind: 'payout.settle', input: { ...input }, inputKey: settleKey(input) }, opts);
+}
+
+/**
+ * A rail's outcome for one attempt of a payout: the input of a `payout.settle` command. The
+ * attempt is the one the outcome is about (from its `sender_batch_id`, `<payout id>-<attempt>`).
+ */
+export interface SettleInput {
+  status: RailOutcome;
+  attempt: number;
+  provider_batch_id?: string | null;
+  provider_item_id?: string | null;
+  failure_code?: string | null;
+  failure_reason?: string | null;
+  /** The provider's object as it reported the outcome (JSON, no credentials). */
+  snapshot?: Record<string, unknown> | null;
+}
+
+/** Outcomes of one attempt and status share a pending command; a repeat after it ran makes one that moves nothing. */
+function settleKey(input: SettleInput): string {
+  return `${input.attempt}:${input.status}`;
+}
+
+/** What a provider reported about a payout item: its status, and the ids that name the payout. */
+export interface ReportedPayoutOutcome {
+  status: string;
+  /** `<payout id>-<attempt>`: names the payout and the attempt (preferred). */
+  senderBatchId?: string | null;
+  /** The provider's item id: names the payout's current attempt when no `senderBatchId` is given. */
+  providerItemId?: string | null;
+  providerBatchId?: string | null;
+  failureCode?: string | null;
+  failureReason?: string | null;
+  snapshot?: Record<string, unknown> | null;
+}
+
+/**
+ * What the provider-webhook inbox calls, in its own transaction (`db`), with an outcome a
+ * provider reported: submits the payout's `payout.settle` command and answers it for the caller
+ * to enqueue (`next`); null when the outcome names no payout of ours, or is not one that settles
+ * or keeps a payout (`railOutcomeOf`: SUCCEEDED or SUCCESS, FAILED, BLOCKED, DENIED, RETURNED,
+ * UNCLAIMED).
+ * Safe to call for every copy of an event, in any order: the command moves money once
+ * (`outcomeApplies`).
+ */
+export async function submitPayoutOutcome(
+  db: Db,
+  reported: ReportedPayoutOutcome,
+): Promise<{ commandId: string; kind: 'payout.settle'; payoutId: string } | null> {
+  const status = railOutcomeOf(reported.status);
+  if (!status) return null;
+  let payout: PayoutRecord | undefined;
+  let attempt: number | undefined;
+  const named = reported.senderBatchId ? parseSenderBatchId(reported.senderBatchId) : undefined;
+  if (named) {
+    payout = await payoutById(db, named.payoutId);
+    attempt = named.attempt;
+  } else if (reported.providerItemId) {
+    payout = await payoutByProviderItem(db, reported.providerItemId);
+    attempt = payout?.attempt;
+  }
+  if (!payout || attempt === undefined) return null;
+  const input: SettleInput = {
+    status,
+    attempt,
+    provider_batch_id: reported.providerBatchId ?? null,
+    provider_item_id: reported.providerItemId ?? null,
+    failure_code: reported.failureCode ?? null,
+    failure_reason: reported.failureReason ?? null,
+    snapshot: reported.snapshot ?? null,
+  };
+  const commandId = await submitCommand(db, {
+    integratorId: payout.integratorId,
+    kind: 'payout.settle',
+    targetId: payout.id,
+    input: { ...input },
+    inputKey: settleKey(input),
+  });
+  return { commandId, kind: 'payout.settle', payoutId: payout.id };
 }

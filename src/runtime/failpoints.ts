@@ -11,6 +11,7 @@ export const FAILPOINTS = [
   'refund.before-post',
   'refund.after-commit',
   'payout.execute.before-post',
+  'payout.execute.after-send',
   'payout.execute.after-commit',
   'webhooks.relay.after-commit',
 ] as const;

@@ -299,6 +299,16 @@ describe('README walk-through', () => {
     assert.match(lines.at(-1) ?? '', /^ledger ok: /);
   });
 
+  it('the payout rail part works as pasted after the payouts walk-through (PROCESSING, DELETE 409, UNCLAIMED, RETURNED)', async function () {
+    this.timeout(90_000);
+    const text = readFileSync(WALKTHROUGHS, 'utf8');
+    const rail = /^### A payout the rail has not settled yet[\s\S]*?```sh\n([\s\S]*?)```/m.exec(text)?.[1];
+    assert.ok(rail, 'docs/walkthroughs.md has the payout rail block');
+    const run = await runBlock('Payouts walk-through', await demoClientFile(), { extend: (block) => `${block}\n${rail}` });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.stdout.trim().split('\n').slice(-5), ['PROCESSING', '409', 'PROCESSING', 'RETURNED', '200']);
+  });
+
   it('the test clock walk-through works as pasted (advance, an expired refresh token, reset)', async function () {
     this.timeout(60_000);
     const run = await runBlock('Test clock', await demoClientFile());

@@ -59,17 +59,22 @@ async function payoutOf(client: TestClient, accountId: string, payoutId: string)
 describe('fault: a worker killed with SIGKILL in the middle of a payout execution', function () {
   this.timeout(60_000);
 
-  // The execution writes its posting (holding → clearing), the payout's SUCCESS, its event and
-  // the command's result in one transaction: a crash before the posting rolls all of it back
-  // (the payout still FUNDS-IN-ESCROW); a crash after the commit leaves all of it written and
-  // the job not yet finished in Redis. Either way the restarted worker ends with the payout
-  // paid out once. The execution is asked for by the staging shortcut (PATCH, respond-async)
-  // or follows the request by itself (at or under the integrator's payout_auto_approve_max).
+  // The execution commits its attempt (PROCESSING) first, then calls the payout rail, then
+  // writes its posting (holding → clearing), the payout's SUCCESS, its event and the command's
+  // result in one transaction: a crash before the attempt rolls all of it back (the payout
+  // still FUNDS-IN-ESCROW); a crash after the rail's call leaves the attempt PROCESSING and the
+  // command pending (the rerun sends the same attempt again); a crash after the commit leaves
+  // all of it written and the job not yet finished in Redis. Either way the restarted worker
+  // ends with the payout paid out once. The execution is asked for by the staging shortcut
+  // (PATCH, respond-async) or follows the request by itself (at or under the integrator's
+  // payout_auto_approve_max).
   const cases = [
-    { failpoint: 'payout.execute.before-post', committed: false, via: 'staging' },
-    { failpoint: 'payout.execute.after-commit', committed: true, via: 'staging' },
-    { failpoint: 'payout.execute.before-post', committed: false, via: 'auto' },
-    { failpoint: 'payout.execute.after-commit', committed: true, via: 'auto' },
+    { failpoint: 'payout.execute.before-post', committed: 'nothing', via: 'staging' },
+    { failpoint: 'payout.execute.after-send', committed: 'attempt', via: 'staging' },
+    { failpoint: 'payout.execute.after-commit', committed: 'all', via: 'staging' },
+    { failpoint: 'payout.execute.before-post', committed: 'nothing', via: 'auto' },
+    { failpoint: 'payout.execute.after-send', committed: 'attempt', via: 'auto' },
+    { failpoint: 'payout.execute.after-commit', committed: 'all', via: 'auto' },
   ] as const;
   for (const c of cases) {
     const how = c.via === 'staging' ? 'PATCH (the staging shortcut)' : 'automatic approval';
@@ -150,7 +155,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
         const command = await commandOf(client, commandId);
         const midway = await payoutOf(client, seller.account_id, payoutId);
         assert.equal(await balance(wallet.wallet), 10_000 - amount, 'the request held the money');
-        if (c.committed) {
+        if (c.committed === 'all') {
           // All of it committed: the posting, SUCCESS, its event, the command's result.
           assert.equal(command.state, 'done');
           assert.equal(midway.payout_status, 'SUCCESS');
@@ -159,9 +164,10 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
           assert.equal(await systemBalance(seller.integrator_id, 'payout_clearing'), clearedBefore + amount);
           assert.deepEqual(await payoutEvents(payoutId), ['FUNDS-IN-ESCROW', 'SUCCESS']);
         } else {
-          // Rolled back: still held, no execute posting, no event; the command still to run.
+          // Rolled back, or only the attempt committed (PROCESSING, no event yet): still held,
+          // no execute posting; the command still to run.
           assert.notEqual(command.state, 'done');
-          assert.equal(midway.payout_status, 'FUNDS-IN-ESCROW');
+          assert.equal(midway.payout_status, c.committed === 'attempt' ? 'PROCESSING' : 'FUNDS-IN-ESCROW');
           assert.deepEqual(await payoutPostings(payoutId), [`payout:${payoutId}:hold`]);
           assert.equal(await systemBalance(seller.integrator_id, 'payout_holding'), heldBefore + amount);
           assert.equal(await systemBalance(seller.integrator_id, 'payout_clearing'), clearedBefore);
@@ -188,7 +194,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
           const payout = await payoutOf(client, seller.account_id, payoutId);
           assert.equal(payout.payout_status, 'SUCCESS');
           assert.equal(payout.failure_code, '');
-          if (c.committed) assert.equal(payout.updated, midway.updated, 'the committed execution kept');
+          if (c.committed === 'all') assert.equal(payout.updated, midway.updated, 'the committed execution kept');
           assert.deepEqual(await payoutPostings(payoutId), [`payout:${payoutId}:execute`, `payout:${payoutId}:hold`], 'one execution');
           assert.equal(await systemBalance(seller.integrator_id, 'payout_holding'), heldBefore, 'the holding back where it was');
           assert.equal(await systemBalance(seller.integrator_id, 'payout_clearing'), clearedBefore + amount, 'paid out once');

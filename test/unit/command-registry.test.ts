@@ -4,11 +4,13 @@ import { UnrecoverableError } from 'bullmq';
 import { COMMAND_KINDS, commandRegistry, type CommandRunner } from '../../src/commands/command.registry.js';
 import { AppError, ERROR_STATUS, errorReply, type ErrorKind } from '../../src/errors.js';
 import { escrowStateConflict, type EscrowRecord } from '../../src/escrow/escrow.rules.js';
-import { COMMAND_RUNNERS, commandsProcessor } from '../../workers/commands.processor.js';
+import { railAdapters } from '../../src/rails/rail-adapters.js';
+import { commandRunners, commandsProcessor } from '../../workers/commands.processor.js';
 import { startWorkers, type WorkerDeps } from '../../workers/index.js';
 
 const run: CommandRunner = async () => null;
 const other: CommandRunner = async () => null;
+const COMMAND_RUNNERS = commandRunners(railAdapters({ cards: 'sandbox', identity: 'sandbox', payouts: 'sandbox' }));
 
 describe('command registry', () => {
   it('maps every kind to the one runner its module provides', () => {
@@ -24,7 +26,7 @@ describe('command registry', () => {
           escrow: { 'escrow.pay': run, 'escrow.commit': run, 'escrow.cancel': run },
           merge: { 'account.merge': run, 'escrow.pay': other },
           invoices: { 'invoice.refund': run },
-          payouts: { 'payout.request': run, 'payout.execute': run, 'payout.reverse': run },
+          payouts: { 'payout.request': run, 'payout.execute': run, 'payout.settle': run, 'payout.reverse': run },
           tokens: { 'token.convert': run },
           refunds: { ['refund.run' as never]: run },
         }),

@@ -45,11 +45,16 @@ describe('PayPal payout destination rules', () => {
     assert.equal(normalisePaypalEmail('a@b.co'), 'a@b.co');
   });
 
-  it('fails payouts to the documented sandbox address only', () => {
+  it('fails payouts to the documented failing sandbox address only', () => {
     assert.equal(paypalSandboxOutcome('payout-fails@example.com'), 'payout_fails');
     assert.equal(paypalSandboxOutcome(normalisePaypalEmail('PAYOUT-FAILS@EXAMPLE.COM')), 'payout_fails');
     assert.equal(paypalSandboxOutcome('payout-fails@example.org'), 'succeeds');
     assert.equal(paypalSandboxOutcome('player@example.com'), 'succeeds');
+  });
+
+  it('leaves payouts to the documented unclaimed sandbox address PROCESSING', () => {
+    assert.equal(paypalSandboxOutcome('payout-unclaimed@example.com'), 'payout_unclaimed');
+    assert.equal(paypalSandboxOutcome(normalisePaypalEmail('Payout-Unclaimed@Example.com')), 'payout_unclaimed');
   });
 
   it('lets every provider but PayPal pay purchases', () => {

@@ -7,7 +7,8 @@ import { escrowCommands } from '../../src/escrow/escrow.commands.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { closeRedis, createRedis } from '../../src/queues/connection.js';
 import { QueueName } from '../../src/queues/names.js';
-import { COMMAND_RUNNERS, commandsProcessor } from '../../workers/commands.processor.js';
+import { railAdapters } from '../../src/rails/rail-adapters.js';
+import { commandRunners, commandsProcessor } from '../../workers/commands.processor.js';
 import { h, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
 
 /**
@@ -66,7 +67,7 @@ describe('workers: commands enqueued together share a job', function () {
     const effects = new Map<string, number>();
     const failOnce = new Set([ids[1]]);
     const registry = commandRegistry({
-      ...COMMAND_RUNNERS,
+      ...commandRunners(railAdapters({ cards: 'sandbox', identity: 'sandbox', payouts: 'sandbox' })),
       escrow: {
         ...escrowCommands,
         // A stand-in pay: its effect is counted, and the second command's first run fails as a

@@ -57,12 +57,15 @@ export interface paths {
          *     respond-async`). Its destination is one of the
          *     account's payout methods (type `paypal`). A payout at or under the integrator's
          *     `payout_auto_approve_max` (default 0: none) is then approved and executed by itself;
-         *     others wait for the operator (`npx holdfast payouts approve ID`). Refused, nothing moved:
+         *     others wait for the operator (`npx holdfast payouts approve ID`). An execution sends it to
+         *     the payout rail (`PROCESSING`: from then on it cannot be reversed), which pays it
+         *     (`SUCCESS`), refuses it (`FAILED`: the money stays held for the operator) or, later, returns
+         *     it (`RETURNED`: the money is back in the wallet). Refused, nothing moved:
          *     a `payouts` or `login` block (`403`, the blocked-account answer); KYC not `ACCEPT`
          *     (`409 KYC_REQUIRED`); a source that is not the account's USD wallet (`400` naming
          *     `source_payment_method_id`), a destination that is not its payout method (`400` naming
          *     `destination_payment_method_id`), a currency other than USD (`400` naming `currency`);
-         *     as many open payouts (`FUNDS-IN-ESCROW` or `FAILED`) as the integrator allows, 3 by
+         *     as many open payouts (`FUNDS-IN-ESCROW`, `PROCESSING` or `FAILED`) as the integrator allows, 3 by
          *     default (`409 PAYOUT_LIMIT`); a wallet that cannot cover it (`400` naming `amount`,
          *     `INSUFFICIENT_BALANCE`). The checks run again under the account's lock when the command
          *     runs. Emits `payout-complete`.
@@ -71,8 +74,9 @@ export interface paths {
          *     exchange, not paid out by another payout (else `400` naming `token_exchange_id`:
          *     `NOT_FOUND`, `NOT_EXECUTED`, `ALREADY_PAID_OUT`), for exactly its `fiat_amount` less its
          *     `fee_amount` (else `400` naming `amount`, `MUST_MATCH_EXCHANGE`). Reversing such a payout
-         *     (`DELETE`, or the operator's reject) reverses the conversion too: the money goes back to
-         *     the integrator and the tokens to the convertible wallet.
+         *     (`DELETE`, or the operator's reject), or the rail returning it (`RETURNED`), reverses the
+         *     conversion too: the money goes back to the integrator and the tokens to the convertible
+         *     wallet.
          *
          *     The `202` of a request still running points at the payout (`Location:
          *     /v2/{account_id}/payout/{payout_status_id}`, which answers `404 PAYOUT_NOT_FOUND` until
@@ -121,21 +125,29 @@ export interface paths {
          * @description Only from `FUNDS-IN-ESCROW` or `FAILED`: the amount goes back from payout holding to the
          *     wallet and the payout is `USER-REVERSED` (a `payout.reverse` command; `200` with the
          *     payout, or `202` + `Location` with `Prefer: respond-async`). From any other state `409
-         *     PAYOUT_STATE_ERROR` naming it. A reversal racing the execution: exactly one of them
+         *     PAYOUT_STATE_ERROR` naming it — among them `PROCESSING`: a payout sent to the payout rail
+         *     can no longer be taken back. A reversal racing the execution: exactly one of them
          *     happens, the other answers `409`. Emits `payout-complete`.
          */
         delete: operations["reversePayout"];
         options?: never;
         head?: never;
         /**
-         * Approve and execute a payout at once (staging only)
-         * @description A testing shortcut, absent in production (`404`): approves a payout in
-         *     `FUNDS-IN-ESCROW` and has the sandbox provider execute it — `SUCCESS` (holding → the
-         *     provider), or `FAILED` for the documented failing destination (the money stays held;
-         *     approve it again, reverse it, or reject it). From any other state `409
-         *     PAYOUT_STATE_ERROR`; while a `payouts` or `login` block is active, `403`; when the account's
-         *     KYC check is no longer `ACCEPT`, `409 KYC_REQUIRED`. A
-         *     `payout.execute` command. Emits `payout-complete`.
+         * Approve and execute a payout at once, or apply a rail outcome (staging only)
+         * @description A testing shortcut, absent in production (`404`). Without a body it approves a payout in
+         *     `FUNDS-IN-ESCROW` and has the payout rail execute it — with the sandbox rail `SUCCESS`
+         *     (holding → the provider), `FAILED` for the failing destination `payout-fails@example.com`
+         *     (the money stays held; approve it again, reverse it, or reject it), or `PROCESSING` for
+         *     the unclaimed destination `payout-unclaimed@example.com` (as PayPal leaves a payout its
+         *     receiver has not claimed). From any other state `409 PAYOUT_STATE_ERROR`; while a
+         *     `payouts` or `login` block is active, `403`; when the account's KYC check is no longer
+         *     `ACCEPT`, `409 KYC_REQUIRED`. A `payout.execute` command.
+         *
+         *     With `rail_outcome` it applies that outcome of the payout rail to a `PROCESSING` payout's
+         *     current attempt, as the provider's webhook would (a `payout.settle` command): `SUCCEEDED`
+         *     → `SUCCESS`; `FAILED`, `BLOCKED`, `DENIED` → `FAILED` (held); `RETURNED` → `RETURNED`
+         *     (the money back in the wallet); `UNCLAIMED` → still `PROCESSING`. Another state answers
+         *     `409 PAYOUT_STATE_ERROR`. Emits `payout-complete` for each change of state.
          */
         patch: operations["executePayoutNow"];
         trace?: never;
@@ -170,14 +182,21 @@ export interface components {
         Payout: {
             payout_status_id: string;
             account_id: string;
-            /** @enum {string} */
-            payout_status: "FUNDS-IN-ESCROW" | "SUCCESS" | "FAILED" | "USER-REVERSED" | "SUPPORT-REVERSED";
+            /**
+             * @description `FUNDS-IN-ESCROW`: held, waiting for approval. `PROCESSING`: sent to the payout rail, no
+             *     longer reversible; the rail's outcome settles it. `SUCCESS`: paid. `FAILED`: the rail
+             *     refused it; still held (the operator may approve it again, a new attempt, or it may be
+             *     reversed). `RETURNED`: the rail gave the money back; it is in the wallet again.
+             *     `USER-REVERSED`, `SUPPORT-REVERSED`: taken back to the wallet.
+             * @enum {string}
+             */
+            payout_status: "FUNDS-IN-ESCROW" | "PROCESSING" | "SUCCESS" | "FAILED" | "RETURNED" | "USER-REVERSED" | "SUPPORT-REVERSED";
             amount: number;
             currency: string;
             source_payment_method_id: string;
             destination_payment_method_id: string;
             token_exchange_id: string | null;
-            /** @description Empty until an execution fails (`destination_rejected` for the sandbox failing destination); a failed payout that is reversed keeps it, a retry that succeeds clears it. */
+            /** @description Empty until an execution fails (`destination_rejected` for the sandbox failing destination; for the PayPal rail its error name, or `payout_failed`, `payout_blocked`, `payout_denied`); a failed payout that is reversed keeps it, a new attempt clears it. */
             failure_code: string;
             failure_reason: string;
             /** Format: date-time */
@@ -749,9 +768,24 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "rail_outcome": "RETURNED"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The payout rail's outcome to apply to the `PROCESSING` payout (PayPal's payout item statuses).
+                     * @enum {string}
+                     */
+                    rail_outcome?: "SUCCEEDED" | "FAILED" | "BLOCKED" | "DENIED" | "RETURNED" | "UNCLAIMED";
+                };
+            };
+        };
         responses: {
-            /** @description The payout, executed (`SUCCESS` or `FAILED`). */
+            /** @description The payout, executed (`SUCCESS`, `FAILED` or `PROCESSING`), or as the outcome left it. */
             200: {
                 headers: {
                     [name: string]: unknown;
