@@ -61,7 +61,15 @@ export class PaypalPayoutAdapter implements PayoutRail {
     try {
       const created = await this.client.createPayout({
         sender_batch_header: { sender_batch_id: input.senderBatchId, email_subject: this.emailSubject },
-        items: [{ recipient_type: 'EMAIL', amount, receiver: input.receiver, note: input.note, sender_item_id: input.senderBatchId }],
+        items: [
+          {
+            recipient_type: 'EMAIL',
+            amount,
+            receiver: input.receiver,
+            ...(input.note ? { note: input.note.slice(0, 4000) } : {}),
+            sender_item_id: input.senderBatchId,
+          },
+        ],
       });
       batchId = created.batch_header.payout_batch_id;
       try {

@@ -136,8 +136,9 @@ export class PaypalClient {
    * Whether PayPal vouches for a webhook delivery: its transmission headers and its raw body go to
    * verify-webhook-signature for the configured webhook id. The body is passed byte for byte
    * (PayPal checks the signature over it), so it is spliced in, not re-serialized. A delivery
-   * missing a header, or a body that is not JSON, is refused without a call; PayPal unreachable
-   * throws RailUnavailableError (the delivery should be answered 5xx so that PayPal sends it again).
+   * missing a header, with a body that is not a JSON object, or that PayPal finds malformed (400,
+   * 422) is refused; PayPal unreachable throws RailUnavailableError (the delivery should be
+   * answered 5xx so that PayPal sends it again). The shape of the webhook inbox's `verifyPaypalWebhook`.
    */
   readonly verifyWebhookSignature = async (headers: WebhookHeaders, rawBody: string | Buffer): Promise<boolean> => {
     const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
@@ -151,10 +152,20 @@ export class PaypalClient {
     };
     if (Object.values(fields).some((v) => !v)) return false;
     if (!parse(body)) return false;
-    const json = `${JSON.stringify(fields).slice(0, -1)},"webhook_event":${body}}`;
-    const answer = await this.call<{ verification_status?: string }>('POST', 'v1/notifications/verify-webhook-signature', json);
-    return answer.verification_status === 'SUCCESS';
+    try {
+      const answer = await this.sendVerifyWebhookSignature(`${JSON.stringify(fields).slice(0, -1)},"webhook_event":${body}}`);
+      return answer.verification_status === 'SUCCESS';
+    } catch (err) {
+      // A forged delivery's headers can be malformed: that is a refusal of the delivery, not an outage.
+      if (err instanceof PaypalApiError && (err.status === 400 || err.status === 422)) return false;
+      throw err;
+    }
   };
+
+  /** POSTs a verify-webhook-signature request body (JSON text, sent as is) and answers PayPal's answer. */
+  async sendVerifyWebhookSignature(body: string): Promise<{ verification_status?: unknown }> {
+    return this.call('POST', 'v1/notifications/verify-webhook-signature', body);
+  }
 
   /** An access token: the cached one until shortly before it expires, else a new one (one request for concurrent callers). */
   private async accessToken(): Promise<string> {

@@ -229,6 +229,31 @@ describe('PayPal client against the PayPal fake', () => {
       assert.equal(await client.verifyWebhookSignature(headers, Buffer.from(body)), true);
     });
 
+    it('refuses a delivery whose headers PayPal finds malformed (400), rather than failing as if PayPal were down', async () => {
+      const client = clientOf(fake);
+      const body = JSON.stringify({ id: 'WH-2', event_type: 'PAYMENT.PAYOUTS-ITEM.SUCCEEDED' });
+      const headers = fake.sign(body);
+      for (const bad of [
+        { 'paypal-auth-algo': 'SHA256 with RSA' },
+        { 'paypal-transmission-time': 'yesterday' },
+        { 'paypal-cert-url': 'not a url' },
+      ])
+        assert.equal(await client.verifyWebhookSignature({ ...headers, ...bad }, body), false, JSON.stringify(bad));
+      assert.deepEqual(
+        fake.requests.filter((r) => r.path === '/v1/notifications/verify-webhook-signature').map((r) => r.status),
+        [400, 400, 400],
+      );
+      fake.fault({ kind: '500', ms: 200, match: '/v1/notifications' });
+      await rejects(client.verifyWebhookSignature(headers, body), RailUnavailableError);
+    });
+
+    it('sends a verify-webhook-signature body as given (for an inbox that builds it)', async () => {
+      const body = JSON.stringify({ id: 'WH-3', event_type: 'PAYMENT.PAYOUTS-ITEM.FAILED' });
+      const h = fake.sign(body);
+      const request = `{"auth_algo":"${h['paypal-auth-algo']}","cert_url":"${h['paypal-cert-url']}","transmission_id":"${h['paypal-transmission-id']}","transmission_sig":"${h['paypal-transmission-sig']}","transmission_time":"${h['paypal-transmission-time']}","webhook_id":"${fake.webhookId}","webhook_event":${body}}`;
+      assert.deepEqual(await clientOf(fake).sendVerifyWebhookSignature(request), { verification_status: 'SUCCESS' });
+    });
+
     it('delivers held events out of order when asked', async () => {
       fake.holdDeliveries();
       await clientOf(fake).createPayout(payout('returned@example.com'));

@@ -459,6 +459,17 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     const required = ['auth_algo', 'cert_url', 'transmission_id', 'transmission_sig', 'transmission_time', 'webhook_id', 'webhook_event'];
     const missing = required.find((f) => json?.[f] === undefined || json[f] === null || json[f] === '');
     if (missing) return validation(missing, 'A required field is missing.');
+    // The published request schema's patterns and formats.
+    if (!/^[a-zA-Z0-9]{1,100}$/.test(String(json.auth_algo))) return validation('auth_algo', 'Does not match the pattern.');
+    if (!/^[a-zA-Z0-9]{1,50}$/.test(String(json.webhook_id))) return validation('webhook_id', 'Does not match the pattern.');
+    if (!/^(?!\d+$)\w+\S+$/.test(String(json.transmission_id)) || String(json.transmission_id).length > 50)
+      return validation('transmission_id', 'Does not match the pattern.');
+    if (!/^(?!\d+$)\w+\S+$/.test(String(json.transmission_sig)) || String(json.transmission_sig).length > 500)
+      return validation('transmission_sig', 'Does not match the pattern.');
+    if (Number.isNaN(Date.parse(String(json.transmission_time)))) return validation('transmission_time', 'Must be a date-time.');
+    if (!URL.canParse(String(json.cert_url))) return validation('cert_url', 'Must be a URI.');
+    if (typeof json.webhook_event !== 'object' || Array.isArray(json.webhook_event))
+      return validation('webhook_event', 'Must be an event.');
     // PayPal checks the signature over the event it is given: the receiver must pass the body it got, unchanged.
     const ok =
       json.webhook_id === fake.webhookId &&
