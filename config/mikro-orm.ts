@@ -20,6 +20,8 @@ import { KycCheck, KycPersonalData } from '../src/kyc/kyc.entity.js';
 import { Payout } from '../src/payouts/payout.entity.js';
 import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
 import { TokenExchange } from '../src/tokens/conversion.entity.js';
+import { Environment } from '../src/environment/environment.entity.js';
+import { ProviderObject } from '../src/rails/provider-object.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -52,6 +54,8 @@ export const entities = [
   KycPersonalData,
   Payout,
   TokenExchange,
+  Environment,
+  ProviderObject,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

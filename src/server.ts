@@ -20,6 +20,8 @@ import { createLogger } from './runtime/logger.js';
 import { DatabaseMissingError, postgresServer, ServiceUnavailableError } from './db/postgres-failures.js';
 import { resolveServices } from './runtime/services.js';
 import { armFailpoints } from './runtime/failpoints.js';
+import { assertRailsFor, settleEnvironment } from './environment/environment.service.js';
+import { environmentReason } from './environment/environment.rules.js';
 
 function listen(app: Express, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -54,6 +56,7 @@ function redisAnswers(redis: RedisConnection, ms: number): Promise<boolean> {
 
 async function runWeb(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, 'holdfast');
+  assertRailsFor(config);
   const services = await resolveServices({
     databaseUrl: config.databaseUrl,
     redisUrl: config.redisUrl,
@@ -64,6 +67,7 @@ async function runWeb(config: Config): Promise<void> {
   const orm = await openOrm(services.databaseUrl, config.databasePoolSize);
   const applied = await migrate(orm);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  await settleEnvironment(orm.em.fork(), config, services.databaseUrl, `npm start (ROLE=${config.role})`);
   const redis = createRedis(services.redisUrl, 'producer');
   reportOutages(redis, logger, 'web');
   // Keys and revocations: every web process hears the others' changes over Redis.
@@ -128,7 +132,8 @@ async function runWeb(config: Config): Promise<void> {
     'password or token': 'admin password or Bearer METRICS_TOKEN',
   };
   const lines = [
-    `Holdfast is up (ROLE=${config.role}, APP_ENV=${config.appEnv})`,
+    `Holdfast is up (ROLE=${config.role}, ${config.appEnv}: ${environmentReason(config)})`,
+    `  Money rails    cards ${config.rails.cards}, identity ${config.rails.identity}, payouts ${config.rails.payouts}`,
     `  API            ${base}`,
     `  API reference  ${base}/docs`,
     `  Health         ${base}/healthz  ${base}/readyz`,

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
 import { resolveServices } from '../src/runtime/services.js';
 import { armFailpoints } from '../src/runtime/failpoints.js';
+import { assertRailsFor, settleEnvironment } from '../src/environment/environment.service.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
 import { COMMAND_RUNNERS, commandsProcessor } from './commands.processor.js';
 import { commandRegistry, type CommandRegistry, type CommandRunners } from '../src/commands/command.registry.js';
@@ -182,6 +183,7 @@ export function webhookPolicy(config: Config): DeliveryPolicy {
 /** `ROLE=worker`: workers only — no migrations, no HTTP port, no private database. */
 export async function runWorkerProcess(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel, 'holdfast-worker');
+  assertRailsFor(config);
   const services = await resolveServices({
     databaseUrl: config.databaseUrl,
     redisUrl: config.redisUrl,
@@ -197,6 +199,10 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     );
   }
   const orm = await openOrm(services.databaseUrl, config.databasePoolSize);
+  await settleEnvironment(orm.em.fork(), config, services.databaseUrl, 'ROLE=worker').catch(async (err: unknown) => {
+    await orm.close();
+    throw err;
+  });
   armFailpoints(config.failpoints);
   const running = await startWorkers({
     orm,

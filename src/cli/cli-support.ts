@@ -4,7 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { loadConfig } from '../../config/index.js';
+import { type AppEnv, loadConfig } from '../../config/index.js';
 import { TOKEN_STATE_RELOAD_MS } from '../auth/credential.rules.js';
 import { announceTokenChange, type TokenChange } from '../auth/token-state.service.js';
 import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.js';
@@ -12,6 +12,7 @@ import { DatabaseMissingError } from '../db/postgres-failures.js';
 import { createRedis } from '../queues/connection.js';
 import { AppError } from '../errors.js';
 import { resolveServices } from '../runtime/services.js';
+import { assertRailsFor, settleEnvironment } from '../environment/environment.service.js';
 
 /** The parsed options of one command line. */
 export type Values = Record<string, string | boolean | undefined>;
@@ -54,7 +55,7 @@ export async function orNotFound<T>(kind: keyof typeof FINDING, id: string, work
   }
 }
 
-/** What the command may not do here (a staging-only command under APP_ENV=production). */
+/** What the command may not do here (a staging-only command on a production database). */
 export class Refused extends Error {}
 /** `ledger verify` found a breach: the report is printed, the exit code says so. */
 export class LedgerBreach extends Error {}
@@ -64,8 +65,12 @@ export class LedgerBreach extends Error {}
  * does. `read` (the command named): it must exist and be migrated already, so a mistyped
  * DATABASE_URL is one line instead of a new empty database.
  */
-export async function withOrm<T>(access: 'write' | { read: string }, work: (orm: MikroORM, applied: string[]) => Promise<T>): Promise<T> {
+export async function withOrm<T>(
+  access: 'write' | { read: string },
+  work: (orm: MikroORM, applied: string[], environment: AppEnv) => Promise<T>,
+): Promise<T> {
   const config = loadConfig();
+  assertRailsFor(config);
   const services = await resolveServices({
     databaseUrl: config.databaseUrl,
     redisUrl: config.redisUrl ?? 'redis://unused',
@@ -92,7 +97,14 @@ export async function withOrm<T>(access: 'write' | { read: string }, work: (orm:
   const orm = await openOrm(services.databaseUrl, 2);
   try {
     const applied = access === 'write' ? await migrate(orm) : [];
-    return await work(orm, applied);
+    // The database's environment, not this shell's, decides: a CLI configured for the other one stops here.
+    const environment = await settleEnvironment(
+      orm.em.fork(),
+      config,
+      services.databaseUrl,
+      `holdfast ${access === 'write' ? 'migrate' : access.read}`,
+    );
+    return await work(orm, applied, environment);
   } finally {
     await orm.close();
   }

@@ -1,5 +1,4 @@
 /** `holdfast integrator …`: integrators — create and list them, change their settings, fund and show their default wallets. */
-import { loadConfig } from '../../config/index.js';
 import { type IntegratorSettings, parseSettingFlags, SETTING_FLAGS } from '../integrators/integrator.rules.js';
 import { createIntegrator, listIntegrators, updateIntegrator } from '../integrators/integrator.service.js';
 import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
@@ -123,7 +122,7 @@ processes read them at each payout or conversion.
     summary: "staging: credit an integrator's default wallet from sandbox funding",
     usage: `holdfast integrator fund NAME --currency CODE --amount N [--json]
 
-Staging only (refused when APP_ENV=production): credits the default wallet of integrator NAME
+Staging only (refused on a production database): credits the default wallet of integrator NAME
 (a name or id) in currency CODE — USD or its token currency — with N minor units (USD cents,
 whole tokens) from its sandbox funding account, as one ledger posting with its own reference
 (fund:<ULID>), so that refunds, which that wallet pays, can be tried. Each call funds again.
@@ -139,13 +138,13 @@ An unknown integrator or a currency it cannot hold is an error (exit 1).
       if (!Number.isSafeInteger(amount) || amount <= 0) {
         throw new UsageError('--amount N is required: a positive whole number of minor units (cents, tokens)');
       }
-      if (loadConfig().appEnv === 'production') {
-        throw new Refused('integrator fund is for staging only: refused when APP_ENV=production');
-      }
       const funded = await orNotFound(
         'integrator',
         name,
-        withOrm({ read: 'integrator fund' }, (orm) => fundIntegrator(orm.em.fork(), name, currency, amount)),
+        withOrm({ read: 'integrator fund' }, (orm, _applied, environment) => {
+          if (environment === 'production') throw new Refused('integrator fund is for staging only: this is a production database');
+          return fundIntegrator(orm.em.fork(), name, currency, amount);
+        }),
       );
       print(
         v.json === true,

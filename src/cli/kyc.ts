@@ -1,5 +1,4 @@
 /** `holdfast kyc …`: the operator's side of identity checks — decide one, erase its personal data. */
-import { loadConfig } from '../../config/index.js';
 import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { decideKyc, eraseKycData } from '../kyc/kyc.service.js';
 import { type Command, UsageError, onlyArgument, orNotFound, print, withOrm } from './cli-support.js';
@@ -25,11 +24,12 @@ payouts block that a KYC outcome set. Deciding the state the check has changes n
           state ? `--state must be one of ${DECISIONS.join(', ')}` : `--state is required: one of ${DECISIONS.join(', ')}`,
         );
       }
-      const production = loadConfig().appEnv === 'production';
       const decided = await orNotFound(
         'account',
         accountId,
-        withOrm({ read: 'kyc decide' }, (orm) => decideKyc(orm.em.fork(), accountId, state as Decision, production)),
+        withOrm({ read: 'kyc decide' }, (orm, _applied, environment) =>
+          decideKyc(orm.em.fork(), accountId, state as Decision, environment === 'production'),
+        ),
       );
       print(v.json === true, { ...decided }, `account ${decided.account_id}: KYC ${decided.state} (pii_level ${decided.pii_level})`);
     },

@@ -4,93 +4,12 @@
  * Each server runs in a folder of its own (its .data/ stays there) and is killed if it overstays.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ensureDatabase } from '../../src/db/orm.js';
-import { call, dropDatabase, h, holdfastCli, scratchDatabase, TEST_QUEUE_PREFIX, unique, withDatabase } from '../support/harness.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = import.meta.resolve('tsx');
-/** The folders the servers ran in, removed after the tests. */
-const folders: string[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Started {
-  stdout(): string;
-  stderr(): string;
-  /** Resolves with the exit code (null when killed). */
-  exited: Promise<number | null>;
-  stop(): Promise<number | null>;
-}
-
-/** `npm start` with the given environment, in a folder of its own; SIGKILLed after `limitMs`. */
-function startHoldfast(env: Record<string, string>, limitMs = 90_000): Started {
-  const cwd = mkdtempSync(path.join(tmpdir(), 'holdfast-start-'));
-  folders.push(cwd);
-  const child = spawn(process.execPath, ['--import', TSX, path.join(ROOT, 'src/server.ts')], {
-    cwd,
-    env: {
-      ...process.env,
-      TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.json'),
-      LOG_LEVEL: 'warn',
-      QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-${unique('start')}`,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    }),
-  );
-  return {
-    stdout: () => stdout,
-    stderr: () => stderr,
-    exited,
-    async stop() {
-      child.kill('SIGTERM');
-      const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 15_000))]);
-      if (code !== 'hung') return code;
-      child.kill('SIGKILL');
-      return exited;
-    },
-  };
-}
-
-async function until<T>(what: string, probe: () => T | undefined, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { call, dropDatabase, h, holdfastCli, scratchDatabase, withDatabase } from '../support/harness.js';
+import { removeFolders, startHoldfast, until } from '../support/holdfast-process.js';
+import { freePort } from '../support/receiver.js';
 
 /** The harness's PostgreSQL as another user (who does not exist). */
 function asUser(url: string, user: string): string {
@@ -133,9 +52,7 @@ function refusingPostgres(): Promise<{ port: number; server: Server }> {
 
 describe('starting Holdfast', function () {
   this.timeout(180_000);
-  after(() => {
-    for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-  });
+  after(removeFolders);
 
   describe('a PostgreSQL it cannot use is one line on stderr naming the cause and DATABASE_URL', () => {
     for (const role of ['all', 'web', 'worker']) {
@@ -209,7 +126,7 @@ describe('starting Holdfast', function () {
     const [httpPort, redisPort] = [await freePort(), await freePort()];
     const run = startHoldfast({
       ROLE: 'all',
-      APP_ENV: 'production',
+      APP_ENV: 'staging',
       PORT: String(httpPort),
       DATABASE_URL: h().databaseUrl,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
@@ -224,10 +141,6 @@ describe('starting Holdfast', function () {
       assert.match(banner[redisLine], new RegExp(`redis://127.0.0.1:${redisPort}`));
       assert.match(banner[redisLine + 1], /UNREACHABLE \(REDIS_URL\): commands are accepted \(202\) and wait/);
       assert.match(banner[redisLine + 2], /readyz says 503/);
-      // Production without ADMIN_PASSWORD or METRICS_TOKEN: neither the dashboard nor the metrics.
-      assert.ok(banner.includes('  Queues         off (set ADMIN_PASSWORD to turn the dashboard on in production)'), banner.join('\n'));
-      assert.ok(banner.includes('  Metrics        off (set METRICS_TOKEN or ADMIN_PASSWORD to serve it in production)'), banner.join('\n'));
-      assert.equal((await call('GET', '/metrics', { baseUrl: `http://127.0.0.1:${httpPort}` })).status, 404);
       assert.equal((await call('GET', '/readyz', { baseUrl: `http://127.0.0.1:${httpPort}` })).status, 503);
       assert.equal((await call('GET', '/healthz', { baseUrl: `http://127.0.0.1:${httpPort}` })).status, 200);
     } finally {

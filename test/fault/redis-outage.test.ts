@@ -54,7 +54,7 @@ describe('fault: Redis goes away under a running Holdfast and comes back', funct
     const holdfast = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: {
         ...process.env,
-        APP_ENV: 'production',
+        APP_ENV: 'staging',
         ROLE: 'all',
         PORT: String(httpPort),
         LOG_LEVEL: 'info',

@@ -19,6 +19,7 @@ import { loadConfig } from '../../config/index.js';
 import { TokenSigner } from '../../src/auth/auth.service.js';
 import { createClient } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
+import { settleEnvironment } from '../../src/environment/environment.service.js';
 import { buildApp } from '../../src/http/app.js';
 import { createRedis, type RedisConnection } from '../../src/queues/connection.js';
 import { createLogger, type Logger } from '../../src/runtime/logger.js';
@@ -112,6 +113,8 @@ export async function startHarness(): Promise<Harness> {
   await prepareDatabase(services.databaseUrl);
   const orm = await openOrm(services.databaseUrl);
   await migrate(orm);
+  // The suite's database is a staging one, as `npm start` records a new database it migrates.
+  await settleEnvironment(orm.em.fork(), loadConfig({ APP_ENV: 'staging' }), services.databaseUrl, 'test harness');
   const redis = createRedis(services.redisUrl, 'producer');
   await deleteKeys(redis, TEST_QUEUE_PREFIX);
   const signer = await loadSigner(orm, services.redisUrl, redis);

@@ -41,6 +41,8 @@ const OWNER: Record<string, string> = {
   kyc_personal_data: 'kyc',
   payout: 'payouts',
   token_exchange: 'tokens',
+  environment: 'environment',
+  provider_object: 'rails',
 };
 
 /**

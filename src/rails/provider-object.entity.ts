@@ -1,0 +1,29 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/**
+ * A provider object Holdfast relies on (a Stripe PaymentIntent or Refund, a PayPal payout item,
+ * an identity session), as the provider last showed it, by its provider id, with the Holdfast
+ * record it stands behind (`holdfast_ref`, such as `payout:<id>:<attempt>`).
+ */
+export const ProviderObject = defineEntity({
+  name: 'ProviderObject',
+  tableName: 'provider_object',
+  indexes: [{ name: 'provider_object_ref_idx', properties: ['holdfastRef'] }],
+  properties: {
+    provider: p.enum(['stripe', 'paypal']).columnType('varchar(16)').primary(),
+    objectId: p.string().length(255).primary(),
+    objectType: p.string().length(64),
+    integratorId: p.string().length(36).nullable(),
+    holdfastRef: p.string().length(200),
+    snapshot: p.json(),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+  },
+});
+export type IProviderObject = InferEntity<typeof ProviderObject>;

@@ -1,0 +1,68 @@
+/**
+ * provider_object: the snapshot of each provider object Holdfast relies on, by its provider id,
+ * with the Holdfast record it stands behind (`holdfast_ref`). Written when an adapter sees the
+ * object (its answer, its webhook), read by `ledger verify` and by operators.
+ */
+import type { Db } from '../db/sql.js';
+
+export type Provider = 'stripe' | 'paypal';
+
+export interface ProviderObjectRecord {
+  provider: Provider;
+  objectId: string;
+  /** The provider's own name of its kind: `payment_intent`, `refund`, `payout_item`, `identity.verification_session`. */
+  objectType: string;
+  integratorId: string | null;
+  /** The Holdfast record behind it, such as `payout:<id>:<attempt>` or `invoice:<id>:charge:<payment method id>`. */
+  holdfastRef: string;
+  snapshot: Record<string, unknown>;
+}
+
+/**
+ * Stores the object as the provider showed it now: the first sight inserts it, a later one
+ * replaces the snapshot. The Holdfast record it stands behind never changes once stored.
+ */
+export async function saveProviderObject(db: Db, o: ProviderObjectRecord): Promise<void> {
+  await db.execute(
+    `insert into provider_object (provider, object_id, object_type, integrator_id, holdfast_ref, snapshot)
+     values (?, ?, ?, ?, ?, ?::jsonb)
+     on conflict (provider, object_id) do update set snapshot = excluded.snapshot, updated_at = now()`,
+    [o.provider, o.objectId, o.objectType, o.integratorId, o.holdfastRef, JSON.stringify(o.snapshot)],
+  );
+}
+
+interface Row {
+  provider: Provider;
+  object_id: string;
+  object_type: string;
+  integrator_id: string | null;
+  holdfast_ref: string;
+  snapshot: Record<string, unknown>;
+}
+
+const record = (r: Row): ProviderObjectRecord => ({
+  provider: r.provider,
+  objectId: r.object_id,
+  objectType: r.object_type,
+  integratorId: r.integrator_id,
+  holdfastRef: r.holdfast_ref,
+  snapshot: r.snapshot,
+});
+
+/** The stored object of a provider by its id, if any. */
+export async function findProviderObject(db: Db, provider: Provider, objectId: string): Promise<ProviderObjectRecord | undefined> {
+  const [row] = await db.execute<Row[]>(
+    'select provider, object_id, object_type, integrator_id, holdfast_ref, snapshot from provider_object where provider = ? and object_id = ?',
+    [provider, objectId],
+  );
+  return row ? record(row) : undefined;
+}
+
+/** The stored objects behind one Holdfast record, oldest first. */
+export async function providerObjectsOf(db: Db, holdfastRef: string): Promise<ProviderObjectRecord[]> {
+  const rows = await db.execute<Row[]>(
+    'select provider, object_id, object_type, integrator_id, holdfast_ref, snapshot from provider_object where holdfast_ref = ? order by created_at, object_id',
+    [holdfastRef],
+  );
+  return rows.map(record);
+}
