@@ -3,6 +3,10 @@ import { PaypalClient } from '../../src/rails/paypal.client.js';
 import { PaypalPayoutAdapter } from '../../src/rails/paypal-payout.adapter.js';
 import type { PayoutSendInput } from '../../src/rails/payout-rail.port.js';
 import { RailUnavailableError } from '../../src/rails/rail-unavailable.error.js';
+import { payoutAttemptRef, paypalPayoutObjects } from '../../src/rails/paypal-provider-object.rules.js';
+import { providerObjectsOf, saveProviderObject } from '../../src/rails/provider-object.repository.js';
+import { db as pooled } from '../../src/db/sql.js';
+import { h } from '../support/harness.js';
 import { type PaypalFake, startPaypalFake } from '../support/fakes/paypal/paypal-fake.js';
 
 let n = 0;
@@ -48,6 +52,23 @@ describe('PayPal payout adapter against the PayPal fake', () => {
     });
     assert.equal((result.snapshot as any).batch_header.payout_batch_id, batch.payout_batch_id);
     assert.doesNotMatch(JSON.stringify(result.snapshot), new RegExp(fake.clientSecret));
+  });
+
+  it('leaves snapshots of its batch and item to store as provider objects, replaced as PayPal settles them', async () => {
+    const input = attempt('ada@example.com');
+    const ref = payoutAttemptRef(input.payoutId, input.attempt);
+    const db = pooled(h().orm.em.fork());
+    const first = await adapter.send(input);
+    for (const o of paypalPayoutObjects(first.snapshot, null, ref)) await saveProviderObject(db, o);
+    await fake.until(() => fake.events.length === 1);
+    const settled = await adapter.send(input);
+    for (const o of paypalPayoutObjects(settled.snapshot, null, ref)) await saveProviderObject(db, o);
+    const stored = await providerObjectsOf(db, ref);
+    assert.deepEqual(stored.map((o) => [o.objectType, o.objectId]).sort(), [
+      ['payout_batch', first.providerBatchId],
+      ['payout_item', first.providerItemId],
+    ]);
+    assert.equal(stored.find((o) => o.objectType === 'payout_item')!.snapshot.transaction_status, 'SUCCESS');
   });
 
   it('converts minor units exactly: 1 → "0.01", 123456789 → "1234567.89", 500 JPY → "500"', async () => {
