@@ -97,7 +97,14 @@ export class PaypalPayoutAdapter implements PayoutRail {
         `PayPal says batch ${senderBatchId} exists but did not link it: retrying later`,
         err.status,
       );
-    return this.resultOf(await this.client.getPayoutBatch(err.existingBatchId), senderBatchId);
+    try {
+      return this.resultOf(await this.client.getPayoutBatch(err.existingBatchId), senderBatchId);
+    } catch (readErr) {
+      // The batch exists (PayPal said so): not reading it yet is a reason to wait, never to fail the attempt.
+      if (readErr instanceof PaypalApiError)
+        throw new RailUnavailableError('payouts', `PayPal batch of ${senderBatchId} not readable yet: ${readErr.message}`, readErr.status);
+      throw readErr;
+    }
   }
 
   private resultOf(batch: PaypalPayoutBatch, senderBatchId: string): PayoutSendResult {

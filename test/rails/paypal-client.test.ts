@@ -11,7 +11,7 @@ function clientOf(fake: PaypalFake, overrides: Partial<ConstructorParameters<typ
     clientSecret: fake.clientSecret,
     webhookId: fake.webhookId,
     apiBase: fake.url,
-    timeoutMs: 2_000,
+    timeoutMs: 5_000,
     ...overrides,
   });
 }
@@ -243,7 +243,7 @@ describe('PayPal client against the PayPal fake', () => {
         fake.requests.filter((r) => r.path === '/v1/notifications/verify-webhook-signature').map((r) => r.status),
         [400, 400, 400],
       );
-      fake.fault({ kind: '500', ms: 200, match: '/v1/notifications' });
+      fake.fault({ kind: '500', ms: 2_000, match: '/v1/notifications' });
       await rejects(client.verifyWebhookSignature(headers, body), RailUnavailableError);
     });
 
@@ -252,6 +252,20 @@ describe('PayPal client against the PayPal fake', () => {
       const h = fake.sign(body);
       const request = `{"auth_algo":"${h['paypal-auth-algo']}","cert_url":"${h['paypal-cert-url']}","transmission_id":"${h['paypal-transmission-id']}","transmission_sig":"${h['paypal-transmission-sig']}","transmission_time":"${h['paypal-transmission-time']}","webhook_id":"${fake.webhookId}","webhook_event":${body}}`;
       assert.deepEqual(await clientOf(fake).sendVerifyWebhookSignature(request), { verification_status: 'SUCCESS' });
+    });
+
+    it('sends a delivery the receiver refused again, newly signed, when asked to retry', async () => {
+      await fake.stop();
+      fake = await startPaypalFake({ webhookUrl: receiver.url, settleAfterMs: 10, deliveryRetries: 2, deliveryRetryMs: 30 });
+      receiver.respond = (_r, i) => (i < 2 ? 503 : 200);
+      const client = clientOf(fake);
+      await client.createPayout(payout('ada@example.com'));
+      await receiver.until((r) => r.length === 3);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(receiver.received.length, 3, 'no retry after a 2xx');
+      assert.equal(new Set(receiver.received.map((r) => r.json.id)).size, 1);
+      assert.equal(new Set(receiver.received.map((r) => r.headers['paypal-transmission-id'])).size, 3);
+      for (const r of receiver.received) assert.equal(await client.verifyWebhookSignature(r.headers, r.body), true);
     });
 
     it('delivers held events out of order when asked', async () => {
@@ -270,31 +284,31 @@ describe('PayPal client against the PayPal fake', () => {
   describe('faults: retryable while they last, fine after', () => {
     it('a 500 window', async () => {
       const client = clientOf(fake);
-      fake.fault({ kind: '500', ms: 300, match: '/v1/payments' });
+      fake.fault({ kind: '500', ms: 800, match: '/v1/payments' });
       const err = await rejects(client.createPayout(payout('ada@example.com')), RailUnavailableError);
       assert.equal(err.httpStatus, 500);
       assert.equal(fake.batches.size, 0);
-      await new Promise((r) => setTimeout(r, 350));
+      await new Promise((r) => setTimeout(r, 850));
       await client.createPayout(payout('ada@example.com'));
       assert.equal(fake.batches.size, 1);
     });
 
     it('a hang past the client timeout', async () => {
-      const client = clientOf(fake, { timeoutMs: 150 });
+      const client = clientOf(fake, { timeoutMs: 400 });
       await client.getPayoutBatch('X').catch(() => {});
-      fake.fault({ kind: 'hang', ms: 400, match: '/v1/payments' });
+      fake.fault({ kind: 'hang', ms: 1_200, match: '/v1/payments' });
       const err = await rejects(client.createPayout(payout('ada@example.com')), RailUnavailableError);
       assert.match(err.message, /ETIMEDOUT/);
-      await new Promise((r) => setTimeout(r, 450));
+      await new Promise((r) => setTimeout(r, 1_000));
       await client.createPayout(payout('ada@example.com'));
     });
 
     it('refused connections for a while', async () => {
       const client = clientOf(fake);
-      fake.fault({ kind: 'refuse', ms: 300 });
+      fake.fault({ kind: 'refuse', ms: 600 });
       const err = await rejects(client.createPayout(payout('ada@example.com')), RailUnavailableError);
       assert.match(err.message, /ECONNREFUSED/);
-      await new Promise((r) => setTimeout(r, 400));
+      await new Promise((r) => setTimeout(r, 700));
       await client.createPayout(payout('ada@example.com'));
       assert.equal(fake.batches.size, 1);
     });
@@ -302,7 +316,7 @@ describe('PayPal client against the PayPal fake', () => {
     it('never puts the secret or the access token in an error', async () => {
       const client = clientOf(fake);
       await client.createPayout(payout('ada@example.com'));
-      fake.fault({ kind: '500', ms: 200 });
+      fake.fault({ kind: '500', ms: 2_000 });
       const err = await rejects(client.createPayout(payout('ada@example.com')), RailUnavailableError);
       const text = `${err.message} ${err.stack} ${JSON.stringify(err)}`;
       assert.doesNotMatch(text, new RegExp(fake.clientSecret));

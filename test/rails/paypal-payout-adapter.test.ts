@@ -27,7 +27,7 @@ describe('PayPal payout adapter against the PayPal fake', () => {
         clientSecret: fake.clientSecret,
         webhookId: fake.webhookId,
         apiBase: fake.url,
-        timeoutMs: 300,
+        timeoutMs: 1_000,
       }),
     );
   });
@@ -98,24 +98,25 @@ describe('PayPal payout adapter against the PayPal fake', () => {
 
   it('recovers an attempt whose answer was lost (PayPal took it, the call timed out): retried, it pays once', async () => {
     const input = attempt('ada@example.com');
-    fake.fault({ kind: 'hang', ms: 500, match: '/v1/payments/payouts', process: true });
+    await adapter.send(attempt('warm-up@example.com'));
+    fake.fault({ kind: 'hang', ms: 1_600, match: '/v1/payments/payouts', process: true });
     await assert.rejects(adapter.send(input), RailUnavailableError);
-    assert.equal(fake.batches.size, 1, 'PayPal created the batch');
-    await new Promise((r) => setTimeout(r, 550));
+    assert.equal(fake.batches.size, 2, 'PayPal created the batch');
+    await new Promise((r) => setTimeout(r, 700));
     const retried = await adapter.send(input);
     assert.notEqual(retried.status, 'FAILED');
-    assert.equal(retried.providerBatchId, [...fake.batches.keys()][0]);
-    assert.equal(fake.batches.size, 1);
+    assert.equal(retried.providerBatchId, [...fake.batches.keys()][1]);
+    assert.equal(fake.batches.size, 2);
   });
 
   it('throws RailUnavailableError while PayPal answers 5xx or cannot be reached, and sends after the window', async () => {
     const input = attempt('ada@example.com');
-    fake.fault({ kind: '500', ms: 200 });
+    fake.fault({ kind: '500', ms: 800 });
     await assert.rejects(adapter.send(input), RailUnavailableError);
-    await new Promise((r) => setTimeout(r, 250));
-    fake.fault({ kind: 'refuse', ms: 200 });
+    await new Promise((r) => setTimeout(r, 850));
+    fake.fault({ kind: 'refuse', ms: 600 });
     await assert.rejects(adapter.send(input), RailUnavailableError);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 700));
     assert.equal((await adapter.send(input)).status, 'PROCESSING');
     assert.equal(fake.batches.size, 1);
   });

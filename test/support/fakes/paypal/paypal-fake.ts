@@ -59,6 +59,10 @@ export interface PaypalFakeOptions {
   tokenTtlSeconds?: number;
   /** How long after creation an item leaves PENDING (and between two steps of an outcome). */
   settleAfterMs?: number;
+  /** Sends a delivery the receiver did not answer 2xx again, up to this many times (PayPal retries for days; default 0). */
+  deliveryRetries?: number;
+  /** The wait before each such retry (default 200 ms). */
+  deliveryRetryMs?: number;
 }
 
 export interface LoggedRequest {
@@ -78,6 +82,8 @@ export interface Delivery {
   /** The receiver's status, 0 when it could not be reached, -1 while held or when no URL is set. */
   status: number;
   at: number;
+  /** How many times this event was sent again after a failed delivery (0 for the first). */
+  retries?: number;
 }
 
 export type Fault =
@@ -275,6 +281,19 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
       await res.arrayBuffer();
     } catch {
       delivery.status = 0;
+    }
+    if ((delivery.status < 200 || delivery.status > 299) && (delivery.retries ?? 0) < (options.deliveryRetries ?? 0)) {
+      later(options.deliveryRetryMs ?? 200, () => {
+        const event = fake.events.find((e) => e.id === delivery.eventId);
+        const rawBody = event ? JSON.stringify(event) : delivery.rawBody;
+        void deliver({
+          ...delivery,
+          rawBody,
+          headers: signer.headers(rawBody, fake.webhookId, certUrl()),
+          status: -1,
+          retries: (delivery.retries ?? 0) + 1,
+        });
+      });
     }
     return delivery;
   };
