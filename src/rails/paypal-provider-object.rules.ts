@@ -1,8 +1,8 @@
 /**
  * Which provider objects a PayPal payout leaves, as `provider_object` rows (pure): the batch of
  * an attempt (`payout_batch`, its header) and its item (`payout_item`), each standing behind
- * `payout:<payout id>:<attempt>`. The attempt is read back from the item's `sender_batch_id`
- * (`<payout id>-<attempt>`), so a webhook's item finds the record it belongs to.
+ * `payout:<payout id>:<attempt>` (a webhook's item names its attempt in `sender_batch_id`,
+ * `<payout id>-<attempt>`, which the payouts module reads).
  */
 import type { PaypalBatchHeader, PaypalPayoutItem } from './paypal.client.js';
 
@@ -19,12 +19,6 @@ export interface ProviderObjectRecord {
 /** The Holdfast record of an attempt: `payout:<payout id>:<attempt>`. */
 export function payoutAttemptRef(payoutId: string, attempt: number): string {
   return `payout:${payoutId}:${attempt}`;
-}
-
-/** The payout id and attempt of a `sender_batch_id` Holdfast made, or undefined for another one. */
-export function attemptOfSenderBatchId(senderBatchId: string | undefined): { payoutId: string; attempt: number } | undefined {
-  const match = /^(po_[0-9A-Za-z]+)-([1-9]\d{0,8})$/.exec(senderBatchId ?? '');
-  return match ? { payoutId: match[1], attempt: Number(match[2]) } : undefined;
 }
 
 /**

@@ -1,10 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  attemptOfSenderBatchId,
-  payoutAttemptRef,
-  paypalItemObject,
-  paypalPayoutObjects,
-} from '../../src/rails/paypal-provider-object.rules.js';
+import { payoutAttemptRef, paypalItemObject, paypalPayoutObjects } from '../../src/rails/paypal-provider-object.rules.js';
 
 const item = {
   payout_item_id: 'ITEM123',
@@ -16,11 +11,8 @@ const item = {
 };
 
 describe('PayPal provider objects of a payout', () => {
-  it('reads the payout and attempt back from a sender_batch_id Holdfast made, and nothing from another', () => {
-    assert.deepEqual(attemptOfSenderBatchId('po_01ABC-2'), { payoutId: 'po_01ABC', attempt: 2 });
+  it('names the record behind an attempt payout:<payout id>:<attempt>', () => {
     assert.equal(payoutAttemptRef('po_01ABC', 2), 'payout:po_01ABC:2');
-    for (const other of [undefined, '', 'po_01ABC', 'Payouts_2018_100007', 'po_01ABC-0', 'po_01ABC-2-3', 'xx_01ABC-1'])
-      assert.equal(attemptOfSenderBatchId(other), undefined, String(other));
   });
 
   it('keeps the batch header and each item of an answer, by their PayPal ids, behind the attempt', () => {
