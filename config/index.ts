@@ -19,6 +19,8 @@ export interface Config {
   rails: RailChoice;
   /** PayPal Payouts' credentials, webhook and API base: set when PAYOUT_RAIL=paypal. */
   paypal: PaypalConfig | undefined;
+  /** Provider webhooks in (STRIPE_WEBHOOK_SECRET, PAYPAL_WEBHOOK_ID): an endpoint whose value is unset is not mounted (404). */
+  providerWebhooks: ProviderWebhooks;
   port: number;
   /** Unset means "discover or start a local PostgreSQL". */
   databaseUrl: string | undefined;
@@ -204,11 +206,30 @@ function rails(env: Env): RailChoice {
   return { cards: pick('cards'), identity: pick('identity'), payouts: pick('payouts') };
 }
 
+/** What verifies the providers' webhooks: Stripe's endpoint signing secret and PayPal's webhook id. */
+export interface ProviderWebhooks {
+  stripeWebhookSecret: string | undefined;
+  paypalWebhookId: string | undefined;
+}
+
+function providerWebhooks(env: Env): ProviderWebhooks {
+  const stripe = env.STRIPE_WEBHOOK_SECRET || undefined;
+  if (stripe !== undefined && !/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(stripe))
+    throw new ConfigError("STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret from Stripe (whsec_…)");
+  const paypal = env.PAYPAL_WEBHOOK_ID || undefined;
+  // PayPal's verify-webhook-signature takes `webhook_id` as ^[a-zA-Z0-9]+$, at most 50.
+  if (paypal !== undefined && !/^[A-Za-z0-9]{1,50}$/.test(paypal))
+    throw new ConfigError(
+      `PAYPAL_WEBHOOK_ID must be the webhook's id from PayPal (letters and digits, such as 1JE4291016473214C; got "${paypal}")`,
+    );
+  return { stripeWebhookSecret: stripe, paypalWebhookId: paypal };
+}
+
 /**
  * The PayPal variables, required when PAYOUT_RAIL=paypal. PAYPAL_API_BASE defaults to PayPal's
  * live API (`https://api-m.sandbox.paypal.com` is its sandbox); http is for local fakes, staging only.
  */
-function paypal(env: Env, choice: RailChoice, appEnv: AppEnv): PaypalConfig | undefined {
+function paypal(env: Env, choice: RailChoice, appEnv: AppEnv, webhookId: string | undefined): PaypalConfig | undefined {
   if (choice.payouts !== 'paypal') return undefined;
   const required = (name: string, shape: RegExp, what: string) => {
     const raw = env[name] ?? '';
@@ -217,12 +238,11 @@ function paypal(env: Env, choice: RailChoice, appEnv: AppEnv): PaypalConfig | un
     return raw;
   };
   const apiBase = url(env, 'PAYPAL_API_BASE', appEnv === 'production' ? ['https:'] : ['https:', 'http:']) ?? 'https://api-m.paypal.com';
-  return {
-    clientId: required('PAYPAL_CLIENT_ID', /^[\w-]{1,200}$/, "the REST app's client ID (letters, digits, - and _)"),
-    clientSecret: required('PAYPAL_CLIENT_SECRET', /^[\w-]{1,200}$/, "the REST app's secret (letters, digits, - and _)"),
-    webhookId: required('PAYPAL_WEBHOOK_ID', /^[A-Za-z0-9]{1,50}$/, 'the webhook ID PayPal shows (letters and digits)'),
-    apiBase: apiBase.replace(/\/+$/, ''),
-  };
+  const clientId = required('PAYPAL_CLIENT_ID', /^[\w-]{1,200}$/, "the REST app's client ID (letters, digits, - and _)");
+  const clientSecret = required('PAYPAL_CLIENT_SECRET', /^[\w-]{1,200}$/, "the REST app's secret (letters, digits, - and _)");
+  // Its shape is checked with the webhook inbox's variables (providerWebhooks).
+  if (!webhookId) throw new ConfigError('PAYPAL_WEBHOOK_ID is required when PAYOUT_RAIL=paypal');
+  return { clientId, clientSecret, webhookId, apiBase: apiBase.replace(/\/+$/, '') };
 }
 
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
@@ -236,12 +256,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (redis && /^redis\+cluster:/i.test(redis) && !/\{[^{}]+\}/.test(queuePrefix))
     throw new ConfigError(`QUEUE_PREFIX must hold a hash tag such as {holdfast} when REDIS_URL names a cluster (got "${queuePrefix}")`);
   const choice = rails(env);
+  const hooks = providerWebhooks(env);
   return {
     role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
     appEnv,
     appEnvFrom,
     rails: choice,
-    paypal: paypal(env, choice, appEnv),
+    paypal: paypal(env, choice, appEnv, hooks.paypalWebhookId),
+    providerWebhooks: hooks,
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,

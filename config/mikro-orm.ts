@@ -22,6 +22,7 @@ import { SandboxClock } from '../src/sandbox/sandbox-clock.entity.js';
 import { TokenExchange } from '../src/tokens/conversion.entity.js';
 import { Environment } from '../src/environment/environment.entity.js';
 import { ProviderObject } from '../src/rails/provider-object.entity.js';
+import { ProviderEvent } from '../src/provider-events/provider-event.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -56,6 +57,7 @@ export const entities = [
   TokenExchange,
   Environment,
   ProviderObject,
+  ProviderEvent,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

@@ -24,7 +24,8 @@ export type IdPrefix =
   | 'whd'
   | 'kyc'
   | 'po'
-  | 'tex';
+  | 'tex'
+  | 'pev';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

@@ -14,6 +14,7 @@ import { payoutCommands } from '../src/payouts/payout.commands.js';
 import { refundCommands } from '../src/refunds/refund.commands.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
+import { providerEventCommands } from '../src/provider-events/provider-event.commands.js';
 import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
@@ -24,12 +25,13 @@ export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
   invoices: invoiceCommands,
   merge: mergeCommands,
   payouts: payoutCommands,
+  'provider-events': providerEventCommands,
   refunds: refundCommands,
   tokens: tokenCommands,
 };
 
 /**
- * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, payouts, token exchange) with its kind's runner.
+ * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, payouts, token exchange, provider events) with its kind's runner.
  * Its result is stored on the command row (by the runner, or from the AppError it threw), handed
  * to the request waiting for it (`CommandBus.finished`) and returned (the job's return value, as
  * Bull Board shows it).

@@ -38,6 +38,7 @@ const FINDING = {
   event: `the "id" field of a webhook's body`,
   integrator: 'a name or id; holdfast integrator list shows them',
   payout: 'a payout_status_id',
+  'provider event': 'holdfast provider-events list shows them',
   'webhook endpoint': "GET /v2/webhooks lists an integrator's",
 } as const;
 

@@ -17,6 +17,7 @@ import { kycCommands } from './kyc.js';
 import { ledgerCommands } from './ledger.js';
 import { migrateCommands } from './migrate.js';
 import { payoutsCommands } from './payouts.js';
+import { providerEventsCommands } from './provider-events.js';
 import { tosCommands } from './tos.js';
 import { webhooksCommands } from './webhooks.js';
 
@@ -29,6 +30,7 @@ const commands: Record<string, Command> = {
   ...ledgerCommands,
   ...migrateCommands,
   ...payoutsCommands,
+  ...providerEventsCommands,
   ...tosCommands,
   ...webhooksCommands,
 };
@@ -49,10 +51,12 @@ const listed = Object.keys(commands).sort(
   (a, b) => groupOrder.indexOf(firstWord(a)) - groupOrder.indexOf(firstWord(b)) || (a < b ? -1 : 1),
 );
 
+// The summaries start in one column, two spaces past the longest command.
+const width = Math.max(...listed.map((name) => name.length)) + 2;
 const overview = `holdfast <command> [options]
 
 Commands:
-${listed.map((name) => `  ${name.padEnd(22)}${commands[name].summary}`).join('\n')}
+${listed.map((name) => `  ${name.padEnd(width)}${commands[name].summary}`).join('\n')}
 
 Run "holdfast <command> --help" for a command's options ("holdfast client --help" for a
 group's). The database is DATABASE_URL, or the PostgreSQL on 127.0.0.1:5432 (database

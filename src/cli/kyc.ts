@@ -1,6 +1,6 @@
-/** `holdfast kyc …`: the operator's side of identity checks — decide one, erase its personal data. */
-import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
-import { decideKyc, eraseKycData } from '../kyc/kyc.service.js';
+/** `holdfast kyc …`: the operator's side of identity checks — decide one, reopen a final one, erase its personal data. */
+import { DECISIONS, REOPEN_REASON_MAX, type Decision } from '../kyc/kyc.rules.js';
+import { decideKyc, eraseKycData, reopenKyc } from '../kyc/kyc.service.js';
 import { type Command, UsageError, onlyArgument, orNotFound, print, withOrm } from './cli-support.js';
 
 export const kycCommands: Record<string, Command> = {
@@ -12,7 +12,8 @@ Decides the identity (KYC) check of account ACCOUNT_ID. In production only a che
 MANUAL_REVIEW can be decided; in staging a check in any state (one is made when the account
 has none), so that payouts can be tried without the hosted form. Emits kyc-webhook; DENY and
 CANCEL block the account's payouts (unless a payouts block is already active), ACCEPT lifts a
-payouts block that a KYC outcome set. Deciding the state the check has changes nothing.
+payouts block that a KYC outcome set. Deciding the state the check has changes nothing. A DENY
+or a CANCEL decided here takes no new submission until holdfast kyc reopen.
   --json   print {"account_id","kyc_id","state","pii_level","kyc_requirements"}`,
     options: { state: { type: 'string' }, json: { type: 'boolean' } },
     positionals: 1,
@@ -32,6 +33,31 @@ payouts block that a KYC outcome set. Deciding the state the check has changes n
         ),
       );
       print(v.json === true, { ...decided }, `account ${decided.account_id}: KYC ${decided.state} (pii_level ${decided.pii_level})`);
+    },
+  },
+  'kyc reopen': {
+    summary: 'let an account submit its identity again after a DENY or CANCEL',
+    usage: `holdfast kyc reopen ACCOUNT_ID --reason TEXT [--json]
+
+Reopens the identity (KYC) check of account ACCOUNT_ID: a DENY, or a CANCEL an operator decided,
+takes no new submission until it is reopened. The check goes to NODATA (emits kyc-webhook) and
+keeps the reason and when; the person may then submit again. The account's payouts block stays
+until a later ACCEPT lifts it. Any other check is refused (exit 1).
+  --reason TEXT   why it is reopened (required, at most ${REOPEN_REASON_MAX} characters; kept on the check)
+  --json          print {"account_id","kyc_id","state","pii_level","kyc_requirements","reopen_reason","reopened_at"}`,
+    options: { reason: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 1,
+    async run(v, positionals) {
+      const accountId = onlyArgument(positionals, 'ACCOUNT_ID');
+      const reason = typeof v.reason === 'string' ? v.reason.trim() : '';
+      if (!reason) throw new UsageError('--reason is required: say why the check is reopened');
+      if (reason.length > REOPEN_REASON_MAX) throw new UsageError(`--reason is longer than ${REOPEN_REASON_MAX} characters`);
+      const reopened = await orNotFound(
+        'account',
+        accountId,
+        withOrm({ read: 'kyc reopen' }, (orm) => reopenKyc(orm.em.fork(), accountId, reason)),
+      );
+      print(v.json === true, { ...reopened }, `account ${reopened.account_id}: KYC reopened, now ${reopened.state}`);
     },
   },
   'kyc erase': {

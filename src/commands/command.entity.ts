@@ -16,7 +16,8 @@ export const Command = defineEntity({
   ],
   properties: {
     id: p.string().primary().length(36),
-    integratorId: p.string().length(36),
+    /** Null only for a provider event's command, which no integrator owns. */
+    integratorId: p.string().length(36).nullable(),
     kind: p.string().length(40),
     targetId: p.string().length(36),
     state: p.enum(['pending', 'done'] as const).columnType('varchar(16)'),

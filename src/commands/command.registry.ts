@@ -18,6 +18,7 @@ export const COMMAND_KINDS = [
   'payout.execute',
   'payout.reverse',
   'token.convert',
+  'provider-event.apply',
 ] as const;
 
 export type CommandKind = (typeof COMMAND_KINDS)[number];

@@ -23,7 +23,7 @@ export interface CommandRecord {
 /** A pending command to create. */
 export interface NewCommand {
   id: string;
-  integratorId: string;
+  integratorId: string | null;
   kind: CommandKind;
   targetId: string;
   input: Record<string, unknown> | null;

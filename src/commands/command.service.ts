@@ -23,7 +23,8 @@ import type { CommandKind, CommandResult, CommandRunner } from './command.regist
 
 /** What a command is asked to do: its kind, its target and, for some kinds, an input (merge: the destination). */
 export interface CommandRequest {
-  integratorId: string;
+  /** The integrator it acts for; null for a provider event's command (no integrator sent it). */
+  integratorId: string | null;
   kind: CommandKind;
   targetId: string;
   /** Stored with the command; requests with the same target, kind and `inputKey` share one pending command. */

@@ -1,9 +1,12 @@
 /**
- * Assembles the Express app: request context, body parsers, validation compiled from the
- * OpenAPI documents (with the bearer-token check), idempotency, the module routers, 404/405 and the error middleware.
+ * Assembles the Express app: request context, the providers' webhooks (raw bodies), body parsers,
+ * validation compiled from the OpenAPI documents (with the bearer-token check), idempotency, the
+ * module routers, 404/405 and the error middleware.
  */
 import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
+import { providerHookRoutes } from '../provider-events/provider-event.routes.js';
+import type { VerifyPaypalWebhook } from '../provider-events/paypal-webhook.js';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RedisConnection } from '../queues/connection.js';
@@ -51,6 +54,8 @@ import { operationsRoutes } from './operations-routes.js';
 import { webRoutes } from '../web/web.routes.js';
 import { sandboxRoutes } from '../sandbox/sandbox.routes.js';
 import { sandboxClockEnabled } from '../sandbox/sandbox.rules.js';
+import { identityVerifierFor } from '../rails/identity-adapters.js';
+import type { IdentityVerifier } from '../rails/identity-verifier.port.js';
 import { forgetAllClocks } from '../sandbox/sandbox.service.js';
 import './types.js';
 
@@ -70,6 +75,8 @@ export interface AppDeps {
         | 'cardAddsPerHour'
         | 'frameAncestors'
         | 'tokenExchangeTtlSeconds'
+        | 'rails'
+        | 'providerWebhooks'
       >
     >;
   bus: CommandBus;
@@ -79,6 +86,10 @@ export interface AppDeps {
   logger: Logger;
   /** The staging demo client: serves the demo shop at /ui/demo. */
   demoClientId?: string;
+  /** The identity port's adapter; by default the one `config.rails.identity` names (the sandbox when unset). */
+  identityVerifier?: IdentityVerifier;
+  /** PayPal's verify-webhook-signature for PAYPAL_WEBHOOK_ID (the PayPal client's); unset: no /hooks/paypal. */
+  verifyPaypalWebhook?: VerifyPaypalWebhook;
 }
 
 const BODY_LIMIT = '1mb';
@@ -106,6 +117,14 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.set('query parser', 'simple');
   app.use(requestContext(app, deps.orm, deps.logger));
   app.use(healthRoutes(deps.orm, deps.redis));
+  // Before every body parser and the validation: the providers sign the raw bytes.
+  app.use(
+    providerHookRoutes({
+      bus: deps.bus,
+      stripeWebhookSecret: deps.config.providerWebhooks?.stripeWebhookSecret,
+      verifyPaypalWebhook: deps.verifyPaypalWebhook,
+    }),
+  );
   const queues = Object.values(QueueName).map((name) => {
     const queue = new Queue(name, { connection: deps.redis, prefix: deps.config.queuePrefix ?? '{holdfast}' });
     queue.on('error', queueErrors(deps.logger, name));
@@ -173,7 +192,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   statementRoutes(api);
   invoiceAuthorizationRoutes(api, { signer: deps.signer, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs, deps.config.tokenExchangeTtlSeconds);
-  kycRoutes(api);
+  kycRoutes(api, {
+    verifier: deps.identityVerifier ?? identityVerifierFor(deps.config.rails?.identity ?? 'sandbox'),
+    // A provider's hosted verification ends on Holdfast's home page until a page of its own exists.
+    returnUrl: `${deps.config.publicUrl}/`,
+  });
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });
   app.use(api);

@@ -1,7 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { KYC_STATES } from './kyc.rules.js';
+import { VERIFIER_OUTCOMES } from '../rails/identity-verifier.port.js';
+import { KYC_DECIDERS, KYC_STATES } from './kyc.rules.js';
 
-/** An account's identity check: its state only. The personal data behind it is kept apart. */
+/**
+ * An account's identity check: its state, who decided it, the verifier's session of the latest
+ * submission with its latest outcome, and the operator's latest reopen. The personal data
+ * behind it is kept apart; the documents a provider saw are never kept.
+ */
 export const KycCheck = defineEntity({
   name: 'KycCheck',
   tableName: 'kyc_check',
@@ -10,6 +15,18 @@ export const KycCheck = defineEntity({
     integratorId: p.string().length(36),
     kycId: p.string().length(36).unique('kyc_check_kyc_id_unique'),
     state: p.enum([...KYC_STATES]).columnType('varchar(16)'),
+    decidedBy: p
+      .enum([...KYC_DECIDERS])
+      .columnType('varchar(16)')
+      .nullable(),
+    verifierSessionId: p.string().length(255).nullable(),
+    verifierOutcome: p
+      .enum([...VERIFIER_OUTCOMES])
+      .columnType('varchar(16)')
+      .nullable(),
+    verifierError: p.string().length(100).nullable(),
+    reopenReason: p.string().length(500).nullable(),
+    reopenedAt: p.datetime().nullable(),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

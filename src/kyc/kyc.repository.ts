@@ -1,19 +1,30 @@
 /** KYC checks and the personal data behind them (plain SQL; the data table is read by nothing that answers a request). */
-import type { Db } from '../db/sql.js';
-import type { KycState, PersonalData } from './kyc.rules.js';
+import { isoTimestampSql, type Db } from '../db/sql.js';
+import type { VerifierOutcome } from '../rails/identity-verifier.port.js';
+import type { KycDecider, KycState, PersonalData } from './kyc.rules.js';
 
 export interface KycCheckRow {
   accountId: string;
   integratorId: string;
   kycId: string;
   state: KycState;
+  decidedBy: KycDecider | null;
+  /** The verifier's session of the latest submission (a session-based adapter), if any. */
+  verifierSessionId: string | null;
 }
 
-const COLUMNS = 'account_id as "accountId", integrator_id as "integratorId", kyc_id as "kycId", state';
+const COLUMNS =
+  'account_id as "accountId", integrator_id as "integratorId", kyc_id as "kycId", state, decided_by as "decidedBy", verifier_session_id as "verifierSessionId"';
 
 /** The account's check, if it has one. */
 export async function findKycCheck(db: Db, accountId: string): Promise<KycCheckRow | undefined> {
   const [row] = await db.execute<KycCheckRow[]>(`select ${COLUMNS} from kyc_check where account_id = ?`, [accountId]);
+  return row;
+}
+
+/** The check of a kyc id, if there is one. */
+export async function findKycCheckById(db: Db, kycId: string): Promise<KycCheckRow | undefined> {
+  const [row] = await db.execute<KycCheckRow[]>(`select ${COLUMNS} from kyc_check where kyc_id = ?`, [kycId]);
   return row;
 }
 
@@ -27,9 +38,47 @@ export async function lockKycCheck(db: Db, check: { accountId: string; integrato
   return row!;
 }
 
-/** Sets a check's state. */
-export async function setKycState(db: Db, accountId: string, state: KycState): Promise<void> {
-  await db.execute('update kyc_check set state = ?, updated_at = now() where account_id = ?', [state, accountId]);
+/**
+ * Sets a check's state and who decided it. `verifierSessionId`: the session a submission
+ * started (null: none); left as it is when not given (a decision on the same submission).
+ */
+export async function setKycState(
+  db: Db,
+  accountId: string,
+  change: { state: KycState; decidedBy: KycDecider; verifierSessionId?: string | null },
+): Promise<void> {
+  if (change.verifierSessionId === undefined) {
+    await db.execute('update kyc_check set state = ?, decided_by = ?, updated_at = now() where account_id = ?', [
+      change.state,
+      change.decidedBy,
+      accountId,
+    ]);
+    return;
+  }
+  await db.execute(
+    `update kyc_check set state = ?, decided_by = ?, verifier_session_id = ?, verifier_outcome = null, verifier_error = null,
+       updated_at = now() where account_id = ?`,
+    [change.state, change.decidedBy, change.verifierSessionId, accountId],
+  );
+}
+
+/** Records the latest outcome a verifier reported for the check's session (its `last_error` code, if any). */
+export async function recordVerifierOutcome(db: Db, accountId: string, outcome: VerifierOutcome, errorCode: string | null): Promise<void> {
+  await db.execute('update kyc_check set verifier_outcome = ?, verifier_error = ? where account_id = ?', [outcome, errorCode, accountId]);
+}
+
+/**
+ * An operator's reopen: the check goes back to NODATA with the reason and its time kept, and
+ * forgets its verifier session (a late outcome of it no longer names the check's session).
+ */
+export async function reopenKycCheck(db: Db, accountId: string, reason: string): Promise<{ reopenedAt: string }> {
+  const [row] = await db.execute<Array<{ reopenedAt: string }>>(
+    `update kyc_check set state = 'NODATA', decided_by = 'operator', verifier_session_id = null, verifier_outcome = null,
+       verifier_error = null, reopen_reason = ?, reopened_at = now(), updated_at = now() where account_id = ?
+     returning ${isoTimestampSql('reopened_at')} as "reopenedAt"`,
+    [reason, accountId],
+  );
+  return row!;
 }
 
 /** Stores (or replaces, on a new submission) the personal data of a check. */

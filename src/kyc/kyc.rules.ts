@@ -1,10 +1,11 @@
 /**
  * KYC rules (pure): the states of an account's identity check, what each state means (the
- * personal-data level, what is still required), the sandbox verifier's verdict, who may move a
- * check where, what a state does to the account's `payouts` block, and the checks of the
- * submitted personal data.
+ * personal-data level, what is still required), who may move a check where (and which
+ * decisions stay until an operator reopens them), what a verifier's later outcome does, what a
+ * state does to the account's `payouts` block, and the checks of the submitted personal data.
  */
 import { addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
+import type { IdentityPersonalData, VerifierOutcome } from '../rails/identity-verifier.port.js';
 
 export const KYC_STATES = ['NODATA', 'PROCESSING', 'MANUAL_REVIEW', 'ACCEPT', 'DENY', 'CANCEL'] as const;
 export type KycState = (typeof KYC_STATES)[number];
@@ -18,14 +19,30 @@ export type Decision = (typeof DECISIONS)[number];
 /** The personal data a check asks for, in the order the hosted form shows it. */
 export const KYC_FIELDS = ['first_name', 'last_name', 'date_of_birth', 'address', 'country'] as const;
 
-export interface PersonalData {
-  first_name: string;
-  last_name: string;
-  /** YYYY-MM-DD. */
-  date_of_birth: string;
-  address: string;
-  /** ISO 3166-1 alpha-2, upper case. */
-  country: string;
+/** The personal data of a submission: what the identity port's verifiers receive. */
+export type PersonalData = IdentityPersonalData;
+
+/**
+ * Who decided a check's current state: the `operator` (`holdfast kyc decide`, `kyc reopen`),
+ * the `verifier` (the identity port's adapter, at once or by its later outcome) or the `user`
+ * (who abandoned their own hosted verification). Null on checks decided before it was recorded.
+ */
+export const KYC_DECIDERS = ['operator', 'verifier', 'user'] as const;
+export type KycDecider = (typeof KYC_DECIDERS)[number];
+
+/** A check's state with who decided it. */
+export interface KycStanding {
+  state: KycState;
+  decidedBy: KycDecider | null;
+}
+
+/**
+ * Whether a state stays until an operator reopens it: DENY, and a CANCEL that is not the
+ * user's own (an operator's, or one whose decider was not recorded, which only an operator
+ * could make before deciders were recorded).
+ */
+export function isFinal(check: KycStanding): boolean {
+  return check.state === 'DENY' || (check.state === 'CANCEL' && check.decidedBy !== 'user' && check.decidedBy !== 'verifier');
 }
 
 /** How much verified personal data stands behind a state: FULL only once accepted. */
@@ -35,25 +52,52 @@ export function piiLevel(state: KycState): PiiLevel {
   return 'BASIC';
 }
 
-/** What the account must still provide: everything before a submission (or after a cancel), nothing once submitted. */
-export function kycRequirements(state: KycState): string[] {
-  return state === 'NODATA' || state === 'CANCEL' ? [...KYC_FIELDS] : [];
+/** What the account must still provide: everything while the check takes a submission, nothing otherwise. */
+export function kycRequirements(check: KycStanding): string[] {
+  return canSubmit(check) ? [...KYC_FIELDS] : [];
 }
 
 /**
- * The sandbox verifier: decides from the last name alone, so that every outcome can be tried.
- * `Deny` → DENY, `Review` → MANUAL_REVIEW (case and surrounding spaces ignored), anything else → ACCEPT.
+ * Whether personal data may be submitted now: before any submission (or after an operator
+ * reopened the check), or after the user abandoned their own verification. Not while a check
+ * is processing, in review or accepted, nor after a DENY or an operator's CANCEL (`isFinal`).
  */
-export function sandboxVerdict(data: Pick<PersonalData, 'last_name'>): KycState {
-  const name = data.last_name.trim().toLowerCase();
-  if (name === 'deny') return 'DENY';
-  if (name === 'review') return 'MANUAL_REVIEW';
-  return 'ACCEPT';
+export function canSubmit(check: KycStanding): boolean {
+  return check.state === 'NODATA' || (check.state === 'CANCEL' && !isFinal(check));
 }
 
-/** Whether personal data may be submitted now: before any submission, or after a cancelled one. */
-export function canSubmit(state: KycState): boolean {
-  return state === 'NODATA' || state === 'CANCEL';
+/** Whether the operator may reopen a check (`holdfast kyc reopen`): only a final one. */
+export function canReopen(check: KycStanding): boolean {
+  return isFinal(check);
+}
+
+/** The longest reason an operator may give for a reopen. */
+export const REOPEN_REASON_MAX = 500;
+
+/**
+ * The state a verifier's later outcome for the check's current session moves it to, or null
+ * when it moves nothing. Only a check still waiting for its verifier (PROCESSING) moves: a
+ * check in review waits for the operator, and a decided one stays decided, so an outcome that
+ * arrives late, twice or out of order changes nothing. `verified` → ACCEPT; `requires_input`
+ * with an error → MANUAL_REVIEW (without one the person is still at it); `canceled` → CANCEL
+ * (the user's: they may submit again); `processing` → PROCESSING.
+ */
+export function verifierOutcomeState(current: KycState, outcome: VerifierOutcome, errorCode: string | null): KycState | null {
+  if (current !== 'PROCESSING') return null;
+  const next: KycState =
+    outcome === 'verified'
+      ? 'ACCEPT'
+      : outcome === 'canceled'
+        ? 'CANCEL'
+        : outcome === 'requires_input' && errorCode
+          ? 'MANUAL_REVIEW'
+          : 'PROCESSING';
+  return next === current ? null : next;
+}
+
+/** Who decided the state a verifier's outcome moves a check to: the user abandoned it, else the verifier decided. */
+export function outcomeDecider(outcome: VerifierOutcome): KycDecider {
+  return outcome === 'canceled' ? 'user' : 'verifier';
 }
 
 /**
@@ -71,7 +115,8 @@ export const KYC_BLOCK_REASONS = ['failed_kyc', 'kyc_application_cancelled'] as 
  * What a new state does to the account's `payouts` block (`active`: the active one, if any):
  * DENY and CANCEL block payouts (reason `failed_kyc`, `kyc_application_cancelled`) unless a
  * payouts block is already active, which stays as it is; ACCEPT lifts an active payouts block
- * only when a KYC outcome set it.
+ * only when a KYC outcome set it. Every other state leaves it as it is — NODATA after an
+ * operator's reopen too: a reopen lets the person try again, and only an ACCEPT lifts the block.
  */
 export function blockEffect(
   state: KycState,
@@ -120,13 +165,13 @@ export function checkPersonalData(
 }
 
 /** The KYC view: the state only, never the personal data. */
-export function kycView(accountId: string, check: { kycId: string; state: KycState } | null) {
+export function kycView(accountId: string, check: { kycId: string; state: KycState; decidedBy: KycDecider | null } | null) {
   const state = check?.state ?? 'NODATA';
   return {
     account_id: accountId,
     kyc_id: check?.kycId ?? null,
     state,
     pii_level: piiLevel(state),
-    kyc_requirements: kycRequirements(state),
+    kyc_requirements: kycRequirements({ state, decidedBy: check?.decidedBy ?? null }),
   };
 }

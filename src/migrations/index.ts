@@ -22,9 +22,11 @@ import { Migration20261127010000CommandRetention } from './Migration202611270100
 import { Migration20261127020000HousekeepingIndexes } from './Migration20261127020000HousekeepingIndexes.js';
 import { Migration20261128000000SessionsEndByRule } from './Migration20261128000000SessionsEndByRule.js';
 import { Migration20261128100000EnvironmentAndProviderObjects } from './Migration20261128100000EnvironmentAndProviderObjects.js';
+import { Migration20261128140000ProviderEvents } from './Migration20261128140000ProviderEvents.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
+import { Migration20261128110000KycFinality } from './Migration20261128110000KycFinality.js';
 import { Migration20261126233000LineItemRefunds } from './Migration20261126233000LineItemRefunds.js';
 import { Migration20261126220400SandboxFunding } from './Migration20261126220400SandboxFunding.js';
 
@@ -58,4 +60,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127020000HousekeepingIndexes', class: Migration20261127020000HousekeepingIndexes },
   { name: 'Migration20261128000000SessionsEndByRule', class: Migration20261128000000SessionsEndByRule },
   { name: 'Migration20261128100000EnvironmentAndProviderObjects', class: Migration20261128100000EnvironmentAndProviderObjects },
+  { name: 'Migration20261128110000KycFinality', class: Migration20261128110000KycFinality },
+  { name: 'Migration20261128140000ProviderEvents', class: Migration20261128140000ProviderEvents },
 ];

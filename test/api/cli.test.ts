@@ -186,7 +186,15 @@ describe('holdfast CLI', function () {
         ['client', 'list', '--integrator', 'int_nonexistent'],
       ],
     ],
-    ['account', 'acc_nonexistent', 'an account_id', [['kyc', 'decide', 'acc_nonexistent', '--state', 'ACCEPT']]],
+    [
+      'account',
+      'acc_nonexistent',
+      'an account_id',
+      [
+        ['kyc', 'decide', 'acc_nonexistent', '--state', 'ACCEPT'],
+        ['kyc', 'reopen', 'acc_nonexistent', '--reason', 'checked again'],
+      ],
+    ],
     [
       'payout',
       'pay_nonexistent',
@@ -238,10 +246,13 @@ describe('holdfast CLI', function () {
       ['integrator', 'update'],
       ['kyc', 'decide'],
       ['kyc', 'erase'],
+      ['kyc', 'reopen'],
       ['ledger', 'verify'],
       ['migrate'],
       ['payouts', 'approve'],
       ['payouts', 'reject'],
+      ['provider-events', 'list'],
+      ['provider-events', 'replay'],
       ['tos', 'publish'],
       ['webhooks', 'replay'],
     ];

@@ -1,11 +1,14 @@
 /**
  * The hosted KYC and payout flows in Chromium, through the widget on a stand-in shop: the KYC
- * form's submission and the sandbox verifier's outcome, its field messages, a second visit;
- * the payout flow adding and choosing a PayPal destination.
+ * form's submission and the sandbox verifier's outcome, its field messages, a second visit, an
+ * operator's CANCEL until reopened, a provider session's way on; the payout flow adding and
+ * choosing a PayPal destination.
  */
 import assert from 'node:assert/strict';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { call, h, newClient, register, type TestClient } from '../support/harness.js';
+import { decideKyc, reopenKyc } from '../../src/kyc/kyc.service.js';
+import type { IdentityCheckRequest, IdentityCheckStart, IdentityVerifier } from '../../src/rails/identity-verifier.port.js';
+import { call, h, newClient, register, startExtraApp, type TestClient } from '../support/harness.js';
 import { launchChromium, startShop } from '../support/browser.js';
 
 /** The redirect the API answered, on the server under test (the harness's PUBLIC_URL is not where it listens). */
@@ -32,9 +35,14 @@ describe('hosted KYC and payout flows in Chromium, through the widget', function
   const link = async (accountId: string) =>
     onTestServer((await call('POST', '/authorize/user', { token: client.token, body: { account_id: accountId } })).body.payload.redirect);
   /** Opens the shop page running the widget with `flow`; returns the page and the widget's frame once it shows `selector`. */
-  const openShop = async (accountId: string, flow: string, selector: string): Promise<{ page: Page; frame: Frame }> => {
+  const openShop = async (
+    accountId: string,
+    flow: string,
+    selector: string,
+    on: { shop: string; redirect: (url: string) => string } = { shop: shop.url, redirect: (url) => url },
+  ): Promise<{ page: Page; frame: Frame }> => {
     const page = await browser.newPage();
-    await page.goto(`${shop.url}/shop?${new URLSearchParams({ redirect: await link(accountId), flow })}`);
+    await page.goto(`${on.shop}/shop?${new URLSearchParams({ redirect: on.redirect(await link(accountId)), flow })}`);
     const frame = (await (await page.waitForSelector('iframe')).contentFrame())!;
     await frame.waitForSelector(selector);
     return { page, frame };
@@ -123,6 +131,52 @@ describe('hosted KYC and payout flows in Chromium, through the widget', function
     await again.frame.click('[data-hf=done]');
     assert.deepEqual(await events(again.page), [['complete', { event: 'svc.kyc.complete', source: 'svc', state: 'MANUAL_REVIEW' }]]);
     for (const p of [first.page, again.page]) await p.close();
+  });
+
+  it("shows an operator's CANCEL as its state with no form until the operator reopens it; then the form again", async () => {
+    const user = await register(client);
+    await decideKyc(h().orm.em.fork(), user.account_id, 'CANCEL', false);
+    const cancelled = await openShop(user.account_id, 'kyc', '[data-hf=kyc-state]');
+    assert.equal(await cancelled.frame.getAttribute('[data-hf=kyc-state]', 'data-hf-state'), 'CANCEL');
+    assert.equal(await cancelled.frame.textContent('[data-hf=kyc-message]'), 'Your identity check was cancelled.');
+    assert.equal(await cancelled.frame.$('form'), null, 'nothing to submit');
+    await reopenKyc(h().orm.em.fork(), user.account_id, 'asked again by support');
+    const reopened = await openShop(user.account_id, 'kyc', '[data-hf=kyc-submit]');
+    await fillKyc(reopened.frame, ada);
+    await reopened.frame.click('[data-hf=kyc-submit]');
+    await reopened.frame.waitForSelector('[data-hf=kyc-state][data-hf-state=ACCEPT]');
+    for (const p of [cancelled.page, reopened.page]) await p.close();
+  });
+
+  it("behind a provider's verifier, the submission answers PROCESSING with a link on to the provider's page", async () => {
+    const verifier: IdentityVerifier = {
+      name: 'test-sessions',
+      start: async (request: IdentityCheckRequest): Promise<IdentityCheckStart> => ({
+        kind: 'session',
+        sessionId: `vs_test_${request.kycId}`,
+        verificationUrl: `https://verify.example/session/${request.kycId}`,
+      }),
+    };
+    const app = await startExtraApp({ identityVerifier: verifier });
+    const theirShop = await startShop(app.baseUrl);
+    try {
+      const user = await register(client);
+      const { page, frame } = await openShop(user.account_id, 'kyc', '[data-hf=kyc-submit]', {
+        shop: theirShop.url,
+        redirect: (url) => url.replace(h().baseUrl, app.baseUrl),
+      });
+      await fillKyc(frame, ada);
+      await frame.click('[data-hf=kyc-submit]');
+      await frame.waitForSelector('[data-hf=kyc-state][data-hf-state=PROCESSING]');
+      const kycId = (await call('GET', `/v1/kyc/${user.account_id}`, { token: client.token })).body.payload.kyc_id;
+      assert.equal(await frame.getAttribute('[data-hf=kyc-verify]', 'href'), `https://verify.example/session/${kycId}`);
+      assert.equal(await frame.getAttribute('[data-hf=kyc-verify]', 'target'), '_top');
+      assert.equal(await frame.textContent('[data-hf=kyc-message]'), 'Your identity check is being processed.');
+      await page.close();
+    } finally {
+      await theirShop.close();
+      await app.close();
+    }
   });
 
   const paypalMethods = async (accountId: string) =>

@@ -21,6 +21,7 @@ import { createClient } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { settleEnvironment } from '../../src/environment/environment.service.js';
 import { buildApp } from '../../src/http/app.js';
+import type { IdentityVerifier } from '../../src/rails/identity-verifier.port.js';
 import { createRedis, type RedisConnection } from '../../src/queues/connection.js';
 import { createLogger, type Logger } from '../../src/runtime/logger.js';
 import { resolveServices, type ResolvedServices } from '../../src/runtime/services.js';
@@ -185,6 +186,8 @@ export async function startExtraApp(
     frameAncestors?: string;
     /** Another process's signer (its own keys and revocations); the harness's by default. */
     signer?: TokenSigner;
+    /** The identity port's adapter (the sandbox by default). */
+    identityVerifier?: IdentityVerifier;
   } = {},
 ) {
   const base = h();
@@ -208,6 +211,7 @@ export async function startExtraApp(
     signer: opts.signer ?? base.signer,
     logger: opts.logger ?? createLogger('silent', 'holdfast-test'),
     demoClientId: opts.demoClientId,
+    identityVerifier: opts.identityVerifier,
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

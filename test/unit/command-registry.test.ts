@@ -30,7 +30,7 @@ describe('command registry', () => {
         }),
       {
         message:
-          'command registry: no runner for invoice.pay; escrow.pay has 2 runners (escrow, merge); refunds runs refund.run, which is no command kind',
+          'command registry: no runner for invoice.pay; no runner for provider-event.apply; escrow.pay has 2 runners (escrow, merge); refunds runs refund.run, which is no command kind',
       },
     );
   });

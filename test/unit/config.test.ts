@@ -39,6 +39,8 @@ describe('config', () => {
     ['DATABASE_POOL_SIZE', '2.5'],
     ['COMMAND_JOB_BATCH', '0'],
     ['COMMAND_JOB_BATCH', '257'],
+    ['STRIPE_WEBHOOK_SECRET', 'sk_live_notAWebhookSecret'],
+    ['PAYPAL_WEBHOOK_ID', 'WH-1JE4 2910'],
   ];
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value} naming the variable`, () => {
@@ -48,6 +50,18 @@ describe('config', () => {
       );
     });
   }
+
+  it("takes the providers' webhook secret and id, unset by default, and never echoes a refused secret", () => {
+    assert.deepEqual(loadConfig({}).providerWebhooks, { stripeWebhookSecret: undefined, paypalWebhookId: undefined });
+    assert.deepEqual(loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456', PAYPAL_WEBHOOK_ID: '1JE4291016473214C' }).providerWebhooks, {
+      stripeWebhookSecret: 'whsec_abc123DEF456',
+      paypalWebhookId: '1JE4291016473214C',
+    });
+    assert.throws(
+      () => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_short' }),
+      (err: Error) => err instanceof ConfigError && !err.message.includes('whsec_short'),
+    );
+  });
 
   it('stops the process at boot with one line naming the bad variable', () => {
     const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {

@@ -43,6 +43,7 @@ const OWNER: Record<string, string> = {
   token_exchange: 'tokens',
   environment: 'environment',
   provider_object: 'rails',
+  provider_event: 'provider-events',
 };
 
 /**
@@ -91,6 +92,7 @@ const REPOSITORY_ONLY: string[] = [
   'invoices',
   'ledger',
   'payment-methods',
+  'provider-events',
   'refunds',
   'sandbox',
   'sessions',

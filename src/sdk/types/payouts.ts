@@ -13,8 +13,10 @@ export interface paths {
          * @description The account's identity check: `state` `NODATA` (nothing submitted; `kyc_id` null),
          *     `PROCESSING`, `MANUAL_REVIEW`, `ACCEPT`, `DENY` or `CANCEL`; `pii_level` `NONE`
          *     (nothing submitted, or cancelled), `BASIC` (submitted, not accepted) or `FULL` (only with
-         *     `ACCEPT`); `kyc_requirements` the fields still to be provided (all five before a
-         *     submission and after a cancel, none otherwise). Never the personal data.
+         *     `ACCEPT`); `kyc_requirements` the fields still to be provided: all five while the check
+         *     takes a submission (before any, after the operator reopened it, and after the person
+         *     abandoned their own verification), none otherwise — a `CANCEL` with none is the
+         *     operator's, final until reopened. Never the personal data.
          */
         get: operations["getKyc"];
         put?: never;
@@ -22,10 +24,14 @@ export interface paths {
          * Submit an account's personal data for its KYC check
          * @description What the hosted KYC flow sends, with the account's own user token (an integrator's
          *     client token cannot: personal data passes between the person and Holdfast only). Taken
-         *     before any submission and after a cancelled check; otherwise `409 KYC_STATE_ERROR`.
-         *     The data is stored apart from the check, and the sandbox verifier decides at once (see
-         *     above); the answer is the check's new state. Text is trimmed; each field missing or not
-         *     valid is named in a `400`.
+         *     before any submission, after the operator reopened the check and after the person
+         *     abandoned their own verification (`kyc_requirements` lists the fields then); otherwise
+         *     `409 KYC_STATE_ERROR` naming the state — a `DENY` or an operator's `CANCEL` until the
+         *     operator reopens it, a check `PROCESSING`, in `MANUAL_REVIEW` or `ACCEPT`. The data is
+         *     stored apart from the check, and the identity verifier checks it (see above): the
+         *     answer is the check's new state, with `verification_url` when the verifier started a
+         *     session the person completes at the provider (`state` `PROCESSING`). Text is trimmed;
+         *     each field missing or not valid is named in a `400`.
          */
         post: operations["submitKyc"];
         delete?: never;
@@ -147,6 +153,14 @@ export interface components {
             /** @enum {string} */
             pii_level: "NONE" | "BASIC" | "FULL";
             kyc_requirements: ("first_name" | "last_name" | "date_of_birth" | "address" | "country")[];
+            /**
+             * Format: uri
+             * @description Only in the answer of a submission whose verifier started a session (`state`
+             *     `PROCESSING`): where to send the person to complete their verification with the
+             *     provider. Short-lived, and not kept: it is in no other answer and no event. The
+             *     sandbox verifier never sets it.
+             */
+            verification_url?: string | null;
         };
         KycEnvelope: components["schemas"]["Envelope"] & {
             /** @constant */
@@ -502,7 +516,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AccountBlocked"];
             404: components["responses"]["AccountNotFound"];
-            /** @description `KYC_STATE_ERROR`: the check takes no new submission in its state. */
+            /**
+             * @description `KYC_STATE_ERROR`: the check takes no new submission in its state, which the message
+             *     names (`The identity check is DENY: it takes no new submission until an operator
+             *     reopens it.`).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -1,10 +1,12 @@
 /*
  * The hosted KYC flow: the account's identity check. It first shows the check as it stands
- * (GET /v1/kyc/{account}); a check that takes no submission now (anything but NODATA or
- * CANCEL) is only described, with nothing to submit. Otherwise a form of the five fields the
- * check asks for, sent with the session's user token (POST /v1/kyc/{account}); a 400 names the
- * fields at fault next to each one. The flow ends with svc.kyc.complete {state}: the check's
- * state, or `cancel` when the user leaves without submitting. Everything shown is text.
+ * (GET /v1/kyc/{account}); a check that takes no submission now (no `kyc_requirements`: it is
+ * under way, decided, or a DENY or operator's CANCEL waiting for the operator to reopen it) is
+ * only described, with nothing to submit. Otherwise a form of the five fields the check asks
+ * for, sent with the session's user token (POST /v1/kyc/{account}); a 400 names the fields at
+ * fault next to each one. When the verifier started a session at its provider, the answer's
+ * `verification_url` is offered as the way on. The flow ends with svc.kyc.complete {state}: the
+ * check's state, or `cancel` when the user leaves without submitting. Everything shown is text.
  */
 
 /** The fields, in the order the API lists them: name, label, autocomplete hint, help. */
@@ -34,14 +36,18 @@ const STATES = {
   MANUAL_REVIEW: 'Your identity check is being reviewed. You will hear once it is decided.',
   ACCEPT: 'Your identity is verified.',
   DENY: 'Your identity could not be verified.',
+  CANCEL: 'Your identity check was cancelled.',
 };
+
+/** A provider's verification page, when the API gave one (http or https only). */
+const verificationLink = (url) => (typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null);
 
 export async function kycFlow(kit) {
   const { el, show, api, notify, fatal, cancelButton, session } = kit;
   const path = `/v1/kyc/${encodeURIComponent(session.account)}`;
 
-  /** The check as it stands, with the Done button that ends the flow with its state. */
-  const stateScreen = (state) =>
+  /** The check as it stands, with the Done button that ends the flow with its state (and the provider's page, when there is one to go on to). */
+  const stateScreen = (state, verificationUrl = null) =>
     show(
       el(
         'section',
@@ -51,13 +57,23 @@ export async function kycFlow(kit) {
         el(
           'div',
           { class: 'hf-actions' },
+          verificationUrl
+            ? el('a', {
+                class: 'hf-primary',
+                'data-hf': 'kyc-verify',
+                href: verificationUrl,
+                target: '_top',
+                rel: 'noopener noreferrer',
+                text: 'Continue to verification',
+              })
+            : null,
           el('button', { type: 'button', class: 'hf-primary', 'data-hf': 'done', text: 'Done', onclick: () => notify({ state }) }),
         ),
       ),
     );
 
   const { data } = await api('GET', path);
-  if (data.payload.state !== 'NODATA' && data.payload.state !== 'CANCEL') return stateScreen(data.payload.state);
+  if (!data.payload.kyc_requirements.length) return stateScreen(data.payload.state);
 
   const summary = el('p', { class: 'hf-error', role: 'alert', 'data-hf': 'kyc-error' });
   const rows = FIELDS.map(([name, label, autocomplete, help]) => {
@@ -112,7 +128,7 @@ export async function kycFlow(kit) {
     showProblems({});
     try {
       const { data: answer } = await api('POST', path, body);
-      stateScreen(answer.payload.state);
+      stateScreen(answer.payload.state, verificationLink(answer.payload.verification_url));
     } catch (err) {
       submit.disabled = false;
       const errors = err.body?.payload?.errors;

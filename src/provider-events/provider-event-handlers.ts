@@ -1,0 +1,47 @@
+/**
+ * What acts on each provider event: a map from (provider, event type) to the handler of the
+ * module that owns what the event is about (KYC for `identity.verification_session.*`, payouts
+ * for `PAYMENT.PAYOUTS-ITEM.*`, card charges and refunds for `payment_intent.*`, `charge.*`,
+ * `refund.*`). The modules' handlers are imported here and nowhere else in this module, so a
+ * module never imports this one (no folder cycle): a handler is a plain function whose types
+ * the module declares itself, structurally equal to `ProviderEventHandler`.
+ *
+ * A handler runs in its event's command transaction (all its SQL on the `db` it is given), must
+ * be idempotent (an event may reach it again after a crash before the commit), answers
+ * `applied` or `ignored` (the event changes nothing), throws an AppError to refuse the event
+ * (stored as `failed` with its message, its writes undone) and anything else to have the
+ * command retried. None is registered yet: every event is stored and ends `ignored`, and can be
+ * replayed (`holdfast provider-events replay`) once its handler exists.
+ */
+import type { Db } from '../db/sql.js';
+import { handlerPatterns, type Provider, type ProviderEventRecord } from './provider-event.rules.js';
+
+/** Acts on one event; see the file's header for its contract. */
+export type ProviderEventHandler = (db: Db, event: ProviderEventRecord) => Promise<'applied' | 'ignored'>;
+
+/** The handlers by `<provider> <type pattern>`; a pattern is an event type or a dotted prefix with `.*`. */
+const handlers = new Map<string, ProviderEventHandler>();
+
+/** The handler registry; the modules' handlers are registered at the end of this file as they are written. */
+export const providerEventHandlers = {
+  /** The handler of an event: the one registered for its exact type, else for its longest `prefix.*`. */
+  find(provider: Provider, type: string): ProviderEventHandler | undefined {
+    for (const pattern of handlerPatterns(type)) {
+      const handler = handlers.get(`${provider} ${pattern}`);
+      if (handler) return handler;
+    }
+    return undefined;
+  },
+  /**
+   * Registers a handler for a type or `prefix.*` of a provider; returns what unregisters it.
+   * Refuses a pattern that already has one: an event has one handler.
+   */
+  register(provider: Provider, pattern: string, handler: ProviderEventHandler): () => void {
+    const key = `${provider} ${pattern}`;
+    if (handlers.has(key)) throw new Error(`provider event handlers: ${key} has a handler already`);
+    handlers.set(key, handler);
+    return () => {
+      if (handlers.get(key) === handler) handlers.delete(key);
+    };
+  },
+};
