@@ -5,7 +5,7 @@
 import { FAILPOINTS } from '../src/runtime/failpoints.js';
 import { DEFAULT_COMMAND_JOB_BATCH, QueueName } from '../src/queues/names.js';
 import { parseRedisUrl, RedisUrlError } from '../src/queues/redis-url.rules.js';
-import { RAILS, type Rail, type RailChoice } from '../src/rails/rail-choice.rules.js';
+import { RAILS, type Rail, type RailAdapter, type RailChoice } from '../src/rails/rail-choice.rules.js';
 
 export type Role = 'all' | 'web' | 'worker';
 export type AppEnv = 'staging' | 'production';
@@ -17,6 +17,8 @@ export interface Config {
   appEnvFrom: 'APP_ENV' | 'NODE_ENV' | 'default';
   /** The adapter each money rail runs on (CARD_PROCESSOR, IDENTITY_VERIFIER, PAYOUT_RAIL; `sandbox` by default). */
   rails: RailChoice;
+  /** PayPal Payouts' credentials, webhook and API base: set when PAYOUT_RAIL=paypal. */
+  paypal: PaypalConfig | undefined;
   /** Provider webhooks in (STRIPE_WEBHOOK_SECRET, PAYPAL_WEBHOOK_ID): an endpoint whose value is unset is not mounted (404). */
   providerWebhooks: ProviderWebhooks;
   port: number;
@@ -69,6 +71,14 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** PayPal's REST app (PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET), its webhook (PAYPAL_WEBHOOK_ID) and PAYPAL_API_BASE. */
+export interface PaypalConfig {
+  clientId: string;
+  clientSecret: string;
+  webhookId: string;
+  apiBase: string;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -191,7 +201,8 @@ function appEnvironment(env: Env): { appEnv: AppEnv; appEnvFrom: Config['appEnvF
 }
 
 function rails(env: Env): RailChoice {
-  const pick = <R extends Rail>(rail: R) => oneOf(env, RAILS[rail].variable, RAILS[rail].adapters, 'sandbox');
+  const pick = <R extends Rail>(rail: R): RailAdapter<R> =>
+    oneOf<RailAdapter<R>>(env, RAILS[rail].variable, RAILS[rail].adapters, 'sandbox' as RailAdapter<R>);
   return { cards: pick('cards'), identity: pick('identity'), payouts: pick('payouts') };
 }
 
@@ -214,6 +225,26 @@ function providerWebhooks(env: Env): ProviderWebhooks {
   return { stripeWebhookSecret: stripe, paypalWebhookId: paypal };
 }
 
+/**
+ * The PayPal variables, required when PAYOUT_RAIL=paypal. PAYPAL_API_BASE defaults to PayPal's
+ * live API (`https://api-m.sandbox.paypal.com` is its sandbox); http is for local fakes, staging only.
+ */
+function paypal(env: Env, choice: RailChoice, appEnv: AppEnv, webhookId: string | undefined): PaypalConfig | undefined {
+  if (choice.payouts !== 'paypal') return undefined;
+  const required = (name: string, shape: RegExp, what: string) => {
+    const raw = env[name] ?? '';
+    if (raw === '') throw new ConfigError(`${name} is required when PAYOUT_RAIL=paypal`);
+    if (!shape.test(raw)) throw new ConfigError(`${name} must be ${what}`);
+    return raw;
+  };
+  const apiBase = url(env, 'PAYPAL_API_BASE', appEnv === 'production' ? ['https:'] : ['https:', 'http:']) ?? 'https://api-m.paypal.com';
+  const clientId = required('PAYPAL_CLIENT_ID', /^[\w-]{1,200}$/, "the REST app's client ID (letters, digits, - and _)");
+  const clientSecret = required('PAYPAL_CLIENT_SECRET', /^[\w-]{1,200}$/, "the REST app's secret (letters, digits, - and _)");
+  // Its shape is checked with the webhook inbox's variables (providerWebhooks).
+  if (!webhookId) throw new ConfigError('PAYPAL_WEBHOOK_ID is required when PAYOUT_RAIL=paypal');
+  return { clientId, clientSecret, webhookId, apiBase: apiBase.replace(/\/+$/, '') };
+}
+
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const { appEnv, appEnvFrom } = appEnvironment(env);
@@ -224,12 +255,15 @@ export function loadConfig(env: Env = process.env): Config {
   // BullMQ runs a queue's commands on all its keys at once: on a cluster they must share a slot.
   if (redis && /^redis\+cluster:/i.test(redis) && !/\{[^{}]+\}/.test(queuePrefix))
     throw new ConfigError(`QUEUE_PREFIX must hold a hash tag such as {holdfast} when REDIS_URL names a cluster (got "${queuePrefix}")`);
+  const choice = rails(env);
+  const hooks = providerWebhooks(env);
   return {
     role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
     appEnv,
     appEnvFrom,
-    rails: rails(env),
-    providerWebhooks: providerWebhooks(env),
+    rails: choice,
+    paypal: paypal(env, choice, appEnv, hooks.paypalWebhookId),
+    providerWebhooks: hooks,
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,

@@ -81,7 +81,17 @@ async function runWeb(config: Config): Promise<void> {
   // ROLE=web serves it too (its payments run on the ROLE=worker processes): it needs only the
   // database and the demo client, which every web process finds in .data/ or makes.
   const demo = config.appEnv === 'staging' ? await ensureDemoClient(orm.em.fork()) : undefined;
-  const app = await buildApp({ config, orm, redis, signer, logger, bus, demoClientId: demo?.client_id });
+  const rails = railAdapters(config.rails, config);
+  const app = await buildApp({
+    config,
+    orm,
+    redis,
+    signer,
+    logger,
+    bus,
+    demoClientId: demo?.client_id,
+    verifyPaypalWebhook: rails.paypal?.verifyWebhookSignature,
+  });
   let server: Server;
   try {
     server = await listen(app, config.port);
@@ -98,7 +108,7 @@ async function runWeb(config: Config): Promise<void> {
     config.role === 'all'
       ? startWorkers({
           orm,
-          rails: railAdapters(config.rails),
+          rails,
           redisUrl: services.redisUrl,
           queuePrefix: config.queuePrefix,
           logger,

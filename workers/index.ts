@@ -93,7 +93,7 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
 /** Starts the served queues' workers and their side jobs (the outbox relay, the maintenance schedule). */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   // Before any connection: a kind without exactly one runner stops the process here.
-  const commands = commandRegistry(deps.commandRunners ?? commandRunners(deps.rails ?? railAdapters(loadConfig().rails)));
+  const commands = commandRegistry(deps.commandRunners ?? commandRunners(deps.rails ?? railAdapters(loadConfig().rails, loadConfig())));
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
   reportOutages(connection, deps.logger, 'workers');
@@ -209,7 +209,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   armFailpoints(config.failpoints);
   const running = await startWorkers({
     orm,
-    rails: railAdapters(config.rails),
+    rails: railAdapters(config.rails, config),
     redisUrl: services.redisUrl,
     queuePrefix: config.queuePrefix,
     logger,

@@ -11,7 +11,7 @@ async function decide(action: 'approve' | 'reject', v: Values, positionals: stri
     'payout',
     payoutId,
     withOrm({ read: `payouts ${action}` }, (orm) =>
-      operatorPayoutCommand(orm.em.fork(), railAdapters(loadConfig().rails).payouts, payoutId, action),
+      operatorPayoutCommand(orm.em.fork(), railAdapters(loadConfig().rails, loadConfig()).payouts, payoutId, action),
     ),
   );
   // A payout gone by the time its command ran answers 404 (with no body when the command row went too).

@@ -1,25 +1,35 @@
 /**
- * The rails' adapters a process runs on, made from the configured choice (`config.rails`) where
- * the services are assembled (the worker, the web process, the CLI). Modules receive the
- * adapter they use; none of them reads the configuration.
+ * The rails' adapters a process runs on, made from the configured choice (`config.rails`) and the
+ * real providers' settings where the services are assembled (the worker, the web process, the
+ * CLI). Modules receive the adapter they use; none of them reads the configuration.
  */
+import { PaypalClient, type PaypalClientOptions } from './paypal.client.js';
+import { PaypalPayoutAdapter } from './paypal-payout.adapter.js';
 import type { PayoutRail } from './payout-rail.port.js';
 import type { RailChoice } from './rail-choice.rules.js';
 import { sandboxPayoutRail } from './sandbox-payout.adapter.js';
 
-/** Each port's adapter. */
+/** The real providers' settings, each set when a rail runs on that provider. */
+export interface RailSettings {
+  paypal?: PaypalClientOptions;
+}
+
+/** Each port's adapter, and the provider clients behind them (for the webhooks they sign). */
 export interface RailAdapters {
   payouts: PayoutRail;
+  /** The PayPal client when payouts run on PayPal: it also checks `/hooks/paypal` deliveries. */
+  paypal?: PaypalClient;
 }
 
 /** The adapters of a rail choice. */
-export function railAdapters(choice: RailChoice): RailAdapters {
-  return { payouts: payoutRail(choice.payouts) };
-}
-
-function payoutRail(adapter: RailChoice['payouts']): PayoutRail {
-  switch (adapter) {
+export function railAdapters(choice: RailChoice, settings: RailSettings = {}): RailAdapters {
+  switch (choice.payouts) {
     case 'sandbox':
-      return sandboxPayoutRail;
+      return { payouts: sandboxPayoutRail };
+    case 'paypal': {
+      if (!settings.paypal) throw new Error('PAYOUT_RAIL=paypal without its settings');
+      const paypal = new PaypalClient(settings.paypal);
+      return { payouts: new PaypalPayoutAdapter(paypal), paypal };
+    }
   }
 }

@@ -8,7 +8,7 @@
 export const RAILS = {
   cards: { variable: 'CARD_PROCESSOR', adapters: ['sandbox'] },
   identity: { variable: 'IDENTITY_VERIFIER', adapters: ['sandbox'] },
-  payouts: { variable: 'PAYOUT_RAIL', adapters: ['sandbox'] },
+  payouts: { variable: 'PAYOUT_RAIL', adapters: ['sandbox', 'paypal'] },
 } as const;
 
 export type Rail = keyof typeof RAILS;

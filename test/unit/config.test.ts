@@ -144,3 +144,66 @@ describe('config', () => {
     assert.equal(loadConfig({ COMMAND_JOB_BATCH: '1' }).commandJobBatch, 1);
   });
 });
+
+describe('config: PayPal Payouts (PAYOUT_RAIL=paypal)', () => {
+  const paypal = {
+    PAYOUT_RAIL: 'paypal',
+    PAYPAL_CLIENT_ID: 'AbC-123_x',
+    PAYPAL_CLIENT_SECRET: 'EFg-456_y',
+    PAYPAL_WEBHOOK_ID: '1JE4291016473214C',
+  };
+
+  it('keeps payouts on the sandbox and asks nothing of PayPal by default', () => {
+    const config = loadConfig({});
+    assert.equal(config.rails.payouts, 'sandbox');
+    assert.equal(config.paypal, undefined);
+    assert.equal(loadConfig({ PAYPAL_CLIENT_ID: 'ignored' }).paypal, undefined);
+  });
+
+  it("reads PayPal's variables, the live API by default, the sandbox's or a fake's when given", () => {
+    assert.deepEqual(loadConfig(paypal).paypal, {
+      clientId: 'AbC-123_x',
+      clientSecret: 'EFg-456_y',
+      webhookId: '1JE4291016473214C',
+      apiBase: 'https://api-m.paypal.com',
+    });
+    assert.equal(
+      loadConfig({ ...paypal, PAYPAL_API_BASE: 'https://api-m.sandbox.paypal.com/' }).paypal?.apiBase,
+      'https://api-m.sandbox.paypal.com',
+    );
+    assert.equal(loadConfig({ ...paypal, PAYPAL_API_BASE: 'http://127.0.0.1:4010' }).paypal?.apiBase, 'http://127.0.0.1:4010');
+  });
+
+  for (const name of ['PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET', 'PAYPAL_WEBHOOK_ID']) {
+    it(`requires ${name} when PAYOUT_RAIL=paypal, in one line naming it`, () => {
+      assert.throws(
+        () => loadConfig({ ...paypal, [name]: '' }),
+        (err: Error) => err instanceof ConfigError && err.message === `${name} is required when PAYOUT_RAIL=paypal`,
+      );
+      assert.throws(
+        () => loadConfig({ ...paypal, [name]: 'has space' }),
+        (err: Error) => err instanceof ConfigError && err.message.startsWith(name) && !err.message.includes('\n'),
+      );
+    });
+  }
+
+  it('refuses a PAYPAL_API_BASE that is not a URL, and http in production', () => {
+    for (const bad of ['api-m.paypal.com', 'ftp://paypal.example']) {
+      assert.throws(
+        () => loadConfig({ ...paypal, PAYPAL_API_BASE: bad }),
+        (err: Error) => err instanceof ConfigError && err.message.startsWith('PAYPAL_API_BASE'),
+      );
+    }
+    assert.throws(
+      () => loadConfig({ ...paypal, APP_ENV: 'production', PAYPAL_API_BASE: 'http://127.0.0.1:4010' }),
+      (err: Error) => err instanceof ConfigError && err.message.startsWith('PAYPAL_API_BASE'),
+    );
+  });
+
+  it('never puts the secret in a ConfigError', () => {
+    assert.throws(
+      () => loadConfig({ ...paypal, PAYPAL_CLIENT_SECRET: 'sec ret' }),
+      (err: Error) => err instanceof ConfigError && !err.message.includes('sec ret'),
+    );
+  });
+});
