@@ -232,6 +232,58 @@ describe('Stripe fake, driven by the official stripe package', () => {
     assert.equal(canceled.status, 'canceled');
   });
 
+  describe('separate authorization and capture (capture_method=manual)', () => {
+    async function authorize(token = 'pm_card_visa', amount = 1000) {
+      const { customer, pm } = await customerWithCard(token);
+      return stripe.paymentIntents.create({
+        amount,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        capture_method: 'manual',
+        confirm: true,
+        off_session: true,
+      });
+    }
+
+    it('holds the amount, then captures part of it; the rest is released and refunds stop at what was captured', async () => {
+      const intent = await authorize();
+      assert.equal(intent.status, 'requires_capture');
+      assert.equal(intent.amount_capturable, 1000);
+      const held = await stripe.charges.retrieve(String(intent.latest_charge));
+      assert.deepEqual([held.status, held.captured, held.amount_captured], ['succeeded', false, 0]);
+      await fake.waitForEvent('payment_intent.amount_capturable_updated', (e) => e.data.object.id === intent.id);
+      const captured = await stripe.paymentIntents.capture(intent.id, { amount_to_capture: 600 });
+      assert.deepEqual([captured.status, captured.amount_received, captured.amount_capturable], ['succeeded', 600, 0]);
+      const charge = await stripe.charges.retrieve(String(intent.latest_charge));
+      assert.deepEqual([charge.captured, charge.amount_captured], [true, 600]);
+      await fake.waitForEvent('charge.captured', (e) => e.data.object.id === charge.id);
+      const again = await cardError(stripe.paymentIntents.capture(intent.id));
+      assert.equal(again.code, 'payment_intent_unexpected_state');
+      const tooMuch = await cardError(stripe.refunds.create({ payment_intent: intent.id, amount: 601 }));
+      assert.equal(tooMuch.statusCode, 400);
+      assert.equal((await stripe.refunds.create({ payment_intent: intent.id })).amount, 600);
+    });
+
+    it('cancels an authorization (released, nothing captured) and lets another lapse with charge.expired', async () => {
+      const intent = await authorize();
+      const canceled = await stripe.paymentIntents.cancel(intent.id);
+      assert.deepEqual([canceled.status, canceled.amount_capturable, canceled.amount_received], ['canceled', 0, 0]);
+      assert.equal((await stripe.charges.retrieve(String(intent.latest_charge))).refunded, true);
+      const lapsing = await authorize();
+      fake.expireAuthorization(lapsing.id);
+      assert.equal((await stripe.paymentIntents.retrieve(lapsing.id)).cancellation_reason, 'automatic');
+      await fake.waitForEvent('charge.expired', (e) => e.data.object.payment_intent === lapsing.id);
+    });
+
+    it('declines at authorization as at a charge', async () => {
+      const e = await cardError(authorize('pm_card_visa_chargeDeclinedInsufficientFunds'));
+      assert.equal(e.decline_code, 'insufficient_funds');
+      const auth = await cardError(authorize('pm_card_authenticationRequired'));
+      assert.equal(auth.code, 'authentication_required');
+    });
+  });
+
   it('replays an idempotent request and refuses the key with another body (400 idempotency_error)', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
     const params = { amount: 700, currency: 'usd', customer: customer.id, payment_method: pm.id, confirm: true, off_session: true };
@@ -308,9 +360,9 @@ describe('Stripe fake, driven by the official stripe package', () => {
 
     it('moves a session to processing then verified, each with its event', async () => {
       const vs = await session();
-      fake.settleVerification(vs.id, 'processing');
-      await fake.waitForEvent('identity.verification_session.processing', (e) => e.data.object.id === vs.id);
+      assert.match(await (await fetch(String(vs.url))).text(), /Submit a valid document/);
       const page = await fetch(`${vs.url}?outcome=verified`, { method: 'POST', redirect: 'manual' });
+      await fake.waitForEvent('identity.verification_session.processing', (e) => e.data.object.id === vs.id);
       assert.equal(page.status, 303);
       assert.equal(page.headers.get('location'), 'https://holdfast.test/kyc/done');
       const done = await stripe.identity.verificationSessions.retrieve(vs.id);
@@ -388,6 +440,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
       try {
         const c = await stripe.customers.create({ email: 'retry@example.test' });
         await flaky.until((got) => got.filter((r) => r.json?.data?.object?.id === c.id).length === 2);
+        await fake.eventsDelivered();
         assert.deepEqual(
           fake.deliveries.filter((d) => d.url === flaky.url).map((d) => [d.attempt, d.status]),
           [

@@ -218,6 +218,10 @@ export class StripeApi {
         'off_session',
       );
     }
+    const captureMethod = p.capture_method ?? 'automatic';
+    if (!['automatic', 'automatic_async', 'manual'].includes(captureMethod)) {
+      throw StripeError.invalid(`Invalid capture_method: must be one of automatic, automatic_async, or manual`, 'capture_method');
+    }
     const pm = p.payment_method ? this.usablePaymentMethod(p.payment_method, p.customer) : undefined;
     const id = stripeId('pi');
     const intent: Obj = {
@@ -232,7 +236,7 @@ export class StripeApi {
       automatic_payment_methods: null,
       canceled_at: null,
       cancellation_reason: null,
-      capture_method: 'automatic',
+      capture_method: captureMethod,
       client_secret: `${id}_secret_${stripeId('x', 25).slice(2)}`,
       confirmation_method: 'automatic',
       created: now(),
@@ -310,6 +314,7 @@ export class StripeApi {
       );
     }
     if (p.payment_method) intent.payment_method = this.usablePaymentMethod(p.payment_method, intent.customer).id;
+    if (p.capture_method) intent.capture_method = p.capture_method;
     if (!intent.payment_method) {
       throw StripeError.unexpectedState(
         'payment_intent_unexpected_state',
@@ -328,14 +333,66 @@ export class StripeApi {
         `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${CANCELABLE.join(', ')}.`,
       );
     }
-    Object.assign(intent, {
-      status: 'canceled',
-      canceled_at: now(),
-      cancellation_reason: p.cancellation_reason ?? null,
-      next_action: null,
-    });
-    this.emit('payment_intent.canceled', intent, ctx);
+    this.release(intent, p.cancellation_reason ?? null, ctx, 'charge.refunded');
     return intent;
+  }
+
+  /** POST /v1/payment_intents/{intent}/capture: all or part (`amount_to_capture`) of an authorization; the rest is released. */
+  capturePaymentIntent(id: string, p: Params, ctx: RequestContext): Obj {
+    const intent = this.paymentIntent(id);
+    if (intent.status !== 'requires_capture') {
+      throw StripeError.unexpectedState(
+        'payment_intent_unexpected_state',
+        `This PaymentIntent could not be captured because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`,
+      );
+    }
+    const amount = p.amount_to_capture === undefined ? intent.amount_capturable : integerParam(p.amount_to_capture, 'amount_to_capture');
+    if (amount < 1 || amount > intent.amount_capturable) {
+      throw StripeError.invalid(
+        `The amount_to_capture (${amount}) must be positive and at most the amount_capturable (${intent.amount_capturable}).`,
+        'amount_to_capture',
+        'amount_too_large',
+      );
+    }
+    const charge = this.charges.get(intent.latest_charge)!;
+    const previous = { amount_captured: charge.amount_captured, captured: false };
+    Object.assign(charge, {
+      captured: true,
+      amount_captured: amount,
+      // The part not captured is released, which Stripe shows as refunded on the charge.
+      amount_refunded: charge.amount - amount,
+      balance_transaction: stripeId('txn'),
+    });
+    if (p.metadata) Object.assign(intent.metadata, p.metadata);
+    Object.assign(intent, { status: 'succeeded', amount_capturable: 0, amount_received: amount });
+    this.emit('charge.captured', charge, ctx, previous);
+    this.emit('payment_intent.succeeded', intent, ctx);
+    return intent;
+  }
+
+  /** Lets an uncaptured authorization lapse, as Stripe does after seven days: canceled `automatic`, `charge.expired`. */
+  expireAuthorization(id: string): Obj {
+    const intent = this.paymentIntent(id);
+    if (intent.status !== 'requires_capture') {
+      throw StripeError.unexpectedState(
+        'payment_intent_unexpected_state',
+        `This PaymentIntent has a status of ${intent.status}, not requires_capture.`,
+      );
+    }
+    this.release(intent, 'automatic', { requestId: '', idempotencyKey: null, publishable: false }, 'charge.expired');
+    return intent;
+  }
+
+  private release(intent: Obj, reason: string | null, ctx: RequestContext, chargeEvent: 'charge.refunded' | 'charge.expired'): void {
+    const wasAuthorized = intent.status === 'requires_capture';
+    Object.assign(intent, { status: 'canceled', canceled_at: now(), cancellation_reason: reason, next_action: null, amount_capturable: 0 });
+    if (wasAuthorized) {
+      // Canceling an authorization gives the capturable amount back: the charge shows it refunded.
+      const charge = this.charges.get(intent.latest_charge)!;
+      Object.assign(charge, { amount_refunded: charge.amount, refunded: true });
+      this.emit(chargeEvent, charge, ctx);
+    }
+    this.emit('payment_intent.canceled', intent, ctx);
   }
 
   /** Finishes (or fails) the 3-D Secure challenge of an intent in `requires_action`, as the buyer would on the issuer's page. */
@@ -400,9 +457,17 @@ export class StripeApi {
   }
 
   private succeed(intent: Obj, pm: Obj, ctx: RequestContext, authenticated: boolean): Obj {
-    const charge = this.newCharge(intent, pm, { paid: true, authenticated });
-    Object.assign(intent, { status: 'succeeded', amount_received: intent.amount, latest_charge: charge.id, next_action: null });
+    const manual = intent.capture_method === 'manual';
+    const charge = this.newCharge(intent, pm, { paid: true, authenticated, captured: !manual });
+    intent.latest_charge = charge.id;
+    intent.next_action = null;
     this.emit('charge.succeeded', charge, ctx);
+    if (manual) {
+      Object.assign(intent, { status: 'requires_capture', amount_capturable: intent.amount });
+      this.emit('payment_intent.amount_capturable_updated', intent, ctx);
+      return intent;
+    }
+    Object.assign(intent, { status: 'succeeded', amount_received: intent.amount });
     this.emit('payment_intent.succeeded', intent, ctx);
     return intent;
   }
@@ -435,22 +500,22 @@ export class StripeApi {
   private newCharge(
     intent: Obj,
     pm: Obj,
-    o: { paid: boolean; authenticated: boolean; failure?: { code: string; declineCode: string; message: string } },
+    o: { paid: boolean; authenticated: boolean; captured?: boolean; failure?: { code: string; declineCode: string; message: string } },
   ): Obj {
     const id = stripeId('ch');
     const charge: Obj = {
       id,
       object: 'charge',
       amount: intent.amount,
-      amount_captured: o.paid ? intent.amount : 0,
+      amount_captured: o.paid && o.captured !== false ? intent.amount : 0,
       amount_refunded: 0,
       application: null,
       application_fee: null,
       application_fee_amount: null,
-      balance_transaction: o.paid ? stripeId('txn') : null,
+      balance_transaction: o.paid && o.captured !== false ? stripeId('txn') : null,
       billing_details: structuredClone(pm.billing_details),
       calculated_statement_descriptor: 'HOLDFAST',
-      captured: o.paid,
+      captured: o.paid && o.captured !== false,
       created: now(),
       currency: intent.currency,
       customer: intent.customer,

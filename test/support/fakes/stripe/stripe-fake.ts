@@ -110,6 +110,8 @@ export interface StripeFake {
   authenticate(paymentIntentId: string, outcome: 'complete' | 'fail'): Record<string, any>;
   /** Moves a VerificationSession to an outcome, sending its event; `requires_input` takes a `last_error` code. */
   settleVerification(sessionId: string, outcome: IdentityOutcome, errorCode?: string): Record<string, any>;
+  /** Lets an uncaptured authorization lapse (Stripe: after seven days): canceled `automatic`, event `charge.expired`. */
+  expireAuthorization(paymentIntentId: string): Record<string, any>;
   /** Fails a refund now, as Stripe does later for a card that cannot be refunded. */
   failRefund(refundId: string, reason?: string): Record<string, any>;
   /** Starts a fault of the provider. */
@@ -175,6 +177,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
       run: (p, ctx, id) => api.confirmPaymentIntent(id, p, ctx),
     },
     { method: 'POST', pattern: /^\/v1\/payment_intents\/([^/]+)\/cancel$/, run: (p, ctx, id) => api.cancelPaymentIntent(id, p, ctx) },
+    { method: 'POST', pattern: /^\/v1\/payment_intents\/([^/]+)\/capture$/, run: (p, ctx, id) => api.capturePaymentIntent(id, p, ctx) },
     { method: 'GET', pattern: /^\/v1\/charges\/([^/]+)$/, run: (_p, _ctx, id) => api.charge(id) },
     { method: 'POST', pattern: /^\/v1\/refunds$/, run: (p, ctx) => api.createRefund(p, ctx) },
     { method: 'GET', pattern: /^\/v1\/refunds\/([^/]+)$/, run: (_p, _ctx, id) => api.refund(id) },
@@ -401,7 +404,11 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
         if (!['processing', 'verified', 'requires_input', 'canceled'].includes(outcome)) {
           return html(400, donePage('Bad outcome', 'outcome is processing, verified, requires_input or canceled'));
         }
-        api.settleVerificationSession(session.id, outcome as IdentityOutcome, url.searchParams.get('code') ?? undefined);
+        const code = url.searchParams.get('code') ?? undefined;
+        // A user who submits goes through processing first, as on Stripe's page; one who gives up does not.
+        const submitted = outcome === 'verified' || (outcome === 'requires_input' && code !== 'abandoned');
+        if (submitted && session.status !== 'processing') api.settleVerificationSession(session.id, 'processing');
+        api.settleVerificationSession(session.id, outcome as IdentityOutcome, code);
         const back = api.returnUrls.get(session.id);
         return back ? redirect(back) : html(200, donePage('Verification submitted', outcome));
       }
@@ -528,6 +535,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     authenticate: (id, outcome) => api.completeAuthentication(id, outcome, { requestId: '', idempotencyKey: null, publishable: false }),
     settleVerification: (id, outcome, code) => api.settleVerificationSession(id, outcome, code),
     failRefund: (id, reason) => api.failRefund(id, reason),
+    expireAuthorization: (id) => api.expireAuthorization(id),
     fault(mode, o) {
       if (o.forMs === undefined && o.requests === undefined) throw new Error('stripe fake: a fault needs forMs or requests');
       if (mode === 'refuse') {

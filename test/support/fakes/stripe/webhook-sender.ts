@@ -42,6 +42,7 @@ export type Forgery = 'wrong-secret' | 'tampered-body' | 'stale-timestamp' | 'no
  * Sends events to the registered endpoints, signed with the `stripe` package's
  * `webhooks.generateTestHeaderString` so receivers verify them with `constructEvent` as in production.
  * Failed deliveries are retried a few times (Stripe retries for days; tests need seconds).
+ * Stripe does not promise any order; the fake sends in emission order unless a test reorders.
  */
 export class WebhookSender {
   readonly endpoints: WebhookEndpoint[] = [];
@@ -49,6 +50,7 @@ export class WebhookSender {
   readonly deliveries: Delivery[] = [];
   private held: StripeEvent[] | undefined;
   private inFlight = new Set<Promise<void>>();
+  private queues = new Map<WebhookEndpoint, Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -139,22 +141,35 @@ export class WebhookSender {
     return this.endpoints.filter((e) => !e.enabledEvents || e.enabledEvents.includes('*') || e.enabledEvents.includes(type));
   }
 
+  // First attempts go out one at a time per endpoint, in the order sent, so "out of order" is what a
+  // test asks for and not a race; a retry is scheduled apart and does not hold the later events back.
   private send(event: StripeEvent): void {
     for (const endpoint of this.endpointsFor(event.type)) {
-      const run = this.deliver(endpoint, event).finally(() => this.inFlight.delete(run));
-      this.inFlight.add(run);
+      const previous = this.queues.get(endpoint) ?? Promise.resolve();
+      const next = previous.then(() => this.attempt(endpoint, event, 1));
+      this.queues.set(endpoint, next);
+      this.track(next);
     }
   }
 
-  private async deliver(endpoint: WebhookEndpoint, event: StripeEvent): Promise<void> {
-    for (let attempt = 1; attempt <= this.retry.attempts && !this.stopped; attempt++) {
-      // Signed at each attempt, as Stripe does: the timestamp is the attempt's.
-      const payload = JSON.stringify(event, null, 2);
-      const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret });
-      const delivery = await this.post(endpoint, event, payload, header, attempt, false);
-      if (delivery.status !== undefined && delivery.status >= 200 && delivery.status < 300) return;
-      await new Promise((r) => setTimeout(r, this.retry.delayMs * 2 ** (attempt - 1)));
-    }
+  private async attempt(endpoint: WebhookEndpoint, event: StripeEvent, attempt: number): Promise<void> {
+    if (this.stopped) return;
+    // Signed at each attempt, as Stripe does: the timestamp is the attempt's.
+    const payload = JSON.stringify(event, null, 2);
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret });
+    const delivery = await this.post(endpoint, event, payload, header, attempt, false);
+    const ok = delivery.status !== undefined && delivery.status >= 200 && delivery.status < 300;
+    if (ok || attempt >= this.retry.attempts) return;
+    this.track(
+      new Promise<void>((resolve) => setTimeout(resolve, this.retry.delayMs * 2 ** (attempt - 1))).then(() =>
+        this.attempt(endpoint, event, attempt + 1),
+      ),
+    );
+  }
+
+  private track(run: Promise<void>): void {
+    const tracked = run.finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
   }
 
   private async post(
