@@ -9,6 +9,7 @@ import type { Express } from 'express';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { TokenSigner } from './auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from './db/orm.js';
+import { cardProcessorFor } from './rails/card-processor.js';
 import { buildApp } from './http/app.js';
 import { closeRedis, createRedis, reportOutages, type RedisConnection } from './queues/connection.js';
 import { CommandBus } from './queues/command-bus.js';
@@ -80,7 +81,9 @@ async function runWeb(config: Config): Promise<void> {
   // ROLE=web serves it too (its payments run on the ROLE=worker processes): it needs only the
   // database and the demo client, which every web process finds in .data/ or makes.
   const demo = config.appEnv === 'staging' ? await ensureDemoClient(orm.em.fork()) : undefined;
-  const app = await buildApp({ config, orm, redis, signer, logger, bus, demoClientId: demo?.client_id });
+  // One card processor per process, chosen by CARD_PROCESSOR: the web side adds cards through it, the workers charge them.
+  const cards = cardProcessorFor(config);
+  const app = await buildApp({ config, orm, redis, signer, logger, bus, demoClientId: demo?.client_id, cards });
   let server: Server;
   try {
     server = await listen(app, config.port);
@@ -107,6 +110,7 @@ async function runWeb(config: Config): Promise<void> {
           webhooks: webhookPolicy(config),
           queues: config.workerQueues,
           concurrency: config.concurrency,
+          cards,
         })
       : undefined;
   // Starting the workers waits for Redis (their schedules live there): with Redis down the

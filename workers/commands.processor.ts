@@ -8,25 +8,32 @@ import {
   type CommandRunners,
 } from '../src/commands/command.registry.js';
 import { runCommandWith } from '../src/commands/command.service.js';
-import { escrowCommands } from '../src/escrow/escrow.commands.js';
-import { invoiceCommands } from '../src/invoices/invoice.commands.js';
+import { escrowCommandsWith } from '../src/escrow/escrow.commands.js';
+import { invoiceCommandsWith } from '../src/invoices/invoice.commands.js';
 import { payoutCommands } from '../src/payouts/payout.commands.js';
-import { refundCommands } from '../src/refunds/refund.commands.js';
+import { refundCommandsWith } from '../src/refunds/refund.commands.js';
+import type { CardProcessor } from '../src/rails/card-processor.port.js';
+import { sandboxCardProcessor } from '../src/rails/sandbox-card.adapter.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
 import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 
-/** Each module's command runners, by module; `commandRegistry` checks them at boot. */
-export const COMMAND_RUNNERS: Record<string, CommandRunners> = {
-  escrow: escrowCommands,
-  invoices: invoiceCommands,
-  merge: mergeCommands,
-  payouts: payoutCommands,
-  refunds: refundCommands,
-  tokens: tokenCommands,
-};
+/** Each module's command runners, by module, charging and refunding cards through `cards`; `commandRegistry` checks them at boot. */
+export function commandRunners(cards: CardProcessor): Record<string, CommandRunners> {
+  return {
+    escrow: escrowCommandsWith(cards),
+    invoices: invoiceCommandsWith(cards),
+    merge: mergeCommands,
+    payouts: payoutCommands,
+    refunds: refundCommandsWith(cards),
+    tokens: tokenCommands,
+  };
+}
+
+/** Each module's command runners on the sandbox card processor. */
+export const COMMAND_RUNNERS: Record<string, CommandRunners> = commandRunners(sandboxCardProcessor);
 
 /**
  * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, payouts, token exchange) with its kind's runner.

@@ -19,7 +19,9 @@ import { resolveServices } from '../src/runtime/services.js';
 import { armFailpoints } from '../src/runtime/failpoints.js';
 import { assertRailsFor, settleEnvironment } from '../src/environment/environment.service.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
-import { COMMAND_RUNNERS, commandsProcessor } from './commands.processor.js';
+import { COMMAND_RUNNERS, commandRunners, commandsProcessor } from './commands.processor.js';
+import type { CardProcessor } from '../src/rails/card-processor.port.js';
+import { cardProcessorFor } from '../src/rails/card-processor.js';
 import { commandRegistry, type CommandRegistry, type CommandRunners } from '../src/commands/command.registry.js';
 import { CommandBus } from '../src/queues/command-bus.js';
 import { WebhookBus } from '../src/queues/webhook-bus.js';
@@ -44,8 +46,10 @@ export interface WorkerDeps {
   webhooks?: Partial<DeliveryPolicy>;
   /** When a pending webhook delivery counts as lost (default: commandSweepAfterMs). */
   deliverySweepAfterMs?: number;
-  /** Each module's command runners (default: every module's, COMMAND_RUNNERS). */
+  /** Each module's command runners (default: every module's, with `cards`). */
   commandRunners?: Record<string, CommandRunners>;
+  /** The card processor the command runners charge and refund cards through (default: the sandbox). */
+  cards?: CardProcessor;
   /** The queues this process serves, with their side jobs (default: every queue). */
   queues?: readonly QueueName[];
   /** Jobs run at once per queue (defaults: DEFAULT_CONCURRENCY). */
@@ -90,7 +94,7 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
 /** Starts the served queues' workers and their side jobs (the outbox relay, the maintenance schedule). */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   // Before any connection: a kind without exactly one runner stops the process here.
-  const commands = commandRegistry(deps.commandRunners ?? COMMAND_RUNNERS);
+  const commands = commandRegistry(deps.commandRunners ?? (deps.cards ? commandRunners(deps.cards) : COMMAND_RUNNERS));
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
   reportOutages(connection, deps.logger, 'workers');
@@ -216,6 +220,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     webhooks: webhookPolicy(config),
     queues: config.workerQueues,
     concurrency: config.concurrency,
+    cards: cardProcessorFor(config),
   });
   logger.info({ queues: config.workerQueues, concurrency: config.concurrency }, 'workers started');
   let stopping = false;

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
-import {
-  canPayPurchases,
-  cardBrand,
-  checkCard,
-  isExpired,
-  luhnValid,
-  normalisePaypalEmail,
-  paypalSandboxOutcome,
-} from '../../src/payment-methods/payment-method.rules.js';
+import { canPayPurchases, normalisePaypalEmail, paypalSandboxOutcome } from '../../src/payment-methods/payment-method.rules.js';
+import { cardBrand, checkCard, isExpired, luhnValid } from '../../src/rails/sandbox-card.rules.js';
 
 describe('card rules', () => {
   it('checks the Luhn digit', () => {
