@@ -137,6 +137,15 @@ async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) 
  */
 export async function settleCardAuthorizations(db: Db, provider: CardProvider, commandId: string, invoice: InvoiceRecord): Promise<void> {
   if (invoice.state !== 'SUCCESS' && invoice.state !== 'FAILED') return;
+  await captureOrRelease(db, provider, commandId, invoice);
+}
+
+/** Releases the authorizations of a pay that was refused before it decided (its invoice stays as it was). */
+export function releaseCardAuthorizations(db: Db, provider: CardProvider, commandId: string, invoice: InvoiceRecord): Promise<void> {
+  return captureOrRelease(db, provider, commandId, { ...invoice, state: 'FAILED' });
+}
+
+async function captureOrRelease(db: Db, provider: CardProvider, commandId: string, invoice: InvoiceRecord): Promise<void> {
   await Promise.all(
     invoice.paymentMethods.map(async (c) => {
       const intent = await storedIntent(db, invoice.id, c.payment_method_id);

@@ -11,7 +11,13 @@ import type { CommandResult, CommandRunners } from '../commands/command.registry
 import { db as pooled, type Db } from '../db/sql.js';
 import type { CardProcessor, CardProvider, CardVerdicts } from '../rails/card-processor.port.js';
 import { sandboxCardProcessor } from '../rails/sandbox-card.adapter.js';
-import { authorizeInvoiceCards, settleCardAuthorizations, type CardAuthorizations } from './card-charges.service.js';
+import {
+  authorizeInvoiceCards,
+  releaseCardAuthorizations,
+  settleCardAuthorizations,
+  type CardAuthorizations,
+} from './card-charges.service.js';
+import { AppError } from '../errors.js';
 import { success } from '../envelope.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
@@ -59,13 +65,27 @@ async function authorizeBefore(db: Db, provider: CardProvider, commandId: string
 export async function runInvoiceCommand(em: EntityManager, cards: CardProcessor, commandId: string): Promise<CommandResult | null> {
   const provider = cards.provider;
   const authorized = provider ? await authorizeBefore(pooled(em), provider, commandId) : null;
-  const result = await decide(em, authorized?.verdicts ?? cards, authorized?.unasked, commandId);
+  let result: CommandResult | null;
+  try {
+    result = await decide(em, authorized?.verdicts ?? cards, authorized?.unasked, commandId);
+  } catch (err) {
+    // A refusal (an AppError: the buyer merged meanwhile…) leaves the invoice as it was: let its holds go.
+    if (provider && authorized && err instanceof AppError) {
+      const invoice = await invoiceOfCommand(pooled(em), commandId);
+      if (invoice) await releaseCardAuthorizations(pooled(em), provider, commandId, invoice);
+    }
+    throw err;
+  }
   if (provider) {
-    const command = await commandTarget(pooled(em), commandId);
-    const invoice = command && (await readInvoice(pooled(em), command.target_id));
+    const invoice = await invoiceOfCommand(pooled(em), commandId);
     if (invoice) await settleCardAuthorizations(pooled(em), provider, commandId, invoice);
   }
   return result;
+}
+
+async function invoiceOfCommand(db: Db, commandId: string) {
+  const command = await commandTarget(db, commandId);
+  return command && readInvoice(db, command.target_id);
 }
 
 function decide(
