@@ -83,7 +83,12 @@ export type RefundResult =
  * the rate throws `CardProviderUnavailable`: the command is left to retry. A decline is an answer.
  */
 export interface CardProvider {
-  /** Authorizes a charge off-session (captured later): declined cards and cards needing their holder answer `ok: false`. */
+  /**
+   * Authorizes a charge off-session (captured later): declined cards and cards needing their
+   * holder answer `ok: false` (`authentication_required`). The hosted checkout's buyer-present
+   * charge (3-D Secure, the invoice PROCESSING until the provider's webhook settles it) is a later
+   * step: it is a second way in here, answering the provider's `next_action` URL instead.
+   */
   authorize(charge: CardChargeRequest): Promise<Authorization>;
   /** Captures an authorized charge (its idempotency key: `<command id>:capture:<payment method id>`). */
   capture(paymentIntentId: string, key: string): Promise<Record<string, unknown>>;

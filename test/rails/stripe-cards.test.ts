@@ -304,6 +304,46 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       assert.equal(fake.requestsTo('POST', '/v1/refunds').filter((r) => r.body.payment_intent === intent.id).length, 0);
     });
 
+    it('all or nothing in the batch path: a wallet short of its part fails the pay, the card never asked', async () => {
+      const b = await buyerWith('pm_card_visa');
+      const before = fake.requestsTo('POST', '/v1/payment_intents').length;
+      const e = await escrow(
+        b.account_id,
+        [
+          { payment_method_id: b.wallets['USD:fiat'].pm, amount: 300 },
+          { payment_method_id: b.cards[0], amount: 0 },
+        ],
+        900,
+      );
+      const paid = await api('POST', `/v2/escrow/${e.id}/pay`);
+      assert.equal(paid.body.payload.status, 'ESCROW-FAILED', paid.text);
+      assert.equal(fake.requestsTo('POST', '/v1/payment_intents').length, before);
+    });
+
+    it('Stripe down for a while: the escrow pay waits and finishes once it is back, charged once', async () => {
+      const b = await buyerWith('pm_card_visa');
+      const e = await escrow(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 650);
+      fake.fault('refuse', { forMs: 2_000 });
+      const paid = await call('POST', `/v2/escrow/${e.id}/pay`, {
+        token: client.token,
+        baseUrl: app.baseUrl,
+        headers: { prefer: 'respond-async' },
+      });
+      assert.equal(paid.status, 202, paid.text);
+      let status = 'OPEN';
+      for (let i = 0; i < 200 && status === 'OPEN'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await api('GET', `/v2/escrow/${e.id}`)).body.payload.status;
+      }
+      assert.equal(status, 'ESCROWED');
+      const [intent] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      assert.equal(intent.status, 'succeeded');
+      const intents = [...fake.api.paymentIntents.values()].filter(
+        (pi: any) => pi.metadata?.holdfast_ref === `invoice:${e.escrow_invoice_id}:charge:${b.cards[0]}`,
+      );
+      assert.equal(intents.length, 1);
+    });
+
     it('a card needing authentication fails the escrow pay (ESCROW-FAILED, authentication_required)', async () => {
       const b = await buyerWith('pm_card_authenticationRequired');
       const e = await escrow(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 900);
