@@ -1,6 +1,7 @@
 /**
  * Payment methods of an account: its wallets (one per currency it can hold, with a ledger
- * account each), POBO links, sandbox cards and PayPal payout destinations (payout-only).
+ * account each), POBO links, cards (added through the card processor it is given) and PayPal payout
+ * destinations (payout-only).
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
