@@ -35,7 +35,10 @@ import {
   type CardProvider,
   type CardVerdicts,
 } from '../rails/card-processor.port.js';
-import { providerObjectsOf, saveProviderObject } from '../rails/provider-object.repository.js';
+import { providerObjectsOf, providerObjectsStuck, saveProviderObject } from '../rails/provider-object.repository.js';
+import type { CommandKind } from '../commands/command.registry.js';
+import { commandTarget } from '../commands/command.service.js';
+import { readInvoice } from './invoice.repository.js';
 import type { StoredCharge } from './invoice.entity.js';
 import type { InvoiceRecord } from './invoice.rules.js';
 import type { ChargeMethod } from './settlement.service.js';
@@ -227,4 +230,24 @@ export async function refundCardPart(
       snapshot: refunded.snapshot,
     });
   return refunded.ok ? { ok: true } : { ok: false, reason: refunded.reason };
+}
+
+/**
+ * The pay commands that left a card hold neither captured nor released for longer than
+ * `olderThanMs` (the provider was down past their job's retries), once their invoice is decided:
+ * run again, such a done command captures or releases it (the step after its decision runs on
+ * every run). The command is named in the PaymentIntent's metadata (`holdfast_command_id`).
+ */
+export async function commandsWithUnsettledHolds(db: Db, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
+  const found = new Map<string, CommandKind>();
+  for (const hold of await providerObjectsStuck(db, 'stripe', 'payment_intent', 'requires_capture', olderThanMs)) {
+    const commandId = (hold.snapshot.metadata as Record<string, string> | undefined)?.holdfast_command_id;
+    const invoiceId = /^invoice:([^:]+):charge:/.exec(hold.holdfastRef)?.[1];
+    if (!commandId || !invoiceId || found.has(commandId)) continue;
+    const invoice = await readInvoice(db, invoiceId);
+    const command = await commandTarget(db, commandId);
+    // An undecided invoice's command is pending: the stalled-command sweep already runs it.
+    if (command?.state === 'done' && (invoice?.state === 'SUCCESS' || invoice?.state === 'FAILED')) found.set(commandId, command.kind);
+  }
+  return [...found].map(([id, kind]) => ({ id, kind }));
 }

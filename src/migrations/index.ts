@@ -22,6 +22,7 @@ import { Migration20261127010000CommandRetention } from './Migration202611270100
 import { Migration20261127020000HousekeepingIndexes } from './Migration20261127020000HousekeepingIndexes.js';
 import { Migration20261128000000SessionsEndByRule } from './Migration20261128000000SessionsEndByRule.js';
 import { Migration20261128100000EnvironmentAndProviderObjects } from './Migration20261128100000EnvironmentAndProviderObjects.js';
+import { Migration20261128130000CardHolds } from './Migration20261128130000CardHolds.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
@@ -58,4 +59,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127020000HousekeepingIndexes', class: Migration20261127020000HousekeepingIndexes },
   { name: 'Migration20261128000000SessionsEndByRule', class: Migration20261128000000SessionsEndByRule },
   { name: 'Migration20261128100000EnvironmentAndProviderObjects', class: Migration20261128100000EnvironmentAndProviderObjects },
+  { name: 'Migration20261128130000CardHolds', class: Migration20261128130000CardHolds },
 ];

@@ -143,7 +143,8 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
               off_session: true,
               capture_method: 'manual',
               description: c.description,
-              metadata: { holdfast_ref: c.holdfastRef, holdfast_integrator_id: c.integratorId },
+              // The command id lets a sweep finish a hold its command left (its capture or release keys derive from it).
+              metadata: { holdfast_ref: c.holdfastRef, holdfast_integrator_id: c.integratorId, holdfast_command_id: c.commandId },
             },
             { idempotencyKey: cardCallKey(c.commandId, 'charge', c.paymentMethodId) },
           ),

@@ -13,6 +13,10 @@ import { systemAccount } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { QueueName } from '../../src/queues/names.js';
 import { cardProcessorFor } from '../../src/rails/card-processor.js';
+import { CardProviderUnavailable, type CardProcessor } from '../../src/rails/card-processor.port.js';
+import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
+import { commandsWithUnsettledHolds } from '../../src/invoices/card-charges.service.js';
+import { invoiceCommandsWith } from '../../src/invoices/invoice.commands.js';
 import { providerObjectsOf } from '../../src/rails/provider-object.repository.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { db as pooled } from '../../src/db/sql.js';
@@ -441,6 +445,48 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       );
       assert.equal(intents.length, 1, 'one PaymentIntent');
       assert.equal(intents[0].status, 'succeeded');
+    });
+
+    it('a hold left open after the decision (Stripe down past the job’s retries) is found by the sweep and captured', async () => {
+      const b = await buyerWith('pm_card_visa');
+      const id = await invoice(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 800);
+      const db = pooled(h().orm.em.fork());
+      const commandId = await submitCommand(db, { integratorId: b.integrator_id, kind: 'invoice.pay', targetId: id });
+      // The same adapter, its captures failing as an outage would: the decision commits, the hold stays.
+      const real = cardProcessorFor(loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url }));
+      const down: CardProcessor = {
+        ...real,
+        provider: {
+          ...real.provider!,
+          capture: () => Promise.reject(new CardProviderUnavailable('Stripe could not answer a capture: StripeConnectionError')),
+        },
+      };
+      await assert.rejects(
+        runCommandWith(invoiceCommandsWith(down)['invoice.pay']!, h().orm.em.fork(), commandId),
+        CardProviderUnavailable,
+      );
+      assert.equal((await api('GET', `/v2/invoice/${id}`)).body.payload.state, 'SUCCESS');
+      const [held] = await intentsOf(id, b.cards[0]);
+      assert.equal(held.status, 'requires_capture');
+
+      const found = await commandsWithUnsettledHolds(db, 0);
+      assert.deepEqual(
+        found.filter((c) => c.id === commandId),
+        [{ id: commandId, kind: 'invoice.pay' }],
+      );
+      // Requeued on the Stripe workers (as the command sweeper does), the done command captures its hold.
+      await bus.requeue(commandId, 'invoice.pay');
+      let status = held.status;
+      for (let i = 0; i < 100 && status !== 'succeeded'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        [{ status }] = await intentsOf(id, b.cards[0]);
+      }
+      assert.equal(status, 'succeeded');
+      assert.deepEqual(
+        fake.requestsTo('POST', `/v1/payment_intents/${held.id}/capture`).map((r) => r.idempotencyKey),
+        [`${commandId}:capture:${b.cards[0]}`],
+      );
+      assert.equal((await commandsWithUnsettledHolds(db, 0)).filter((c) => c.id === commandId).length, 0);
     });
 
     it('Stripe down for a while: the pay waits and finishes once it is back, charged once', async () => {
