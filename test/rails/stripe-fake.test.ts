@@ -6,6 +6,12 @@ import { type Received, type Receiver, startReceiver } from '../support/receiver
 
 const WEBHOOK_SECRET = 'whsec_stripe_fake_test';
 
+/**
+ * A server-side confirmation without a return_url needs an intent that takes no redirect-based
+ * payment method (card only), as on Stripe since API version 2023-08-16.
+ */
+const CARD_ONLY = { payment_method_types: ['card'] };
+
 /** The official client configured as Holdfast configures it from STRIPE_API_BASE. */
 function client(fake: StripeFake, options: Partial<Stripe.StripeConfig> = {}): Stripe {
   const base = new URL(fake.url);
@@ -113,7 +119,20 @@ describe('Stripe fake, driven by the official stripe package', () => {
     const updated = await stripe.paymentIntents.update(intent.id, { metadata: { b: '', c: '3' }, payment_method: 'pm_card_visa' });
     assert.deepEqual(updated.metadata, { a: '1', c: '3' });
     assert.equal(updated.status, 'requires_confirmation');
-    assert.equal((await stripe.paymentIntents.confirm(intent.id, { off_session: true })).status, 'succeeded');
+    const noReturn = await cardError(stripe.paymentIntents.confirm(intent.id, { off_session: true }));
+    assert.equal(noReturn.statusCode, 400);
+    assert.match(noReturn.message, /return_url/, 'an intent open to redirect-based methods needs a return_url');
+    const confirmed = await stripe.paymentIntents.confirm(intent.id, { off_session: true, return_url: 'https://holdfast.test/back' });
+    assert.equal(confirmed.status, 'succeeded');
+    const never = await stripe.paymentIntents.create({
+      amount: 800,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+      confirm: true,
+      off_session: true,
+    });
+    assert.equal(never.status, 'succeeded');
     const again = await cardError(stripe.paymentIntents.confirm(intent.id));
     assert.equal(again.code, 'payment_intent_unexpected_state');
     const cancel = await cardError(stripe.paymentIntents.cancel(intent.id));
@@ -123,6 +142,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
   it('charges a card off-session: succeeded with latest_charge, with form-encoded metadata', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
     const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
       amount: 2500,
       currency: 'usd',
       customer: customer.id,
@@ -149,36 +169,61 @@ describe('Stripe fake, driven by the official stripe package', () => {
   for (const [token, code, declineCode] of [
     ['pm_card_chargeDeclined', 'card_declined', 'generic_decline'],
     ['pm_card_visa_chargeDeclinedInsufficientFunds', 'card_declined', 'insufficient_funds'],
-    ['pm_card_chargeDeclinedExpiredCard', 'expired_card', 'expired_card'],
-  ]) {
-    it(`declines ${token}: 402 card_error ${declineCode}, the intent back in requires_payment_method`, async () => {
-      const { customer, pm } = await customerWithCard(token);
+    ['pm_card_chargeDeclinedExpiredCard', 'expired_card', undefined],
+  ] as const) {
+    it(`declines ${token} (${declineCode ?? code}): 402 card_error at attach, and at a charge the intent is back in requires_payment_method`, async () => {
+      const customer = await stripe.customers.create({});
+      // Stripe: "The cards in the previous table can't be attached to a Customer object."
+      const atAttach = await cardError(stripe.paymentMethods.attach(token, { customer: customer.id }));
+      assert.ok(atAttach instanceof Stripe.errors.StripeCardError);
+      // The package gives a card error without a decline code an empty one.
+      assert.deepEqual([atAttach.statusCode, atAttach.code, atAttach.decline_code], [402, code, declineCode ?? '']);
       const e = await cardError(
         stripe.paymentIntents.create({
+          ...CARD_ONLY,
           amount: 1000,
           currency: 'usd',
           customer: customer.id,
-          payment_method: pm.id,
+          payment_method: token,
           confirm: true,
-          off_session: true,
         }),
       );
       assert.ok(e instanceof Stripe.errors.StripeCardError);
       assert.equal(e.statusCode, 402);
       assert.equal(e.code, code);
-      assert.equal(e.decline_code, declineCode);
+      assert.equal(e.decline_code, declineCode ?? '');
       const intent = e.payment_intent as Stripe.PaymentIntent;
-      assert.equal(intent.status, 'requires_payment_method');
       assert.equal(intent.last_payment_error?.decline_code, declineCode);
+      assert.equal(intent.status, 'requires_payment_method');
+      assert.equal(intent.last_payment_error?.code, code);
       assert.equal((await stripe.paymentIntents.retrieve(intent.id)).status, 'requires_payment_method');
       await fake.waitForEvent('payment_intent.payment_failed', (ev) => ev.data.object.id === intent.id);
     });
   }
 
+  it('declines an attached pm_card_chargeCustomerFail off-session (generic_decline)', async () => {
+    const { customer, pm } = await customerWithCard('pm_card_chargeCustomerFail');
+    assert.equal(pm.customer, customer.id);
+    const e = await cardError(
+      stripe.paymentIntents.create({
+        ...CARD_ONLY,
+        amount: 1000,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        confirm: true,
+        off_session: true,
+      }),
+    );
+    assert.equal(e.decline_code, 'generic_decline');
+    assert.equal(fake.api.charges.get(String(e.charge))?.status, 'failed');
+  });
+
   it('fails an off-session charge of a card that needs authentication with authentication_required', async () => {
     const { customer, pm } = await customerWithCard('pm_card_authenticationRequired');
     const e = await cardError(
       stripe.paymentIntents.create({
+        ...CARD_ONLY,
         amount: 1200,
         currency: 'eur',
         customer: customer.id,
@@ -236,6 +281,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
     async function authorize(token = 'pm_card_visa', amount = 1000) {
       const { customer, pm } = await customerWithCard(token);
       return stripe.paymentIntents.create({
+        ...CARD_ONLY,
         amount,
         currency: 'usd',
         customer: customer.id,
@@ -276,9 +322,26 @@ describe('Stripe fake, driven by the official stripe package', () => {
       await fake.waitForEvent('charge.expired', (e) => e.data.object.payment_intent === lapsing.id);
     });
 
+    it('holds the amount after an on-session 3-D Secure challenge', async () => {
+      const { customer, pm } = await customerWithCard('pm_card_authenticationRequired');
+      const intent = await stripe.paymentIntents.create({
+        ...CARD_ONLY,
+        amount: 2000,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        capture_method: 'manual',
+        confirm: true,
+        return_url: 'https://holdfast.test/back',
+      });
+      assert.equal(intent.status, 'requires_action');
+      assert.equal(fake.authenticate(intent.id, 'complete').status, 'requires_capture');
+      assert.equal((await stripe.paymentIntents.capture(intent.id)).amount_received, 2000);
+    });
+
     it('declines at authorization as at a charge', async () => {
-      const e = await cardError(authorize('pm_card_visa_chargeDeclinedInsufficientFunds'));
-      assert.equal(e.decline_code, 'insufficient_funds');
+      const e = await cardError(authorize('pm_card_chargeCustomerFail'));
+      assert.equal(e.decline_code, 'generic_decline');
       const auth = await cardError(authorize('pm_card_authenticationRequired'));
       assert.equal(auth.code, 'authentication_required');
     });
@@ -286,7 +349,15 @@ describe('Stripe fake, driven by the official stripe package', () => {
 
   it('replays an idempotent request and refuses the key with another body (400 idempotency_error)', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
-    const params = { amount: 700, currency: 'usd', customer: customer.id, payment_method: pm.id, confirm: true, off_session: true };
+    const params = {
+      ...CARD_ONLY,
+      amount: 700,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: pm.id,
+      confirm: true,
+      off_session: true,
+    };
     const first = await stripe.paymentIntents.create(params, { idempotencyKey: 'cmd-42-charge' });
     const second = await stripe.paymentIntents.create(params, { idempotencyKey: 'cmd-42-charge' });
     assert.equal(second.id, first.id);
@@ -297,7 +368,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
     assert.equal(e.statusCode, 400);
     assert.equal(e.type, 'StripeIdempotencyError');
     // A decline is stored too: the retry sees the same 402, not a second attempt.
-    const declined = await customerWithCard('pm_card_chargeDeclined');
+    const declined = await customerWithCard('pm_card_chargeCustomerFail');
     const dParams = { ...params, customer: declined.customer.id, payment_method: declined.pm.id };
     const d1 = await cardError(stripe.paymentIntents.create(dParams, { idempotencyKey: 'cmd-43-charge' }));
     const d2 = await cardError(stripe.paymentIntents.create(dParams, { idempotencyKey: 'cmd-43-charge' }));
@@ -307,6 +378,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
   it('refunds part and then the rest of a charge; a refund beyond it is refused', async () => {
     const { customer, pm } = await customerWithCard('pm_card_visa');
     const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
       amount: 1000,
       currency: 'usd',
       customer: customer.id,
@@ -330,6 +402,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
   it('fails a refund of pm_card_refundFail later, with refund.failed and charge.refund.updated', async () => {
     const { customer, pm } = await customerWithCard('pm_card_refundFail');
     const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
       amount: 1500,
       currency: 'usd',
       customer: customer.id,
@@ -344,6 +417,42 @@ describe('Stripe fake, driven by the official stripe package', () => {
     await fake.waitForEvent('charge.refund.updated', (ev) => ev.data.object.id === refund.id);
     assert.equal((await stripe.refunds.retrieve(refund.id)).status, 'failed');
     assert.equal((await stripe.charges.retrieve(String(intent.latest_charge))).amount_refunded, 0);
+  });
+
+  it('keeps a refund of pm_card_pendingRefund pending, then succeeds it with refund.updated', async () => {
+    const { customer, pm } = await customerWithCard('pm_card_pendingRefund');
+    const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
+      amount: 1500,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: pm.id,
+      confirm: true,
+      off_session: true,
+    });
+    const refund = await stripe.refunds.create({ payment_intent: intent.id });
+    assert.equal(refund.status, 'pending');
+    const updated = await fake.waitForEvent('refund.updated', (ev) => ev.data.object.id === refund.id);
+    assert.equal(updated.data.object.status, 'succeeded');
+    assert.deepEqual(updated.data.previous_attributes, { status: 'pending' });
+  });
+
+  it('declines a card after its 3-D Secure challenge passes (insufficient funds), back to the return_url as failed', async () => {
+    const { customer, pm } = await customerWithCard('pm_card_authenticationRequiredChargeDeclinedInsufficientFunds');
+    const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
+      amount: 1500,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: pm.id,
+      confirm: true,
+      return_url: 'https://holdfast.test/back',
+    });
+    assert.equal(intent.status, 'requires_action');
+    const back = await fetch(`${intent.next_action?.redirect_to_url?.url}?outcome=complete`, { method: 'POST', redirect: 'manual' });
+    assert.equal(new URL(String(back.headers.get('location'))).searchParams.get('redirect_status'), 'failed');
+    const after = await stripe.paymentIntents.retrieve(intent.id);
+    assert.deepEqual([after.status, after.last_payment_error?.decline_code], ['requires_payment_method', 'insufficient_funds']);
   });
 
   describe('identity', () => {
@@ -467,6 +576,15 @@ describe('Stripe fake, driven by the official stripe package', () => {
       assert.match((await stripe.customers.create({})).id, /^cus_/);
     });
 
+    it('can fail one endpoint only, and answer 429 as Stripe’s rate limit', async () => {
+      fake.fault('error', { status: 429, requests: 1, path: '/v1/refunds' });
+      const customer = await stripe.customers.create({});
+      assert.match(customer.id, /^cus_/, 'other endpoints answer');
+      const e = await cardError(stripe.refunds.create({ payment_intent: 'pi_any' }));
+      assert.equal(e.type, 'StripeRateLimitError');
+      assert.equal(e.code, 'rate_limit');
+    });
+
     it('hangs past the client’s timeout without doing anything', async () => {
       const impatient = client(fake, { timeout: 200 });
       fake.fault('hang', { requests: 1 });
@@ -489,7 +607,15 @@ describe('Stripe fake, driven by the official stripe package', () => {
 
     it('loses the answer of a charge it made; the package retries with the same key and gets the replay (charged once)', async () => {
       const { customer, pm } = await customerWithCard('pm_card_visa');
-      const params = { amount: 4200, currency: 'usd', customer: customer.id, payment_method: pm.id, confirm: true, off_session: true };
+      const params = {
+        ...CARD_ONLY,
+        amount: 4200,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        confirm: true,
+        off_session: true,
+      };
       fake.fault('lose-response', { requests: 1 });
       // A dropped connection is retried once by the package even with retries off, under the same key.
       const intent = await stripe.paymentIntents.create(params, { idempotencyKey: 'cmd-99-charge' });
@@ -584,6 +710,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
     const attached = await stripe.paymentMethods.attach(pm.id, { customer: customer.id });
     const e = await cardError(
       stripe.paymentIntents.create({
+        ...CARD_ONLY,
         amount: 500,
         currency: 'usd',
         customer: customer.id,

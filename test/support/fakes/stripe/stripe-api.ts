@@ -1,4 +1,4 @@
-import { StripeError } from './stripe-error.js';
+import { docUrl, StripeError } from './stripe-error.js';
 import { fingerprint, stripeId } from './stripe-ids.js';
 import { type TestCard, testCardByNumber, testCardByToken } from './test-cards.js';
 import type { StripeEvent, WebhookSender } from './webhook-sender.js';
@@ -45,6 +45,7 @@ export class StripeApi {
 
   /** POST /v1/customers */
   createCustomer(p: Params, ctx: RequestContext): Obj {
+    if (p.payment_method) this.assertAttachable(this.paymentMethod(p.payment_method));
     const customer: Obj = {
       id: stripeId('cus', 14),
       object: 'customer',
@@ -133,9 +134,27 @@ export class StripeApi {
       throw StripeError.invalid('The payment method you provided has already been attached to a customer.', 'payment_method');
     }
     if (pm.customer === customer.id) return pm;
+    this.assertAttachable(pm);
     pm.customer = customer.id;
     this.emit('payment_method.attached', pm, ctx);
     return pm;
+  }
+
+  /** Stripe's documented declining test cards "can't be attached to a Customer object": attaching answers the decline. */
+  private assertAttachable(pm: Obj): void {
+    const card = this.cards.get(pm.id);
+    if (!card?.declinesAttach || card.charge.kind !== 'decline') return;
+    throw new StripeError(
+      402,
+      {
+        type: 'card_error',
+        code: card.charge.code,
+        decline_code: card.charge.declineCode,
+        message: card.charge.message,
+        doc_url: docUrl(card.charge.code),
+      },
+      true,
+    );
   }
 
   /** POST /v1/payment_methods/{payment_method}/detach */
@@ -222,6 +241,8 @@ export class StripeApi {
     if (!['automatic', 'automatic_async', 'manual'].includes(captureMethod)) {
       throw StripeError.invalid(`Invalid capture_method: must be one of automatic, automatic_async, or manual`, 'capture_method');
     }
+    const methods = paymentMethodChoice(p);
+    if (confirm) requireReturnUrl(methods.automatic_payment_methods, p.return_url);
     const pm = p.payment_method ? this.usablePaymentMethod(p.payment_method, p.customer) : undefined;
     const id = stripeId('pi');
     const intent: Obj = {
@@ -233,7 +254,7 @@ export class StripeApi {
       amount_received: 0,
       application: null,
       application_fee_amount: null,
-      automatic_payment_methods: null,
+      automatic_payment_methods: methods.automatic_payment_methods,
       canceled_at: null,
       cancellation_reason: null,
       capture_method: captureMethod,
@@ -252,7 +273,7 @@ export class StripeApi {
       payment_method: pm?.id ?? null,
       payment_method_configuration_details: null,
       payment_method_options: { card: { installments: null, mandate_options: null, network: null, request_three_d_secure: 'automatic' } },
-      payment_method_types: ['card'],
+      payment_method_types: methods.payment_method_types,
       processing: null,
       receipt_email: p.receipt_email ?? null,
       review: null,
@@ -321,6 +342,7 @@ export class StripeApi {
         "You cannot confirm this PaymentIntent because it's missing a payment method. Update the PaymentIntent with a payment method and then confirm it again.",
       );
     }
+    requireReturnUrl(intent.automatic_payment_methods, p.return_url);
     return this.confirmIntent(intent, p, ctx);
   }
 
@@ -406,6 +428,15 @@ export class StripeApi {
     }
     intent.next_action = null;
     const pm = this.paymentMethods.get(intent.payment_method)!;
+    const card = this.cards.get(pm.id)!;
+    if (outcome === 'complete' && card.charge.kind === 'authenticate' && card.charge.afterwards) {
+      try {
+        this.decline(intent, pm, ctx, card.charge.afterwards);
+      } catch (e) {
+        if (!(e instanceof StripeError)) throw e;
+      }
+      return intent;
+    }
     if (outcome === 'complete') return this.succeed(intent, pm, ctx, true);
     const error = {
       type: 'invalid_request_error',
@@ -472,7 +503,7 @@ export class StripeApi {
     return intent;
   }
 
-  private decline(intent: Obj, pm: Obj, ctx: RequestContext, d: { code: string; declineCode: string; message: string }): never {
+  private decline(intent: Obj, pm: Obj, ctx: RequestContext, d: { code: string; declineCode?: string; message: string }): never {
     const charge = this.newCharge(intent, pm, { paid: false, authenticated: false, failure: d });
     const error = {
       type: 'card_error' as const,
@@ -500,7 +531,7 @@ export class StripeApi {
   private newCharge(
     intent: Obj,
     pm: Obj,
-    o: { paid: boolean; authenticated: boolean; captured?: boolean; failure?: { code: string; declineCode: string; message: string } },
+    o: { paid: boolean; authenticated: boolean; captured?: boolean; failure?: { code: string; declineCode?: string; message: string } },
   ): Obj {
     const id = stripeId('ch');
     const charge: Obj = {
@@ -647,6 +678,8 @@ export class StripeApi {
       status: 'succeeded',
       transfer_reversal: null,
     };
+    const card = this.cards.get(charge.payment_method);
+    if (card?.refund === 'pending-then-succeeds') Object.assign(refund, { status: 'pending', pending_reason: 'processing' });
     this.refunds.set(refund.id, refund);
     charge.amount_refunded += amount;
     charge.refunded = charge.amount_refunded === charge.amount;
@@ -654,8 +687,8 @@ export class StripeApi {
     charge.refunds.total_count += 1;
     this.emit('refund.created', refund, ctx);
     this.emit('charge.refunded', charge, ctx);
-    const card = this.cards.get(charge.payment_method);
-    if (card?.refundFails) this.later(() => this.failRefund(refund.id), this.refundFailureDelayMs);
+    if (card?.refund === 'fails-later') this.later(() => this.failRefund(refund.id), this.refundFailureDelayMs);
+    if (card?.refund === 'pending-then-succeeds') this.later(() => this.settleRefund(refund.id), this.refundFailureDelayMs);
     return refund;
   }
 
@@ -663,6 +696,19 @@ export class StripeApi {
   refund(id: string): Obj {
     const refund = this.refunds.get(id);
     if (!refund) throw StripeError.missing('refund', id, 'refund');
+    return refund;
+  }
+
+  /** Settles a pending refund as succeeded, as Stripe does later for `pm_card_pendingRefund`. */
+  settleRefund(id: string): Obj {
+    const refund = this.refund(id);
+    if (refund.status !== 'pending') return refund;
+    const previous = { status: refund.status };
+    refund.status = 'succeeded';
+    refund.pending_reason = null;
+    const ctx: RequestContext = { requestId: '', idempotencyKey: null, publishable: false };
+    this.emit('refund.updated', refund, ctx, previous);
+    this.emit('charge.refund.updated', refund, ctx, previous);
     return refund;
   }
 
@@ -828,6 +874,38 @@ const IDENTITY_REASONS: Record<string, string> = {
   selfie_face_mismatch: "The selfie does not match the document's photo.",
   under_supported_age: 'The user is under the supported age.',
 };
+
+/**
+ * Since API version 2023-08-16 an intent without `payment_method_types` takes the Dashboard's
+ * payment methods (`automatic_payment_methods`, redirects allowed); the fake's Dashboard has cards only.
+ */
+function paymentMethodChoice(p: Params): { automatic_payment_methods: Obj | null; payment_method_types: string[] } {
+  if (Array.isArray(p.payment_method_types)) {
+    if (!p.payment_method_types.includes('card')) {
+      throw StripeError.invalid('The fake serves card payments only: payment_method_types must include card.', 'payment_method_types');
+    }
+    return { automatic_payment_methods: null, payment_method_types: p.payment_method_types };
+  }
+  const apm = p.automatic_payment_methods;
+  if (apm && !bool(apm.enabled)) return { automatic_payment_methods: null, payment_method_types: ['card'] };
+  const allowRedirects = apm?.allow_redirects ?? 'always';
+  if (!['always', 'never'].includes(allowRedirects)) {
+    throw StripeError.invalid(
+      'Invalid automatic_payment_methods[allow_redirects]: must be one of always or never',
+      'automatic_payment_methods[allow_redirects]',
+    );
+  }
+  return { automatic_payment_methods: { allow_redirects: allowRedirects, enabled: true }, payment_method_types: ['card'] };
+}
+
+/** Stripe refuses to confirm, without a `return_url`, an intent that may take redirect-based payment methods. */
+function requireReturnUrl(apm: Obj | null, returnUrl: unknown): void {
+  if (apm?.enabled && apm.allow_redirects === 'always' && !returnUrl) {
+    throw StripeError.invalid(
+      'A `return_url` must be specified because this Payment Intent is configured to automatically accept the payment methods enabled in the Dashboard, some of which may require a full page redirect to succeed. If you do not want to accept redirect-based payment methods, set `automatic_payment_methods[enabled]` to `true` and `automatic_payment_methods[allow_redirects]` to `never` when creating Setup Intents and Payment Intents.',
+    );
+  }
+}
 
 function integerParam(value: unknown, param: string): number {
   if (value === undefined) throw StripeError.invalid(`Missing required param: ${param}.`, param, 'parameter_missing');

@@ -65,8 +65,10 @@ export interface FaultOptions {
   forMs?: number;
   /** Or: how many API requests it affects. */
   requests?: number;
-  /** The status of `error` (default 500). */
+  /** The status of `error` (default 500; 429 answers Stripe's rate-limit error). */
   status?: number;
+  /** Only API requests whose path starts with this (or matches it) are affected and counted; default all. */
+  path?: string | RegExp;
 }
 
 export interface StripeFake {
@@ -154,7 +156,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
   const idempotency = new Map<string, Stored>();
   const sockets = new Set<Socket>();
   const hung = new Set<ServerResponse>();
-  let fault: { mode: FaultMode; until?: number; remaining?: number; status: number } | undefined;
+  let fault: { mode: FaultMode; until?: number; remaining?: number; status: number; path?: string | RegExp } | undefined;
   let reopenTimer: NodeJS.Timeout | undefined;
   let listening = false;
 
@@ -209,8 +211,10 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
   ];
 
   /** The active fault for an API request, counting it down. */
-  const activeFault = (): typeof fault => {
+  const activeFault = (path: string): typeof fault => {
     if (!fault) return undefined;
+    if (fault.path !== undefined && !(typeof fault.path === 'string' ? path.startsWith(fault.path) : fault.path.test(path)))
+      return undefined;
     if (fault.until !== undefined && Date.now() >= fault.until) {
       fault = undefined;
       return undefined;
@@ -259,11 +263,17 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     };
     const error = (e: StripeError) => answer(e.status, JSON.stringify({ error: { ...e.body, request_log_url: undefined } }, null, 2));
 
-    const active = activeFault();
+    const active = activeFault(path);
     if (active?.mode === 'error') {
       entry.fault = 'error';
       return error(
-        new StripeError(active.status, { type: 'api_error', message: 'An unknown error occurred (Stripe fake: injected fault).' }),
+        active.status === 429
+          ? new StripeError(429, {
+              type: 'invalid_request_error',
+              code: 'rate_limit',
+              message: 'Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits.',
+            })
+          : new StripeError(active.status, { type: 'api_error', message: 'An unknown error occurred (Stripe fake: injected fault).' }),
       );
     }
     if (active?.mode === 'hang') {
@@ -553,6 +563,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
         until: o.forMs === undefined ? undefined : Date.now() + o.forMs,
         remaining: o.requests,
         status: o.status ?? 500,
+        path: o.path,
       };
       if (mode === 'hang' && o.forMs !== undefined) setTimeout(endHangs, o.forMs).unref();
     },
