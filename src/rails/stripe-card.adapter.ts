@@ -105,7 +105,14 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
         stripe.paymentMethods.attach(pmId, { customer: customerId }, { idempotencyKey: `attach:${owner.accountId}:${pmId}` }),
       );
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError)
+      // Stripe verifies a card when it is attached: a declining card cannot be kept on file.
+      if (err instanceof Stripe.errors.StripeCardError)
+        return {
+          ok: false,
+          fields: { 'card.stripe_payment_method': 'DECLINED' },
+          message: `Stripe declined the card (${declineReason(err)}).`,
+        };
+      if (err instanceof Stripe.errors.StripeInvalidRequestError)
         return {
           ok: false,
           fields: { 'card.stripe_payment_method': err.code === 'resource_missing' ? 'NOT_FOUND' : 'INVALID_VALUE' },
@@ -139,6 +146,8 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
               currency: c.currency.toLowerCase(),
               customer: c.card.customer_id as string,
               payment_method: c.card.stripe_payment_method as string,
+              // Off-session there is no page to redirect to: no redirect-based methods, no return_url.
+              automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
               confirm: true,
               off_session: true,
               capture_method: 'manual',

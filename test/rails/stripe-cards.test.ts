@@ -167,6 +167,21 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       assert.deepEqual(res.body.payload.errors, { 'card.stripe_payment_method': ['NOT_ALLOWED'] });
     });
 
+    for (const [token, reason] of [
+      ['pm_card_chargeDeclined', 'card_declined'],
+      ['pm_card_visa_chargeDeclinedInsufficientFunds', 'insufficient_funds'],
+    ] as const) {
+      it(`refuses a card Stripe declines when it is attached (${token}: 400 DECLINED, ${reason})`, async () => {
+        const p = await party(client);
+        const res = await api('POST', `/v1/${p.account_id}/payment_methods`, { type: 'card', card: { stripe_payment_method: token } });
+        assert.equal(res.status, 400, res.text);
+        assert.deepEqual(res.body.payload.errors, { 'card.stripe_payment_method': ['DECLINED'] });
+        assert.match(res.body.message.join(' '), new RegExp(`\\(${reason}\\)`));
+        const methods = await api('GET', `/v1/${p.account_id}/payment_methods`);
+        assert.equal(methods.body.payload.filter((m: any) => m.provider === 'card').length, 0);
+      });
+    }
+
     it('answers 400 naming the field for a PaymentMethod Stripe does not know', async () => {
       const p = await party(client);
       const res = await api('POST', `/v1/${p.account_id}/payment_methods`, {
@@ -204,9 +219,10 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       assert.equal((await balance(seller.wallets['USD:fiat'].wallet)) > 0, true);
     });
 
+    // Stripe's declining test cards cannot be attached (see 'adding a card'); pm_card_chargeCustomerFail
+    // attaches and then declines its charges, as a card that went bad after it was added does.
     for (const [token, reason] of [
-      ['pm_card_chargeDeclined', 'card_declined'],
-      ['pm_card_visa_chargeDeclinedInsufficientFunds', 'insufficient_funds'],
+      ['pm_card_chargeCustomerFail', 'card_declined'],
       ['pm_card_authenticationRequired', 'authentication_required'],
     ] as const) {
       it(`fails the pay with ${reason} (${token}), moving no money`, async () => {
@@ -223,7 +239,7 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
     }
 
     it('all or nothing: with a declined second card, the first card’s authorization is released, never captured', async () => {
-      const b = await buyerWith('pm_card_visa', 'pm_card_chargeDeclined');
+      const b = await buyerWith('pm_card_visa', 'pm_card_chargeCustomerFail');
       const id = await invoice(
         b.account_id,
         [
