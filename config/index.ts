@@ -21,6 +21,8 @@ export interface Config {
   paypal: PaypalConfig | undefined;
   /** Provider webhooks in (STRIPE_WEBHOOK_SECRET, PAYPAL_WEBHOOK_ID): an endpoint whose value is unset is not mounted (404). */
   providerWebhooks: ProviderWebhooks;
+  /** Stripe's API for the card rail (STRIPE_SECRET_KEY, STRIPE_API_BASE, STRIPE_JS_URL); the key is set when CARD_PROCESSOR=stripe. */
+  stripeApi: StripeApiConfig;
   port: number;
   /** Unset means "discover or start a local PostgreSQL". */
   databaseUrl: string | undefined;
@@ -68,6 +70,18 @@ export interface Config {
   /** How long a token exchange may be executed after it was quoted. */
   tokenExchangeTtlSeconds: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** Where and how the `stripe` package reaches Stripe's API, and the browser library's URL. */
+export interface StripeApiConfig {
+  /** Unset unless a rail uses Stripe. */
+  secretKey: string | undefined;
+  /** STRIPE_API_BASE split into the package's options (default Stripe's own, https://api.stripe.com). */
+  host: string;
+  port: number;
+  protocol: 'http' | 'https';
+  /** STRIPE_JS_URL: Stripe's browser library (default https://js.stripe.com/v3/). */
+  jsUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -206,6 +220,31 @@ function rails(env: Env): RailChoice {
   return { cards: pick('cards'), identity: pick('identity'), payouts: pick('payouts') };
 }
 
+/**
+ * `STRIPE_SECRET_KEY`, `STRIPE_API_BASE` and `STRIPE_JS_URL`: the key is required with
+ * CARD_PROCESSOR=stripe and must look like a secret or restricted key (never echoed); the API
+ * base is a bare origin, split into the `stripe` package's host, port and protocol.
+ */
+function stripeApi(env: Env, cards: RailChoice['cards']): StripeApiConfig {
+  const key = env.STRIPE_SECRET_KEY || undefined;
+  if (cards === 'stripe' && !key) throw new ConfigError('STRIPE_SECRET_KEY must be set when CARD_PROCESSOR=stripe');
+  if (key && !/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(key))
+    throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)');
+  const base = new URL(url(env, 'STRIPE_API_BASE', ['http:', 'https:']) ?? 'https://api.stripe.com');
+  if (base.pathname !== '/' || base.search || base.username || base.password)
+    throw new ConfigError(
+      `STRIPE_API_BASE must be an origin such as https://api.stripe.com, without a path (got "${env.STRIPE_API_BASE}")`,
+    );
+  const protocol = base.protocol === 'http:' ? 'http' : 'https';
+  return {
+    secretKey: key,
+    host: base.hostname.replace(/^\[|\]$/g, ''),
+    port: base.port ? Number(base.port) : protocol === 'http' ? 80 : 443,
+    protocol,
+    jsUrl: url(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
+  };
+}
+
 /** What verifies the providers' webhooks: Stripe's endpoint signing secret and PayPal's webhook id. */
 export interface ProviderWebhooks {
   stripeWebhookSecret: string | undefined;
@@ -264,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
     rails: choice,
     paypal: paypal(env, choice, appEnv, hooks.paypalWebhookId),
     providerWebhooks: hooks,
+    stripeApi: stripeApi(env, choice.cards),
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,

@@ -90,6 +90,8 @@ async function runWeb(config: Config): Promise<void> {
     logger,
     bus,
     demoClientId: demo?.client_id,
+    // One card processor per process, chosen by CARD_PROCESSOR: the web side adds cards through it, the workers charge them.
+    cards: rails.cards,
     verifyPaypalWebhook: rails.paypal?.verifyWebhookSignature,
   });
   let server: Server;

@@ -2,11 +2,13 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isCommandKind, type CommandRegistry, type CommandResult, type CommandRunners } from '../src/commands/command.registry.js';
 import { runCommandWith } from '../src/commands/command.service.js';
-import { escrowCommands } from '../src/escrow/escrow.commands.js';
-import { invoiceCommands } from '../src/invoices/invoice.commands.js';
+import { escrowCommandsWith } from '../src/escrow/escrow.commands.js';
+import { invoiceCommandsWith } from '../src/invoices/invoice.commands.js';
 import { payoutCommandRunners } from '../src/payouts/payout.commands.js';
 import type { RailAdapters } from '../src/rails/rail-adapters.js';
-import { refundCommands } from '../src/refunds/refund.commands.js';
+import { refundCommandsWith } from '../src/refunds/refund.commands.js';
+import { sandboxCardProcessor } from '../src/rails/sandbox-card.adapter.js';
+import { sandboxPayoutRail } from '../src/rails/sandbox-payout.adapter.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
 import { providerEventCommands } from '../src/provider-events/provider-event.commands.js';
@@ -14,18 +16,21 @@ import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/name
 import { commandDuration } from '../src/runtime/metrics.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 
-/** Each module's command runners, by module, those that call a rail on its adapter in `rails`; `commandRegistry` checks them at boot. */
-export function commandRunners(rails: RailAdapters): Record<string, CommandRunners> {
+/** Each module's command runners, by module, those that move money on the rails' adapters in `rails`; `commandRegistry` checks them at boot. */
+export function commandRunners(rails: Pick<RailAdapters, 'cards' | 'payouts'>): Record<string, CommandRunners> {
   return {
-    escrow: escrowCommands,
-    invoices: invoiceCommands,
+    escrow: escrowCommandsWith(rails.cards),
+    invoices: invoiceCommandsWith(rails.cards),
     merge: mergeCommands,
     payouts: payoutCommandRunners(rails.payouts),
     'provider-events': providerEventCommands,
-    refunds: refundCommands,
+    refunds: refundCommandsWith(rails.cards),
     tokens: tokenCommands,
   };
 }
+
+/** Each module's command runners on the sandbox rails. */
+export const COMMAND_RUNNERS: Record<string, CommandRunners> = commandRunners({ cards: sandboxCardProcessor, payouts: sandboxPayoutRail });
 
 /**
  * Runs a command (escrow pay/commit/cancel, invoice pay and refund, account merge, payouts, token exchange, provider events) with its kind's runner.

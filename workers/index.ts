@@ -21,6 +21,7 @@ import { assertRailsFor, settleEnvironment } from '../src/environment/environmen
 import { maintenanceProcessor } from './maintenance.processor.js';
 import { commandRunners, commandsProcessor } from './commands.processor.js';
 import { railAdapters, type RailAdapters } from '../src/rails/rail-adapters.js';
+import type { CardProcessor } from '../src/rails/card-processor.port.js';
 import { commandRegistry, type CommandRegistry, type CommandRunners } from '../src/commands/command.registry.js';
 import { CommandBus } from '../src/queues/command-bus.js';
 import { WebhookBus } from '../src/queues/webhook-bus.js';
@@ -49,6 +50,8 @@ export interface WorkerDeps {
   rails?: RailAdapters;
   /** Each module's command runners (default: every module's, `commandRunners(rails)`). */
   commandRunners?: Record<string, CommandRunners>;
+  /** The card processor the command runners charge and refund cards through (default: the sandbox). */
+  cards?: CardProcessor;
   /** The queues this process serves, with their side jobs (default: every queue). */
   queues?: readonly QueueName[];
   /** Jobs run at once per queue (defaults: DEFAULT_CONCURRENCY). */
@@ -93,7 +96,8 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
 /** Starts the served queues' workers and their side jobs (the outbox relay, the maintenance schedule). */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   // Before any connection: a kind without exactly one runner stops the process here.
-  const commands = commandRegistry(deps.commandRunners ?? commandRunners(deps.rails ?? railAdapters(loadConfig().rails, loadConfig())));
+  const rails = deps.rails ?? railAdapters(loadConfig().rails, loadConfig());
+  const commands = commandRegistry(deps.commandRunners ?? commandRunners(deps.cards ? { ...rails, cards: deps.cards } : rails));
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
   reportOutages(connection, deps.logger, 'workers');

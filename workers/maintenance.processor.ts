@@ -5,6 +5,7 @@ import { purgeExpiredIdempotencyKeys } from '../src/idempotency/idempotency.repo
 import { db } from '../src/db/sql.js';
 import { purgeFinishedCommands, stalledCommands } from '../src/commands/command.service.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
+import { commandsWithUnsettledHolds } from '../src/invoices/card-charges.service.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';
 import { overdueDeliveries, purgeWebhookHistory } from '../src/webhooks/relay.service.js';
 
@@ -28,7 +29,7 @@ export async function drain(batch: () => Promise<number>, budgetMs = PURGE_BUDGE
 
 /**
  * Housekeeping on a schedule: re-enqueue commands and webhook deliveries whose job was lost
- * (the sweepers), and drop idempotency keys past their 24 h retention, finished commands past
+ * (the sweepers; also done pays whose card holds a provider outage left open), and drop idempotency keys past their 24 h retention, finished commands past
  * their 30 days and webhook history past its 30 days, in batches.
  */
 export function maintenanceProcessor(
@@ -46,7 +47,10 @@ export function maintenanceProcessor(
       case MaintenanceJob.SweepCommands: {
         const stalled = await stalledCommands(orm.em.fork(), opts.commandSweepAfterMs);
         for (const command of stalled) await bus.requeue(command.id, command.kind);
-        return { requeued: stalled.length };
+        // Done pays whose card holds are still open (the provider was down past their retries) run again to settle them.
+        const holding = await commandsWithUnsettledHolds(db(orm.em.fork()), opts.commandSweepAfterMs);
+        for (const command of holding) await bus.requeue(command.id, command.kind);
+        return { requeued: stalled.length, holds: holding.length };
       }
       case MaintenanceJob.PurgeWebhookHistory:
         return { purged: await drain(() => purgeWebhookHistory(orm.em.fork())) };

@@ -65,6 +65,18 @@ export async function lockCommandRow(db: Db, commandId: string): Promise<Omit<Co
   return row;
 }
 
+/** A command's kind, target and state, without a lock; undefined when absent. */
+export async function commandTargetRow(
+  db: Db,
+  commandId: string,
+): Promise<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done' } | undefined> {
+  const [row] = await db.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done' }>>(
+    'select id, kind, target_id, state from command where id = ?',
+    [commandId],
+  );
+  return row;
+}
+
 /**
  * Stores a command's result. `onlyPending`: only when still pending (false when it was done
  * already, and nothing changes).

@@ -12,6 +12,7 @@ import { post, type Posting } from '../ledger/ledger.service.js';
 import {
   commandOfIntegrator,
   commandOutcome,
+  commandTargetRow,
   insertPendingCommand,
   lockCommandRow,
   pendingCommandId,
@@ -159,6 +160,11 @@ export async function runCommandWith(runner: CommandRunner, em: EntityManager, c
 /** Stores a pending command's result; a done command keeps its own (returned); null when there is no such command. */
 async function settleCommand(db: Db, commandId: string, result: CommandResult): Promise<CommandResult | null> {
   return (await storeCommandResult(db, commandId, result, true)) ? result : commandResult(db, commandId);
+}
+
+/** A command's kind, target and state as they stand (no lock); undefined when there is no such command. */
+export function commandTarget(db: Db, commandId: string) {
+  return commandTargetRow(db, commandId);
 }
 
 /** A command's result once done, else null. */

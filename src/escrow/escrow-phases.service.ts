@@ -22,7 +22,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorProfile } from '../integrators/integrator.service.js';
 import type { CommandKind, CommandResult } from '../commands/command.registry.js';
 import { batchedPerPool } from '../db/batch.js';
-import { db as pooled } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import type { CardProcessor, CardProvider, CardVerdicts } from '../rails/card-processor.port.js';
+import { sandboxCardProcessor } from '../rails/sandbox-card.adapter.js';
+import {
+  authorizeCardCharges,
+  refundCardCharges,
+  settleCardAuthorizations,
+  type CardAuthorizations,
+} from '../invoices/card-charges.service.js';
 import { success } from '../envelope.js';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
@@ -71,7 +79,13 @@ function phaseInvoice(escrow: EscrowRecord, from: InvoiceRecord, type: string, c
  * is shared by the batch (money one pay spends is gone for the next). A refusal is not thrown:
  * it is a result of the batch's one write, made from its AppError by `errorReply`.
  */
-async function plan(em: EntityManager, command: ReadCommand, balances: Map<string, number>): Promise<Plan> {
+async function plan(
+  em: EntityManager,
+  command: ReadCommand,
+  balances: Map<string, number>,
+  cards: CardVerdicts,
+  unasked?: Set<string>,
+): Promise<Plan> {
   const transition = TRANSITIONS[command.kind];
   if (!transition) throw new Error(`command ${command.id} (${command.kind}) is not an escrow command`);
   if (!command.loaded) return { commandId: command.id, result: errorReply(AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.')) };
@@ -103,8 +117,10 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
   let made: InvoiceRecord | undefined;
   if (transition === 'pay') {
     for (const [wallet, balance] of command.loaded.balances) if (!balances.has(wallet)) balances.set(wallet, balance);
-    const sources = await evaluateCharges(pooled(em), integratorId, currency, escrowInvoice.paymentMethods, methods, balances);
+    const sources = await evaluateCharges(pooled(em), integratorId, currency, escrowInvoice.paymentMethods, methods, balances, cards);
     const reason = paymentFailure(sources);
+    // A wallet that fell short before the cards were asked covers the pay now: ask them first.
+    if (!reason && unasked?.size) throw new Error(`escrow ${escrow.id}: its cards were not authorized yet; run again`);
     if (reason) {
       // All or nothing: decided before any posting. Money a failing pay set aside goes back.
       for (const s of sources) if (s.outcome.ok && balances.has(s.account)) balances.set(s.account, balances.get(s.account)! + s.amount);
@@ -138,7 +154,7 @@ async function plan(em: EntityManager, command: ReadCommand, balances: Map<strin
     );
   } else {
     // A refund goes back to where each charge came from; what wallets hold now does not matter.
-    const sources = await evaluateCharges(pooled(em), integratorId, currency, escrowInvoice.paymentMethods, methods, new Map());
+    const sources = await evaluateCharges(pooled(em), integratorId, currency, escrowInvoice.paymentMethods, methods, new Map(), cards);
     made = phaseInvoice(escrow, escrowInvoice, 'user_purchase_refund_escrow', escrowInvoice.paymentMethods, command.now);
     escrow.cancelInvoiceId = made.id;
     escrow.status = 'CANCELLED';
@@ -198,7 +214,7 @@ type Outcome = CommandResult | null | Error;
  * broken row, a write the database refuses for a reason other than contention) fails alone: the
  * others of its batch still finish.
  */
-async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<string, Outcome>> {
+async function runEscrowCommands(em: EntityManager, cards: CardProcessor, ids: string[]): Promise<Map<string, Outcome>> {
   const db = pooled(em);
   const results = new Map<string, Outcome>();
   let pending = [...new Set(ids)];
@@ -212,16 +228,20 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
     const again: string[] = [];
     const escrows = new Set<string>();
     const balances = new Map<string, number>();
+    const authorized = cards.provider ? await authorizePays(db, cards.provider, read, results) : undefined;
     for (const id of pending) {
       const command = read.get(id);
       if (!command) results.set(id, null);
       else if (command.result) results.set(id, command.result);
+      else if (results.has(id))
+        continue; // its cards could not be asked (the provider is unavailable)
       else if (command.loaded && escrows.has(command.loaded.escrow.id))
         again.push(id); // one move per escrow per write
       else {
         if (command.loaded) escrows.add(command.loaded.escrow.id);
         try {
-          plans.push(await plan(em, command, balances));
+          const auth = authorized?.get(id);
+          plans.push(await plan(em, command, balances, auth?.verdicts ?? cards, auth?.unasked));
         } catch (err) {
           results.set(id, err instanceof Error ? err : new Error(String(err)));
         }
@@ -239,7 +259,7 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
       } catch (err) {
         if (plans.length > 1) {
           // One command's failure is not the others': each alone.
-          const alone = await Promise.all(plans.map((p) => runEscrowCommands(em, [p.commandId])));
+          const alone = await Promise.all(plans.map((p) => runEscrowCommands(em, cards, [p.commandId])));
           for (const m of alone) for (const [id, r] of m) results.set(id, r);
         } else if (isContention(err)) {
           again.push(plans[0].commandId);
@@ -253,20 +273,65 @@ async function runEscrowCommands(em: EntityManager, ids: string[]): Promise<Map<
   return results;
 }
 
-/** The commands of a turn of the event loop run together (one batch per connection pool). */
-const runBatched = batchedPerPool(async (em: EntityManager, commandIds: string[]): Promise<Outcome[]> => {
-  const results = await runEscrowCommands(em, commandIds);
-  return commandIds.map((id) => results.get(id) ?? null);
-}, 64);
+/**
+ * A real card processor's authorizations for the batch's pays that would run, made before the
+ * decision (src/invoices/card-charges.service.ts says why), by command. A pay whose provider
+ * cannot answer gets that error as its outcome (it retries); the others go on.
+ */
+async function authorizePays(
+  db: Db,
+  provider: CardProvider,
+  read: Map<string, ReadCommand>,
+  results: Map<string, Outcome>,
+): Promise<Map<string, CardAuthorizations>> {
+  const authorized = new Map<string, CardAuthorizations>();
+  await Promise.all(
+    [...read.values()].map(async (command) => {
+      const loaded = command.loaded;
+      if (command.kind !== 'escrow.pay' || command.result || !loaded || loaded.paysMergedAccount) return;
+      if (transitionDecision(loaded.escrow.status, 'pay') !== 'run' || loaded.invoice.paymentMethods.length === 0) return;
+      try {
+        authorized.set(command.id, await authorizeCardCharges(db, provider, command.id, loaded.invoice, loaded.methods, loaded.balances));
+      } catch (err) {
+        results.set(command.id, err instanceof Error ? err : new Error(String(err)));
+      }
+    }),
+  );
+  return authorized;
+}
 
 /**
- * Runs one escrow command to its end (the worker's job). Safe to run any number of times: a
- * finished command returns its stored result; an escrow already past the phase is answered as
- * it stands; postings are unique per escrow and phase. Rejects when the command could not be
- * run (its job then retries with backoff).
+ * After an escrow command's outcome is written (on every run of its job): a real processor's
+ * authorizations of a pay are captured or released, a cancel's card charges refunded.
  */
-export async function runEscrowCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  const outcome = await runBatched(em, commandId);
-  if (outcome instanceof Error) throw outcome;
-  return outcome;
+async function settleWithProvider(db: Db, provider: CardProvider, commandId: string): Promise<void> {
+  const command = (await readPhaseCommands(db, [commandId])).get(commandId);
+  const loaded = command?.loaded;
+  if (!command || !loaded) return;
+  if (command.kind === 'escrow.pay') await settleCardAuthorizations(db, provider, commandId, loaded.invoice);
+  else if (command.kind === 'escrow.cancel' && loaded.escrow.status === 'CANCELLED' && loaded.escrow.cancelInvoiceId)
+    await refundCardCharges(db, provider, commandId, loaded.invoice, loaded.escrow.cancelInvoiceId);
 }
+
+/**
+ * The escrow runner paying cards through `cards`: runs one escrow command to its end (the
+ * worker's job). Safe to run any number of times: a finished command returns its stored result;
+ * an escrow already past the phase is answered as it stands; postings are unique per escrow and
+ * phase. Rejects when the command could not be run (its job then retries with backoff). The
+ * commands of a turn of the event loop run together (one batch per connection pool).
+ */
+export function escrowRunnerWith(cards: CardProcessor): (em: EntityManager, commandId: string) => Promise<CommandResult | null> {
+  const runBatched = batchedPerPool(async (em: EntityManager, commandIds: string[]): Promise<Outcome[]> => {
+    const results = await runEscrowCommands(em, cards, commandIds);
+    return commandIds.map((id) => results.get(id) ?? null);
+  }, 64);
+  return async (em, commandId) => {
+    const outcome = await runBatched(em, commandId);
+    if (outcome instanceof Error) throw outcome;
+    if (cards.provider && outcome) await settleWithProvider(pooled(em), cards.provider, commandId);
+    return outcome;
+  };
+}
+
+/** Runs one escrow command to its end on the sandbox card processor (see `escrowRunnerWith`). */
+export const runEscrowCommand = escrowRunnerWith(sandboxCardProcessor);

@@ -21,6 +21,8 @@ import { accountOwned } from '../accounts/account-access.service.js';
 import { accountAliases } from '../accounts/account-aliases.js';
 import { tosRoutes } from '../tos/tos.routes.js';
 import { paymentMethodRoutes } from '../payment-methods/payment-method.routes.js';
+import type { CardProcessor } from '../rails/card-processor.port.js';
+import { sandboxCardProcessor } from '../rails/sandbox-card.adapter.js';
 import { escrowRoutes } from '../escrow/escrow.routes.js';
 import { invoiceRoutes } from '../invoices/invoice.routes.js';
 import { refundRoutes } from '../refunds/refund.routes.js';
@@ -90,6 +92,8 @@ export interface AppDeps {
   identityVerifier?: IdentityVerifier;
   /** PayPal's verify-webhook-signature for PAYPAL_WEBHOOK_ID (the PayPal client's); unset: no /hooks/paypal. */
   verifyPaypalWebhook?: VerifyPaypalWebhook;
+  /** The card processor cards are added through (default: the sandbox). */
+  cards?: CardProcessor;
 }
 
 const BODY_LIMIT = '1mb';
@@ -185,7 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const webhookBus = new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger);
   eventRoutes(api, webhookBus);
   tosRoutes(api, { allowUnsign });
-  paymentMethodRoutes(api);
+  paymentMethodRoutes(api, deps.cards ?? sandboxCardProcessor);
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
   invoiceRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs });
   refundRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs });

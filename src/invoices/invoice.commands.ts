@@ -6,14 +6,23 @@
  * `invoice-completed`. Safe to run any number of times (unique posting references).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { inCommandTransaction } from '../commands/command.service.js';
+import { commandTarget, inCommandTransaction } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
-import type { Db } from '../db/sql.js';
+import { db as pooled, type Db } from '../db/sql.js';
+import type { CardProcessor, CardProvider, CardVerdicts } from '../rails/card-processor.port.js';
+import { sandboxCardProcessor } from '../rails/sandbox-card.adapter.js';
+import {
+  authorizeInvoiceCards,
+  releaseCardAuthorizations,
+  settleCardAuthorizations,
+  type CardAuthorizations,
+} from './card-charges.service.js';
+import { AppError } from '../errors.js';
 import { success } from '../envelope.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { walletAccountOf } from '../payment-methods/payment-method.repository.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
-import { invoicePaysMergedAccount, lockInvoice, setInvoiceState } from './invoice.repository.js';
+import { invoicePaysMergedAccount, lockInvoice, readInvoice, setInvoiceState } from './invoice.repository.js';
 import { invoiceView, type InvoiceRecord, type TokenPurchaseMetadata } from './invoice.rules.js';
 import { invoiceNotFound, invoicePayDecision, invoiceStateConflict, noChargesYet } from './invoice.service.js';
 import { paymentFailure, prepareCharges, settle } from './settlement.service.js';
@@ -36,11 +45,55 @@ async function issueTokens(db: Db, invoice: InvoiceRecord): Promise<Posting> {
 }
 
 /**
+ * A real card processor's authorizations for the command's invoice, made before its transaction
+ * (card-charges.service.ts says why); null when there is nothing to authorize now.
+ */
+async function authorizeBefore(db: Db, provider: CardProvider, commandId: string): Promise<CardAuthorizations | null> {
+  const command = await commandTarget(db, commandId);
+  if (command?.state !== 'pending') return null;
+  const invoice = await readInvoice(db, command.target_id);
+  if (invoice?.state !== 'OPEN' || invoice.paymentMethods.length === 0) return null;
+  return authorizeInvoiceCards(db, provider, commandId, invoice);
+}
+
+/**
  * The `invoice.pay` runner: pays the command's invoice in the one command transaction. A pay
  * that cannot run (no such invoice, a state that refuses it) throws its AppError before anything
- * is written.
+ * is written. With a real card processor its cards are authorized before the transaction and
+ * captured (or released) after it, on every run.
  */
-export function runInvoiceCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+export async function runInvoiceCommand(em: EntityManager, cards: CardProcessor, commandId: string): Promise<CommandResult | null> {
+  const provider = cards.provider;
+  const authorized = provider ? await authorizeBefore(pooled(em), provider, commandId) : null;
+  let result: CommandResult | null;
+  try {
+    result = await decide(em, authorized?.verdicts ?? cards, authorized?.unasked, commandId);
+  } catch (err) {
+    // A refusal (an AppError: the buyer merged meanwhile…) leaves the invoice as it was: let its holds go.
+    if (provider && authorized && err instanceof AppError) {
+      const invoice = await invoiceOfCommand(pooled(em), commandId);
+      if (invoice) await releaseCardAuthorizations(pooled(em), provider, commandId, invoice);
+    }
+    throw err;
+  }
+  if (provider) {
+    const invoice = await invoiceOfCommand(pooled(em), commandId);
+    if (invoice) await settleCardAuthorizations(pooled(em), provider, commandId, invoice);
+  }
+  return result;
+}
+
+async function invoiceOfCommand(db: Db, commandId: string) {
+  const command = await commandTarget(db, commandId);
+  return command && readInvoice(db, command.target_id);
+}
+
+function decide(
+  em: EntityManager,
+  cards: CardVerdicts,
+  unasked: Set<string> | undefined,
+  commandId: string,
+): Promise<CommandResult | null> {
   return inCommandTransaction(em, commandId, async (db, command) => {
     const invoice = await lockInvoice(db, command.target_id);
     if (!invoice) throw invoiceNotFound();
@@ -52,8 +105,10 @@ export function runInvoiceCommand(em: EntityManager, commandId: string): Promise
     // Money never lands in a merged account: an invoice that would pay one is not paid.
     if (await invoicePaysMergedAccount(db, invoice.id))
       throw invoiceStateConflict(invoice, 'it pays an account that was merged into another');
-    const sources = await prepareCharges(db, invoice.integratorId, invoice.currency, invoice.paymentMethods, true);
+    const sources = await prepareCharges(db, invoice.integratorId, invoice.currency, invoice.paymentMethods, true, cards);
     const reason = paymentFailure(sources);
+    // A wallet that fell short before the cards were asked covers the pay now: ask them first.
+    if (!reason && unasked?.size) throw new Error(`invoice ${invoice.id}: its cards were not authorized yet; run again`);
     const postings: Posting[] = [];
     if (reason) {
       invoice.state = 'FAILED';
@@ -79,6 +134,12 @@ export function runInvoiceCommand(em: EntityManager, commandId: string): Promise
   });
 }
 
-export const invoiceCommands: CommandRunners = {
-  'invoice.pay': runInvoiceCommand,
-};
+/** The invoices module's runners, paying cards through `cards`. */
+export function invoiceCommandsWith(cards: CardProcessor): CommandRunners {
+  return {
+    'invoice.pay': (em, commandId) => runInvoiceCommand(em, cards, commandId),
+  };
+}
+
+/** The invoices module's runners on the sandbox card processor. */
+export const invoiceCommands: CommandRunners = invoiceCommandsWith(sandboxCardProcessor);

@@ -108,6 +108,12 @@ export async function insertOpenInvoices(db: Db, invoices: NewPurchaseInvoice[])
   );
 }
 
+/** An invoice as it stands, without a lock; undefined when absent. */
+export async function readInvoice(db: Db, invoiceId: string): Promise<InvoiceRecord | undefined> {
+  const [row] = await db.execute<Array<Record<string, unknown>>>(`select ${INVOICE_COLUMNS} from invoice where id = ?`, [invoiceId]);
+  return row && invoiceFromRow(row);
+}
+
 /** Locks an invoice in the caller's transaction; undefined when absent. */
 export async function lockInvoice(db: Db, invoiceId: string): Promise<InvoiceRecord | undefined> {
   const [row] = await db.execute<Array<Record<string, unknown>>>(`select ${INVOICE_COLUMNS} from invoice where id = ? for update`, [

@@ -8,7 +8,7 @@ import { balancesOf } from '../ledger/ledger.repository.js';
 import { chargeMethods, convertibleWalletBeside } from '../payment-methods/payment-method.repository.js';
 import { lockForPosting, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
-import { cardChargeFailure, cardRefundFailure } from '../payment-methods/payment-method.rules.js';
+import type { CardVerdicts } from '../rails/card-processor.port.js';
 import type { StoredCharge, StoredLineItem } from './invoice.entity.js';
 
 /** How one payment method fares when charged, decided before anything is posted. */
@@ -24,9 +24,9 @@ export interface ChargeSource {
   refundFailure?: string;
 }
 
-/** Why a refund to this method fails: the sandbox card whose refunds fail. */
-function refundFailureOf(m: ChargeMethod): { refundFailure?: string } {
-  const failure = m.provider === 'card' ? cardRefundFailure(m.details.sandbox_outcome) : null;
+/** Why a refund to this method fails as decided at once (the sandbox card whose refunds fail); a real processor decides when refunding. */
+function refundFailureOf(cards: CardVerdicts, m: ChargeMethod): { refundFailure?: string } {
+  const failure = m.provider === 'card' ? cards.refundFailure(m.details, m.id) : null;
   return failure ? { refundFailure: failure } : {};
 }
 
@@ -36,19 +36,19 @@ export function paymentFailure(sources: ChargeSource[]): string | undefined {
   return undefined;
 }
 
-/** A payment method as charging sees it: provider, sandbox outcome, wallet account and balance, owner blocked. */
+/** A payment method as charging sees it: provider, details (a card's outcome or provider ids), wallet account and balance, owner blocked. */
 export interface ChargeMethod {
   id: string;
   provider: string;
-  details: { sandbox_outcome?: string };
+  details: Record<string, unknown>;
   /** Its wallet ledger account (wallet methods only). */
   wallet: string | null;
   owner_blocked: boolean;
 }
 
 /**
- * Where each charge comes from and whether it would succeed now: a sandbox card by its test
- * number's outcome, a wallet by its balance (locked when `lockWallets`, in the one order of
+ * Where each charge comes from and whether it would succeed now: a card by the card verdicts
+ * (the sandbox's test number, a real processor's authorization), a wallet by its balance (locked when `lockWallets`, in the one order of
  * `lockForPosting`, so the balance checked is the balance posted against), POBO always. Every
  * statement runs on `db` (the caller's transaction), system accounts made on first use too.
  */
@@ -58,6 +58,7 @@ export async function prepareCharges(
   currency: string,
   charges: StoredCharge[],
   lockWallets: boolean,
+  cards: CardVerdicts,
 ): Promise<ChargeSource[]> {
   const methods = await chargeMethods<ChargeMethod>(
     db,
@@ -67,7 +68,7 @@ export async function prepareCharges(
   const balances = lockWallets
     ? await lockForPosting(db, wallets)
     : new Map(wallets.length ? (await balancesOf(db, wallets)).map((r) => [r.id, r.balance]) : []);
-  return evaluateCharges(db, integratorId, currency, charges, methods, balances);
+  return evaluateCharges(db, integratorId, currency, charges, methods, balances, cards);
 }
 
 /**
@@ -82,6 +83,7 @@ export async function evaluateCharges(
   charges: StoredCharge[],
   methods: ChargeMethod[],
   balances: Map<string, number>,
+  cards: CardVerdicts,
 ): Promise<ChargeSource[]> {
   const sources: ChargeSource[] = [];
   for (const charge of charges) {
@@ -103,7 +105,7 @@ export async function evaluateCharges(
         amount: charge.amount,
         account,
         outcome: { ok: false, reason: 'account_blocked' },
-        ...refundFailureOf(m),
+        ...refundFailureOf(cards, m),
       });
     } else if (m.wallet) {
       const balance = balances.get(m.wallet) ?? 0;
@@ -117,13 +119,15 @@ export async function evaluateCharges(
       });
     } else {
       const kind = m.provider === 'card' ? 'card_clearing' : 'pobo_clearing';
-      const failure = m.provider === 'card' ? cardChargeFailure(m.details.sandbox_outcome) : null;
+      const verdict = m.provider === 'card' ? cards.chargeFailure(m.details, m.id) : null;
+      // A card nothing decided (no authorization) fails: it is never charged unasked.
+      const failure = verdict === undefined ? 'card_not_authorized' : verdict;
       sources.push({
         paymentMethodId: m.id,
         amount: charge.amount,
         account: await systemAccount(db, integratorId, kind, currency),
         outcome: failure ? { ok: false, reason: failure } : { ok: true },
-        ...refundFailureOf(m),
+        ...refundFailureOf(cards, m),
       });
     }
   }

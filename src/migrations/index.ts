@@ -24,6 +24,7 @@ import { Migration20261128000000SessionsEndByRule } from './Migration20261128000
 import { Migration20261128100000EnvironmentAndProviderObjects } from './Migration20261128100000EnvironmentAndProviderObjects.js';
 import { Migration20261128140000ProviderEvents } from './Migration20261128140000ProviderEvents.js';
 import { Migration20261128120000PayoutRail } from './Migration20261128120000PayoutRail.js';
+import { Migration20261128130000CardHolds } from './Migration20261128130000CardHolds.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
@@ -63,5 +64,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128100000EnvironmentAndProviderObjects', class: Migration20261128100000EnvironmentAndProviderObjects },
   { name: 'Migration20261128110000KycFinality', class: Migration20261128110000KycFinality },
   { name: 'Migration20261128120000PayoutRail', class: Migration20261128120000PayoutRail },
+  { name: 'Migration20261128130000CardHolds', class: Migration20261128130000CardHolds },
   { name: 'Migration20261128140000ProviderEvents', class: Migration20261128140000ProviderEvents },
 ];

@@ -102,6 +102,20 @@ export function addPaypalMethodOnce(
   });
 }
 
+/**
+ * The provider customer an account's cards of a processor belong to (Stripe: `cus_…`), kept in
+ * each such card's details (`customer_id`); null before its first card.
+ */
+export async function cardCustomerOf(db: Db, accountId: string, processor: string): Promise<string | null> {
+  const [row] = await db.execute<Array<{ customer_id: string }>>(
+    `select details ->> 'customer_id' as customer_id from payment_method
+      where account_id = ? and provider = 'card' and details ->> 'processor' = ? and details ->> 'customer_id' is not null
+      order by created_at limit 1`,
+    [accountId, processor],
+  );
+  return row?.customer_id ?? null;
+}
+
 /** A payout destination: an active PayPal method of the account, its address and what its sandbox payouts do. */
 export interface PayoutDestination {
   id: string;

@@ -1,6 +1,7 @@
 /**
  * Payment methods of an account: its wallets (one per currency it can hold, with a ledger
- * account each), POBO links, sandbox cards and PayPal payout destinations (payout-only).
+ * account each), POBO links, cards (added through the card processor it is given) and PayPal payout
+ * destinations (payout-only).
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -9,7 +10,9 @@ import { db as pooled, emDb } from '../db/sql.js';
 import type { Principal } from '../integrators/principal.js';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { walletIdOf } from '../ledger/ledger.rules.js';
-import { cardBrand, checkCard, normalisePaypalEmail, paypalSandboxOutcome } from './payment-method.rules.js';
+import { paypalSandboxOutcome } from '../rails/sandbox-payout.rules.js';
+import { normalisePaypalEmail } from './payment-method.rules.js';
+import type { CardInput, CardProcessor } from '../rails/card-processor.port.js';
 import type { IAccount } from '../accounts/account.entity.js';
 import type { IIntegrator } from '../integrators/integrator.entity.js';
 import { openWalletAccount } from '../ledger/ledger.service.js';
@@ -17,6 +20,7 @@ import {
   activeMethod,
   addPaymentMethod,
   addPaypalMethodOnce,
+  cardCustomerOf,
   findPoboMethods,
   listMethods,
   methodById,
@@ -143,20 +147,26 @@ export async function listPaymentMethods(em: EntityManager, principal: Principal
 
 export interface AddCardInput {
   type: 'card';
-  card: { number: string; exp_month: number; exp_year: number; cvc: string };
+  /** A sandbox card's number and expiry, or a Stripe PaymentMethod id (which of them the processor decides). */
+  card: CardInput;
   full_name?: string;
 }
 
-/** Adds a sandbox card; keeps brand, last four, expiry and a fingerprint — never the number or CVC. */
-export async function addCard(em: EntityManager, principal: Principal, accountId: string, input: AddCardInput) {
+/**
+ * Adds a card through the card processor: a sandbox card from its test number, or a Stripe
+ * PaymentMethod attached to the account's one Stripe Customer (made on its first card). Keeps
+ * brand, last four, expiry and a fingerprint — never the number or CVC.
+ */
+export async function addCard(em: EntityManager, cards: CardProcessor, principal: Principal, accountId: string, input: AddCardInput) {
   const account = await requireAccount(em, principal, accountId);
-  const checked = checkCard(input.card);
-  if (!checked.ok)
-    throw AppError.invalid(Object.fromEntries(Object.entries(checked.fields).map(([f, c]) => [f, [c]])), 'The card is not acceptable.');
-  const { number, exp_month, exp_year } = input.card;
-  const brand = cardBrand(number);
-  const last4 = number.slice(-4);
-  const fingerprint = fingerprintOf(principal.integratorId, number);
+  const customerId = cards.name === 'sandbox' ? null : await cardCustomerOf(emDb(em), account.id, cards.name);
+  const added = await cards.addCard(input.card, { integratorId: principal.integratorId, accountId: account.id, customerId });
+  if (!added.ok)
+    throw AppError.invalid(
+      Object.fromEntries(Object.entries(added.fields).map(([f, c]) => [f, [c]])),
+      added.message ?? 'The card is not acceptable.',
+    );
+  const { brand, last4, exp_month, exp_year } = added.card;
   const method = addPaymentMethod(em, account, {
     integratorId: principal.integratorId,
     provider: 'card',
@@ -164,14 +174,14 @@ export async function addCard(em: EntityManager, principal: Principal, accountId
     walletKind: null,
     processingCurrency: 'USD',
     displayString: `${brand[0].toUpperCase()}${brand.slice(1)} •••• ${last4}`,
-    pspReference: null,
-    pspHashCode: fingerprint,
+    pspReference: added.card.pspReference,
+    pspHashCode: added.card.fingerprint,
     details: {
       brand,
       last4,
       exp_month,
       exp_year,
-      sandbox_outcome: checked.outcome,
+      ...added.card.details,
       ...(input.full_name ? { holder_name: input.full_name } : {}),
     },
   });
@@ -184,7 +194,7 @@ export interface AddPaypalInput {
   paypal: { email: string };
 }
 
-/** The fingerprint of a card number or PayPal address (`psp_hash_code`): the same per integrator, never the value. */
+/** The fingerprint of a PayPal address (`psp_hash_code`): the same per integrator, never the value. */
 function fingerprintOf(integratorId: string, value: string): string {
   return createHash('sha256').update(`${integratorId}:${value}`).digest('hex').slice(0, 32);
 }
@@ -208,9 +218,15 @@ export async function addPaypal(em: EntityManager, principal: Principal, account
   return methodView((await methodById(pooled(em), id))!);
 }
 
-/** Adds the payment method the body describes (`addPaymentMethod`): a sandbox card or a PayPal payout destination. */
-export function addMethod(em: EntityManager, principal: Principal, accountId: string, input: AddCardInput | AddPaypalInput) {
-  return input.type === 'paypal' ? addPaypal(em, principal, accountId, input) : addCard(em, principal, accountId, input);
+/** Adds the payment method the body describes (`addPaymentMethod`): a card (through the card processor) or a PayPal payout destination. */
+export function addMethod(
+  em: EntityManager,
+  cards: CardProcessor,
+  principal: Principal,
+  accountId: string,
+  input: AddCardInput | AddPaypalInput,
+) {
+  return input.type === 'paypal' ? addPaypal(em, principal, accountId, input) : addCard(em, cards, principal, accountId, input);
 }
 
 /** An active payment method of the caller's integrator (whose it is, its provider, its currency), if any. */

@@ -8,7 +8,14 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 export const ProviderObject = defineEntity({
   name: 'ProviderObject',
   tableName: 'provider_object',
-  indexes: [{ name: 'provider_object_ref_idx', properties: ['holdfastRef'] }],
+  indexes: [
+    { name: 'provider_object_ref_idx', properties: ['holdfastRef'] },
+    // Card holds not yet captured or released, for the sweep that finishes them.
+    {
+      name: 'provider_object_hold_idx',
+      expression: `create index provider_object_hold_idx on provider_object (updated_at) where object_type = 'payment_intent' and (snapshot ->> 'status') = 'requires_capture'`,
+    },
+  ],
   properties: {
     provider: p.enum(['stripe', 'paypal']).columnType('varchar(16)').primary(),
     objectId: p.string().length(255).primary(),

@@ -66,3 +66,25 @@ export async function providerObjectsOf(db: Db, holdfastRef: string): Promise<Pr
   );
   return rows.map(record);
 }
+
+/**
+ * Objects of a kind still in a state (`snapshot.status`) since more than `olderThanMs`, oldest
+ * first, at most `limit`: a card hold (`payment_intent`, `requires_capture`) its command left
+ * uncaptured and unreleased. Served by the partial index `provider_object_hold_idx`.
+ */
+export async function providerObjectsStuck(
+  db: Db,
+  provider: Provider,
+  objectType: 'payment_intent',
+  status: 'requires_capture',
+  olderThanMs: number,
+  limit = 100,
+): Promise<ProviderObjectRecord[]> {
+  const rows = await db.execute<Row[]>(
+    `select provider, object_id, object_type, integrator_id, holdfast_ref, snapshot from provider_object
+      where provider = ? and object_type = ? and snapshot ->> 'status' = ? and updated_at < now() - make_interval(secs => ?)
+      order by updated_at limit ?`,
+    [provider, objectType, status, olderThanMs / 1000, limit],
+  );
+  return rows.map(record);
+}

@@ -3,6 +3,8 @@
  * real providers' settings where the services are assembled (the worker, the web process, the
  * CLI). Modules receive the adapter they use; none of them reads the configuration.
  */
+import type { CardProcessor } from './card-processor.port.js';
+import { cardProcessorFor, type StripeApiSettings } from './card-processor.js';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client.js';
 import { PaypalPayoutAdapter } from './paypal-payout.adapter.js';
 import type { PayoutRail } from './payout-rail.port.js';
@@ -12,10 +14,12 @@ import { sandboxPayoutRail } from './sandbox-payout.adapter.js';
 /** The real providers' settings, each set when a rail runs on that provider. */
 export interface RailSettings {
   paypal?: PaypalClientOptions;
+  stripeApi?: StripeApiSettings;
 }
 
 /** Each port's adapter, and the provider clients behind them (for the webhooks they sign). */
 export interface RailAdapters {
+  cards: CardProcessor;
   payouts: PayoutRail;
   /** The PayPal client when payouts run on PayPal: it also checks `/hooks/paypal` deliveries. */
   paypal?: PaypalClient;
@@ -23,13 +27,14 @@ export interface RailAdapters {
 
 /** The adapters of a rail choice. */
 export function railAdapters(choice: RailChoice, settings: RailSettings = {}): RailAdapters {
+  const cards = cardProcessorFor(choice.cards, settings.stripeApi);
   switch (choice.payouts) {
     case 'sandbox':
-      return { payouts: sandboxPayoutRail };
+      return { cards, payouts: sandboxPayoutRail };
     case 'paypal': {
       if (!settings.paypal) throw new Error('PAYOUT_RAIL=paypal without its settings');
       const paypal = new PaypalClient(settings.paypal);
-      return { payouts: new PaypalPayoutAdapter(paypal), paypal };
+      return { cards, payouts: new PaypalPayoutAdapter(paypal), paypal };
     }
   }
 }

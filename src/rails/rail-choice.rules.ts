@@ -6,7 +6,7 @@
  */
 
 export const RAILS = {
-  cards: { variable: 'CARD_PROCESSOR', adapters: ['sandbox'] },
+  cards: { variable: 'CARD_PROCESSOR', adapters: ['sandbox', 'stripe'] },
   identity: { variable: 'IDENTITY_VERIFIER', adapters: ['sandbox'] },
   payouts: { variable: 'PAYOUT_RAIL', adapters: ['sandbox', 'paypal'] },
 } as const;

@@ -4,7 +4,7 @@
  * `payout-unclaimed@example.com` is taken and left PROCESSING (as PayPal leaves a payout its
  * receiver has not claimed), every other address is paid (SUCCESS). It has no provider ids.
  */
-import { paypalSandboxOutcome } from '../payment-methods/payment-method.rules.js';
+import { paypalSandboxOutcome } from './sandbox-payout.rules.js';
 import type { PayoutRail, PayoutSendInput, PayoutSendResult } from './payout-rail.port.js';
 
 export const sandboxPayoutRail: PayoutRail = {

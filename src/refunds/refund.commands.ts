@@ -21,7 +21,10 @@ import { lockInvoice } from '../invoices/invoice.repository.js';
 import { prepareCharges } from '../invoices/settlement.service.js';
 import { lockForPosting, post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import type { EntryInput } from '../ledger/ledger.rules.js';
-import { REFUND_DECLINED_REASON } from '../payment-methods/payment-method.rules.js';
+import { REFUND_DECLINED_REASON } from '../rails/sandbox-card.rules.js';
+import { sandboxCardProcessor } from '../rails/sandbox-card.adapter.js';
+import type { CardProcessor, CardProvider } from '../rails/card-processor.port.js';
+import { refundCardPart } from '../invoices/card-charges.service.js';
 import { failpoint } from '../runtime/failpoints.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import { insertRefundInvoice, refundsOf, type RefundRecord } from './refund.repository.js';
@@ -35,6 +38,7 @@ import {
   refundLines,
   tokensTakenBack,
   type RefundCell,
+  type RefundCharge,
 } from './refund.rules.js';
 import {
   capOf,
@@ -78,14 +82,42 @@ function refundSources(
  * else write the refund invoice, its events and postings. A command already done answers its
  * stored result.
  */
-export async function runRefundCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
-  const result = await inCommandTransaction(em, commandId, (db, command) => refund(db, command));
+export async function runRefundCommand(em: EntityManager, cards: CardProcessor, commandId: string): Promise<CommandResult | null> {
+  const result = await inCommandTransaction(em, commandId, (db, command) => refund(db, cards, command));
   // A crash here: everything is committed, the job not yet finished in Redis.
   failpoint('refund.after-commit');
   return result;
 }
 
-async function refund(db: Db, command: LockedCommand): Promise<CommandResult> {
+/**
+ * Asks the provider for each card part that goes through, marking the ones it refuses failed
+ * (`failing` gains their reasons). This runs inside the refund's transaction, with the invoice
+ * and the integrator's accounts locked: the parts and whether the integrator's wallet covers them
+ * are decided on locked balances, so the provider refunds exactly what is then recorded; a crash
+ * before the commit reruns it and the idempotency key (`<command id>:refund:<payment method id>`)
+ * answers the same Refund. The price is a network call under those locks: refunds are rare
+ * beside pays, and the client's timeout bounds it.
+ */
+async function refundThroughProvider(
+  db: Db,
+  provider: CardProvider,
+  commandId: string,
+  purchase: InvoiceRecord,
+  refundInvoiceId: string,
+  parts: RefundCharge[],
+  failing: Map<string, string>,
+): Promise<void> {
+  for (const p of parts) {
+    if (p.status !== 'succeeded') continue;
+    const asked = await refundCardPart(db, provider, commandId, purchase, refundInvoiceId, p.payment_method_id, p.amount);
+    if (asked && !asked.ok) {
+      p.status = 'failed';
+      failing.set(p.payment_method_id, asked.reason);
+    }
+  }
+}
+
+async function refund(db: Db, cards: CardProcessor, command: LockedCommand): Promise<CommandResult> {
   const purchase = await lockInvoice(db, command.target_id);
   if (!purchase) throw invoiceNotFound();
   const holder = tokenHolderOf(purchase);
@@ -105,6 +137,7 @@ async function refund(db: Db, command: LockedCommand): Promise<CommandResult> {
     currency,
     left.methods.filter((c) => c.amount > 0),
     false,
+    cards,
   );
   const publisher = await systemAccount(db, integratorId, 'publisher_wallet', currency);
   const issuance = currency === 'USD' ? null : await systemAccount(db, integratorId, 'token_issuance', currency);
@@ -131,13 +164,21 @@ async function refund(db: Db, command: LockedCommand): Promise<CommandResult> {
   }
   const failing = new Map(methods.filter((m) => m.refundFailure).map((m) => [m.paymentMethodId, m.refundFailure!]));
   const parts = refundCharges(cells, currency, (id) => failing.has(id));
-  const moving = parts.filter((p) => p.status === 'succeeded').reduce((sum, p) => sum + p.amount, 0);
-  const sources = refundSources(currency, moving, { account: publisher, balance: balances.get(publisher) ?? 0 }, issuance);
+  const movingOf = () => parts.filter((p) => p.status === 'succeeded').reduce((sum, p) => sum + p.amount, 0);
+  const refundId = newId('inv');
+  const publisherFunds = { account: publisher, balance: balances.get(publisher) ?? 0 };
+  let sources = refundSources(currency, movingOf(), publisherFunds, issuance);
   if (!sources) for (const p of parts) p.status = 'failed';
+  else if (cards.provider) {
+    // Only once the integrator's wallet is known to cover it is the provider asked; what it refuses moves nothing.
+    await refundThroughProvider(db, cards.provider, command.id, purchase, refundId, parts, failing);
+    sources = refundSources(currency, movingOf(), publisherFunds, issuance);
+  }
+  const moving = movingOf();
   const declined = parts.find((p) => p.status === 'failed' && failing.has(p.payment_method_id));
   const now = new Date();
   const refund: RefundRecord = {
-    id: newId('inv'),
+    id: refundId,
     integratorId,
     accountId: purchase.accountId,
     // Not the escrow's: an escrow's invoices are its phases.
@@ -248,6 +289,12 @@ function refundPostings(
   return postings;
 }
 
-export const refundCommands: CommandRunners = {
-  'invoice.refund': runRefundCommand,
-};
+/** The refunds module's runners, refunding cards through `cards`. */
+export function refundCommandsWith(cards: CardProcessor): CommandRunners {
+  return {
+    'invoice.refund': (em, commandId) => runRefundCommand(em, cards, commandId),
+  };
+}
+
+/** The refunds module's runners on the sandbox card processor. */
+export const refundCommands: CommandRunners = refundCommandsWith(sandboxCardProcessor);

@@ -15,6 +15,7 @@ import { QueueName } from '../../src/queues/names.js';
 import type { PayoutRail, PayoutSendInput } from '../../src/rails/payout-rail.port.js';
 import { RailUnavailableError } from '../../src/rails/rail-unavailable.error.js';
 import { sandboxPayoutRail } from '../../src/rails/sandbox-payout.adapter.js';
+import { sandboxCardProcessor } from '../../src/rails/sandbox-card.adapter.js';
 import { commandRunners, commandsProcessor } from '../../workers/commands.processor.js';
 import { call, h, holdfastCli, newClient, TEST_QUEUE_PREFIX, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
@@ -332,10 +333,14 @@ describe('payouts on the payout rail: PROCESSING, RETURNED, payout.settle', func
     const queue = new Queue(QueueName.Commands, { connection: h().redis, prefix });
     const connection = createRedis(h().redisUrl, 'worker');
     const rail = recordingRail(2);
-    const worker = new Worker(QueueName.Commands, commandsProcessor(h().orm, bus, commandRegistry(commandRunners({ payouts: rail }))), {
-      connection,
-      prefix,
-    });
+    const worker = new Worker(
+      QueueName.Commands,
+      commandsProcessor(h().orm, bus, commandRegistry(commandRunners({ cards: sandboxCardProcessor, payouts: rail }))),
+      {
+        connection,
+        prefix,
+      },
+    );
     try {
       const commandId = await submitCommand(db(h().orm.em.fork()), {
         integratorId: s.integrator_id,

@@ -27,6 +27,7 @@ import { createLogger, type Logger } from '../../src/runtime/logger.js';
 import { resolveServices, type ResolvedServices } from '../../src/runtime/services.js';
 import { checkResponse } from './contract.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
+import type { CardProcessor } from '../../src/rails/card-processor.port.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 
 /** This run's suffix: base-36 start time (stale databases of crashed runs are recognised by it) and a random part. */
@@ -188,6 +189,8 @@ export async function startExtraApp(
     signer?: TokenSigner;
     /** The identity port's adapter (the sandbox by default). */
     identityVerifier?: IdentityVerifier;
+    /** The card processor cards are added through (the sandbox by default). */
+    cards?: CardProcessor;
   } = {},
 ) {
   const base = h();
@@ -212,6 +215,7 @@ export async function startExtraApp(
     logger: opts.logger ?? createLogger('silent', 'holdfast-test'),
     demoClientId: opts.demoClientId,
     identityVerifier: opts.identityVerifier,
+    cards: opts.cards,
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

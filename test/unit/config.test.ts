@@ -143,6 +143,49 @@ describe('config', () => {
     assert.equal(loadConfig({}).commandJobBatch, 32);
     assert.equal(loadConfig({ COMMAND_JOB_BATCH: '1' }).commandJobBatch, 1);
   });
+
+  describe('the Stripe card rail (CARD_PROCESSOR=stripe)', () => {
+    const stripe = { CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123' };
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        assert.ok(err instanceof ConfigError, String(err));
+        return err.message;
+      }
+      return assert.fail('expected a ConfigError');
+    };
+
+    it("reaches Stripe's own API by default, and splits STRIPE_API_BASE into host, port and protocol", () => {
+      const c = loadConfig(stripe);
+      assert.equal(c.rails.cards, 'stripe');
+      assert.deepEqual(c.stripeApi, {
+        secretKey: 'sk_test_abc123',
+        host: 'api.stripe.com',
+        port: 443,
+        protocol: 'https',
+        jsUrl: 'https://js.stripe.com/v3/',
+      });
+      const local = loadConfig({ ...stripe, STRIPE_API_BASE: 'http://127.0.0.1:12111', STRIPE_JS_URL: 'http://127.0.0.1:12111/v3/' });
+      assert.deepEqual([local.stripeApi.host, local.stripeApi.port, local.stripeApi.protocol], ['127.0.0.1', 12111, 'http']);
+      assert.equal(local.stripeApi.jsUrl, 'http://127.0.0.1:12111/v3/');
+    });
+
+    it('requires STRIPE_SECRET_KEY with CARD_PROCESSOR=stripe, in one line naming it (never the key)', () => {
+      assert.equal(refusal({ CARD_PROCESSOR: 'stripe' }), 'STRIPE_SECRET_KEY must be set when CARD_PROCESSOR=stripe');
+      const bad = refusal({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'pk_test_published' });
+      assert.match(bad, /^STRIPE_SECRET_KEY must be /);
+      assert.ok(!bad.includes('pk_test_published'));
+      assert.equal(loadConfig({}).stripeApi.secretKey, undefined);
+    });
+
+    it('refuses a STRIPE_API_BASE or STRIPE_JS_URL that is no origin or URL, naming it', () => {
+      assert.match(refusal({ ...stripe, STRIPE_API_BASE: 'https://api.stripe.com/v1' }), /^STRIPE_API_BASE must be an origin/);
+      assert.match(refusal({ ...stripe, STRIPE_API_BASE: 'ftp://x' }), /^STRIPE_API_BASE must start with/);
+      assert.match(refusal({ ...stripe, STRIPE_JS_URL: 'not a url' }), /^STRIPE_JS_URL must be a URL/);
+      assert.match(refusal({ CARD_PROCESSOR: 'adyen' }), /^CARD_PROCESSOR must be one of sandbox, stripe/);
+    });
+  });
 });
 
 describe('config: PayPal Payouts (PAYOUT_RAIL=paypal)', () => {

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
-import {
-  canPayPurchases,
-  cardBrand,
-  checkCard,
-  isExpired,
-  luhnValid,
-  normalisePaypalEmail,
-  paypalSandboxOutcome,
-} from '../../src/payment-methods/payment-method.rules.js';
+import { canPayPurchases, normalisePaypalEmail } from '../../src/payment-methods/payment-method.rules.js';
+import { paypalSandboxOutcome } from '../../src/rails/sandbox-payout.rules.js';
+import { cardBrand, checkCard, isExpired, luhnValid } from '../../src/rails/sandbox-card.rules.js';
 
 describe('card rules', () => {
   it('checks the Luhn digit', () => {

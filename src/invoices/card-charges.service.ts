@@ -1,0 +1,253 @@
+/**
+ * Card charges through a real card processor (one with a provider: Stripe), around a command's
+ * decision. A sandbox processor never comes here: it decides at once, inside the decision.
+ *
+ * Where the provider calls happen, and why:
+ * - Before the decision, outside any transaction: each card charge is *authorized* (held on the
+ *   card, `capture_method: manual`, off-session), so no row lock is held during a network call.
+ *   The idempotency key `<command id>:charge:<payment method id>` makes a retried or crashed
+ *   command get the same PaymentIntent back, never a second one. Wallets are checked first (as
+ *   they stand): a pay that a wallet cannot cover asks nothing of the cards.
+ * - The decision (the command's transaction, or the escrow batch's one statement) takes the
+ *   authorizations as the cards' verdicts: all or nothing, wallets locked as today.
+ * - After it commits: every authorization of a paid invoice is captured, of a failed one
+ *   released (`<command id>:capture:…` / `:cancel:…`). This step runs on every run of the
+ *   command's job (a done command too), so a crash or an outage after the commit is finished
+ *   by the job's retry. Authorize-then-capture rather than charge-then-refund: a failed
+ *   all-or-nothing pay never shows the buyer a charge and its refund, and releasing a hold
+ *   cannot fail the way a refund can.
+ * - An escrow cancel refunds its captured card charges after the cancel is written
+ *   (`<command id>:refund:<payment method id>`), on every run of its job likewise: the escrow
+ *   moved first, so a cancel that lost to a commit never refunds.
+ *
+ * Every PaymentIntent and Refund is kept in `provider_object` with what it stands behind:
+ * `invoice:<invoice id>:charge:<payment method id>` (the paid invoice's charge) and
+ * `invoice:<refund or cancel invoice id>:refund:<payment method id>`.
+ */
+import type { Db } from '../db/sql.js';
+import { chargeMethods } from '../payment-methods/payment-method.repository.js';
+import {
+  authorizedVerdicts,
+  cardCallKey,
+  chargeRef,
+  refundRef,
+  type Authorization,
+  type CardProvider,
+  type CardVerdicts,
+} from '../rails/card-processor.port.js';
+import { providerObjectsOf, providerObjectsStuck, saveProviderObject } from '../rails/provider-object.repository.js';
+import type { CommandKind } from '../commands/command.registry.js';
+import { commandTarget } from '../commands/command.service.js';
+import { readInvoice } from './invoice.repository.js';
+import type { StoredCharge } from './invoice.entity.js';
+import type { InvoiceRecord } from './invoice.rules.js';
+import type { ChargeMethod } from './settlement.service.js';
+
+/** The verdicts of a pay's cards, and the cards left unasked because a wallet could not cover the pay as it stood. */
+export interface CardAuthorizations {
+  verdicts: CardVerdicts;
+  /** Card methods not authorized: should the decision find the pay payable after all, it must run again. */
+  unasked: Set<string>;
+}
+
+/** Whether every non-card charge would go through as things stand (unlocked): wallets cover it, no owner blocked. */
+function othersWouldPay(charges: StoredCharge[], methods: ChargeMethod[], balances: Map<string, number>): boolean {
+  const left = new Map(balances);
+  for (const c of charges) {
+    const m = methods.find((x) => x.id === c.payment_method_id);
+    if (!m || m.owner_blocked) return false;
+    if (m.wallet) {
+      const balance = left.get(m.wallet) ?? 0;
+      if (balance < c.amount) return false;
+      left.set(m.wallet, balance - c.amount);
+    }
+  }
+  return true;
+}
+
+/**
+ * Authorizes the card charges of an invoice about to be paid, each under its command's
+ * idempotency key, and stores each PaymentIntent. Rejects with `CardProviderUnavailable` when the
+ * provider cannot answer (the command retries).
+ */
+export async function authorizeCardCharges(
+  db: Db,
+  provider: CardProvider,
+  commandId: string,
+  invoice: Pick<InvoiceRecord, 'id' | 'integratorId' | 'currency' | 'paymentMethods'>,
+  methods: ChargeMethod[],
+  balances: Map<string, number>,
+): Promise<CardAuthorizations> {
+  const cards = invoice.paymentMethods.filter((c) => methods.find((m) => m.id === c.payment_method_id)?.provider === 'card');
+  if (!othersWouldPay(invoice.paymentMethods, methods, balances)) {
+    return { verdicts: { chargeFailure: () => null, refundFailure: () => null }, unasked: new Set(cards.map((c) => c.payment_method_id)) };
+  }
+  const authorizations = new Map<string, Authorization>();
+  await Promise.all(
+    cards.map(async (c) => {
+      const method = methods.find((m) => m.id === c.payment_method_id)!;
+      const holdfastRef = chargeRef(invoice.id, c.payment_method_id);
+      const a = await provider.authorize({
+        commandId,
+        paymentMethodId: c.payment_method_id,
+        card: method.details,
+        amount: c.amount,
+        currency: invoice.currency,
+        holdfastRef,
+        integratorId: invoice.integratorId,
+        description: `invoice ${invoice.id}`,
+      });
+      if (a.paymentIntentId && a.snapshot)
+        await saveProviderObject(db, {
+          provider: 'stripe',
+          objectId: a.paymentIntentId,
+          objectType: 'payment_intent',
+          integratorId: invoice.integratorId,
+          holdfastRef,
+          snapshot: a.snapshot,
+        });
+      authorizations.set(c.payment_method_id, a);
+    }),
+  );
+  return { verdicts: authorizedVerdicts(authorizations), unasked: new Set() };
+}
+
+/** Authorizes an invoice's cards reading its methods and wallet balances as they stand (the standard invoice's pay). */
+export async function authorizeInvoiceCards(
+  db: Db,
+  provider: CardProvider,
+  commandId: string,
+  invoice: InvoiceRecord,
+): Promise<CardAuthorizations> {
+  const methods = await chargeMethods<ChargeMethod & { balance: string | null }>(
+    db,
+    invoice.paymentMethods.map((c) => c.payment_method_id),
+  );
+  const balances = new Map(methods.filter((m) => m.wallet).map((m) => [m.wallet!, Number(m.balance ?? 0)]));
+  return authorizeCardCharges(db, provider, commandId, invoice, methods, balances);
+}
+
+/** The PaymentIntent of an invoice's card charge, as last stored. */
+async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) {
+  const [intent] = (await providerObjectsOf(db, chargeRef(invoiceId, paymentMethodId))).filter((o) => o.objectType === 'payment_intent');
+  return intent;
+}
+
+/**
+ * After a pay's decision committed: captures the authorizations of a paid invoice (state
+ * SUCCESS), releases those of a failed one. Nothing while the invoice is undecided. Safe to run
+ * any number of times (stored states, idempotency keys).
+ */
+export async function settleCardAuthorizations(db: Db, provider: CardProvider, commandId: string, invoice: InvoiceRecord): Promise<void> {
+  if (invoice.state !== 'SUCCESS' && invoice.state !== 'FAILED') return;
+  await captureOrRelease(db, provider, commandId, invoice);
+}
+
+/** Releases the authorizations of a pay that was refused before it decided (its invoice stays as it was). */
+export function releaseCardAuthorizations(db: Db, provider: CardProvider, commandId: string, invoice: InvoiceRecord): Promise<void> {
+  return captureOrRelease(db, provider, commandId, { ...invoice, state: 'FAILED' });
+}
+
+async function captureOrRelease(db: Db, provider: CardProvider, commandId: string, invoice: InvoiceRecord): Promise<void> {
+  await Promise.all(
+    invoice.paymentMethods.map(async (c) => {
+      const intent = await storedIntent(db, invoice.id, c.payment_method_id);
+      if (intent?.snapshot.status !== 'requires_capture') return;
+      const snapshot =
+        invoice.state === 'SUCCESS'
+          ? await provider.capture(intent.objectId, cardCallKey(commandId, 'capture', c.payment_method_id))
+          : await provider.cancel(intent.objectId, cardCallKey(commandId, 'cancel', c.payment_method_id));
+      await saveProviderObject(db, { ...intent, snapshot });
+    }),
+  );
+}
+
+/**
+ * Refunds an invoice's captured card charges in full (an escrow cancel), each once: a refund
+ * stored behind `refundInvoiceId` is not asked for again. Returns the failures by payment method.
+ */
+export async function refundCardCharges(
+  db: Db,
+  provider: CardProvider,
+  commandId: string,
+  paid: Pick<InvoiceRecord, 'id' | 'integratorId' | 'paymentMethods'>,
+  refundInvoiceId: string,
+): Promise<Map<string, string>> {
+  const failures = new Map<string, string>();
+  await Promise.all(
+    paid.paymentMethods.map(async (c) => {
+      const intent = await storedIntent(db, paid.id, c.payment_method_id);
+      if (!intent) return;
+      const holdfastRef = refundRef(refundInvoiceId, c.payment_method_id);
+      if ((await providerObjectsOf(db, holdfastRef)).length) return;
+      if (intent.snapshot.status === 'requires_capture') {
+        // Never captured (its pay's capture had not run yet): releasing the hold is the refund.
+        const snapshot = await provider.cancel(intent.objectId, cardCallKey(commandId, 'cancel', c.payment_method_id));
+        await saveProviderObject(db, { ...intent, snapshot });
+        return;
+      }
+      if (intent.snapshot.status !== 'succeeded') return;
+      const refunded = await provider.refund(intent.objectId, c.amount, cardCallKey(commandId, 'refund', c.payment_method_id));
+      if (refunded.refundId && refunded.snapshot)
+        await saveProviderObject(db, {
+          provider: 'stripe',
+          objectId: refunded.refundId,
+          objectType: 'refund',
+          integratorId: paid.integratorId,
+          holdfastRef,
+          snapshot: refunded.snapshot,
+        });
+      if (!refunded.ok) failures.set(c.payment_method_id, refunded.reason);
+    }),
+  );
+  return failures;
+}
+
+/**
+ * Refunds part of a paid invoice's card charge through the provider (a refund command), once per
+ * command and payment method, and stores the Refund behind `refundInvoiceId`. Null when the
+ * method's charge went through no provider (a wallet, POBO, or a card paid before this processor).
+ */
+export async function refundCardPart(
+  db: Db,
+  provider: CardProvider,
+  commandId: string,
+  paid: Pick<InvoiceRecord, 'id' | 'integratorId'>,
+  refundInvoiceId: string,
+  paymentMethodId: string,
+  amount: number,
+): Promise<{ ok: true } | { ok: false; reason: string } | null> {
+  const intent = await storedIntent(db, paid.id, paymentMethodId);
+  if (!intent) return null;
+  const refunded = await provider.refund(intent.objectId, amount, cardCallKey(commandId, 'refund', paymentMethodId));
+  if (refunded.refundId && refunded.snapshot)
+    await saveProviderObject(db, {
+      provider: 'stripe',
+      objectId: refunded.refundId,
+      objectType: 'refund',
+      integratorId: paid.integratorId,
+      holdfastRef: refundRef(refundInvoiceId, paymentMethodId),
+      snapshot: refunded.snapshot,
+    });
+  return refunded.ok ? { ok: true } : { ok: false, reason: refunded.reason };
+}
+
+/**
+ * The pay commands that left a card hold neither captured nor released for longer than
+ * `olderThanMs` (the provider was down past their job's retries), once their invoice is decided:
+ * run again, such a done command captures or releases it (the step after its decision runs on
+ * every run). The command is named in the PaymentIntent's metadata (`holdfast_command_id`).
+ */
+export async function commandsWithUnsettledHolds(db: Db, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
+  const found = new Map<string, CommandKind>();
+  for (const hold of await providerObjectsStuck(db, 'stripe', 'payment_intent', 'requires_capture', olderThanMs)) {
+    const commandId = (hold.snapshot.metadata as Record<string, string> | undefined)?.holdfast_command_id;
+    const invoiceId = /^invoice:([^:]+):charge:/.exec(hold.holdfastRef)?.[1];
+    if (!commandId || !invoiceId || found.has(commandId)) continue;
+    const invoice = await readInvoice(db, invoiceId);
+    const command = await commandTarget(db, commandId);
+    // An undecided invoice's command is pending: the stalled-command sweep already runs it.
+    if (command?.state === 'done' && (invoice?.state === 'SUCCESS' || invoice?.state === 'FAILED')) found.set(commandId, command.kind);
+  }
+  return [...found].map(([id, kind]) => ({ id, kind }));
+}
