@@ -5,7 +5,7 @@
 import { FAILPOINTS } from '../src/runtime/failpoints.js';
 import { DEFAULT_COMMAND_JOB_BATCH, QueueName } from '../src/queues/names.js';
 import { parseRedisUrl, RedisUrlError } from '../src/queues/redis-url.rules.js';
-import { RAILS, type Rail, type RailChoice } from '../src/rails/rail-choice.rules.js';
+import { RAILS, type Rail, type RailAdapter, type RailChoice } from '../src/rails/rail-choice.rules.js';
 
 export type Role = 'all' | 'web' | 'worker';
 export type AppEnv = 'staging' | 'production';
@@ -17,6 +17,8 @@ export interface Config {
   appEnvFrom: 'APP_ENV' | 'NODE_ENV' | 'default';
   /** The adapter each money rail runs on (CARD_PROCESSOR, IDENTITY_VERIFIER, PAYOUT_RAIL; `sandbox` by default). */
   rails: RailChoice;
+  /** Stripe's API for the Stripe rails (STRIPE_SECRET_KEY, STRIPE_API_BASE, STRIPE_JS_URL); the key is set when CARD_PROCESSOR or IDENTITY_VERIFIER is stripe. */
+  stripeApi: StripeApiConfig;
   /** Provider webhooks in (STRIPE_WEBHOOK_SECRET, PAYPAL_WEBHOOK_ID): an endpoint whose value is unset is not mounted (404). */
   providerWebhooks: ProviderWebhooks;
   port: number;
@@ -66,6 +68,18 @@ export interface Config {
   /** How long a token exchange may be executed after it was quoted. */
   tokenExchangeTtlSeconds: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** Where and how the `stripe` package reaches Stripe's API, and the browser library's URL. */
+export interface StripeApiConfig {
+  /** Unset unless a rail uses Stripe. */
+  secretKey: string | undefined;
+  /** STRIPE_API_BASE split into the package's options (default Stripe's own, https://api.stripe.com). */
+  host: string;
+  port: number;
+  protocol: 'http' | 'https';
+  /** STRIPE_JS_URL: Stripe's browser library (default https://js.stripe.com/v3/). */
+  jsUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -191,8 +205,36 @@ function appEnvironment(env: Env): { appEnv: AppEnv; appEnvFrom: Config['appEnvF
 }
 
 function rails(env: Env): RailChoice {
-  const pick = <R extends Rail>(rail: R) => oneOf(env, RAILS[rail].variable, RAILS[rail].adapters, 'sandbox');
+  const pick = <R extends Rail>(rail: R): RailAdapter<R> =>
+    oneOf<RailAdapter<R>>(env, RAILS[rail].variable, RAILS[rail].adapters as readonly RailAdapter<R>[], 'sandbox' as RailAdapter<R>);
   return { cards: pick('cards'), identity: pick('identity'), payouts: pick('payouts') };
+}
+
+/**
+ * `STRIPE_SECRET_KEY`, `STRIPE_API_BASE` and `STRIPE_JS_URL`: the key is required with
+ * CARD_PROCESSOR=stripe or IDENTITY_VERIFIER=stripe and must look like a secret or restricted
+ * key (never echoed); the API base is a bare origin, split into the `stripe` package's host,
+ * port and protocol.
+ */
+function stripeApi(env: Env, choice: RailChoice): StripeApiConfig {
+  const key = env.STRIPE_SECRET_KEY || undefined;
+  const needs = (Object.keys(RAILS) as Rail[]).find((rail) => (choice[rail] as string) === 'stripe');
+  if (needs && !key) throw new ConfigError(`STRIPE_SECRET_KEY must be set when ${RAILS[needs].variable}=stripe`);
+  if (key && !/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(key))
+    throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)');
+  const base = new URL(url(env, 'STRIPE_API_BASE', ['http:', 'https:']) ?? 'https://api.stripe.com');
+  if (base.pathname !== '/' || base.search || base.username || base.password)
+    throw new ConfigError(
+      `STRIPE_API_BASE must be an origin such as https://api.stripe.com, without a path (got "${env.STRIPE_API_BASE}")`,
+    );
+  const protocol = base.protocol === 'http:' ? 'http' : 'https';
+  return {
+    secretKey: key,
+    host: base.hostname.replace(/^\[|\]$/g, ''),
+    port: base.port ? Number(base.port) : protocol === 'http' ? 80 : 443,
+    protocol,
+    jsUrl: url(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
+  };
 }
 
 /** What verifies the providers' webhooks: Stripe's endpoint signing secret and PayPal's webhook id. */
@@ -224,11 +266,13 @@ export function loadConfig(env: Env = process.env): Config {
   // BullMQ runs a queue's commands on all its keys at once: on a cluster they must share a slot.
   if (redis && /^redis\+cluster:/i.test(redis) && !/\{[^{}]+\}/.test(queuePrefix))
     throw new ConfigError(`QUEUE_PREFIX must hold a hash tag such as {holdfast} when REDIS_URL names a cluster (got "${queuePrefix}")`);
+  const railChoice = rails(env);
   return {
     role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
     appEnv,
     appEnvFrom,
-    rails: rails(env),
+    rails: railChoice,
+    stripeApi: stripeApi(env, railChoice),
     providerWebhooks: providerWebhooks(env),
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

@@ -23,6 +23,7 @@ import { Migration20261127020000HousekeepingIndexes } from './Migration202611270
 import { Migration20261128000000SessionsEndByRule } from './Migration20261128000000SessionsEndByRule.js';
 import { Migration20261128100000EnvironmentAndProviderObjects } from './Migration20261128100000EnvironmentAndProviderObjects.js';
 import { Migration20261128140000ProviderEvents } from './Migration20261128140000ProviderEvents.js';
+import { Migration20261128150000KycSubmissions } from './Migration20261128150000KycSubmissions.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
@@ -62,4 +63,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128100000EnvironmentAndProviderObjects', class: Migration20261128100000EnvironmentAndProviderObjects },
   { name: 'Migration20261128110000KycFinality', class: Migration20261128110000KycFinality },
   { name: 'Migration20261128140000ProviderEvents', class: Migration20261128140000ProviderEvents },
+  { name: 'Migration20261128150000KycSubmissions', class: Migration20261128150000KycSubmissions },
 ];

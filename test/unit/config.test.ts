@@ -63,6 +63,33 @@ describe('config', () => {
     );
   });
 
+  it('refuses IDENTITY_VERIFIER=stripe without STRIPE_SECRET_KEY, in one line at boot, and splits STRIPE_API_BASE', () => {
+    assert.throws(
+      () => loadConfig({ IDENTITY_VERIFIER: 'stripe' }),
+      (err: Error) => err instanceof ConfigError && err.message === 'STRIPE_SECRET_KEY must be set when IDENTITY_VERIFIER=stripe',
+    );
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(res.status, 1);
+    assert.equal(res.stderr.trim(), 'holdfast: STRIPE_SECRET_KEY must be set when IDENTITY_VERIFIER=stripe');
+    const c = loadConfig({ IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111' });
+    assert.equal(c.rails.identity, 'stripe');
+    assert.deepEqual(
+      { ...c.stripeApi, secretKey: undefined },
+      {
+        secretKey: undefined,
+        host: '127.0.0.1',
+        port: 12111,
+        protocol: 'http',
+        jsUrl: 'https://js.stripe.com/v3/',
+      },
+    );
+    assert.deepEqual([loadConfig({}).stripeApi.host, loadConfig({}).stripeApi.port], ['api.stripe.com', 443]);
+  });
+
   it('stops the process at boot with one line naming the bad variable', () => {
     const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: { ...process.env, PORT: 'abc' },
