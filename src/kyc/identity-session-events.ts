@@ -10,6 +10,7 @@ import type { Db } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { VERIFIER_OUTCOMES, type VerifierOutcome } from '../rails/identity-verifier.port.js';
 import { findProviderObject, saveProviderObject } from '../rails/provider-object.repository.js';
+import { verificationSessionSnapshot } from '../rails/verification-session.rules.js';
 import { findKycCheckById } from './kyc.repository.js';
 import { applyVerifierOutcome } from './kyc.service.js';
 
@@ -24,24 +25,6 @@ const OBJECT_TYPE = 'identity.verification_session';
 
 /** The statuses a session never leaves: a late event of an earlier status must not replace their snapshot. */
 const FINAL_STATUSES: readonly string[] = ['verified', 'canceled'];
-
-/**
- * The fields of a session Holdfast keeps: its id, status, error and the check it names — not its
- * `url` or `client_secret` (which let anyone complete it), nor `verified_outputs` or
- * `provided_details` (the person's data stays with Stripe).
- */
-const KEPT_FIELDS = [
-  'id',
-  'object',
-  'type',
-  'status',
-  'created',
-  'livemode',
-  'last_error',
-  'last_verification_report',
-  'metadata',
-  'redaction',
-];
 
 const record = (value: unknown): Record<string, unknown> | undefined =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -75,7 +58,7 @@ export async function applyIdentitySessionEvent(db: Db, event: IdentitySessionEv
       objectType: OBJECT_TYPE,
       integratorId: check.integratorId,
       holdfastRef: `kyc:${kycId}`,
-      snapshot: Object.fromEntries(KEPT_FIELDS.filter((f) => f in session).map((f) => [f, session[f]])),
+      snapshot: verificationSessionSnapshot(session),
     });
   }
   return applied ? 'applied' : 'ignored';

@@ -17,6 +17,7 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { IdentityVerifier, VerifierOutcome } from '../rails/identity-verifier.port.js';
+import { saveProviderObject } from '../rails/provider-object.repository.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import {
   countSubmission,
@@ -159,6 +160,15 @@ export async function submitKyc(
       returnUrl: verification.returnUrl,
     });
     if (started.kind === 'decided') return moveTo(db, check, started.state, 'verifier', null);
+    if (started.snapshot)
+      await saveProviderObject(db, {
+        provider: started.snapshot.provider,
+        objectId: started.sessionId,
+        objectType: started.snapshot.objectType,
+        integratorId: check.integratorId,
+        holdfastRef: `kyc:${check.kycId}`,
+        snapshot: started.snapshot.data,
+      });
     const view = await moveTo(db, check, 'PROCESSING', 'verifier', started.sessionId);
     return { ...view, verification_url: started.verificationUrl };
   });

@@ -42,7 +42,13 @@ export type IdentityVerdict = 'ACCEPT' | 'DENY' | 'MANUAL_REVIEW';
  */
 export type IdentityCheckStart =
   | { kind: 'decided'; state: IdentityVerdict }
-  | { kind: 'session'; sessionId: string; verificationUrl: string };
+  | {
+      kind: 'session';
+      sessionId: string;
+      verificationUrl: string;
+      /** The provider's session as Holdfast keeps it (provider_object), when the adapter has one: never its URL or secrets. */
+      snapshot?: { provider: 'stripe'; objectType: string; data: Record<string, unknown> };
+    };
 
 /**
  * What a provider later reports about a session (Stripe Identity's VerificationSession

@@ -10,6 +10,7 @@ import type Stripe from 'stripe';
 import { AppError } from '../errors.js';
 import type { IdentityCheckRequest, IdentityCheckStart, IdentityVerifier } from './identity-verifier.port.js';
 import { stripeClient, stripeUnavailable, type StripeClientOptions } from './stripe-client.js';
+import { verificationSessionSnapshot } from './verification-session.rules.js';
 
 /**
  * The Idempotency-Key of a submission's session: the check and the submission's number on it.
@@ -52,6 +53,15 @@ export class StripeIdentityVerifier implements IdentityVerifier {
       throw err;
     }
     if (!session.url) throw new Error(`Stripe Identity session ${session.id} has no url (status ${session.status})`);
-    return { kind: 'session', sessionId: session.id, verificationUrl: session.url };
+    return {
+      kind: 'session',
+      sessionId: session.id,
+      verificationUrl: session.url,
+      snapshot: {
+        provider: 'stripe',
+        objectType: 'identity.verification_session',
+        data: verificationSessionSnapshot(session as unknown as Record<string, unknown>),
+      },
+    };
   }
 }

@@ -145,6 +145,11 @@ describe('KYC through Stripe Identity (IDENTITY_VERIFIER=stripe, against the Str
     // The personal data Holdfast collected stays in Holdfast.
     assert.doesNotMatch(JSON.stringify(request.body), /Lovelace|1990-12-10|Analytical/);
     assert.deepEqual([(await stored(accountId)).verifier_session_id, (await stored(accountId)).submissions], [sessionId, 1]);
+    // The session is kept from its start, without what lets anyone complete it.
+    const snapshot = await snapshotOf(sessionId);
+    assert.deepEqual([snapshot.holdfast_ref, snapshot.object_type], [`kyc:${kycId}`, 'identity.verification_session']);
+    assert.equal(snapshot.snapshot.metadata.kyc_id, kycId);
+    assert.ok(!('url' in snapshot.snapshot) && !('client_secret' in snapshot.snapshot));
   });
 
   it("Stripe's verified → ACCEPT once: its snapshot stored (no URL, no secret), processing and a duplicate change nothing", async () => {
