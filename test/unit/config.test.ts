@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig, parseWorkerQueues } from '../../config/index.js';
+import { productionOnSandbox } from '../../src/environment/environment.rules.js';
 
 describe('config', () => {
   it('has the documented defaults', () => {
@@ -88,6 +89,9 @@ describe('config', () => {
       },
     );
     assert.deepEqual([loadConfig({}).stripeApi.host, loadConfig({}).stripeApi.port], ['api.stripe.com', 443]);
+    // Production no longer names the identity rail once it is on Stripe.
+    const production = loadConfig({ APP_ENV: 'production', IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: 'sk_live_abc123' });
+    assert.match(productionOnSandbox(production) ?? '', /: set CARD_PROCESSOR, PAYOUT_RAIL to a real adapter/);
   });
 
   it('stops the process at boot with one line naming the bad variable', () => {
