@@ -169,32 +169,55 @@ describe('Stripe fake, driven by the official stripe package', () => {
   for (const [token, code, declineCode] of [
     ['pm_card_chargeDeclined', 'card_declined', 'generic_decline'],
     ['pm_card_visa_chargeDeclinedInsufficientFunds', 'card_declined', 'insufficient_funds'],
-    ['pm_card_chargeDeclinedExpiredCard', 'expired_card', 'expired_card'],
-  ]) {
-    it(`declines ${token}: 402 card_error ${declineCode}, the intent back in requires_payment_method`, async () => {
-      const { customer, pm } = await customerWithCard(token);
+    ['pm_card_chargeDeclinedExpiredCard', 'expired_card', undefined],
+  ] as const) {
+    it(`declines ${token} (${declineCode ?? code}): 402 card_error at attach, and at a charge the intent is back in requires_payment_method`, async () => {
+      const customer = await stripe.customers.create({});
+      // Stripe: "The cards in the previous table can't be attached to a Customer object."
+      const atAttach = await cardError(stripe.paymentMethods.attach(token, { customer: customer.id }));
+      assert.ok(atAttach instanceof Stripe.errors.StripeCardError);
+      // The package gives a card error without a decline code an empty one.
+      assert.deepEqual([atAttach.statusCode, atAttach.code, atAttach.decline_code], [402, code, declineCode ?? '']);
       const e = await cardError(
         stripe.paymentIntents.create({
           ...CARD_ONLY,
           amount: 1000,
           currency: 'usd',
           customer: customer.id,
-          payment_method: pm.id,
+          payment_method: token,
           confirm: true,
-          off_session: true,
         }),
       );
       assert.ok(e instanceof Stripe.errors.StripeCardError);
       assert.equal(e.statusCode, 402);
       assert.equal(e.code, code);
-      assert.equal(e.decline_code, declineCode);
+      assert.equal(e.decline_code, declineCode ?? '');
       const intent = e.payment_intent as Stripe.PaymentIntent;
-      assert.equal(intent.status, 'requires_payment_method');
       assert.equal(intent.last_payment_error?.decline_code, declineCode);
+      assert.equal(intent.status, 'requires_payment_method');
+      assert.equal(intent.last_payment_error?.code, code);
       assert.equal((await stripe.paymentIntents.retrieve(intent.id)).status, 'requires_payment_method');
       await fake.waitForEvent('payment_intent.payment_failed', (ev) => ev.data.object.id === intent.id);
     });
   }
+
+  it('declines an attached pm_card_chargeCustomerFail off-session (generic_decline)', async () => {
+    const { customer, pm } = await customerWithCard('pm_card_chargeCustomerFail');
+    assert.equal(pm.customer, customer.id);
+    const e = await cardError(
+      stripe.paymentIntents.create({
+        ...CARD_ONLY,
+        amount: 1000,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        confirm: true,
+        off_session: true,
+      }),
+    );
+    assert.equal(e.decline_code, 'generic_decline');
+    assert.equal(fake.api.charges.get(String(e.charge))?.status, 'failed');
+  });
 
   it('fails an off-session charge of a card that needs authentication with authentication_required', async () => {
     const { customer, pm } = await customerWithCard('pm_card_authenticationRequired');
@@ -317,8 +340,8 @@ describe('Stripe fake, driven by the official stripe package', () => {
     });
 
     it('declines at authorization as at a charge', async () => {
-      const e = await cardError(authorize('pm_card_visa_chargeDeclinedInsufficientFunds'));
-      assert.equal(e.decline_code, 'insufficient_funds');
+      const e = await cardError(authorize('pm_card_chargeCustomerFail'));
+      assert.equal(e.decline_code, 'generic_decline');
       const auth = await cardError(authorize('pm_card_authenticationRequired'));
       assert.equal(auth.code, 'authentication_required');
     });
@@ -345,7 +368,7 @@ describe('Stripe fake, driven by the official stripe package', () => {
     assert.equal(e.statusCode, 400);
     assert.equal(e.type, 'StripeIdempotencyError');
     // A decline is stored too: the retry sees the same 402, not a second attempt.
-    const declined = await customerWithCard('pm_card_chargeDeclined');
+    const declined = await customerWithCard('pm_card_chargeCustomerFail');
     const dParams = { ...params, customer: declined.customer.id, payment_method: declined.pm.id };
     const d1 = await cardError(stripe.paymentIntents.create(dParams, { idempotencyKey: 'cmd-43-charge' }));
     const d2 = await cardError(stripe.paymentIntents.create(dParams, { idempotencyKey: 'cmd-43-charge' }));
@@ -394,6 +417,42 @@ describe('Stripe fake, driven by the official stripe package', () => {
     await fake.waitForEvent('charge.refund.updated', (ev) => ev.data.object.id === refund.id);
     assert.equal((await stripe.refunds.retrieve(refund.id)).status, 'failed');
     assert.equal((await stripe.charges.retrieve(String(intent.latest_charge))).amount_refunded, 0);
+  });
+
+  it('keeps a refund of pm_card_pendingRefund pending, then succeeds it with refund.updated', async () => {
+    const { customer, pm } = await customerWithCard('pm_card_pendingRefund');
+    const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
+      amount: 1500,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: pm.id,
+      confirm: true,
+      off_session: true,
+    });
+    const refund = await stripe.refunds.create({ payment_intent: intent.id });
+    assert.equal(refund.status, 'pending');
+    const updated = await fake.waitForEvent('refund.updated', (ev) => ev.data.object.id === refund.id);
+    assert.equal(updated.data.object.status, 'succeeded');
+    assert.deepEqual(updated.data.previous_attributes, { status: 'pending' });
+  });
+
+  it('declines a card after its 3-D Secure challenge passes (insufficient funds), back to the return_url as failed', async () => {
+    const { customer, pm } = await customerWithCard('pm_card_authenticationRequiredChargeDeclinedInsufficientFunds');
+    const intent = await stripe.paymentIntents.create({
+      ...CARD_ONLY,
+      amount: 1500,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: pm.id,
+      confirm: true,
+      return_url: 'https://holdfast.test/back',
+    });
+    assert.equal(intent.status, 'requires_action');
+    const back = await fetch(`${intent.next_action?.redirect_to_url?.url}?outcome=complete`, { method: 'POST', redirect: 'manual' });
+    assert.equal(new URL(String(back.headers.get('location'))).searchParams.get('redirect_status'), 'failed');
+    const after = await stripe.paymentIntents.retrieve(intent.id);
+    assert.deepEqual([after.status, after.last_payment_error?.decline_code], ['requires_payment_method', 'insufficient_funds']);
   });
 
   describe('identity', () => {

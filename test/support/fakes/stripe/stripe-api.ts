@@ -1,4 +1,4 @@
-import { StripeError } from './stripe-error.js';
+import { docUrl, StripeError } from './stripe-error.js';
 import { fingerprint, stripeId } from './stripe-ids.js';
 import { type TestCard, testCardByNumber, testCardByToken } from './test-cards.js';
 import type { StripeEvent, WebhookSender } from './webhook-sender.js';
@@ -45,6 +45,7 @@ export class StripeApi {
 
   /** POST /v1/customers */
   createCustomer(p: Params, ctx: RequestContext): Obj {
+    if (p.payment_method) this.assertAttachable(this.paymentMethod(p.payment_method));
     const customer: Obj = {
       id: stripeId('cus', 14),
       object: 'customer',
@@ -133,9 +134,27 @@ export class StripeApi {
       throw StripeError.invalid('The payment method you provided has already been attached to a customer.', 'payment_method');
     }
     if (pm.customer === customer.id) return pm;
+    this.assertAttachable(pm);
     pm.customer = customer.id;
     this.emit('payment_method.attached', pm, ctx);
     return pm;
+  }
+
+  /** Stripe's documented declining test cards "can't be attached to a Customer object": attaching answers the decline. */
+  private assertAttachable(pm: Obj): void {
+    const card = this.cards.get(pm.id);
+    if (!card?.declinesAttach || card.charge.kind !== 'decline') return;
+    throw new StripeError(
+      402,
+      {
+        type: 'card_error',
+        code: card.charge.code,
+        decline_code: card.charge.declineCode,
+        message: card.charge.message,
+        doc_url: docUrl(card.charge.code),
+      },
+      true,
+    );
   }
 
   /** POST /v1/payment_methods/{payment_method}/detach */
@@ -409,6 +428,15 @@ export class StripeApi {
     }
     intent.next_action = null;
     const pm = this.paymentMethods.get(intent.payment_method)!;
+    const card = this.cards.get(pm.id)!;
+    if (outcome === 'complete' && card.charge.kind === 'authenticate' && card.charge.afterwards) {
+      try {
+        this.decline(intent, pm, ctx, card.charge.afterwards);
+      } catch (e) {
+        if (!(e instanceof StripeError)) throw e;
+      }
+      return intent;
+    }
     if (outcome === 'complete') return this.succeed(intent, pm, ctx, true);
     const error = {
       type: 'invalid_request_error',
@@ -475,7 +503,7 @@ export class StripeApi {
     return intent;
   }
 
-  private decline(intent: Obj, pm: Obj, ctx: RequestContext, d: { code: string; declineCode: string; message: string }): never {
+  private decline(intent: Obj, pm: Obj, ctx: RequestContext, d: { code: string; declineCode?: string; message: string }): never {
     const charge = this.newCharge(intent, pm, { paid: false, authenticated: false, failure: d });
     const error = {
       type: 'card_error' as const,
@@ -503,7 +531,7 @@ export class StripeApi {
   private newCharge(
     intent: Obj,
     pm: Obj,
-    o: { paid: boolean; authenticated: boolean; captured?: boolean; failure?: { code: string; declineCode: string; message: string } },
+    o: { paid: boolean; authenticated: boolean; captured?: boolean; failure?: { code: string; declineCode?: string; message: string } },
   ): Obj {
     const id = stripeId('ch');
     const charge: Obj = {
@@ -650,6 +678,8 @@ export class StripeApi {
       status: 'succeeded',
       transfer_reversal: null,
     };
+    const card = this.cards.get(charge.payment_method);
+    if (card?.refund === 'pending-then-succeeds') Object.assign(refund, { status: 'pending', pending_reason: 'processing' });
     this.refunds.set(refund.id, refund);
     charge.amount_refunded += amount;
     charge.refunded = charge.amount_refunded === charge.amount;
@@ -657,8 +687,8 @@ export class StripeApi {
     charge.refunds.total_count += 1;
     this.emit('refund.created', refund, ctx);
     this.emit('charge.refunded', charge, ctx);
-    const card = this.cards.get(charge.payment_method);
-    if (card?.refundFails) this.later(() => this.failRefund(refund.id), this.refundFailureDelayMs);
+    if (card?.refund === 'fails-later') this.later(() => this.failRefund(refund.id), this.refundFailureDelayMs);
+    if (card?.refund === 'pending-then-succeeds') this.later(() => this.settleRefund(refund.id), this.refundFailureDelayMs);
     return refund;
   }
 
@@ -666,6 +696,19 @@ export class StripeApi {
   refund(id: string): Obj {
     const refund = this.refunds.get(id);
     if (!refund) throw StripeError.missing('refund', id, 'refund');
+    return refund;
+  }
+
+  /** Settles a pending refund as succeeded, as Stripe does later for `pm_card_pendingRefund`. */
+  settleRefund(id: string): Obj {
+    const refund = this.refund(id);
+    if (refund.status !== 'pending') return refund;
+    const previous = { status: refund.status };
+    refund.status = 'succeeded';
+    refund.pending_reason = null;
+    const ctx: RequestContext = { requestId: '', idempotencyKey: null, publishable: false };
+    this.emit('refund.updated', refund, ctx, previous);
+    this.emit('charge.refund.updated', refund, ctx, previous);
     return refund;
   }
 

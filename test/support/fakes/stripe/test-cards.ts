@@ -4,8 +4,9 @@
  */
 export type ChargeBehaviour =
   | { kind: 'succeed' }
-  | { kind: 'decline'; code: string; declineCode: string; message: string }
-  | { kind: 'authenticate' };
+  | { kind: 'decline'; code: string; declineCode?: string; message: string }
+  /** 3-D Secure on every charge; `afterwards` is what an authenticated charge does (default: succeed). */
+  | { kind: 'authenticate'; afterwards?: { code: string; declineCode?: string; message: string } };
 
 export interface TestCard {
   /** The test PaymentMethod id Stripe accepts in place of a real one. */
@@ -15,11 +16,13 @@ export interface TestCard {
   funding: 'credit' | 'debit';
   country: string;
   charge: ChargeBehaviour;
-  /** Refunds of this card's charges fail some time after they are created. */
-  refundFails?: boolean;
+  /** What refunds of this card's charges do later: fail (`refundFail`) or succeed after `pending` (`pendingRefund`). */
+  refund?: 'fails-later' | 'pending-then-succeeds';
+  /** Stripe's documented declining cards cannot be attached to a Customer: attaching answers their decline. */
+  declinesAttach?: boolean;
 }
 
-const declined = (declineCode: string, message: string, code = 'card_declined'): ChargeBehaviour => ({
+const declined = (declineCode: string | undefined, message: string, code = 'card_declined'): ChargeBehaviour => ({
   kind: 'decline',
   code,
   declineCode,
@@ -40,6 +43,7 @@ const CARDS: TestCard[] = [
   { token: 'pm_card_amex', number: '378282246310005', brand: 'amex', funding: 'credit', country: 'US', charge: { kind: 'succeed' } },
   {
     token: 'pm_card_chargeDeclined',
+    declinesAttach: true,
     number: '4000000000000002',
     brand: 'visa',
     funding: 'credit',
@@ -48,6 +52,7 @@ const CARDS: TestCard[] = [
   },
   {
     token: 'pm_card_visa_chargeDeclinedInsufficientFunds',
+    declinesAttach: true,
     number: '4000000000009995',
     brand: 'visa',
     funding: 'credit',
@@ -56,6 +61,7 @@ const CARDS: TestCard[] = [
   },
   {
     token: 'pm_card_visa_chargeDeclinedLostCard',
+    declinesAttach: true,
     number: '4000000000009987',
     brand: 'visa',
     funding: 'credit',
@@ -64,27 +70,30 @@ const CARDS: TestCard[] = [
   },
   {
     token: 'pm_card_chargeDeclinedExpiredCard',
+    declinesAttach: true,
     number: '4000000000000069',
     brand: 'visa',
     funding: 'credit',
     country: 'US',
-    charge: declined('expired_card', 'Your card has expired.', 'expired_card'),
+    charge: declined(undefined, 'Your card has expired.', 'expired_card'),
   },
   {
     token: 'pm_card_chargeDeclinedIncorrectCvc',
+    declinesAttach: true,
     number: '4000000000000127',
     brand: 'visa',
     funding: 'credit',
     country: 'US',
-    charge: declined('incorrect_cvc', "Your card's security code is incorrect.", 'incorrect_cvc'),
+    charge: declined(undefined, "Your card's security code is incorrect.", 'incorrect_cvc'),
   },
   {
     token: 'pm_card_chargeDeclinedProcessingError',
+    declinesAttach: true,
     number: '4000000000000119',
     brand: 'visa',
     funding: 'credit',
     country: 'US',
-    charge: declined('processing_error', 'An error occurred while processing your card. Try again in a little bit.', 'processing_error'),
+    charge: declined(undefined, 'An error occurred while processing your card. Try again in a little bit.', 'processing_error'),
   },
   {
     token: 'pm_card_chargeCustomerFail',
@@ -109,7 +118,48 @@ const CARDS: TestCard[] = [
     funding: 'credit',
     country: 'US',
     charge: { kind: 'succeed' },
-    refundFails: true,
+    refund: 'fails-later',
+  },
+  {
+    token: 'pm_card_pendingRefund',
+    number: '4000000000007726',
+    brand: 'visa',
+    funding: 'credit',
+    country: 'US',
+    charge: { kind: 'succeed' },
+    refund: 'pending-then-succeeds',
+  },
+  {
+    token: 'pm_card_visa_chargeDeclinedStolenCard',
+    declinesAttach: true,
+    number: '4000000000009979',
+    brand: 'visa',
+    funding: 'credit',
+    country: 'US',
+    charge: declined('stolen_card', 'Your card was declined.'),
+  },
+  {
+    token: 'pm_card_visa_chargeDeclinedVelocityLimitExceeded',
+    declinesAttach: true,
+    number: '4000000000006975',
+    brand: 'visa',
+    funding: 'credit',
+    country: 'US',
+    charge: declined(
+      'card_velocity_exceeded',
+      'Your card was declined for making repeated attempts too frequently or exceeding its amount limit.',
+    ),
+  },
+  {
+    token: 'pm_card_authenticationRequiredChargeDeclinedInsufficientFunds',
+    number: '4000008260003178',
+    brand: 'visa',
+    funding: 'credit',
+    country: 'US',
+    charge: {
+      kind: 'authenticate',
+      afterwards: { code: 'card_declined', declineCode: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+    },
   },
 ];
 
@@ -118,6 +168,7 @@ const ALIASES: Record<string, string> = {
   pm_card_visa_chargeDeclined: 'pm_card_chargeDeclined',
   pm_card_chargeDeclinedInsufficientFunds: 'pm_card_visa_chargeDeclinedInsufficientFunds',
   pm_card_chargeDeclinedLostCard: 'pm_card_visa_chargeDeclinedLostCard',
+  pm_card_chargeDeclinedStolenCard: 'pm_card_visa_chargeDeclinedStolenCard',
   pm_card_threeDSecure2Required: 'pm_card_authenticationRequired',
 };
 
