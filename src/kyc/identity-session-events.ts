@@ -1,16 +1,16 @@
 /**
  * Stripe Identity's `identity.verification_session.*` events, applied to the KYC check their
  * session was started for (its `metadata.kyc_id`): the session's snapshot is stored, and its
- * status is the verifier's outcome (`applyVerifierOutcome`). What each status does, and why a
+ * status is the verifier's outcome (`applyVerifierOutcome`; a person who abandoned Stripe's
+ * page leaves `requires_input` with `abandoned`, which is their own CANCEL). What each status does, and why a
  * duplicate, a late or an out-of-order event changes nothing, is the outcome rules' (only the
  * check's current session, only while it is PROCESSING); the snapshot keeps the session's
  * final state against a late one too.
  */
 import type { Db } from '../db/sql.js';
 import { AppError } from '../errors.js';
-import { VERIFIER_OUTCOMES, type VerifierOutcome } from '../rails/identity-verifier.port.js';
 import { findProviderObject, saveProviderObject } from '../rails/provider-object.repository.js';
-import { verificationSessionSnapshot } from '../rails/verification-session.rules.js';
+import { verificationSessionOutcome, verificationSessionSnapshot } from '../rails/verification-session.rules.js';
 import { findKycCheckById } from './kyc.repository.js';
 import { applyVerifierOutcome } from './kyc.service.js';
 
@@ -42,12 +42,12 @@ export async function applyIdentitySessionEvent(db: Db, event: IdentitySessionEv
   if (!check) return 'ignored';
 
   const status = typeof session.status === 'string' ? session.status : '';
+  const lastError = record(session.last_error);
+  const reported = verificationSessionOutcome(status, typeof lastError?.code === 'string' ? lastError.code : null);
   let applied = false;
-  if ((VERIFIER_OUTCOMES as readonly string[]).includes(status)) {
-    const lastError = record(session.last_error);
-    const errorCode = typeof lastError?.code === 'string' ? lastError.code : null;
+  if (reported) {
     // It locks the account and its check until the event's transaction commits, so the snapshot below is read and written under that lock.
-    ({ applied } = await applyVerifierOutcome(db, { kycId, sessionId, outcome: status as VerifierOutcome, errorCode }));
+    ({ applied } = await applyVerifierOutcome(db, { kycId, sessionId, ...reported }));
   }
   const stored = await findProviderObject(db, 'stripe', sessionId);
   const storedStatus = stored?.snapshot.status;

@@ -104,6 +104,15 @@ describe('KYC through Stripe Identity (IDENTITY_VERIFIER=stripe, against the Str
     }
   }
 
+  /** Waits until `done` holds (the worker applies webhooks a moment after they arrive). */
+  async function waitFor(done: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (!(await done())) {
+      if (Date.now() > until) throw new Error(`not done after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** Settles the session at the fake and waits for its event to be applied (or ignored) by the worker. */
   async function settle(sessionId: string, outcome: 'processing' | 'verified' | 'requires_input' | 'canceled', code?: string) {
     fake.settleVerification(sessionId, outcome, code);
@@ -237,6 +246,40 @@ describe('KYC through Stripe Identity (IDENTITY_VERIFIER=stripe, against the Str
     assert.equal((await stored(accountId)).state, 'ACCEPT');
     assert.equal(await payoutsBlock(accountId), null);
     assert.deepEqual(await kycEvents(accountId), ['PROCESSING', 'CANCEL', 'PROCESSING', 'ACCEPT']);
+  });
+
+  it("the person completes Stripe's page and is sent back to the hosted KYC page; the check is ACCEPT", async () => {
+    const { accountId, res } = await started();
+    const page = res.body.payload.verification_url as string;
+    assert.equal((await fetch(page)).status, 200);
+    const done = await fetch(`${page}?outcome=verified`, { method: 'POST', redirect: 'manual' });
+    assert.equal(done.status, 303);
+    const back = new URL(done.headers.get('location')!);
+    assert.equal(back.href, `${PUBLIC_URL}/ui/kyc`);
+    // The return address is the hosted KYC page of this server.
+    const hosted = await fetch(`${base}${back.pathname}`);
+    assert.equal(hosted.status, 200);
+    assert.match(hosted.headers.get('content-type') ?? '', /text\/html/);
+    await waitFor(async () => (await stored(accountId)).state === 'ACCEPT');
+    assert.deepEqual(await kycEvents(accountId), ['PROCESSING', 'ACCEPT']);
+  });
+
+  it("a person who gives up on Stripe's page (requires_input, abandoned) has cancelled their own check, and may submit again", async () => {
+    const { accountId, token, res } = await started();
+    const done = await fetch(`${res.body.payload.verification_url}?outcome=requires_input&code=abandoned`, {
+      method: 'POST',
+      redirect: 'manual',
+    });
+    assert.equal(done.status, 303);
+    await waitFor(async () => (await stored(accountId)).state !== 'PROCESSING');
+    const check = await stored(accountId);
+    assert.deepEqual(
+      [check.state, check.decided_by, check.verifier_outcome, check.verifier_error],
+      ['CANCEL', 'user', 'canceled', 'abandoned'],
+    );
+    const again = await submit(accountId, token);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.payload.state, 'PROCESSING');
   });
 
   it('a forged event is refused with 400 and changes nothing', async () => {
