@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
 import { db as pooled } from '../../src/db/sql.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/runtime/logger.js';
@@ -280,6 +281,40 @@ describe('KYC through Stripe Identity (IDENTITY_VERIFIER=stripe, against the Str
     const again = await submit(accountId, token);
     assert.equal(again.status, 200, again.text);
     assert.equal(again.body.payload.state, 'PROCESSING');
+  });
+
+  it('ignores a session Holdfast did not start, and fails an identity event that carries no session', async () => {
+    const post = async (type: string, object: Record<string, unknown>) => {
+      const id = `evt_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+      const payload = JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), data: { object } });
+      const res = await fetch(`${base}/hooks/stripe`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+        },
+        body: payload,
+      });
+      assert.equal(res.status, 200);
+      return id;
+    };
+    const foreign = await post('identity.verification_session.verified', {
+      id: 'vs_notOurs',
+      object: 'identity.verification_session',
+      status: 'verified',
+      metadata: { order: '42' },
+    });
+    assert.equal(await outcomeOf(foreign), 'ignored');
+    assert.equal(await snapshotOf('vs_notOurs'), undefined);
+    const unknownCheck = await post('identity.verification_session.verified', {
+      id: 'vs_unknownCheck',
+      object: 'identity.verification_session',
+      status: 'verified',
+      metadata: { kyc_id: 'kyc_00000000000000000000000000' },
+    });
+    assert.equal(await outcomeOf(unknownCheck), 'ignored');
+    const empty = await post('identity.verification_session.verified', {});
+    assert.equal(await outcomeOf(empty), 'failed');
   });
 
   it('a forged event is refused with 400 and changes nothing', async () => {
