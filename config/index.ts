@@ -19,10 +19,10 @@ export interface Config {
   rails: RailChoice;
   /** PayPal Payouts' credentials, webhook and API base: set when PAYOUT_RAIL=paypal. */
   paypal: PaypalConfig | undefined;
+  /** Stripe's API for the Stripe rails (STRIPE_SECRET_KEY, STRIPE_API_BASE, STRIPE_JS_URL); the key is set when CARD_PROCESSOR or IDENTITY_VERIFIER is stripe. */
+  stripeApi: StripeApiConfig;
   /** Provider webhooks in (STRIPE_WEBHOOK_SECRET, PAYPAL_WEBHOOK_ID): an endpoint whose value is unset is not mounted (404). */
   providerWebhooks: ProviderWebhooks;
-  /** Stripe's API for the card rail (STRIPE_SECRET_KEY, STRIPE_API_BASE, STRIPE_JS_URL); the key is set when CARD_PROCESSOR=stripe. */
-  stripeApi: StripeApiConfig;
   port: number;
   /** Unset means "discover or start a local PostgreSQL". */
   databaseUrl: string | undefined;
@@ -216,18 +216,20 @@ function appEnvironment(env: Env): { appEnv: AppEnv; appEnvFrom: Config['appEnvF
 
 function rails(env: Env): RailChoice {
   const pick = <R extends Rail>(rail: R): RailAdapter<R> =>
-    oneOf<RailAdapter<R>>(env, RAILS[rail].variable, RAILS[rail].adapters, 'sandbox' as RailAdapter<R>);
+    oneOf<RailAdapter<R>>(env, RAILS[rail].variable, RAILS[rail].adapters as readonly RailAdapter<R>[], 'sandbox' as RailAdapter<R>);
   return { cards: pick('cards'), identity: pick('identity'), payouts: pick('payouts') };
 }
 
 /**
  * `STRIPE_SECRET_KEY`, `STRIPE_API_BASE` and `STRIPE_JS_URL`: the key is required with
- * CARD_PROCESSOR=stripe and must look like a secret or restricted key (never echoed); the API
- * base is a bare origin, split into the `stripe` package's host, port and protocol.
+ * CARD_PROCESSOR=stripe or IDENTITY_VERIFIER=stripe and must look like a secret or restricted
+ * key (never echoed); the API base is a bare origin, split into the `stripe` package's host,
+ * port and protocol.
  */
-function stripeApi(env: Env, cards: RailChoice['cards']): StripeApiConfig {
+function stripeApi(env: Env, choice: RailChoice): StripeApiConfig {
   const key = env.STRIPE_SECRET_KEY || undefined;
-  if (cards === 'stripe' && !key) throw new ConfigError('STRIPE_SECRET_KEY must be set when CARD_PROCESSOR=stripe');
+  const needs = (Object.keys(RAILS) as Rail[]).find((rail) => (choice[rail] as string) === 'stripe');
+  if (needs && !key) throw new ConfigError(`STRIPE_SECRET_KEY must be set when ${RAILS[needs].variable}=stripe`);
   if (key && !/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(key))
     throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)');
   const base = new URL(url(env, 'STRIPE_API_BASE', ['http:', 'https:']) ?? 'https://api.stripe.com');
@@ -303,7 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
     rails: choice,
     paypal: paypal(env, choice, appEnv, hooks.paypalWebhookId),
     providerWebhooks: hooks,
-    stripeApi: stripeApi(env, choice.cards),
+    stripeApi: stripeApi(env, choice),
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,

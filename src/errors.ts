@@ -17,7 +17,8 @@ export type ErrorKind =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
-  | 'declined';
+  | 'declined'
+  | 'unavailable';
 
 /** Field name → error codes, as in `payload.errors` of a 400. */
 export type FieldErrors = Record<string, string[]>;
@@ -63,6 +64,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorKind, number>> = {
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 /**

@@ -78,6 +78,7 @@ export interface AppDeps {
         | 'frameAncestors'
         | 'tokenExchangeTtlSeconds'
         | 'rails'
+        | 'stripeApi'
         | 'providerWebhooks'
       >
     >;
@@ -197,9 +198,10 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   invoiceAuthorizationRoutes(api, { signer: deps.signer, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs, deps.config.tokenExchangeTtlSeconds);
   kycRoutes(api, {
-    verifier: deps.identityVerifier ?? identityVerifierFor(deps.config.rails?.identity ?? 'sandbox'),
-    // A provider's hosted verification ends on Holdfast's home page until a page of its own exists.
-    returnUrl: `${deps.config.publicUrl}/`,
+    verifier: deps.identityVerifier ?? identityVerifierFor(deps.config.rails?.identity ?? 'sandbox', deps.config.stripeApi),
+    // A provider's hosted verification sends the person back to the hosted KYC page, which shows
+    // their check as it stands (the tab keeps its session; see docs/operations.md, Money rails).
+    returnUrl: `${deps.config.publicUrl}/ui/kyc`,
   });
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });

@@ -25,6 +25,8 @@ export const KycCheck = defineEntity({
       .columnType('varchar(16)')
       .nullable(),
     verifierError: p.string().length(100).nullable(),
+    /** Submissions the check took: with the kyc id it names a verifier's session request (a retry reuses the same). */
+    submissions: p.integer().default(0),
     reopenReason: p.string().length(500).nullable(),
     reopenedAt: p.datetime().nullable(),
     createdAt: p

@@ -11,10 +11,12 @@ export interface KycCheckRow {
   decidedBy: KycDecider | null;
   /** The verifier's session of the latest submission (a session-based adapter), if any. */
   verifierSessionId: string | null;
+  /** The submissions the check took so far. */
+  submissions: number;
 }
 
 const COLUMNS =
-  'account_id as "accountId", integrator_id as "integratorId", kyc_id as "kycId", state, decided_by as "decidedBy", verifier_session_id as "verifierSessionId"';
+  'account_id as "accountId", integrator_id as "integratorId", kyc_id as "kycId", state, decided_by as "decidedBy", verifier_session_id as "verifierSessionId", submissions';
 
 /** The account's check, if it has one. */
 export async function findKycCheck(db: Db, accountId: string): Promise<KycCheckRow | undefined> {
@@ -79,6 +81,22 @@ export async function reopenKycCheck(db: Db, accountId: string, reason: string):
     [reason, accountId],
   );
   return row!;
+}
+
+/** Counts a submission the check took (in the transaction that takes it). */
+export async function countSubmission(db: Db, accountId: string): Promise<void> {
+  await db.execute('update kyc_check set submissions = submissions + 1 where account_id = ?', [accountId]);
+}
+
+/**
+ * Makes the account's check, in NODATA, if it has none, at once (not in the caller's
+ * transaction): its kyc id then stays the same when a submission fails and is retried.
+ */
+export async function ensureKycCheck(db: Db, check: { accountId: string; integratorId: string; kycId: string }): Promise<void> {
+  await db.execute(
+    `insert into kyc_check (account_id, integrator_id, kyc_id, state) values (?, ?, ?, 'NODATA') on conflict (account_id) do nothing`,
+    [check.accountId, check.integratorId, check.kycId],
+  );
 }
 
 /** Stores (or replaces, on a new submission) the personal data of a check. */

@@ -17,8 +17,11 @@ import { db as pooled, type Db } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { IdentityVerifier, VerifierOutcome } from '../rails/identity-verifier.port.js';
+import { saveProviderObject } from '../rails/provider-object.repository.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
 import {
+  countSubmission,
+  ensureKycCheck,
   erasePersonalData,
   findKycCheck,
   findKycCheckById,
@@ -129,7 +132,9 @@ function noSubmission(check: KycCheckRow): AppError {
  * session's `verification_url`. Taken before any submission, after an operator's reopen and
  * after the user abandoned their own verification; otherwise 409 `KYC_STATE_ERROR` naming the
  * state. The verifier is asked under the account's lock, so one check never has two sessions;
- * a verifier that fails leaves the check as it was.
+ * a verifier that fails leaves the check as it was (a provider down answers 503: the person
+ * may retry). The check is made before, on its own, so that a retry names the same check and
+ * submission number to the verifier (which then reuses a session the failed try made).
  */
 export async function submitKyc(
   em: EntityManager,
@@ -141,17 +146,29 @@ export async function submitKyc(
   await requireAccount(em, principal, accountId);
   const checked = checkPersonalData(input, new Date());
   if (!checked.ok) throw AppError.invalid(checked.fields, 'The personal data is incomplete or not valid.');
+  await ensureKycCheck(pooled(em), { accountId, integratorId: principal.integratorId, kycId: newId('kyc') });
   return pooled(em).transaction(async (db) => {
     const check = await lockCheck(db, principal.integratorId, accountId);
     if (!canSubmit(check)) throw noSubmission(check);
     await savePersonalData(db, check.kycId, checked.data);
+    await countSubmission(db, accountId);
     const started = await verification.verifier.start({
       kycId: check.kycId,
+      submission: check.submissions + 1,
       accountId,
       personalData: checked.data,
       returnUrl: verification.returnUrl,
     });
     if (started.kind === 'decided') return moveTo(db, check, started.state, 'verifier', null);
+    if (started.snapshot)
+      await saveProviderObject(db, {
+        provider: started.snapshot.provider,
+        objectId: started.sessionId,
+        objectType: started.snapshot.objectType,
+        integratorId: check.integratorId,
+        holdfastRef: `kyc:${check.kycId}`,
+        snapshot: started.snapshot.data,
+      });
     const view = await moveTo(db, check, 'PROCESSING', 'verifier', started.sessionId);
     return { ...view, verification_url: started.verificationUrl };
   });

@@ -25,6 +25,7 @@ import { Migration20261128100000EnvironmentAndProviderObjects } from './Migratio
 import { Migration20261128140000ProviderEvents } from './Migration20261128140000ProviderEvents.js';
 import { Migration20261128120000PayoutRail } from './Migration20261128120000PayoutRail.js';
 import { Migration20261128130000CardHolds } from './Migration20261128130000CardHolds.js';
+import { Migration20261128150000KycSubmissions } from './Migration20261128150000KycSubmissions.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
@@ -66,4 +67,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128120000PayoutRail', class: Migration20261128120000PayoutRail },
   { name: 'Migration20261128130000CardHolds', class: Migration20261128130000CardHolds },
   { name: 'Migration20261128140000ProviderEvents', class: Migration20261128140000ProviderEvents },
+  { name: 'Migration20261128150000KycSubmissions', class: Migration20261128150000KycSubmissions },
 ];

@@ -10,10 +10,11 @@
  * be idempotent (an event may reach it again after a crash before the commit), answers
  * `applied` or `ignored` (the event changes nothing), throws an AppError to refuse the event
  * (stored as `failed` with its message, its writes undone) and anything else to have the
- * command retried. None is registered yet: every event is stored and ends `ignored`, and can be
- * replayed (`holdfast provider-events replay`) once its handler exists.
+ * command retried. An event no handler takes is stored and ends `ignored`, and can be replayed
+ * (`holdfast provider-events replay`) once its handler exists.
  */
 import type { Db } from '../db/sql.js';
+import { applyIdentitySessionEvent } from '../kyc/identity-session-events.js';
 import { handlerPatterns, type Provider, type ProviderEventRecord } from './provider-event.rules.js';
 
 /** Acts on one event; see the file's header for its contract. */
@@ -45,3 +46,5 @@ export const providerEventHandlers = {
     };
   },
 };
+
+providerEventHandlers.register('stripe', 'identity.verification_session.*', applyIdentitySessionEvent);

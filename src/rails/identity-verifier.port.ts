@@ -20,6 +20,12 @@ export interface IdentityPersonalData {
 export interface IdentityCheckRequest {
   /** The check's id: a session-based adapter records it on the provider's session (metadata), so its outcome names the check. */
   kycId: string;
+  /**
+   * The submission's number on the check (1 for its first): with `kycId` it names the
+   * submission, the same for a retry of one that was not taken, so a provider's idempotency
+   * key built from both reuses the session a failed try may have made.
+   */
+  submission: number;
   accountId: string;
   personalData: IdentityPersonalData;
   /** Where the provider's hosted flow sends the person back to when they finish or leave it. */
@@ -36,7 +42,13 @@ export type IdentityVerdict = 'ACCEPT' | 'DENY' | 'MANUAL_REVIEW';
  */
 export type IdentityCheckStart =
   | { kind: 'decided'; state: IdentityVerdict }
-  | { kind: 'session'; sessionId: string; verificationUrl: string };
+  | {
+      kind: 'session';
+      sessionId: string;
+      verificationUrl: string;
+      /** The provider's session as Holdfast keeps it (provider_object), when the adapter has one: never its URL or secrets. */
+      snapshot?: { provider: 'stripe'; objectType: string; data: Record<string, unknown> };
+    };
 
 /**
  * What a provider later reports about a session (Stripe Identity's VerificationSession

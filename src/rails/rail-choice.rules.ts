@@ -7,7 +7,7 @@
 
 export const RAILS = {
   cards: { variable: 'CARD_PROCESSOR', adapters: ['sandbox', 'stripe'] },
-  identity: { variable: 'IDENTITY_VERIFIER', adapters: ['sandbox'] },
+  identity: { variable: 'IDENTITY_VERIFIER', adapters: ['sandbox', 'stripe'] },
   payouts: { variable: 'PAYOUT_RAIL', adapters: ['sandbox', 'paypal'] },
 } as const;
 

@@ -8,6 +8,7 @@
  * timeout, a 5xx, a rate limit or a rejected key throws `CardProviderUnavailable` (retry later).
  */
 import Stripe from 'stripe';
+import { stripeClient } from './stripe-client.js';
 import {
   CardProviderUnavailable,
   cardCallKey,
@@ -67,16 +68,8 @@ const plain = (o: unknown) => JSON.parse(JSON.stringify(o)) as Record<string, un
 
 /** The Stripe card processor: `addCard` attaches PaymentMethods; its provider authorizes, captures, releases and refunds. */
 export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
-  const stripe = new Stripe(options.secretKey, {
-    host: options.host,
-    port: options.port,
-    protocol: options.protocol,
-    timeout: options.timeoutMs ?? 20_000,
-    // Commands retry with the same idempotency keys; a retry inside one run would hold its job longer.
-    maxNetworkRetries: 0,
-    telemetry: false,
-    appInfo: { name: 'Holdfast' },
-  });
+  // Commands retry with the same idempotency keys: the client itself never retries.
+  const stripe = stripeClient(options);
 
   async function customerOf(owner: CardOwner): Promise<string> {
     if (owner.customerId) return owner.customerId;

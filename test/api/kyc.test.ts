@@ -352,9 +352,10 @@ describe('KYC (GET/POST /v1/kyc/{account_id}, holdfast kyc decide and reopen)', 
       const request = verifier.requests.at(-1)!;
       assert.deepEqual(request, {
         kycId,
+        submission: 1,
         accountId,
         personalData: person('Deny'),
-        returnUrl: 'http://localhost:3000/',
+        returnUrl: 'http://localhost:3000/ui/kyc',
       });
       const view = await kycState(client, accountId);
       assert.equal(view.state, 'PROCESSING');

@@ -64,6 +64,7 @@ describe('errorReply (the one status map)', () => {
       ['unsupported_media_type', 415],
       ['idempotency_key_reused', 422],
       ['rate_limited', 429],
+      ['unavailable', 503],
     ];
     assert.deepEqual(Object.keys(ERROR_STATUS).sort(), table.map(([kind]) => kind).sort());
     for (const [kind, status] of table) {

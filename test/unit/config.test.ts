@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig, parseWorkerQueues } from '../../config/index.js';
+import { productionOnSandbox } from '../../src/environment/environment.rules.js';
 
 describe('config', () => {
   it('has the documented defaults', () => {
@@ -61,6 +62,36 @@ describe('config', () => {
       () => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_short' }),
       (err: Error) => err instanceof ConfigError && !err.message.includes('whsec_short'),
     );
+  });
+
+  it('refuses IDENTITY_VERIFIER=stripe without STRIPE_SECRET_KEY, in one line at boot, and splits STRIPE_API_BASE', () => {
+    assert.throws(
+      () => loadConfig({ IDENTITY_VERIFIER: 'stripe' }),
+      (err: Error) => err instanceof ConfigError && err.message === 'STRIPE_SECRET_KEY must be set when IDENTITY_VERIFIER=stripe',
+    );
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(res.status, 1);
+    assert.equal(res.stderr.trim(), 'holdfast: STRIPE_SECRET_KEY must be set when IDENTITY_VERIFIER=stripe');
+    const c = loadConfig({ IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111' });
+    assert.equal(c.rails.identity, 'stripe');
+    assert.deepEqual(
+      { ...c.stripeApi, secretKey: undefined },
+      {
+        secretKey: undefined,
+        host: '127.0.0.1',
+        port: 12111,
+        protocol: 'http',
+        jsUrl: 'https://js.stripe.com/v3/',
+      },
+    );
+    assert.deepEqual([loadConfig({}).stripeApi.host, loadConfig({}).stripeApi.port], ['api.stripe.com', 443]);
+    // Production no longer names the identity rail once it is on Stripe.
+    const production = loadConfig({ APP_ENV: 'production', IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: 'sk_live_abc123' });
+    assert.match(productionOnSandbox(production) ?? '', /: set CARD_PROCESSOR, PAYOUT_RAIL to a real adapter/);
   });
 
   it('stops the process at boot with one line naming the bad variable', () => {
