@@ -275,6 +275,24 @@ describe('the payouts walk-through with PAYOUT_RAIL=paypal, through the PayPal f
     assert.equal(await walletBalance(s), 1200);
   });
 
+  it('holds a payout PayPal blocked or denied (FAILED, with its error as failure_code)', async () => {
+    await autoApprove(10_000);
+    try {
+      for (const [receiver, code] of [
+        ['blocked', 'regulatory_blocked'],
+        ['denied', 'risk_decline'],
+      ]) {
+        const s = await seller(`${receiver}+${unique()}@example.com`);
+        const id = await request(s, 200);
+        assert.equal((await settled(s, id, 'FAILED')).failure_code, code);
+        assert.deepEqual(await payoutPostings(id), [`payout:${id}:hold`]);
+        assert.deepEqual((await providerObjects(id)).at(-1), [`payout:${id}:1`, 'payout_item', receiver.toUpperCase()]);
+      }
+    } finally {
+      await autoApprove(0);
+    }
+  });
+
   it('gives a returned payout back to the wallet; duplicated and out-of-order webhooks apply once', async () => {
     await autoApprove(10_000);
     try {
