@@ -27,9 +27,11 @@ import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-meth
 import { findKycState, kycRequired } from '../kyc/kyc.service.js';
 import type { PayoutRail, PayoutSendInput, PayoutSendResult } from '../rails/payout-rail.port.js';
 import { RailUnavailableError } from '../rails/rail-unavailable.error.js';
+import { payoutAttemptRef, paypalPayoutObjects } from '../rails/paypal-provider-object.rules.js';
 import { failpoint } from '../runtime/failpoints.js';
 import { exchangeReversalAccounts, linkExchangeToPayout, reverseTokenExchange } from '../tokens/conversion.service.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
+import { savePaypalAttemptObjects } from './payout-snapshot.service.js';
 import { insertPayout, lockPayout, payoutById, recordRailReport, setPayoutStatus, startPayoutAttempt } from './payout.repository.js';
 import {
   autoApproved,
@@ -122,7 +124,8 @@ export async function runPayoutRequest(em: EntityManager, commandId: string): Pr
  * outside any transaction; a `RailUnavailableError` (or a crash) leaves the command pending and
  * its job retries with backoff: the run finds the payout PROCESSING on this command's attempt
  * and sends that attempt again, with the same `sender_batch_id`, which the rail never pays twice.
- * Last, in the command's transaction, the rail's answer is applied as any outcome is
+ * Last, in the command's transaction, PayPal's batch and item as it answered are stored
+ * (`provider_object`, behind `payout:<id>:<attempt>`) and the rail's answer is applied as any outcome is
  * (`applyOutcome`): SUCCESS and FAILED settle it at once (the sandbox), PROCESSING leaves it for
  * `payout.settle`.
  */
@@ -143,6 +146,12 @@ function runPayoutExecute(rail: PayoutRail) {
     const result = await inCommandTransaction(em, commandId, async (db, command) => {
       const payout = await lockPayout(db, command.target_id);
       if (!payout) throw payoutNotFound();
+      // What PayPal answered of the attempt (its batch and item), kept for operators and `ledger verify`.
+      if (answer?.snapshot && rail.name === 'paypal')
+        await savePaypalAttemptObjects(
+          db,
+          paypalPayoutObjects(answer.snapshot, payout.integratorId, payoutAttemptRef(payout.id, answer.attempt)),
+        );
       if (answer) await applyOutcome(db, payout, railOutcome(answer));
       return { status: 200, body: success(payoutView(payout)) };
     });

@@ -200,3 +200,23 @@ export function payoutPhaseMismatches(
     [JSON.stringify(expected), limit],
   );
 }
+
+/**
+ * `ledger verify`: the next `limit` payouts after `afterId` (by id) that Holdfast recorded as
+ * sent to a rail that named its item (`provider_item_id` set) in one of `statuses`.
+ */
+export async function sentPayoutsPage(
+  db: Db,
+  statuses: readonly PayoutStatus[],
+  afterId: string,
+  limit: number,
+): Promise<Array<Pick<PayoutRecord, 'id' | 'status' | 'amount' | 'currency' | 'attempt'> & { providerItemId: string }>> {
+  const rows = await db.execute<
+    Array<Pick<PayoutRecord, 'id' | 'status' | 'amount' | 'currency' | 'attempt'> & { providerItemId: string }>
+  >(
+    `select id, status, amount, currency, attempt, provider_item_id as "providerItemId" from payout
+      where provider_item_id is not null and status = any(?::text[]) and id > ? order by id limit ?`,
+    [[...statuses], afterId, limit],
+  );
+  return rows.map((r) => ({ ...r, amount: Number(r.amount), attempt: Number(r.attempt) }));
+}

@@ -8,17 +8,26 @@
  *
  * A handler runs in its event's command transaction (all its SQL on the `db` it is given), must
  * be idempotent (an event may reach it again after a crash before the commit), answers
- * `applied` or `ignored` (the event changes nothing), throws an AppError to refuse the event
- * (stored as `failed` with its message, its writes undone) and anything else to have the
- * command retried. An event no handler takes is stored and ends `ignored`, and can be replayed
- * (`holdfast provider-events replay`) once its handler exists.
+ * `applied` or `ignored` (the event changes nothing) — or `{ outcome, next }` when it submitted
+ * commands in that transaction for the worker to run next (a payout's `payout.settle`) —, throws
+ * an AppError to refuse the event (stored as `failed` with its message, its writes undone) and
+ * anything else to have the command retried. An event without a handler is stored and ends
+ * `ignored`, and can be replayed (`holdfast provider-events replay`) once its handler exists.
  */
+import type { CommandKind } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
 import { applyIdentitySessionEvent } from '../kyc/identity-session-events.js';
+import { payoutItemEventHandler } from '../payouts/payout-item-event.handler.js';
 import { handlerPatterns, type Provider, type ProviderEventRecord } from './provider-event.rules.js';
 
+/** What a handler made of its event, and the commands it submitted in the event's transaction (enqueued after the commit). */
+export type HandlerAnswer =
+  | 'applied'
+  | 'ignored'
+  | { outcome: 'applied' | 'ignored'; next?: Array<{ commandId: string; kind: CommandKind }> };
+
 /** Acts on one event; see the file's header for its contract. */
-export type ProviderEventHandler = (db: Db, event: ProviderEventRecord) => Promise<'applied' | 'ignored'>;
+export type ProviderEventHandler = (db: Db, event: ProviderEventRecord) => Promise<HandlerAnswer>;
 
 /** The handlers by `<provider> <type pattern>`; a pattern is an event type or a dotted prefix with `.*`. */
 const handlers = new Map<string, ProviderEventHandler>();
@@ -48,3 +57,5 @@ export const providerEventHandlers = {
 };
 
 providerEventHandlers.register('stripe', 'identity.verification_session.*', applyIdentitySessionEvent);
+// PayPal's payout item events (SUCCEEDED, FAILED, BLOCKED, DENIED, RETURNED, UNCLAIMED…): the payouts module settles its payout.
+providerEventHandlers.register('paypal', 'PAYMENT.PAYOUTS-ITEM.*', payoutItemEventHandler);

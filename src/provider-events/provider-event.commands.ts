@@ -3,7 +3,8 @@
  * (provider-event-handlers.ts), in one transaction with the event's row locked. An event once
  * `applied` is never handed to its handler again, so a duplicate delivery, a replay or a job
  * run twice changes nothing; an `ignored` or `failed` one is tried again by a replay (its
- * handler may exist now). The result names the event and its outcome, which the queue
+ * handler may exist now). Commands a handler submitted are named in the result's `next`, for
+ * the worker to enqueue once the transaction committed. The result names the event and its outcome, which the queue
  * dashboard shows as the job's return value.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -25,11 +26,14 @@ export async function runProviderEventApply(em: EntityManager, commandId: string
     const handler = providerEventHandlers.find(event.provider, event.type);
     let outcome: Outcome = 'ignored';
     let reason: string | null = handler ? null : 'no handler';
+    let next: CommandResult['next'];
     if (handler) {
       // A savepoint: a refusal undoes the handler's writes and still records the outcome.
       await db.execute('savepoint handler_work');
       try {
-        outcome = await handler(db, event);
+        const answer = await handler(db, event);
+        outcome = typeof answer === 'string' ? answer : answer.outcome;
+        next = typeof answer === 'string' ? undefined : answer.next;
         await db.execute('release savepoint handler_work');
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -42,6 +46,7 @@ export async function runProviderEventApply(em: EntityManager, commandId: string
     return {
       status: 200,
       body: success(providerEventView({ ...summary, commandId: command.id, outcome, outcomeReason: reason, outcomeAt: at })),
+      ...(next?.length ? { next } : {}),
     };
   });
 }

@@ -88,3 +88,13 @@ export async function providerObjectsStuck(
   );
   return rows.map(record);
 }
+
+/** The stored objects of a provider among `objectIds` (those not stored are left out). */
+export async function providerObjectsByIds(db: Db, provider: Provider, objectIds: string[]): Promise<ProviderObjectRecord[]> {
+  if (!objectIds.length) return [];
+  const rows = await db.execute<Row[]>(
+    'select provider, object_id, object_type, integrator_id, holdfast_ref, snapshot from provider_object where provider = ? and object_id = any(?::text[])',
+    [provider, objectIds],
+  );
+  return rows.map(record);
+}
