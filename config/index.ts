@@ -226,13 +226,18 @@ function rails(env: Env): RailChoice {
  * key (never echoed); the API base is a bare origin, split into the `stripe` package's host,
  * port and protocol.
  */
-function stripeApi(env: Env, choice: RailChoice): StripeApiConfig {
+function stripeApi(env: Env, choice: RailChoice, appEnv: AppEnv): StripeApiConfig {
   const key = env.STRIPE_SECRET_KEY || undefined;
   const needs = (Object.keys(RAILS) as Rail[]).find((rail) => (choice[rail] as string) === 'stripe');
   if (needs && !key) throw new ConfigError(`STRIPE_SECRET_KEY must be set when ${RAILS[needs].variable}=stripe`);
   if (key && !/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(key))
     throw new ConfigError('STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)');
-  const base = new URL(url(env, 'STRIPE_API_BASE', ['http:', 'https:']) ?? 'https://api.stripe.com');
+  // A test-mode key in production would take test cards as payment and pass anyone's identity.
+  if (needs && appEnv === 'production' && key && !/^(sk|rk)_live_/.test(key))
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY must be a live key (sk_live_… or rk_live_…) in production: a test-mode key takes test cards as payment',
+    );
+  const base = new URL(url(env, 'STRIPE_API_BASE', appEnv === 'production' ? ['https:'] : ['http:', 'https:']) ?? 'https://api.stripe.com');
   if (base.pathname !== '/' || base.search || base.username || base.password)
     throw new ConfigError(
       `STRIPE_API_BASE must be an origin such as https://api.stripe.com, without a path (got "${env.STRIPE_API_BASE}")`,
@@ -279,6 +284,9 @@ function paypal(env: Env, choice: RailChoice, appEnv: AppEnv, webhookId: string 
     return raw;
   };
   const apiBase = url(env, 'PAYPAL_API_BASE', appEnv === 'production' ? ['https:'] : ['https:', 'http:']) ?? 'https://api-m.paypal.com';
+  // PayPal's sandbox pays nobody: production payouts on it would be accepted and never paid.
+  if (appEnv === 'production' && /(^|\.)sandbox\.paypal\.com$/i.test(new URL(apiBase).hostname))
+    throw new ConfigError(`PAYPAL_API_BASE must be PayPal's live API in production, not its sandbox (got "${apiBase}")`);
   const clientId = required('PAYPAL_CLIENT_ID', /^[\w-]{1,200}$/, "the REST app's client ID (letters, digits, - and _)");
   const clientSecret = required('PAYPAL_CLIENT_SECRET', /^[\w-]{1,200}$/, "the REST app's secret (letters, digits, - and _)");
   // Its shape is checked with the webhook inbox's variables (providerWebhooks).
@@ -305,7 +313,7 @@ export function loadConfig(env: Env = process.env): Config {
     rails: choice,
     paypal: paypal(env, choice, appEnv, hooks.paypalWebhookId),
     providerWebhooks: hooks,
-    stripeApi: stripeApi(env, choice),
+    stripeApi: stripeApi(env, choice, appEnv),
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,

@@ -26,7 +26,9 @@ function statusOfEventType(eventType: string): string | null {
   if (!last) return null;
   if (last === 'SUCCEEDED') return 'SUCCESS';
   if (last === 'HELD') return 'ONHOLD';
-  if (last === 'CANCELED') return 'REFUNDED';
+  // Only an unclaimed item can be cancelled, and its money goes back to the sender: for the
+  // payout that is a return (a payout left PROCESSING would hold the money for ever).
+  if (last === 'CANCELED') return 'RETURNED';
   return last;
 }
 

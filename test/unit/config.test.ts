@@ -274,6 +274,34 @@ describe('config: PayPal Payouts (PAYOUT_RAIL=paypal)', () => {
     );
   });
 
+  it("refuses PayPal's sandbox as the API in production, and takes its live API", () => {
+    for (const sandbox of ['https://api-m.sandbox.paypal.com', 'https://api.sandbox.paypal.com/']) {
+      assert.throws(
+        () => loadConfig({ ...paypal, APP_ENV: 'production', PAYPAL_API_BASE: sandbox }),
+        (err: Error) => err instanceof ConfigError && err.message.startsWith("PAYPAL_API_BASE must be PayPal's live API in production"),
+      );
+      assert.equal(loadConfig({ ...paypal, PAYPAL_API_BASE: sandbox }).paypal?.apiBase, sandbox.replace(/\/$/, ''), 'staging may use it');
+    }
+    assert.equal(loadConfig({ ...paypal, APP_ENV: 'production' }).paypal?.apiBase, 'https://api-m.paypal.com');
+  });
+
+  it('refuses a test-mode Stripe key and an http STRIPE_API_BASE in production, where money is real', () => {
+    const stripe = { APP_ENV: 'production', CARD_PROCESSOR: 'stripe' };
+    for (const key of ['sk_test_abc123', 'rk_test_abc123']) {
+      assert.throws(
+        () => loadConfig({ ...stripe, STRIPE_SECRET_KEY: key }),
+        (err: Error) =>
+          err instanceof ConfigError && err.message.startsWith('STRIPE_SECRET_KEY must be a live key') && !err.message.includes(key),
+      );
+      assert.equal(loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: key }).stripeApi.secretKey, key, 'staging takes test keys');
+    }
+    assert.equal(loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'rk_live_abc123' }).stripeApi.protocol, 'https');
+    assert.throws(
+      () => loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111' }),
+      (err: Error) => err instanceof ConfigError && err.message.startsWith('STRIPE_API_BASE'),
+    );
+  });
+
   it('never puts the secret in a ConfigError', () => {
     assert.throws(
       () => loadConfig({ ...paypal, PAYPAL_CLIENT_SECRET: 'sec ret' }),

@@ -35,6 +35,10 @@ describe('PayPal payout items as the payouts module reads them', () => {
     const parsed = paypalItemReport({ ...rest, payout_item: inner }, 'PAYMENT.PAYOUTS-ITEM.SUCCEEDED');
     assert.ok(parsed.ok);
     assert.deepEqual([parsed.report.status, parsed.report.senderBatchId, parsed.report.failureCode], ['SUCCESS', 'po_01ABC-2', null]);
+    // A cancelled (unclaimed) item gave the money back: a return, not a state that keeps the payout PROCESSING.
+    const cancelled = paypalItemReport({ ...rest, payout_item: inner }, 'PAYMENT.PAYOUTS-ITEM.CANCELED');
+    assert.ok(cancelled.ok);
+    assert.equal(cancelled.report.status, 'RETURNED');
   });
 
   it('refuses a resource that is not an item, naming the field', () => {
