@@ -28,6 +28,7 @@ import { sandboxCardProcessor } from '../rails/sandbox-card.adapter.js';
 import {
   authorizeCardCharges,
   refundCardCharges,
+  releaseCardAuthorizations,
   settleCardAuthorizations,
   type CardAuthorizations,
 } from '../invoices/card-charges.service.js';
@@ -308,8 +309,12 @@ async function settleWithProvider(db: Db, provider: CardProvider, commandId: str
   const command = (await readPhaseCommands(db, [commandId])).get(commandId);
   const loaded = command?.loaded;
   if (!command || !loaded) return;
-  if (command.kind === 'escrow.pay') await settleCardAuthorizations(db, provider, commandId, loaded.invoice);
-  else if (command.kind === 'escrow.cancel' && loaded.escrow.status === 'CANCELLED' && loaded.escrow.cancelInvoiceId)
+  if (command.kind === 'escrow.pay') {
+    // A hold left open (its capture failed) of an escrow cancelled meanwhile is released, never
+    // captured: the cancel already gave the money back in the ledger.
+    if (loaded.escrow.status === 'CANCELLED') await releaseCardAuthorizations(db, provider, commandId, loaded.invoice);
+    else await settleCardAuthorizations(db, provider, commandId, loaded.invoice);
+  } else if (command.kind === 'escrow.cancel' && loaded.escrow.status === 'CANCELLED' && loaded.escrow.cancelInvoiceId)
     await refundCardCharges(db, provider, commandId, loaded.invoice, loaded.escrow.cancelInvoiceId);
 }
 

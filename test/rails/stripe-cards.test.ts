@@ -17,6 +17,7 @@ import { CardProviderUnavailable, type CardProcessor } from '../../src/rails/car
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { commandsWithUnsettledHolds } from '../../src/invoices/card-charges.service.js';
 import { invoiceCommandsWith } from '../../src/invoices/invoice.commands.js';
+import { escrowCommandsWith } from '../../src/escrow/escrow.commands.js';
 import { providerObjectsOf } from '../../src/rails/provider-object.repository.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { db as pooled } from '../../src/db/sql.js';
@@ -505,6 +506,31 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
         [`${commandId}:capture:${b.cards[0]}`],
       );
       assert.equal((await commandsWithUnsettledHolds(db, 0)).filter((c) => c.id === commandId).length, 0);
+    });
+
+    it('a hold left open by a failed capture is released, never captured, once its escrow was cancelled', async () => {
+      const b = await buyerWith('pm_card_visa');
+      const e = await escrow(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 1200);
+      const db = pooled(h().orm.em.fork());
+      const real = ((c) => cardProcessorFor(c.rails.cards, c.stripeApi))(
+        loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url }),
+      );
+      // Stripe down for captures and releases: the pay decides (ESCROWED), its hold stays open;
+      // the cancel decides (CANCELLED, the money back in the ledger), its release fails too.
+      const outage = () => Promise.reject(new CardProviderUnavailable('Stripe could not answer: StripeConnectionError'));
+      const down: CardProcessor = { ...real, provider: { ...real.provider!, capture: outage, cancel: outage } };
+      const pay = await submitCommand(db, { integratorId: b.integrator_id, kind: 'escrow.pay', targetId: e.id });
+      await assert.rejects(runCommandWith(escrowCommandsWith(down)['escrow.pay']!, h().orm.em.fork(), pay), CardProviderUnavailable);
+      const cancel = await submitCommand(db, { integratorId: b.integrator_id, kind: 'escrow.cancel', targetId: e.id });
+      await assert.rejects(runCommandWith(escrowCommandsWith(down)['escrow.cancel']!, h().orm.em.fork(), cancel), CardProviderUnavailable);
+      assert.equal((await api('GET', `/v2/escrow/${e.id}`)).body.payload.status, 'CANCELLED');
+      const [held] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      assert.equal(held.status, 'requires_capture');
+      // Stripe is back; the sweep requeues the pay whose hold is open: it releases the hold.
+      await runCommandWith(escrowCommandsWith(real)['escrow.pay']!, h().orm.em.fork(), pay);
+      const [after] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      assert.equal(after.status, 'canceled');
+      assert.deepEqual(fake.requestsTo('POST', `/v1/payment_intents/${held.id}/capture`), [], 'never captured');
     });
 
     it('Stripe down for a while: the pay waits and finishes once it is back, charged once', async () => {
