@@ -21,7 +21,7 @@ import { DatabaseMissingError, postgresServer, ServiceUnavailableError } from '.
 import { resolveServices } from './runtime/services.js';
 import { railAdapters } from './rails/rail-adapters.js';
 import { armFailpoints } from './runtime/failpoints.js';
-import { assertRailsFor, settleEnvironment } from './environment/environment.service.js';
+import { assertEnvironmentBeforeMigrating, assertRailsFor, settleEnvironment } from './environment/environment.service.js';
 import { environmentReason } from './environment/environment.rules.js';
 
 function listen(app: Express, port: number): Promise<Server> {
@@ -66,6 +66,7 @@ async function runWeb(config: Config): Promise<void> {
   });
   await ensureDatabase(services.databaseUrl);
   const orm = await openOrm(services.databaseUrl, config.databasePoolSize);
+  await assertEnvironmentBeforeMigrating(orm.em.fork(), config, services.databaseUrl);
   const applied = await migrate(orm);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
   await settleEnvironment(orm.em.fork(), config, services.databaseUrl, `npm start (ROLE=${config.role})`);

@@ -12,7 +12,7 @@ import { DatabaseMissingError } from '../db/postgres-failures.js';
 import { createRedis } from '../queues/connection.js';
 import { AppError } from '../errors.js';
 import { resolveServices } from '../runtime/services.js';
-import { assertRailsFor, settleEnvironment } from '../environment/environment.service.js';
+import { assertEnvironmentBeforeMigrating, assertRailsFor, settleEnvironment } from '../environment/environment.service.js';
 
 /** The parsed options of one command line. */
 export type Values = Record<string, string | boolean | undefined>;
@@ -97,6 +97,7 @@ export async function withOrm<T>(
   }
   const orm = await openOrm(services.databaseUrl, 2);
   try {
+    if (access === 'write') await assertEnvironmentBeforeMigrating(orm.em.fork(), config, services.databaseUrl);
     const applied = access === 'write' ? await migrate(orm) : [];
     // The database's environment, not this shell's, decides: a CLI configured for the other one stops here.
     const environment = await settleEnvironment(

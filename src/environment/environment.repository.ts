@@ -8,6 +8,12 @@ export async function recordedEnvironment(db: Db): Promise<AppEnv | undefined> {
   return row?.name;
 }
 
+/** The recorded environment of a database that may not be migrated that far yet (no table: undefined). */
+export async function recordedEnvironmentBeforeMigrating(db: Db): Promise<AppEnv | undefined> {
+  const [table] = await db.execute<Array<{ exists: boolean }>>("select to_regclass('environment') is not null as exists");
+  return table?.exists ? recordedEnvironment(db) : undefined;
+}
+
 /** Records `name` when nothing is recorded yet (the first process to open a new database); answers what is recorded. */
 export async function recordEnvironment(db: Db, name: AppEnv, by: string): Promise<AppEnv> {
   await db.execute('insert into environment (name, recorded_by) values (?, ?) on conflict (only_row) do nothing', [name, by]);

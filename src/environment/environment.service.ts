@@ -7,7 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConfigError, type AppEnv, type Config } from '../../config/index.js';
 import { db as pooled } from '../db/sql.js';
-import { recordEnvironment } from './environment.repository.js';
+import { recordedEnvironmentBeforeMigrating, recordEnvironment } from './environment.repository.js';
 import { environmentMismatch, productionOnSandbox } from './environment.rules.js';
 
 /** A process may not run here: its configuration against the database's environment, or production on a sandbox rail. */
@@ -18,6 +18,23 @@ export function assertRailsFor(config: Pick<Config, 'appEnv' | 'appEnvFrom' | 'r
   const refusal = productionOnSandbox(config);
   if (refusal) throw new EnvironmentRefusal(refusal);
 }
+
+/**
+ * Before a process migrates: refuses a database already recorded as the other environment, so
+ * that a staging checkout never applies its migrations to a production database (or the reverse).
+ */
+export async function assertEnvironmentBeforeMigrating(
+  em: EntityManager,
+  config: Pick<Config, 'appEnv' | 'appEnvFrom' | 'rails'>,
+  databaseUrl: string,
+): Promise<void> {
+  assertRailsFor(config);
+  const recorded = await recordedEnvironmentBeforeMigrating(pooled(em));
+  const mismatch = recorded && environmentMismatch(recorded, config, databaseName(databaseUrl));
+  if (mismatch) throw new EnvironmentRefusal(mismatch);
+}
+
+const databaseName = (databaseUrl: string) => decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
 
 /**
  * The database's environment, recorded as the configured one when the database has none yet (the
@@ -32,7 +49,7 @@ export async function settleEnvironment(
 ): Promise<AppEnv> {
   assertRailsFor(config);
   const recorded = await recordEnvironment(pooled(em), config.appEnv, recordedBy);
-  const mismatch = environmentMismatch(recorded, config, decodeURIComponent(new URL(databaseUrl).pathname.slice(1)));
+  const mismatch = environmentMismatch(recorded, config, databaseName(databaseUrl));
   if (mismatch) throw new EnvironmentRefusal(mismatch);
   return recorded;
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../config/index.js';
-import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
+import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../../src/db/orm.js';
 import { db as pooled } from '../../src/db/sql.js';
 import { recordedEnvironment, recordEnvironment } from '../../src/environment/environment.repository.js';
 import { environmentMismatch } from '../../src/environment/environment.rules.js';
@@ -132,6 +132,27 @@ describe('the environment of a database', function () {
         assert.equal(await environmentOf(db.url), 'production');
       } finally {
         await dropDatabase(db.name);
+      }
+    });
+
+    it('refuses before migrating: a staging process applies none of its migrations to a production database', async () => {
+      const name = scratchDatabase('env_prod_behind');
+      const url = withDatabase(h().databaseUrl, name);
+      await ensureDatabase(url);
+      const orm = await openOrm(url, 2);
+      try {
+        // A production database one migration behind this checkout.
+        await orm.getMigrator().up({ to: migrations[migrations.length - 2].name });
+        await recordEnvironment(pooled(orm.em.fork()), 'production', 'environment test');
+        const run = startHoldfast({ ROLE: 'web', APP_ENV: 'staging', DATABASE_URL: url, REDIS_URL: h().redisUrl });
+        assert.equal(await run.exited, 1);
+        assert.match(run.stderr(), /is a production database, but this process is configured for staging/);
+        const cli = await holdfastCli(['migrate'], { DATABASE_URL: url, APP_ENV: 'staging' });
+        assert.equal(cli.status, 2, cli.stderr);
+        assert.deepEqual(await pendingMigrations(url), [migrations[migrations.length - 1].name], 'nothing applied');
+      } finally {
+        await orm.close();
+        await dropDatabase(name);
       }
     });
 
