@@ -22,7 +22,7 @@ import { createLogger } from '../../src/runtime/logger.js';
 import { db as pooled } from '../../src/db/sql.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { type StripeFake, startStripeFake } from '../support/fakes/stripe/stripe-fake.js';
-import { call, h, newClient, startExtraApp, unique, type ApiResponse, type TestClient } from '../support/harness.js';
+import { call, h, holdfastCli, newClient, startExtraApp, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
 describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', function () {
@@ -532,6 +532,66 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
         'it was down',
       );
       assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
+    });
+  });
+
+  describe('ledger verify against the stored Stripe objects', () => {
+    const sql = (query: string, params: unknown[] = []) => h().orm.em.fork().getConnection().execute(query, params);
+
+    it('is clean after charges, refunds and an escrow cancel; names a snapshot changed or deleted, then is clean again', async () => {
+      const b = await buyerWith('pm_card_visa');
+      const id = await invoice(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 1000);
+      assert.equal((await api('POST', `/v2/invoice/${id}/pay`)).body.payload.state, 'SUCCESS');
+      const refunded = await api('POST', '/v2/refund', { invoice_id: id, reason: 'product_related' });
+      assert.equal(refunded.body.payload.refunds[0].status, 'REFUND-SUCCESS', refunded.text);
+      const refundInvoice = refunded.body.payload.refunds[0].refund_invoice_id as string;
+      const e = await escrow(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 700);
+      assert.equal((await api('POST', `/v2/escrow/${e.id}/pay`)).body.payload.status, 'ESCROWED');
+      assert.equal((await api('POST', `/v2/escrow/${e.id}/cancel`)).body.payload.status, 'CANCELLED');
+
+      const clean = await holdfastCli(['ledger', 'verify']);
+      assert.equal(clean.status, 0, clean.stdout + clean.stderr);
+
+      const chargeRef = `invoice:${id}:charge:${b.cards[0]}`;
+      await sql(`update provider_object set snapshot = jsonb_set(snapshot, '{amount}', '999') where holdfast_ref = ?`, [chargeRef]);
+      const changed = await holdfastCli(['ledger', 'verify']);
+      assert.equal(changed.status, 1, changed.stdout + changed.stderr);
+      assert.match(
+        changed.stdout,
+        new RegExp(
+          `invoice ${id}: card charge of payment method ${b.cards[0]} \\(1000 USD\\): its stored PaymentIntent pi_\\w+ is 999 USD succeeded \\(expected 1000 USD succeeded\\)`,
+        ),
+      );
+      await sql(`update provider_object set snapshot = jsonb_set(snapshot, '{amount}', '1000') where holdfast_ref = ?`, [chargeRef]);
+
+      const refundRef = `invoice:${refundInvoice}:refund:${b.cards[0]}`;
+      const [kept] = await sql(`select * from provider_object where holdfast_ref = ?`, [refundRef]);
+      assert.ok(kept, 'the Refund is stored');
+      await sql(`delete from provider_object where holdfast_ref = ?`, [refundRef]);
+      const deleted = await holdfastCli(['ledger', 'verify']);
+      assert.equal(deleted.status, 1, deleted.stdout + deleted.stderr);
+      assert.ok(
+        deleted.stdout.includes(
+          `refund invoice ${refundInvoice}: card refund to payment method ${b.cards[0]} (1000 USD) has 0 stored Stripe Refunds (expected 1)`,
+        ),
+        deleted.stdout,
+      );
+      await sql(
+        `insert into provider_object (provider, object_id, object_type, integrator_id, holdfast_ref, snapshot, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
+        [
+          kept.provider,
+          kept.object_id,
+          kept.object_type,
+          kept.integrator_id,
+          kept.holdfast_ref,
+          JSON.stringify(kept.snapshot),
+          kept.created_at,
+          kept.updated_at,
+        ],
+      );
+      const again = await holdfastCli(['ledger', 'verify']);
+      assert.equal(again.status, 0, again.stdout + again.stderr);
     });
   });
 });
