@@ -17,7 +17,9 @@ import { CardProviderUnavailable, type CardProcessor } from '../../src/rails/car
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { commandsWithUnsettledHolds } from '../../src/invoices/card-charges.service.js';
 import { invoiceCommandsWith } from '../../src/invoices/invoice.commands.js';
-import { providerObjectsOf } from '../../src/rails/provider-object.repository.js';
+import { providerEventHandlers } from '../../src/provider-events/provider-event-handlers.js';
+import type { ProviderEventRecord } from '../../src/provider-events/provider-event.rules.js';
+import { findProviderObject, providerObjectsOf } from '../../src/rails/provider-object.repository.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { db as pooled } from '../../src/db/sql.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
@@ -592,6 +594,50 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       );
       const again = await holdfastCli(['ledger', 'verify']);
       assert.equal(again.status, 0, again.stdout + again.stderr);
+    });
+
+    it('a Refund that fails later (refund.failed): its snapshot moves forward once, whatever the order, and verify names it', async () => {
+      const b = await buyerWith('pm_card_refundFail');
+      const id = await invoice(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 1000);
+      assert.equal((await api('POST', `/v2/invoice/${id}/pay`)).body.payload.state, 'SUCCESS');
+      const res = await api('POST', '/v2/refund', { invoice_id: id, reason: 'product_related' });
+      const [r] = res.body.payload.refunds;
+      assert.equal(r.status, 'REFUND-SUCCESS', res.text);
+      const db = pooled(h().orm.em.fork());
+      const [stored] = await providerObjectsOf(db, `invoice:${r.refund_invoice_id}:refund:${b.cards[0]}`);
+      assert.equal(stored.snapshot.status, 'succeeded');
+      fake.failRefund(stored.objectId);
+      const events = fake.events.filter((e) => e.data.object.id === stored.objectId);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['refund.created', 'refund.updated', 'charge.refund.updated', 'refund.failed'],
+      );
+      const apply = (e: (typeof events)[number]) =>
+        providerEventHandlers.find('stripe', e.type)!(db, {
+          providerEventId: e.id,
+          type: e.type,
+          payload: e as unknown as Record<string, unknown>,
+        } as ProviderEventRecord);
+      // Out of order and duplicated: the failure first, then every event again, the creation last.
+      const [created, ...later] = events;
+      const answers = [];
+      for (const e of [...later.reverse(), ...later, created!]) answers.push(await apply(e));
+      assert.deepEqual(answers, ['applied', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored']);
+      const now = await findProviderObject(db, 'stripe', stored.objectId);
+      assert.deepEqual([now?.snapshot.status, now?.snapshot.failure_reason], ['failed', 'expired_or_canceled_card']);
+      const problems = (await verifyAll(h().orm.em.fork())).problems;
+      assert.ok(
+        problems.includes(
+          `refund invoice ${r.refund_invoice_id}: card refund to payment method ${b.cards[0]} (1000 USD): its stored Refund ${stored.objectId} is 1000 USD failed (expected 1000 USD succeeded or pending)`,
+        ),
+        problems.join('\n'),
+      );
+      // The run's database stays clean for the files after this one.
+      await h()
+        .orm.em.fork()
+        .getConnection()
+        .execute('update provider_object set snapshot = ?::jsonb where object_id = ?', [JSON.stringify(stored.snapshot), stored.objectId]);
+      assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     });
   });
 });
