@@ -15,7 +15,7 @@ import { QueueName } from '../../src/queues/names.js';
 import { cardProcessorFor } from '../../src/rails/card-processor.js';
 import { CardProviderUnavailable, type CardProcessor } from '../../src/rails/card-processor.port.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
-import { commandsWithUnsettledHolds } from '../../src/invoices/card-charges.service.js';
+import { commandsWithUnsettledHolds, refundCardPart } from '../../src/invoices/card-charges.service.js';
 import { invoiceCommandsWith } from '../../src/invoices/invoice.commands.js';
 import { providerEventHandlers } from '../../src/provider-events/provider-event-handlers.js';
 import type { ProviderEventRecord } from '../../src/provider-events/provider-event.rules.js';
@@ -33,6 +33,7 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
   let app: { baseUrl: string; close(): Promise<void> };
   let workers: RunningWorkers;
   let bus: CommandBus;
+  let cards: CardProcessor;
   let client: TestClient;
   let seller: Party;
   const prefix = `{holdfast-stripe-${unique()}}`;
@@ -42,7 +43,7 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
     // Configured as a process is: STRIPE_API_BASE split into the package's host, port and protocol.
     const config = loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url });
     assert.deepEqual([config.stripeApi.host, config.stripeApi.port, config.stripeApi.protocol], [fake.host, fake.port, 'http']);
-    const cards = cardProcessorFor(config.rails.cards, config.stripeApi);
+    cards = cardProcessorFor(config.rails.cards, config.stripeApi);
     bus = new CommandBus(h().redisUrl, prefix);
     workers = await startWorkers({
       orm: h().orm,
@@ -625,6 +626,17 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       assert.deepEqual(answers, ['applied', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored']);
       const now = await findProviderObject(db, 'stripe', stored.objectId);
       assert.deepEqual([now?.snapshot.status, now?.snapshot.failure_reason], ['failed', 'expired_or_canceled_card']);
+      // The refund command run again gets Stripe's first answer back (its idempotency key): it does not undo the failure.
+      await refundCardPart(
+        db,
+        cards.provider!,
+        res.headers.get('x-command-id')!,
+        { id, integratorId: b.integrator_id },
+        r.refund_invoice_id,
+        b.cards[0],
+        1000,
+      );
+      assert.equal((await findProviderObject(db, 'stripe', stored.objectId))?.snapshot.status, 'failed');
       const problems = (await verifyAll(h().orm.em.fork())).problems;
       assert.ok(
         problems.includes(
