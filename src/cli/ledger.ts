@@ -11,7 +11,9 @@ export const ledgerCommands: Record<string, Command> = {
 Recomputes every ledger balance from the entries and checks every invariant: each posting
 sums to zero per currency, stored balances equal recomputed ones, no wallet is below zero,
 entries are in their account's currency, each integrator's escrow holding equals the total of
-its ESCROWED escrows, and each escrow has exactly the postings its state implies. Exits 1 with
+its ESCROWED escrows, each escrow has exactly the postings its state implies, and every card
+charge, refund and payout sent to Stripe or PayPal matches the one provider object stored
+behind it (amount, currency, status). Exits 1 with
 a report when anything is breached: the first ${VERIFY_PROBLEM_CAP} problems, and how many in all.
 Reads one snapshot; each check runs in PostgreSQL and returns only what is breached, so its
 memory does not grow with the ledger. Only reads: a missing or unmigrated database is an error.

@@ -35,13 +35,20 @@ import {
   type CardProvider,
   type CardVerdicts,
 } from '../rails/card-processor.port.js';
-import { providerObjectsOf, providerObjectsStuck, saveProviderObject } from '../rails/provider-object.repository.js';
+import {
+  findProviderObject,
+  type ProviderObjectRecord,
+  providerObjectsOf,
+  providerObjectsStuck,
+  saveProviderObject,
+} from '../rails/provider-object.repository.js';
 import type { CommandKind } from '../commands/command.registry.js';
 import { commandTarget } from '../commands/command.service.js';
 import { readInvoice } from './invoice.repository.js';
 import type { StoredCharge } from './invoice.entity.js';
 import type { InvoiceRecord } from './invoice.rules.js';
 import type { ChargeMethod } from './settlement.service.js';
+import { refundSightSupersedes } from './stripe-refund-snapshot.rules.js';
 
 /** The verdicts of a pay's cards, and the cards left unasked because a wallet could not cover the pay as it stood. */
 export interface CardAuthorizations {
@@ -127,6 +134,13 @@ export async function authorizeInvoiceCards(
   return authorizeCardCharges(db, provider, commandId, invoice, methods, balances);
 }
 
+/** Stores a Refund as a call answered it, unless a later sight (a `refund.failed` event before a retried command's answer) is stored already. */
+async function saveRefundSight(db: Db, refund: ProviderObjectRecord): Promise<void> {
+  const stored = await findProviderObject(db, refund.provider, refund.objectId);
+  if (stored && !refundSightSupersedes(stored.snapshot.status, refund.snapshot.status)) return;
+  await saveProviderObject(db, refund);
+}
+
 /** The PaymentIntent of an invoice's card charge, as last stored. */
 async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) {
   const [intent] = (await providerObjectsOf(db, chargeRef(invoiceId, paymentMethodId))).filter((o) => o.objectType === 'payment_intent');
@@ -189,7 +203,7 @@ export async function refundCardCharges(
       if (intent.snapshot.status !== 'succeeded') return;
       const refunded = await provider.refund(intent.objectId, c.amount, cardCallKey(commandId, 'refund', c.payment_method_id));
       if (refunded.refundId && refunded.snapshot)
-        await saveProviderObject(db, {
+        await saveRefundSight(db, {
           provider: 'stripe',
           objectId: refunded.refundId,
           objectType: 'refund',
@@ -221,7 +235,7 @@ export async function refundCardPart(
   if (!intent) return null;
   const refunded = await provider.refund(intent.objectId, amount, cardCallKey(commandId, 'refund', paymentMethodId));
   if (refunded.refundId && refunded.snapshot)
-    await saveProviderObject(db, {
+    await saveRefundSight(db, {
       provider: 'stripe',
       objectId: refunded.refundId,
       objectType: 'refund',

@@ -15,9 +15,10 @@ import {
   postingPhasesSql,
   walletAccountsAmongSql,
 } from '../ledger/ledger.repository.js';
-import { joinPaymentMethodSql } from '../payment-methods/payment-method.repository.js';
+import { isStripeCardSql, joinPaymentMethodSql } from '../payment-methods/payment-method.repository.js';
 import type { InvoiceMechanism, StoredCharge, StoredLineItem } from './invoice.entity.js';
 import type { InvoiceRecord } from './invoice.rules.js';
+import type { StripeCardMove } from './stripe-card-check.rules.js';
 
 /** A new OPEN purchase invoice (with the escrow it belongs to, if any). */
 export interface NewPurchaseInvoice extends Omit<InvoiceRecord, 'state'> {
@@ -317,4 +318,56 @@ export function purchaseLineCostsSql(invoiceIdsQuery: string): string {
             from invoice i, jsonb_array_elements(i.line_items) l
            where i.id in (${invoiceIdsQuery})
            group by 1, 2`;
+}
+
+/**
+ * `ledger verify`: the invoices after `after` (by id, at most `limit`) that recorded a card move
+ * on a Stripe card — paid purchases (state SUCCESS) and refunds (refund invoices, escrow
+ * cancels) — with those moves; `last` is the page's last invoice id (the next page starts after it).
+ */
+export async function stripeCardMovesPage(db: Db, after: string, limit: number): Promise<{ moves: StripeCardMove[]; last: string | null }> {
+  const rows = await db.execute<
+    Array<{
+      id: string;
+      kind: 'charge' | 'refund';
+      currency: string;
+      paid_invoice_id: string | null;
+      escrow_cancelled: boolean;
+      parts: Array<{ payment_method_id: string; amount: number }>;
+    }>
+  >(
+    `with page as (
+       select i.id, i.currency, i.escrow_id, i.refunded_invoice_id, i.state, i.payment_methods,
+              case when i.invoice_type in ${PURCHASE_TYPES_SQL} then 'charge' else 'refund' end as kind
+         from invoice i
+        where i.id > ?
+          and ((i.invoice_type in ${PURCHASE_TYPES_SQL} and i.state = 'SUCCESS')
+               or i.refunded_invoice_id is not null or i.invoice_type like 'user_purchase_refund_escrow%')
+        order by i.id limit ?)
+     select p.id, p.kind, p.currency,
+            case when p.kind = 'charge' then null
+                 else coalesce(p.refunded_invoice_id,
+                               (select e.id from invoice e where e.escrow_id = p.escrow_id and e.invoice_type like 'user_purchase_escrow%' limit 1)) end
+              as paid_invoice_id,
+            p.kind = 'charge' and p.escrow_id is not null
+              and exists (select 1 from invoice c where c.escrow_id = p.escrow_id and c.invoice_type like 'user_purchase_refund_escrow%')
+              as escrow_cancelled,
+            coalesce((select jsonb_agg(jsonb_build_object('payment_method_id', m ->> 'payment_method_id', 'amount', (m ->> 'amount')::bigint))
+                        from jsonb_array_elements(p.payment_methods) m ${joinPaymentMethodSql('pm', "m ->> 'payment_method_id'")}
+                       where ${isStripeCardSql('pm')} and (p.kind = 'charge' or ${refundPartSucceededSql('p')})), '[]'::jsonb) as parts
+       from page p order by p.id`,
+    [after, limit],
+  );
+  const moves = rows.flatMap((r) =>
+    r.parts.map((m) => ({
+      kind: r.kind,
+      invoiceId: r.id,
+      paymentMethodId: m.payment_method_id,
+      amount: Number(m.amount),
+      currency: r.currency,
+      paidInvoiceId: r.paid_invoice_id,
+      escrowCancelled: r.escrow_cancelled,
+    })),
+  );
+  return { moves, last: rows.length ? rows[rows.length - 1]!.id : null };
 }

@@ -193,6 +193,11 @@ export function chargeMethodsSql(idsQuery: string): string {
            where pm.id in (${idsQuery})`;
 }
 
+/** Fragment: whether method `<alias>` (a payment_method row) is a card added through Stripe (its details say so). */
+export function isStripeCardSql(alias: string): string {
+  return `(${alias}.provider = 'card' and ${alias}.details ->> 'processor' = 'stripe')`;
+}
+
 /** Fragment: `left join payment_method <alias> on <alias>.id = <expr>` (a wallet ledger account's method). */
 export function joinPaymentMethodSql(alias: string, idExpression: string): string {
   return `left join payment_method ${alias} on ${alias}.id = ${idExpression}`;

@@ -16,6 +16,7 @@
  */
 import type { CommandKind } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
+import { applyStripeRefundEvent } from '../invoices/stripe-refund-event.handler.js';
 import { applyIdentitySessionEvent } from '../kyc/identity-session-events.js';
 import { payoutItemEventHandler } from '../payouts/payout-item-event.handler.js';
 import { handlerPatterns, type Provider, type ProviderEventRecord } from './provider-event.rules.js';
@@ -59,3 +60,6 @@ export const providerEventHandlers = {
 providerEventHandlers.register('stripe', 'identity.verification_session.*', applyIdentitySessionEvent);
 // PayPal's payout item events (SUCCEEDED, FAILED, BLOCKED, DENIED, RETURNED, UNCLAIMED…): the payouts module settles its payout.
 providerEventHandlers.register('paypal', 'PAYMENT.PAYOUTS-ITEM.*', payoutItemEventHandler);
+// A card Refund's later sights (pending settling, a refund failing after it was taken): its stored snapshot moves forward.
+providerEventHandlers.register('stripe', 'refund.*', applyStripeRefundEvent);
+providerEventHandlers.register('stripe', 'charge.refund.updated', applyStripeRefundEvent);

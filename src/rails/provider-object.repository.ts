@@ -98,3 +98,13 @@ export async function providerObjectsByIds(db: Db, provider: Provider, objectIds
   );
   return rows.map(record);
 }
+
+/** The stored objects of a provider behind any of `holdfastRefs` (by `provider_object_ref_idx`). */
+export async function providerObjectsOfRefs(db: Db, provider: Provider, holdfastRefs: string[]): Promise<ProviderObjectRecord[]> {
+  if (!holdfastRefs.length) return [];
+  const rows = await db.execute<Row[]>(
+    'select provider, object_id, object_type, integrator_id, holdfast_ref, snapshot from provider_object where holdfast_ref = any(?::text[]) and provider = ?',
+    [holdfastRefs, provider],
+  );
+  return rows.map(record);
+}

@@ -15,15 +15,17 @@ import { QueueName } from '../../src/queues/names.js';
 import { cardProcessorFor } from '../../src/rails/card-processor.js';
 import { CardProviderUnavailable, type CardProcessor } from '../../src/rails/card-processor.port.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
-import { commandsWithUnsettledHolds } from '../../src/invoices/card-charges.service.js';
+import { commandsWithUnsettledHolds, refundCardPart } from '../../src/invoices/card-charges.service.js';
 import { invoiceCommandsWith } from '../../src/invoices/invoice.commands.js';
 import { escrowCommandsWith } from '../../src/escrow/escrow.commands.js';
-import { providerObjectsOf } from '../../src/rails/provider-object.repository.js';
+import { providerEventHandlers } from '../../src/provider-events/provider-event-handlers.js';
+import type { ProviderEventRecord } from '../../src/provider-events/provider-event.rules.js';
+import { findProviderObject, providerObjectsOf } from '../../src/rails/provider-object.repository.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { db as pooled } from '../../src/db/sql.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { type StripeFake, startStripeFake } from '../support/fakes/stripe/stripe-fake.js';
-import { call, h, newClient, startExtraApp, unique, type ApiResponse, type TestClient } from '../support/harness.js';
+import { call, h, holdfastCli, newClient, startExtraApp, unique, type ApiResponse, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
 describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', function () {
@@ -32,6 +34,7 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
   let app: { baseUrl: string; close(): Promise<void> };
   let workers: RunningWorkers;
   let bus: CommandBus;
+  let cards: CardProcessor;
   let client: TestClient;
   let seller: Party;
   const prefix = `{holdfast-stripe-${unique()}}`;
@@ -41,7 +44,7 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
     // Configured as a process is: STRIPE_API_BASE split into the package's host, port and protocol.
     const config = loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url });
     assert.deepEqual([config.stripeApi.host, config.stripeApi.port, config.stripeApi.protocol], [fake.host, fake.port, 'http']);
-    const cards = cardProcessorFor(config.rails.cards, config.stripeApi);
+    cards = cardProcessorFor(config.rails.cards, config.stripeApi);
     bus = new CommandBus(h().redisUrl, prefix);
     workers = await startWorkers({
       orm: h().orm,
@@ -557,6 +560,121 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
         fake.requestsTo('POST', '/v1/payment_intents').some((r) => r.fault === 'error'),
         'it was down',
       );
+      assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
+    });
+  });
+
+  describe('ledger verify against the stored Stripe objects', () => {
+    const sql = (query: string, params: unknown[] = []) => h().orm.em.fork().getConnection().execute(query, params);
+
+    it('is clean after charges, refunds and an escrow cancel; names a snapshot changed or deleted, then is clean again', async () => {
+      const b = await buyerWith('pm_card_visa');
+      const id = await invoice(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 1000);
+      assert.equal((await api('POST', `/v2/invoice/${id}/pay`)).body.payload.state, 'SUCCESS');
+      const refunded = await api('POST', '/v2/refund', { invoice_id: id, reason: 'product_related' });
+      assert.equal(refunded.body.payload.refunds[0].status, 'REFUND-SUCCESS', refunded.text);
+      const refundInvoice = refunded.body.payload.refunds[0].refund_invoice_id as string;
+      const e = await escrow(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 700);
+      assert.equal((await api('POST', `/v2/escrow/${e.id}/pay`)).body.payload.status, 'ESCROWED');
+      assert.equal((await api('POST', `/v2/escrow/${e.id}/cancel`)).body.payload.status, 'CANCELLED');
+
+      const clean = await holdfastCli(['ledger', 'verify']);
+      assert.equal(clean.status, 0, clean.stdout + clean.stderr);
+
+      const chargeRef = `invoice:${id}:charge:${b.cards[0]}`;
+      await sql(`update provider_object set snapshot = jsonb_set(snapshot, '{amount}', '999') where holdfast_ref = ?`, [chargeRef]);
+      const changed = await holdfastCli(['ledger', 'verify']);
+      assert.equal(changed.status, 1, changed.stdout + changed.stderr);
+      assert.match(
+        changed.stdout,
+        new RegExp(
+          `invoice ${id}: card charge of payment method ${b.cards[0]} \\(1000 USD\\): its stored PaymentIntent pi_\\w+ is 999 USD succeeded \\(expected 1000 USD succeeded\\)`,
+        ),
+      );
+      await sql(`update provider_object set snapshot = jsonb_set(snapshot, '{amount}', '1000') where holdfast_ref = ?`, [chargeRef]);
+
+      const refundRef = `invoice:${refundInvoice}:refund:${b.cards[0]}`;
+      const [kept] = await sql(`select * from provider_object where holdfast_ref = ?`, [refundRef]);
+      assert.ok(kept, 'the Refund is stored');
+      await sql(`delete from provider_object where holdfast_ref = ?`, [refundRef]);
+      const deleted = await holdfastCli(['ledger', 'verify']);
+      assert.equal(deleted.status, 1, deleted.stdout + deleted.stderr);
+      assert.ok(
+        deleted.stdout.includes(
+          `refund invoice ${refundInvoice}: card refund to payment method ${b.cards[0]} (1000 USD) has 0 stored Stripe Refunds (expected 1)`,
+        ),
+        deleted.stdout,
+      );
+      await sql(
+        `insert into provider_object (provider, object_id, object_type, integrator_id, holdfast_ref, snapshot, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
+        [
+          kept.provider,
+          kept.object_id,
+          kept.object_type,
+          kept.integrator_id,
+          kept.holdfast_ref,
+          JSON.stringify(kept.snapshot),
+          kept.created_at,
+          kept.updated_at,
+        ],
+      );
+      const again = await holdfastCli(['ledger', 'verify']);
+      assert.equal(again.status, 0, again.stdout + again.stderr);
+    });
+
+    it('a Refund that fails later (refund.failed): its snapshot moves forward once, whatever the order, and verify names it', async () => {
+      const b = await buyerWith('pm_card_refundFail');
+      const id = await invoice(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 1000);
+      assert.equal((await api('POST', `/v2/invoice/${id}/pay`)).body.payload.state, 'SUCCESS');
+      const res = await api('POST', '/v2/refund', { invoice_id: id, reason: 'product_related' });
+      const [r] = res.body.payload.refunds;
+      assert.equal(r.status, 'REFUND-SUCCESS', res.text);
+      const db = pooled(h().orm.em.fork());
+      const [stored] = await providerObjectsOf(db, `invoice:${r.refund_invoice_id}:refund:${b.cards[0]}`);
+      assert.equal(stored.snapshot.status, 'succeeded');
+      fake.failRefund(stored.objectId);
+      const events = fake.events.filter((e) => e.data.object.id === stored.objectId);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['refund.created', 'refund.updated', 'charge.refund.updated', 'refund.failed'],
+      );
+      const apply = (e: (typeof events)[number]) =>
+        providerEventHandlers.find('stripe', e.type)!(db, {
+          providerEventId: e.id,
+          type: e.type,
+          payload: e as unknown as Record<string, unknown>,
+        } as ProviderEventRecord);
+      // Out of order and duplicated: the failure first, then every event again, the creation last.
+      const [created, ...later] = events;
+      const answers = [];
+      for (const e of [...later.reverse(), ...later, created!]) answers.push(await apply(e));
+      assert.deepEqual(answers, ['applied', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored']);
+      const now = await findProviderObject(db, 'stripe', stored.objectId);
+      assert.deepEqual([now?.snapshot.status, now?.snapshot.failure_reason], ['failed', 'expired_or_canceled_card']);
+      // The refund command run again gets Stripe's first answer back (its idempotency key): it does not undo the failure.
+      await refundCardPart(
+        db,
+        cards.provider!,
+        res.headers.get('x-command-id')!,
+        { id, integratorId: b.integrator_id },
+        r.refund_invoice_id,
+        b.cards[0],
+        1000,
+      );
+      assert.equal((await findProviderObject(db, 'stripe', stored.objectId))?.snapshot.status, 'failed');
+      const problems = (await verifyAll(h().orm.em.fork())).problems;
+      assert.ok(
+        problems.includes(
+          `refund invoice ${r.refund_invoice_id}: card refund to payment method ${b.cards[0]} (1000 USD): its stored Refund ${stored.objectId} is 1000 USD failed (expected 1000 USD succeeded or pending)`,
+        ),
+        problems.join('\n'),
+      );
+      // The run's database stays clean for the files after this one.
+      await h()
+        .orm.em.fork()
+        .getConnection()
+        .execute('update provider_object set snapshot = ?::jsonb where object_id = ?', [JSON.stringify(stored.snapshot), stored.objectId]);
       assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     });
   });
