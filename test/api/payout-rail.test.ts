@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { db as pooled } from '../../src/db/sql.js';
+import { saveProviderObject } from '../../src/rails/provider-object.repository.js';
 import { Queue, Worker } from 'bullmq';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { commandRegistry } from '../../src/commands/command.registry.js';
@@ -267,6 +269,19 @@ describe('payouts on the payout rail: PROCESSING, RETURNED, payout.settle', func
     assert.equal(await report({ status: 'SUCCEEDED', providerItemId: 'ITEM-UNKNOWN' }), null);
 
     const returned = { status: 'RETURNED', senderBatchId: `${id}-1`, providerBatchId: 'BATCH-1', providerItemId: `ITEM-${id}` };
+    // The inbox stores PayPal's item before it reports the outcome (ledger verify checks the two agree).
+    await saveProviderObject(pooled(h().orm.em.fork()), {
+      provider: 'paypal',
+      objectId: `ITEM-${id}`,
+      objectType: 'payout_item',
+      integratorId: s.integrator_id,
+      holdfastRef: `payout:${id}:1`,
+      snapshot: {
+        payout_item_id: `ITEM-${id}`,
+        transaction_status: 'RETURNED',
+        payout_item: { amount: { currency: 'USD', value: '8.00' } },
+      },
+    });
     const first = await report(returned);
     assert.equal(first?.status, 200, JSON.stringify(first));
     const twice = await Promise.all([report(returned), report(returned)]);

@@ -15,9 +15,11 @@ export interface paths {
         get: operations["listPaymentMethods"];
         put?: never;
         /**
-         * Add a sandbox card or a PayPal payout destination
-         * @description `type: card` adds a sandbox test card (a new method each time; the same number has the
-         *     same `psp_hash_code`). `type: paypal` adds a payout-only PayPal destination for the
+         * Add a card or a PayPal payout destination
+         * @description `type: card` adds a card through the card processor: under the sandbox a test card (a new
+         *     method each time; the same number has the same `psp_hash_code`); under Stripe a
+         *     PaymentMethod id, attached to the account's one Stripe Customer (card numbers never reach
+         *     Holdfast), its `psp_reference` the PaymentMethod and `psp_hash_code` Stripe's fingerprint. `type: paypal` adds a payout-only PayPal destination for the
          *     address (at most 254 characters, stored lower-cased); when the account already has one
          *     for that address, the answer is that method, unchanged (201, the same `id`).
          */
@@ -118,13 +120,22 @@ export interface components {
              * @enum {string}
              */
             type: "card";
+            /**
+             * @description A sandbox test card (`number`, `exp_month`, `exp_year`, `cvc`) when the card processor
+             *     is the sandbox; a Stripe PaymentMethod id (`stripe_payment_method`) that Stripe's
+             *     browser library or the integrator collected when it is Stripe. The other shape answers
+             *     400 naming its field (`card.number` or `card.stripe_payment_method`, `NOT_ALLOWED`); a
+             *     field its shape needs and lacks answers 400 naming it, `REQUIRED`.
+             */
             card: {
-                /** @description Digits only. */
-                number: string;
-                exp_month: number;
+                /** @description Digits only (the sandbox: with `exp_month`, `exp_year` and `cvc`). */
+                number?: string;
+                exp_month?: number;
                 /** @description Four digits. */
-                exp_year: number;
-                cvc: string;
+                exp_year?: number;
+                cvc?: string;
+                /** @description A Stripe PaymentMethod id (`pm_…`; Stripe). */
+                stripe_payment_method?: string;
             };
             full_name?: string;
         };
@@ -456,7 +467,9 @@ export interface operations {
             /**
              * @description Invalid input, naming the field. Besides the schema's codes: `card.number`
              *     `INVALID_VALUE` (fails the Luhn check) or `NOT_A_TEST_CARD`; `card.exp_year`
-             *     `EXPIRED` (the expiry month is over); `paypal.email` `INVALID_FORMAT` (not an
+             *     `EXPIRED` (the expiry month is over); `card.number` `NOT_ALLOWED` (a card number
+             *     under the Stripe processor); `card.stripe_payment_method` `NOT_ALLOWED` (under the
+             *     sandbox processor), `NOT_FOUND`, `DECLINED` (Stripe declines the card when it is attached: the message says why), `INVALID_VALUE` (Stripe refuses it otherwise) or `NOT_A_CARD`; `paypal.email` `INVALID_FORMAT` (not an
              *     e-mail address) or `TOO_LONG`.
              */
             400: {

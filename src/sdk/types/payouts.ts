@@ -10,7 +10,8 @@ export interface paths {
         };
         /**
          * An account's KYC state
-         * @description The account's identity check: `state` `NODATA` (nothing submitted; `kyc_id` null),
+         * @description The account's identity check: `state` `NODATA` (nothing submitted; `kyc_id` null until
+         *     a first submission is tried),
          *     `PROCESSING`, `MANUAL_REVIEW`, `ACCEPT`, `DENY` or `CANCEL`; `pii_level` `NONE`
          *     (nothing submitted, or cancelled), `BASIC` (submitted, not accepted) or `FULL` (only with
          *     `ACCEPT`); `kyc_requirements` the fields still to be provided: all five while the check
@@ -552,6 +553,23 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            /**
+             * @description `PROVIDER_UNAVAILABLE`: the identity verifier's provider did not answer in time or
+             *     failed. Nothing was taken: the check stays as it was, and `Retry-After` says in how
+             *     many seconds to try again. A retry of the same submission reuses the verification
+             *     session the failed try may have started at the provider.
+             */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureEnvelope"] & {
+                        codes?: unknown;
+                    };
+                };
+            };
         };
     };
     requestPayout: {
