@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { type ItemStatus, outcomeOf, type Step, stepTo } from './outcomes.js';
 import { AUTH_ALGO, createSigner, type TransmissionHeaders } from './signing.js';
@@ -63,6 +64,8 @@ export interface PaypalFakeOptions {
   deliveryRetries?: number;
   /** The wait before each such retry (default 200 ms). */
   deliveryRetryMs?: number;
+  /** Serve HTTPS with this key and certificate (PEM; test/support/fakes/tls.ts makes a self-signed one) instead of HTTP. */
+  tls?: { key: string; cert: string };
 }
 
 export interface LoggedRequest {
@@ -118,7 +121,7 @@ interface Batch {
 }
 
 export interface PaypalFake {
-  /** The API base, e.g. `http://127.0.0.1:41234` (give it as `PAYPAL_API_BASE`). */
+  /** The API base, e.g. `http://127.0.0.1:41234` (`https://` with the `tls` option; give it as `PAYPAL_API_BASE`). */
   url: string;
   clientId: string;
   clientSecret: string;
@@ -573,13 +576,14 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     res.end(text ? (answer.json as string) : JSON.stringify(answer.json));
   };
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  });
-  server.on('connection', (socket) => {
+  };
+  const server: Server | HttpsServer = options.tls ? createHttpsServer({ ...options.tls }, handler) : createServer(handler);
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -588,7 +592,7 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
   port = (server.address() as AddressInfo).port;
 
   const fake: PaypalFake = {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     clientId: options.clientId ?? `fake-client-${pid(8)}`,
     clientSecret: options.clientSecret ?? `fake-secret-${randomBytes(16).toString('hex')}`,
     webhookId: options.webhookId ?? pid(17),
