@@ -311,6 +311,18 @@ describe('production on the real rails (APP_ENV=production, Stripe and PayPal fa
     assert.ok(paypal.deliveries.some((d) => d.eventType === 'PAYMENT.PAYOUTS-ITEM.SUCCEEDED' && d.status === 200));
     assert.equal((await api('GET', `/v1/${seller}/payment_methods`)).body.payload[0].wallet_balance, '200');
 
+    // Every event either fake sent reached the process and was taken (2xx) at the first attempt.
+    await stripe.eventsDelivered();
+    assert.deepEqual(
+      stripe.deliveries.filter((d) => d.status !== 200 || d.attempt !== 1).map((d) => `${d.type} ${d.attempt}: ${d.status ?? d.error}`),
+      [],
+    );
+    assert.ok(stripe.deliveries.some((d) => d.type === 'identity.verification_session.verified'));
+    assert.deepEqual(
+      paypal.deliveries.filter((d) => d.status !== 200).map((d) => `${d.eventType}: ${d.status}`),
+      [],
+    );
+
     // Every charge and payout Holdfast recorded matches a stored provider object.
     const verify = await cli(['ledger', 'verify']);
     assert.equal(verify.status, 0, verify.stdout + verify.stderr);
