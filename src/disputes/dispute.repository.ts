@@ -177,9 +177,9 @@ export function dueSandboxCharges(
 /** Sandbox disputes still waiting for evidence past their deadline on their integrator's test clock, at most `limit`. */
 export function overdueSandboxDisputes(db: Db, limit: number): Promise<Array<{ id: string; integrator_id: string }>> {
   return db.execute(
-    `select id, integrator_id from dispute
-      where status = 'NEEDS_RESPONSE' and provider = 'sandbox' and evidence_due_by <= ${tenantNowSql('integrator_id')}
-      order by evidence_due_by limit ?`,
+    `select d.id, d.integrator_id from dispute d
+      where d.status = 'NEEDS_RESPONSE' and d.provider = 'sandbox' and d.evidence_due_by <= ${tenantNowSql('d.integrator_id')}
+      order by d.evidence_due_by limit ?`,
     [limit],
   );
 }
