@@ -1,13 +1,7 @@
 /** Disputes (plain SQL). */
 import type { Db } from '../db/sql.js';
 import { purchasesChargedToSql } from '../invoices/invoice.repository.js';
-import {
-  DISPUTE_BALANCES_SQL,
-  NEGATIVE_DEFAULT_WALLETS_SQL,
-  PROBLEM_TOTAL_SQL,
-  postingPhasesSql,
-  type Found,
-} from '../ledger/ledger.repository.js';
+import { DISPUTE_BALANCES_SQL, PROBLEM_TOTAL_SQL, postingPhasesSql, type Found } from '../ledger/ledger.repository.js';
 import { disputingSandboxCardsSql } from '../payment-methods/payment-method.repository.js';
 import { tenantNowSql } from '../sandbox/sandbox.repository.js';
 import type { DisputeFunds, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
@@ -230,18 +224,6 @@ export function disputePostingMismatches(
                                                        when 'reinstated' then '{open,won}'::text[]
                                                        else '{lost,open}'::text[] end
       order by d.id limit ?`,
-    [limit],
-  );
-}
-
-/**
- * `ledger verify`: default wallets below zero by more than the dispute openings that took them
- * there can explain, the first `limit`.
- */
-export function unexplainedNegativeWallets(db: Db, limit: number): Promise<Array<Found<{ id: string; balance: string; opened: string }>>> {
-  return db.execute(
-    `select w.id, w.balance, w.opened, ${PROBLEM_TOTAL_SQL} from (${NEGATIVE_DEFAULT_WALLETS_SQL}) w
-      where -w.balance > w.opened order by w.id limit ?`,
     [limit],
   );
 }

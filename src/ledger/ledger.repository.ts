@@ -186,11 +186,11 @@ export const DISPUTE_BALANCES_SQL = `select integrator_id, currency, kind, balan
   where kind in ('dispute_holding', 'dispute_fees', 'dispute_losses')`;
 
 /**
- * Fragment: the integrators' default wallets below zero (`id`, `balance`) and what dispute
- * openings — the one posting allowed to take such a wallet below zero — took from each
- * (`opened`, the sum of their debits of it).
+ * The integrators' default wallets below zero (`id`, `balance`) and what dispute openings —
+ * the one posting allowed to take such a wallet below zero — took from each (`opened`, the
+ * sum of their debits of it): `ledger verify` accepts such a wallet down to minus that.
  */
-export const NEGATIVE_DEFAULT_WALLETS_SQL = `select a.id, a.balance, coalesce(o.opened, 0) as opened
+const NEGATIVE_DEFAULT_WALLETS_SQL = `select a.id, a.balance, coalesce(o.opened, 0) as opened
   from ledger_account a
   left join lateral (select -sum(e.amount) as opened from ledger_entry e join ledger_posting p on p.id = e.posting_id
                       where e.ledger_account_id = a.id and p.reference like 'dispute:%:open') o on true
@@ -268,8 +268,10 @@ export async function ledgerProblems(db: Db, limit: number) {
     [limit],
   );
   const negative = await db.execute<Array<Found<{ id: string; kind: string; balance: string }>>>(
-    `select id, kind, balance, ${PROBLEM_TOTAL_SQL} from ledger_account
-      where balance < 0 and kind not in ('token_issuance', 'publisher_wallet') order by id limit ?`,
+    `select a.id, a.kind, a.balance, ${PROBLEM_TOTAL_SQL} from ledger_account a
+      where a.balance < 0 and a.kind <> 'token_issuance'
+        and not (a.kind = 'publisher_wallet' and -a.balance <= (select w.opened from (${NEGATIVE_DEFAULT_WALLETS_SQL}) w where w.id = a.id))
+      order by a.id limit ?`,
     [limit],
   );
   const mismatched = await db.execute<Array<Found<{ id: string }>>>(
