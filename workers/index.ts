@@ -131,6 +131,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     [MaintenanceJob.PurgeCommands, 3_600_000],
     [MaintenanceJob.SweepCommands, sweepEvery],
     [MaintenanceJob.SweepDeliveries, sweepEvery],
+    // The sandbox processor's disputes: a day after a disputing card's charge, and past their evidence deadline.
+    [MaintenanceJob.SandboxDisputeClock, Math.min(sweepEvery, 5_000)],
   ];
   // The schedules go with the queue their jobs run on: a process not serving `maintenance`
   // leaves them to the processes that do.
