@@ -26,7 +26,8 @@ export type IdPrefix =
   | 'po'
   | 'tex'
   | 'pev'
-  | 'dsp';
+  | 'dsp'
+  | 'dhl';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

@@ -6,7 +6,7 @@
  * ledger's own check: the exception is its rule.)
  */
 import type { LedgerCheck } from '../ledger/ledger-verify.service.js';
-import { disputeAccountMismatches, disputePostingMismatches } from './dispute.repository.js';
+import { disputeAccountMismatches, disputePostingMismatches, holdMismatches } from './dispute.repository.js';
 
 export const disputeLedgerChecks: LedgerCheck = async (db, found) => {
   found.add(
@@ -16,5 +16,12 @@ export const disputeLedgerChecks: LedgerCheck = async (db, found) => {
   found.add(
     await disputePostingMismatches(db, found.cap),
     (r) => `dispute ${r.id} (funds ${r.funds}) has postings [${(r.phases ?? []).join(', ')}]`,
+  );
+  found.add(await holdMismatches(db, found.cap), (r) =>
+    r.problem === 'held'
+      ? `ledger account ${r.id} holds ${r.actual} but disputes' holds on it make ${r.expected}`
+      : r.problem === 'decided'
+        ? `dispute hold ${r.id} still holds ${r.actual} though its dispute is decided`
+        : `dispute hold ${r.id} clawed back ${r.expected} but its clawback posting moved ${r.actual}`,
   );
 };

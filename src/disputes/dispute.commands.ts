@@ -15,12 +15,14 @@ import type { CommandResult, CommandRunners } from '../commands/command.registry
 import type { Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { AppError } from '../errors.js';
-import { integratorSettings } from '../integrators/integrator.service.js';
+import { integratorProfile, integratorSettings } from '../integrators/integrator.service.js';
 import { escrowOutcome, givenBackToMethod, lockInvoice } from '../invoices/invoice.repository.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
+import { addHeld, paymentMethodOfAccount } from '../ledger/ledger.repository.js';
 import { methodById } from '../payment-methods/payment-method.repository.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
-import { closeDisputeRow, disputeOfCharge, insertDispute, lockDispute } from './dispute.repository.js';
+import { closeDisputeRow, disputeOfCharge, endHold, holdsOf, insertDispute, lockDispute, setUnrecovered } from './dispute.repository.js';
+import { traceAndHold } from './dispute-trace.service.js';
 import {
   closeDecision,
   disputedAmount,
@@ -30,9 +32,11 @@ import {
   openPosting,
   wonPosting,
   type DisputeAccounts,
+  type DisputeHold,
   type DisputeRecord,
+  unrecoveredOf,
 } from './dispute.rules.js';
-import { disputeNotFound, disputeStateError, type OpenDisputeInput } from './dispute.service.js';
+import { disputeNotFound, disputeStateError, viewOf, type OpenDisputeInput } from './dispute.service.js';
 
 const PURCHASE_TYPES = /^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/;
 
@@ -64,7 +68,7 @@ export function runOpenDisputeCommand(em: EntityManager, commandId: string): Pro
       );
     }
     const existing = await disputeOfCharge(db, invoice.id, input.payment_method_id);
-    if (existing) return { status: 200, body: success(disputeView(existing)) };
+    if (existing) return { status: 200, body: success(await viewOf(db, existing)) };
     // What the charge still has: what it paid less what refunds gave back (a cancelled escrow gave it all back).
     const cancelled = invoice.escrowId ? (await escrowOutcome(db, invoice.escrowId)) === 'cancelled' : false;
     const left = cancelled ? 0 : Math.max(charged - (await givenBackToMethod(db, invoice.id, input.payment_method_id)), 0);
@@ -87,7 +91,6 @@ export function runOpenDisputeCommand(em: EntityManager, commandId: string): Pro
         evidence: {},
         fee,
         funds: moves ? 'withdrawn' : 'none',
-        traced: [],
         unrecovered: {},
         provider: input.provider,
         providerDisputeId: input.provider_dispute_id,
@@ -95,7 +98,9 @@ export function runOpenDisputeCommand(em: EntityManager, commandId: string): Pro
       input.due_in_seconds,
     );
     if (!inserted) throw new Error(`dispute of ${invoice.id}/${input.payment_method_id} written meanwhile`);
-    const view = disputeView(inserted);
+    // Where the purchase's value went: what is still in wallets is held there from now on.
+    const holds = await traceAndHold(db, inserted, invoice, (wallet) => accountOfWallet(db, wallet));
+    const view = disputeView(inserted, holds);
     await insertEvent(db, inserted.integratorId, 'dispute-opened', view);
     const postings: Posting[] = moves ? [openPosting(inserted, await accountsOf(db, inserted))] : [];
     return { status: 200, body: success(view), postings };
@@ -110,22 +115,68 @@ export function runCloseDisputeCommand(em: EntityManager, commandId: string): Pr
     if (!d) throw disputeNotFound();
     switch (closeDecision(d.status, outcome)) {
       case 'answer':
-        return { status: 200, body: success(disputeView(d)) };
+        return { status: 200, body: success(await viewOf(db, d)) };
       case 'refuse':
-        throw disputeStateError(d, `The dispute was decided already: it is ${d.status}.`);
+        throw disputeStateError(await viewOf(db, d), `The dispute was decided already: it is ${d.status}.`);
       case 'close': {
         const postings: Posting[] = [];
         if (d.funds === 'withdrawn' && d.amount > 0) {
           const accounts = await accountsOf(db, d);
           postings.push(outcome === 'WON' ? wonPosting(d, accounts) : lostPosting(d, accounts));
         }
-        const after = await closeDisputeRow(db, d.id, outcome, d.amount > 0 ? fundsAfterClose(d.funds, outcome) : d.funds);
-        const view = disputeView(after);
+        const holds = await holdsOf(db, [d.id]);
+        postings.push(...(outcome === 'WON' ? await releaseHolds(db, holds) : await clawBack(db, d, holds)));
+        const closed = await closeDisputeRow(db, d.id, outcome, d.amount > 0 ? fundsAfterClose(d.funds, outcome) : d.funds);
+        const after = await holdsOf(db, [d.id]);
+        if (outcome === 'LOST') await setUnrecovered(db, d.id, unrecoveredOf(after));
+        const view = disputeView({ ...closed, unrecovered: outcome === 'LOST' ? unrecoveredOf(after) : closed.unrecovered }, after);
         await insertEvent(db, d.integratorId, 'dispute-closed', view);
         return { status: 200, body: success(view), postings };
       }
     }
   });
+}
+
+/** The user account a wallet's ledger account belongs to. */
+async function accountOfWallet(db: Db, wallet: string): Promise<string> {
+  const method = await paymentMethodOfAccount(db, wallet);
+  const row = method ? await methodById(db, method) : undefined;
+  if (!row) throw new Error(`ledger account ${wallet} is no wallet`);
+  return row.account_id;
+}
+
+/** WON: every hold is released; nothing moves. */
+async function releaseHolds(db: Db, holds: readonly DisputeHold[]): Promise<Posting[]> {
+  for (const h of holds.filter((x) => x.held > 0)) {
+    await addHeld(db, h.walletId, -h.held);
+    await endHold(db, h.id, 'released');
+  }
+  return [];
+}
+
+/**
+ * LOST: what each hold holds is clawed back — tokens to token issuance, fiat to the integrator's
+ * default wallet — each its own posting, `dispute:<id>:clawback:<hold id>`. The hold is lifted
+ * first: the database keeps a wallet's balance at least what it holds.
+ */
+async function clawBack(db: Db, d: DisputeRecord, holds: readonly DisputeHold[]): Promise<Posting[]> {
+  const tokenCurrency = (await integratorProfile(db, d.integratorId)).tokenCurrency;
+  const postings: Posting[] = [];
+  for (const h of holds.filter((x) => x.held > 0)) {
+    await addHeld(db, h.walletId, -h.held);
+    await endHold(db, h.id, 'clawed_back');
+    const to = await systemAccount(db, d.integratorId, h.currency === tokenCurrency ? 'token_issuance' : 'publisher_wallet', h.currency);
+    postings.push({
+      integratorId: d.integratorId,
+      reference: `dispute:${d.id}:clawback:${h.id}`,
+      description: `dispute ${d.id} lost: traced value clawed back`,
+      entries: [
+        { account: h.walletId, currency: h.currency, amount: -h.held },
+        { account: to, currency: h.currency, amount: h.held },
+      ],
+    });
+  }
+  return postings;
 }
 
 export const disputeCommands: CommandRunners = {

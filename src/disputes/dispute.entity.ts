@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, type Evidence, type TracedValue } from './dispute.rules.js';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, type Evidence } from './dispute.rules.js';
 
 /** A dispute (chargeback) of one card charge of one purchase invoice (docs/money.md). */
 export const Dispute = defineEntity({
@@ -38,7 +38,6 @@ export const Dispute = defineEntity({
       .enum(['none', 'withdrawn', 'reinstated', 'lost'] as const)
       .columnType('varchar(16)')
       .default('none'),
-    traced: p.json<TracedValue[]>().defaultRaw(`'[]'`),
     unrecovered: p.json<Record<string, number>>().defaultRaw(`'{}'`),
     provider: p.enum(['sandbox', 'stripe'] as const).columnType('varchar(16)'),
     providerDisputeId: p.string().length(255).nullable(),
@@ -55,3 +54,32 @@ export const Dispute = defineEntity({
   },
 });
 export type IDispute = InferEntity<typeof Dispute>;
+
+/** Where a dispute traced part of its value, and what of it is held (ledger_account.held), released or clawed back. */
+export const DisputeHoldRow = defineEntity({
+  name: 'DisputeHold',
+  tableName: 'dispute_hold',
+  indexes: [
+    { name: 'dispute_hold_dispute_idx', properties: ['disputeId'] },
+    { name: 'dispute_hold_wallet_idx', expression: 'create index dispute_hold_wallet_idx on dispute_hold (wallet_id) where held > 0' },
+  ],
+  properties: {
+    id: p.string().primary().length(36),
+    disputeId: p.string().length(36),
+    integratorId: p.string().length(36),
+    accountId: p.string().length(36),
+    walletId: p.string().length(36).nullable(),
+    currency: p.string().length(3),
+    amount: p.bigint('number'),
+    held: p.bigint('number').default(0),
+    released: p.bigint('number').default(0),
+    clawedBack: p.bigint('number').default(0),
+    via: p.enum(['purchase', 'escrow', 'conversion', 'payout'] as const).columnType('varchar(16)'),
+    referenceId: p.string().length(64),
+    state: p.enum(['in_wallet', 'paid_out', 'escrowed', 'payout_waiting'] as const).columnType('varchar(16)'),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+  },
+});

@@ -1,14 +1,21 @@
 /** Disputes (plain SQL). */
 import type { Db } from '../db/sql.js';
 import { purchasesChargedToSql } from '../invoices/invoice.repository.js';
-import { DISPUTE_BALANCES_SQL, PROBLEM_TOTAL_SQL, postingPhasesSql, type Found } from '../ledger/ledger.repository.js';
+import {
+  DISPUTE_BALANCES_SQL,
+  HELD_ACCOUNTS_SQL,
+  PROBLEM_TOTAL_SQL,
+  clawbackMovedSql,
+  postingPhasesSql,
+  type Found,
+} from '../ledger/ledger.repository.js';
 import { disputingSandboxCardsSql } from '../payment-methods/payment-method.repository.js';
 import { tenantNowSql } from '../sandbox/sandbox.repository.js';
-import type { DisputeFunds, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
+import type { DisputeFunds, DisputeHold, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
 
 const COLUMNS = `id, integrator_id as "integratorId", invoice_id as "invoiceId", payment_method_id as "paymentMethodId",
   account_id as "accountId", amount, reported_amount as "reportedAmount", currency, reason, status,
-  evidence_due_by as "evidenceDueBy", evidence, evidence_submitted_at as "evidenceSubmittedAt", fee, funds, traced, unrecovered,
+  evidence_due_by as "evidenceDueBy", evidence, evidence_submitted_at as "evidenceSubmittedAt", fee, funds, unrecovered,
   provider, provider_dispute_id as "providerDisputeId", created_at as "createdAt", updated_at as "updatedAt", closed_at as "closedAt"`;
 
 /** A row as read (bigints and timestamps may come back as text) → the record. */
@@ -38,8 +45,8 @@ export async function insertDispute(
 ): Promise<DisputeRecord | undefined> {
   const [row] = await db.execute<DisputeRecord[]>(
     `insert into dispute (id, integrator_id, invoice_id, payment_method_id, account_id, amount, reported_amount, currency, reason, status,
-                          evidence_due_by, evidence, fee, funds, traced, unrecovered, provider, provider_dispute_id)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${tenantNowSql('?')} + ? * interval '1 second', ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
+                          evidence_due_by, evidence, fee, funds, unrecovered, provider, provider_dispute_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${tenantNowSql('?')} + ? * interval '1 second', ?::jsonb, ?, ?, ?::jsonb, ?, ?)
      on conflict (invoice_id, payment_method_id) do nothing
      returning ${COLUMNS}`,
     [
@@ -58,7 +65,6 @@ export async function insertDispute(
       JSON.stringify(d.evidence),
       d.fee,
       d.funds,
-      JSON.stringify(d.traced),
       JSON.stringify(d.unrecovered),
       d.provider,
       d.providerDisputeId,
@@ -224,6 +230,99 @@ export function disputePostingMismatches(
                                                        when 'reinstated' then '{open,won}'::text[]
                                                        else '{lost,open}'::text[] end
       order by d.id limit ?`,
+    [limit],
+  );
+}
+
+const HOLD_COLUMNS = `id, dispute_id as "disputeId", integrator_id as "integratorId", account_id as "accountId",
+  coalesce(wallet_id, '') as "walletId", currency, amount, held, released, clawed_back as "clawedBack", via,
+  reference_id as "referenceId", state`;
+
+function holdFromRow(r: DisputeHold): DisputeHold {
+  return { ...r, amount: Number(r.amount), held: Number(r.held), released: Number(r.released), clawedBack: Number(r.clawedBack) };
+}
+
+/** Writes a dispute's trace: one row per place its value was found. */
+export async function insertHolds(db: Db, holds: readonly DisputeHold[]): Promise<void> {
+  if (holds.length === 0) return;
+  await db.execute(
+    `insert into dispute_hold (id, dispute_id, integrator_id, account_id, wallet_id, currency, amount, held, released, clawed_back, via, reference_id, state)
+     select * from jsonb_to_recordset(?::jsonb) as x (id varchar, dispute_id varchar, integrator_id varchar, account_id varchar, wallet_id varchar,
+       currency varchar, amount bigint, held bigint, released bigint, clawed_back bigint, via varchar, reference_id varchar, state varchar)`,
+    [
+      JSON.stringify(
+        holds.map((h) => ({
+          id: h.id,
+          dispute_id: h.disputeId,
+          integrator_id: h.integratorId,
+          account_id: h.accountId,
+          wallet_id: h.walletId || null,
+          currency: h.currency,
+          amount: h.amount,
+          held: h.held,
+          released: h.released,
+          clawed_back: h.clawedBack,
+          via: h.via,
+          reference_id: h.referenceId,
+          state: h.state,
+        })),
+      ),
+    ],
+  );
+}
+
+/** The traces of these disputes, in the order they were found. */
+export async function holdsOf(db: Db, disputeIds: string[]): Promise<DisputeHold[]> {
+  if (disputeIds.length === 0) return [];
+  const rows = await db.execute<DisputeHold[]>(
+    `select ${HOLD_COLUMNS} from dispute_hold where dispute_id = any (?::varchar[]) order by created_at, id`,
+    [disputeIds],
+  );
+  return rows.map(holdFromRow);
+}
+
+/** Ends a hold: what it held is now released or clawed back. */
+export async function endHold(db: Db, holdId: string, outcome: 'released' | 'clawed_back'): Promise<void> {
+  await db.execute(`update dispute_hold set ${outcome} = ${outcome} + held, held = 0 where id = ?`, [holdId]);
+}
+
+/** Records what a lost dispute could not claw back. */
+export async function setUnrecovered(db: Db, disputeId: string, unrecovered: Record<string, number>): Promise<void> {
+  await db.execute('update dispute set unrecovered = ?::jsonb where id = ?', [JSON.stringify(unrecovered), disputeId]);
+}
+
+/** Whether the account has an open dispute (as the buyer whose card was disputed). */
+export async function hasOpenDispute(db: Db, accountId: string): Promise<boolean> {
+  const [row] = await db.execute<Array<{ open: boolean }>>(
+    `select exists (select 1 from dispute where account_id = ? and status in ('NEEDS_RESPONSE', 'UNDER_REVIEW')) as open`,
+    [accountId],
+  );
+  return row!.open;
+}
+
+/**
+ * `ledger verify`: accounts whose held amount differs from what disputes' holds hold on them, holds
+ * of decided disputes still holding, and clawbacks that differ from their postings — the first `limit`.
+ */
+export function holdMismatches(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ id: string; problem: string; actual: string; expected: string }>>> {
+  return db.execute(
+    `with by_wallet as (select wallet_id, sum(held) as held from dispute_hold where held > 0 group by 1),
+     problems as (
+       select coalesce(a.id, w.wallet_id) as id, 'held' as problem, coalesce(a.held, 0)::text as actual, coalesce(w.held, 0)::text as expected
+         from (${HELD_ACCOUNTS_SQL}) a full join by_wallet w on w.wallet_id = a.id
+        where coalesce(a.held, 0) <> coalesce(w.held, 0)
+       union all
+       select h.id, 'decided', h.held::text, '0' from dispute_hold h join dispute d on d.id = h.dispute_id
+        where h.held > 0 and d.status in ('WON', 'LOST')
+       union all
+       select h.id, 'clawback', coalesce(c.moved, 0)::text, h.clawed_back::text
+         from dispute_hold h
+         left join lateral (${clawbackMovedSql('h.dispute_id', 'h.id')}) c on true
+        where coalesce(c.moved, 0) <> h.clawed_back)
+     select id, problem, actual, expected, ${PROBLEM_TOTAL_SQL} from problems order by id limit ?`,
     [limit],
   );
 }

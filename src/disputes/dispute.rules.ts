@@ -79,7 +79,6 @@ export interface DisputeRecord {
   evidenceSubmittedAt: Date | null;
   fee: number;
   funds: DisputeFunds;
-  traced: TracedValue[];
   unrecovered: Record<string, number>;
   provider: DisputeProvider;
   providerDisputeId: string | null;
@@ -88,17 +87,54 @@ export interface DisputeRecord {
   closedAt: Date | null;
 }
 
-/** Where part of the disputed value went (the trace), and what became of it. */
-export interface TracedValue {
-  account_id: string;
-  wallet_id: string;
+/** How traced value reached where it is: the purchase itself, an escrow, a conversion, a payout. */
+export type TracedVia = 'purchase' | 'escrow' | 'conversion' | 'payout';
+
+/** Where traced value is: still in a wallet (held), paid out, waiting in an escrow or in a payout. */
+export type TracedState = 'in_wallet' | 'paid_out' | 'escrowed' | 'payout_waiting';
+
+/** Where part of the disputed value went (the trace), and what is held, was released or clawed back of it. */
+export interface DisputeHold {
+  id: string;
+  disputeId: string;
+  integratorId: string;
+  accountId: string;
+  /** The wallet's ledger account; '' for value waiting in an escrow paid by card. */
+  walletId: string;
   currency: string;
   amount: number;
   held: number;
   released: number;
-  clawed_back: number;
-  via: 'purchase' | 'escrow' | 'conversion' | 'payout';
-  reference_id: string;
+  clawedBack: number;
+  via: TracedVia;
+  referenceId: string;
+  state: TracedState;
+}
+
+/** A traced value as the API shows it. */
+export function tracedView(h: DisputeHold) {
+  return {
+    account_id: h.accountId,
+    wallet_id: h.walletId,
+    currency: h.currency,
+    amount: h.amount,
+    held: h.held,
+    released: h.released,
+    clawed_back: h.clawedBack,
+    via: h.via,
+    reference_id: h.referenceId,
+    state: h.state,
+  };
+}
+
+/** What the trace found that LOST could not claw back, per currency: value that left (paid out) or was never held. */
+export function unrecoveredOf(holds: readonly DisputeHold[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const h of holds) {
+    const rest = h.amount - h.clawedBack;
+    if (rest > 0) out[h.currency] = (out[h.currency] ?? 0) + rest;
+  }
+  return out;
 }
 
 /**
@@ -197,7 +233,7 @@ export function fundsAfterClose(funds: DisputeFunds, outcome: 'WON' | 'LOST'): D
 }
 
 /** A dispute as the API shows it. */
-export function disputeView(d: DisputeRecord) {
+export function disputeView(d: DisputeRecord, holds: readonly DisputeHold[] = []) {
   return {
     dispute_id: d.id,
     invoice_id: d.invoiceId,
@@ -213,7 +249,7 @@ export function disputeView(d: DisputeRecord) {
     evidence_submitted: d.evidenceSubmittedAt ? d.evidenceSubmittedAt.toISOString() : null,
     fee: d.fee,
     funds: d.funds,
-    traced: d.traced,
+    traced: holds.map(tracedView),
     unrecovered: d.unrecovered,
     provider: d.provider,
     provider_dispute_id: d.providerDisputeId,

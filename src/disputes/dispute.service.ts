@@ -16,6 +16,8 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import {
   disputesOfInvoice,
+  hasOpenDispute,
+  holdsOf,
   dueSandboxCharges,
   findDispute,
   listDisputes,
@@ -34,26 +36,46 @@ import {
   type DisputeReason,
   type DisputeRecord,
   type DisputeStatus,
+  type DisputeView,
   type Evidence,
 } from './dispute.rules.js';
 
 export const disputeNotFound = () => AppError.notFound('DISPUTE_NOT_FOUND', 'No dispute with this id.');
 
 /** 409 `DISPUTE_STATE_ERROR`: the dispute is not in a state that allows this (the payload is the dispute). */
-export const disputeStateError = (d: DisputeRecord, why: string) =>
-  new AppError('invalid_state', why, { codes: ['DISPUTE_STATE_ERROR'], payload: disputeView(d) });
+export const disputeStateError = (view: DisputeView, why: string) =>
+  new AppError('invalid_state', why, { codes: ['DISPUTE_STATE_ERROR'], payload: view });
+
+/** A dispute as the API shows it, with its trace. */
+export async function viewOf(db: Db, d: DisputeRecord): Promise<DisputeView> {
+  return disputeView(d, await holdsOf(db, [d.id]));
+}
 
 /** `GET /v2/disputes/{dispute_id}`: another integrator's dispute is not found. */
 export async function getDispute(em: EntityManager, principal: Principal, disputeId: string) {
   const d = await findDispute(pooled(em), principal.integratorId, disputeId);
   if (!d) throw disputeNotFound();
-  return disputeView(d);
+  return viewOf(pooled(em), d);
 }
 
 /** `GET /v2/disputes`: the integrator's disputes, newest first. */
 export async function getDisputes(em: EntityManager, principal: Principal, filter: DisputeFilter, page: { limit: number; offset: number }) {
   const { total, rows } = await listDisputes(pooled(em), principal.integratorId, filter, page);
-  return { disputes: rows.map(disputeView), limit: page.limit, offset: page.offset, total };
+  const holds = await holdsOf(
+    pooled(em),
+    rows.map((d) => d.id),
+  );
+  return {
+    disputes: rows.map((d) =>
+      disputeView(
+        d,
+        holds.filter((h) => h.disputeId === d.id),
+      ),
+    ),
+    limit: page.limit,
+    offset: page.offset,
+    total,
+  };
 }
 
 /**
@@ -67,13 +89,13 @@ export async function submitEvidence(em: EntityManager, principal: Principal, di
     const d = await lockDispute(db, disputeId);
     if (!d || d.integratorId !== principal.integratorId) throw disputeNotFound();
     if (!canTakeEvidence(d.status))
-      throw disputeStateError(d, `Evidence is taken while a dispute is NEEDS_RESPONSE; this one is ${d.status}.`);
+      throw disputeStateError(await viewOf(db, d), `Evidence is taken while a dispute is NEEDS_RESPONSE; this one is ${d.status}.`);
     const problems = evidenceProblems(sent);
     if (Object.keys(problems).length) {
       throw AppError.invalid(problems, 'Each evidence field holds at most 20,000 characters.');
     }
     const after = await saveEvidence(db, d.id, mergedEvidence(d.evidence, sent), submit);
-    const view = disputeView(after);
+    const view = await viewOf(db, after);
     await insertEvent(db, d.integratorId, 'dispute-updated', view);
     return view;
   });
@@ -109,7 +131,7 @@ export function openSandboxDispute(
       location: disputeLocation(disputeId),
       current: async () => {
         const d = await findDispute(pooled(em), principal.integratorId, disputeId);
-        return d ? disputeView(d) : null;
+        return d ? viewOf(pooled(em), d) : null;
       },
     },
   );
@@ -163,7 +185,8 @@ export async function closeSandboxDispute(
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const d = await findDispute(pooled(em), principal.integratorId, disputeId);
   if (!d) throw disputeNotFound();
-  if (d.provider !== 'sandbox') throw disputeStateError(d, 'Only a sandbox dispute is decided here; the processor decides this one.');
+  if (d.provider !== 'sandbox')
+    throw disputeStateError(await viewOf(pooled(em), d), 'Only a sandbox dispute is decided here; the processor decides this one.');
   const status = outcome === 'won' ? 'WON' : 'LOST';
   return runCommand(
     em,
@@ -172,7 +195,7 @@ export async function closeSandboxDispute(
     {
       ...opts,
       location: disputeLocation(disputeId),
-      current: async () => disputeView((await findDispute(pooled(em), principal.integratorId, disputeId))!),
+      current: async () => viewOf(pooled(em), (await findDispute(pooled(em), principal.integratorId, disputeId))!),
     },
   );
 }
@@ -226,3 +249,19 @@ export async function disputeSummaryOf(db: Db, invoiceId: string) {
 }
 
 export type { DisputeStatus };
+
+/**
+ * 409 `DISPUTE_OPEN` while the account has an open dispute as the buyer: its payout and
+ * conversion requests wait for the dispute (no block is added).
+ */
+export async function assertNoOpenDispute(db: Db, accountId: string): Promise<void> {
+  if (await hasOpenDispute(db, accountId)) {
+    throw new AppError(
+      'invalid_state',
+      'A card charge of this account is disputed: payouts and conversions wait until the dispute is decided.',
+      {
+        codes: ['DISPUTE_OPEN'],
+      },
+    );
+  }
+}

@@ -40,6 +40,8 @@ export const LedgerAccount = defineEntity({
     normalSide: p.string().length(6).$type<'debit' | 'credit'>(),
     paymentMethodId: p.string().length(36).nullable().unique('ledger_account_payment_method_id_key'),
     allowNegative: p.boolean().default(false),
+    /** What a dispute holds of the balance: it cannot be spent (the database keeps the balance at least this). */
+    held: p.bigint('number').default(0),
     balance: p.bigint('number').default(0),
     createdAt: p
       .datetime()

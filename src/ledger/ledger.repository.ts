@@ -124,23 +124,27 @@ export async function systemAccountsOf(
   return rows.map((r) => ({ id: r.id, currency: r.currency, balance: Number(r.balance) }));
 }
 
-/** Current balances of ledger accounts. */
+/**
+ * What ledger accounts can spend now: their balances less what open disputes hold of them (the
+ * same as the balance where nothing is held).
+ */
 export async function balancesOf(db: Db, accountIds: string[]): Promise<Array<{ id: string; balance: number }>> {
   const rows = await db.execute<Array<{ id: string; balance: string }>>(
-    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})`,
+    `select id, balance - held as balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})`,
     accountIds,
   );
   return rows.map((r) => ({ id: r.id, balance: Number(r.balance) }));
 }
 
 /**
- * Current balances of ledger accounts, locked in the caller's transaction in the canonical order
- * (wallets first, then system accounts, each by id): the balance checked is the one posted against.
+ * What ledger accounts can spend (balance less held, as `balancesOf`), locked in the caller's
+ * transaction in the canonical order (wallets first, then system accounts, each by id): the
+ * balance checked is the one posted against.
  */
 export async function lockBalancesOf(db: Db, accountIds: string[]): Promise<Array<{ id: string; balance: number }>> {
   // FOR UPDATE locks the rows as the sort hands them up, so the order is the lock order.
   const rows = await db.execute<Array<{ id: string; balance: string }>>(
-    `select id, balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})
+    `select id, balance - held as balance from ledger_account where id in (${accountIds.map(() => '?').join(', ')})
       order by kind <> 'user_wallet', id for update`,
     accountIds,
   );
@@ -373,4 +377,80 @@ export function statementSql(accountIds: string[], q: StatementQuery) {
             order by ${order('page')}`,
     pageParams: [...params, q.limit, q.offset],
   };
+}
+
+/** An entry of a posting, with its account (`kind`, the wallet's payment method) and where it left the account's balance. */
+export interface PostingEntryRow {
+  reference: string;
+  account_id: string;
+  kind: string;
+  payment_method_id: string | null;
+  currency: string;
+  amount: number;
+  applied_seq: number | null;
+  balance_after: number | null;
+}
+
+/** The entries of the postings with these references, in the order they were applied. */
+export async function entriesOfPostings(db: Db, references: string[]): Promise<PostingEntryRow[]> {
+  if (references.length === 0) return [];
+  const rows = await db.execute<PostingEntryRow[]>(
+    `select p.reference, a.id as account_id, a.kind, a.payment_method_id, e.currency, e.amount, e.applied_seq, e.balance_after
+       from ledger_posting p join ledger_entry e on e.posting_id = p.id join ledger_account a on a.id = e.ledger_account_id
+      where p.reference = any (?::varchar[]) order by e.applied_seq nulls first, e.id`,
+    [references],
+  );
+  return rows.map((r) => ({
+    ...r,
+    amount: Number(r.amount),
+    applied_seq: r.applied_seq === null ? null : Number(r.applied_seq),
+    balance_after: r.balance_after === null ? null : Number(r.balance_after),
+  }));
+}
+
+/** The entries of a (credit-normal) ledger account applied after `afterSeq`, in that order, with their postings' references. */
+export async function entriesAfter(
+  db: Db,
+  accountId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<Array<{ seq: number; amount: number; reference: string }>> {
+  const rows = await db.execute<Array<{ seq: string; amount: string; reference: string }>>(
+    `select e.applied_seq as seq, e.amount, p.reference from ledger_entry e join ledger_posting p on p.id = e.posting_id
+      where e.ledger_account_id = ? and e.applied_seq > ? order by e.applied_seq, e.id limit ?`,
+    [accountId, afterSeq, limit],
+  );
+  return rows.map((r) => ({ seq: Number(r.seq), amount: Number(r.amount), reference: r.reference }));
+}
+
+/** Accounts' balances and what is held on them, by id, locked (`for update`) in the one lock order. */
+export async function lockHeldOf(db: Db, accountIds: string[]): Promise<Map<string, { balance: number; held: number }>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db.execute<Array<{ id: string; balance: string; held: string }>>(
+    `select id, balance, held from ledger_account where id = any (?::varchar[]) order by kind <> 'user_wallet', id for update`,
+    [accountIds],
+  );
+  return new Map(rows.map((r) => [r.id, { balance: Number(r.balance), held: Number(r.held) }]));
+}
+
+/** Changes what is held on an account by `delta` (the database keeps it within its balance and at least zero). */
+export async function addHeld(db: Db, accountId: string, delta: number): Promise<void> {
+  await db.execute('update ledger_account set held = held + ? where id = ?', [delta, accountId]);
+}
+
+/** Fragment: what is held on each account (`id`, `held`), for `ledger verify` against the holds that make it. */
+export const HELD_ACCOUNTS_SQL = 'select id, held from ledger_account where held > 0';
+
+/** Fragment: what the clawback posting of one hold (`dispute:<dispute>:clawback:<hold>`) moved (`moved`: its positive entries). */
+export function clawbackMovedSql(disputeExpression: string, holdExpression: string): string {
+  return `select sum(e.amount) filter (where e.amount > 0) as moved from ledger_posting p join ledger_entry e on e.posting_id = p.id
+           where p.reference = 'dispute:' || ${disputeExpression} || ':clawback:' || ${holdExpression}`;
+}
+
+/** The payment method (a wallet) of a user wallet's ledger account. */
+export async function paymentMethodOfAccount(db: Db, accountId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ payment_method_id: string | null }>>('select payment_method_id from ledger_account where id = ?', [
+    accountId,
+  ]);
+  return row?.payment_method_id ?? undefined;
 }

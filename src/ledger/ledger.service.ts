@@ -76,7 +76,8 @@ export async function systemAccount(
 /**
  * Locks the ledger accounts a posting will touch, in the one order every writer takes them
  * (wallets first, then system accounts, each by id, as a pay's charges and its posting do), so
- * no two transactions wait on each other in a cycle; answers their balances, by id.
+ * no two transactions wait on each other in a cycle; answers what each can spend (balance less
+ * what disputes hold), by id.
  */
 export async function lockForPosting(db: Db, accounts: ReadonlyArray<string | null | undefined>): Promise<Map<string, number>> {
   const ids = [...new Set(accounts.filter((a): a is string => !!a))];
@@ -126,7 +127,7 @@ export async function post(target: Db | EntityManager, ...postings: Posting[]): 
   return (await insertPostings(db, rows, entries)).size + (postings.length - moving.length);
 }
 
-/** Current balances (minor units) of ledger accounts, by id. */
+/** What ledger accounts can spend (minor units: balance less what disputes hold), by id. */
 export async function balances(em: EntityManager, accountIds: string[]): Promise<Map<string, number>> {
   if (accountIds.length === 0) return new Map();
   return new Map((await balancesOf(pooled(em), accountIds)).map((r) => [r.id, r.balance]));

@@ -17,6 +17,8 @@ export interface MergeFacts {
   openPayouts: number;
   /** The source's USD wallet balance (minor units). */
   fiatBalance: number;
+  /** What open disputes hold in the source's wallets (minor units, all currencies). */
+  heldByDisputes: number;
 }
 
 /**
@@ -28,6 +30,8 @@ export function mergeRefusal(f: MergeFacts): string | null {
   if (f.sourceLoginBlock?.reason === 'merge_account') return 'The source account was already merged.';
   if (f.sourceLoginBlock) return `The source account is closed (login blocked, reason ${f.sourceLoginBlock.reason}).`;
   if (f.destinationLoginBlocked) return 'The destination account is blocked.';
+  if (f.heldByDisputes > 0)
+    return 'Open disputes hold money in the source account (traced value of a disputed card charge); it cannot be merged until they are decided.';
   if (f.escrowedAsBuyer > 0)
     return `The source account has money in escrow (${f.escrowedAsBuyer} ESCROWED escrow(s) it bought); commit or cancel them first.`;
   if (f.escrowedAsSeller > 0)
@@ -51,6 +55,8 @@ export interface MergeWallet {
   walletKind: 'standard' | 'convertible' | null;
   ledgerAccountId: string;
   balance: number;
+  /** What open disputes hold of it. */
+  held: number;
 }
 
 /** One balance that moves: the whole of a source token wallet into the destination's matching wallet. */

@@ -42,6 +42,7 @@ export async function walletsOf(db: Db, accountIds: string[], lock: boolean): Pr
     walletKind: r.wallet_kind,
     ledgerAccountId: r.id,
     balance: Number(r.balance),
+    held: Number(r.held),
   }));
 }
 
@@ -67,6 +68,7 @@ export async function mergeFacts(
     openAsSeller: escrows.openAsPayee + invoices.asPayee,
     openPayouts: await openPayoutCount(db, sourceId),
     fiatBalance: sourceWallets.filter((w) => w.walletKind === null).reduce((sum, w) => sum + w.balance, 0),
+    heldByDisputes: sourceWallets.reduce((sum, w) => sum + w.held, 0),
   };
 }
 

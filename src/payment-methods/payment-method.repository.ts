@@ -162,7 +162,7 @@ export async function fiatWalletOf(
 /** What an account can spend in a currency: the balances of its active wallets in it. */
 export async function spendableBalance(db: Db, accountId: string, currency: string): Promise<number> {
   const [row] = await db.execute<Array<{ spendable: string }>>(
-    `select coalesce(sum(la.balance), 0)::text as spendable
+    `select coalesce(sum(la.balance - la.held), 0)::text as spendable
        from payment_method pm ${joinWalletAccountSql('la', 'pm.id')}
       where pm.account_id = ? and pm.provider = 'wallet' and pm.processing_currency = ? and pm.pm_state = 'active'`,
     [accountId, currency],
@@ -188,7 +188,7 @@ export async function activeMethod(
  * `details`, `wallet`: its ledger account, `owner_blocked`, `balance`: the wallet's).
  */
 export function chargeMethodsSql(idsQuery: string): string {
-  return `select pm.id, pm.provider, pm.details, la.id as wallet, ${transactionBlockedSql('pm.account_id')} as owner_blocked, la.balance
+  return `select pm.id, pm.provider, pm.details, la.id as wallet, ${transactionBlockedSql('pm.account_id')} as owner_blocked, la.balance - la.held as balance
             from payment_method pm ${joinWalletAccountSql('la', 'pm.id')}
            where pm.id in (${idsQuery})`;
 }
@@ -250,12 +250,14 @@ export interface WalletRow {
   /** Its ledger account. */
   id: string;
   balance: string;
+  /** What open disputes hold of it. */
+  held: string;
 }
 
 /** The wallets of these accounts with their ledger balances, in ledger account order; their ledger rows locked when `lock`. */
 export function walletsOfAccounts(db: Db, accountIds: string[], lock: boolean): Promise<WalletRow[]> {
   return db.execute<WalletRow[]>(
-    `select pm.account_id, pm.processing_currency, pm.wallet_kind, la.id, la.balance
+    `select pm.account_id, pm.processing_currency, pm.wallet_kind, la.id, la.balance, la.held
        from payment_method pm ${joinWalletAccountSql('la', 'pm.id', 'inner')}
       where pm.account_id = any (?::varchar[]) and pm.provider = 'wallet'
       order by la.id${lock ? ' for update of la' : ''}`,

@@ -241,5 +241,6 @@ export async function accountWallets(em: EntityManager, accountId: string) {
     currency: w.processing_currency,
     walletType: w.wallet_kind ?? ('fiat' as const),
     balance: Number(w.balance),
+    held: Number(w.held),
   }));
 }

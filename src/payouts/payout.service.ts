@@ -8,6 +8,7 @@
  * (RETURNED); a reversal returns it to the wallet. The web side checks what it can at once
  * (nothing moved on a refusal) and submits the command.
  */
+import { assertNoOpenDispute } from '../disputes/dispute.service.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireAccount } from '../accounts/account-access.service.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
@@ -58,6 +59,7 @@ export function payoutStateConflict(payout: PayoutRecord, what: string): AppErro
  */
 export async function checkPayoutRequest(db: Db, integratorId: string, accountId: string, input: PayoutRequest): Promise<string> {
   await assertCanPayOut(db, accountId);
+  await assertNoOpenDispute(db, accountId);
   const kyc = await findKycState(db, accountId);
   if (kyc !== 'ACCEPT') throw kycRequired(kyc);
   if (input.currency !== 'USD') throw AppError.invalid({ currency: ['UNSUPPORTED_CURRENCY'] }, 'Payouts are paid in USD.');

@@ -44,20 +44,24 @@ export interface WalletOfAccount {
   currency: string;
   walletType: 'fiat' | 'standard' | 'convertible';
   balance: number;
+  /** What open disputes hold of it (part of `balance`, which cannot be spent). */
+  held: number;
 }
 
 /**
- * An account's balances per currency: what it can spend (all its wallets in it), the part that
- * is convertible (token currencies: the wallet that receives sales; 0 in fiat), and what its
- * ESCROWED escrows hold — each in minor units and as a display string. Currencies in the order
+ * An account's balances per currency: what it can spend (all its wallets in it, less what open
+ * disputes hold), the part of that which is convertible (token currencies: the wallet that
+ * receives sales; 0 in fiat), what disputes hold, and what its ESCROWED escrows hold — each in
+ * minor units and as a display string. Currencies in the order
  * of the account's wallets, then any only held in escrow.
  */
 export function balancesView(wallets: WalletOfAccount[], held: Array<{ currency: string; held: number }>) {
   const currencies = [...new Set([...wallets.map((w) => w.currency), ...held.map((h) => h.currency)])];
   return currencies.map((currency) => {
     const mine = wallets.filter((w) => w.currency === currency);
-    const spendable = mine.reduce((sum, w) => sum + w.balance, 0);
-    const convertible = mine.filter((w) => w.walletType === 'convertible').reduce((sum, w) => sum + w.balance, 0);
+    const spendable = mine.reduce((sum, w) => sum + w.balance - w.held, 0);
+    const convertible = mine.filter((w) => w.walletType === 'convertible').reduce((sum, w) => sum + w.balance - w.held, 0);
+    const disputed = mine.reduce((sum, w) => sum + w.held, 0);
     const inEscrow = held.find((h) => h.currency === currency)?.held ?? 0;
     return {
       currency,
@@ -65,6 +69,8 @@ export function balancesView(wallets: WalletOfAccount[], held: Array<{ currency:
       spendable_display: displaySigned(spendable, currency),
       convertible,
       convertible_display: displaySigned(convertible, currency),
+      held: disputed,
+      held_display: displaySigned(disputed, currency),
       held_in_escrow: inEscrow,
       held_in_escrow_display: displaySigned(inEscrow, currency),
     };

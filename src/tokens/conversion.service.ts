@@ -14,6 +14,7 @@ import { accountNotFound, requireAccount } from '../accounts/account-access.serv
 import { integratorProfile, integratorSettings } from '../integrators/integrator.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { assertCanTransact } from '../blocks/block.service.js';
+import { assertNoOpenDispute } from '../disputes/dispute.service.js';
 import { runCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
@@ -123,6 +124,7 @@ export async function createTokenExchange(
   }
   await assertCanTransact(db, [input.account_id]);
   await requireKyc(db, input.account_id);
+  await assertNoOpenDispute(db, input.account_id);
   const tokenCurrency = integrator.tokenCurrency!;
   const { convertible } = await walletsForExchange(db, input.account_id, tokenCurrency);
   const held = convertible ? ((await balancesOf(db, [convertible]))[0]?.balance ?? 0) : 0;
@@ -233,6 +235,7 @@ export async function executeExchange(db: Db, exchange: ExchangeRecord): Promise
   await holdAccounts(db, [exchange.accountId]);
   await assertCanTransact(db, [exchange.accountId]);
   await requireKyc(db, exchange.accountId);
+  await assertNoOpenDispute(db, exchange.accountId);
   const { convertible, fiat, publisher, issuance, balances } = await lockExchangeAccounts(db, exchange);
   const held = convertible ? (balances.get(convertible) ?? 0) : 0;
   if (!convertible || held < exchange.tokenAmount) throw insufficientBalance(exchange.tokenAmount, held, exchange.tokenCurrency);

@@ -10,6 +10,7 @@ const clean: MergeFacts = {
   openAsSeller: 0,
   openPayouts: 0,
   fiatBalance: 0,
+  heldByDisputes: 0,
 };
 
 describe('merge rules', () => {
@@ -27,6 +28,7 @@ describe('merge rules', () => {
     ['a source an unfinished purchase would pay (an OPEN escrow or invoice)', { openAsSeller: 3 }, /due money from 3 unfinished purchase/],
     ['a source with an open payout (its reversal would pay it)', { openPayouts: 1 }, /1 open payout/],
     ['a source with a fiat balance', { fiatBalance: 1 }, /fiat balances are not merged/],
+    ['a source whose wallets open disputes hold', { heldByDisputes: 1 }, /Open disputes hold money/],
   ];
   for (const [what, facts, message] of refusals) {
     it(`refuses ${what}`, () => {
@@ -40,6 +42,7 @@ describe('merge rules', () => {
     walletKind,
     ledgerAccountId: `wal_${accountId}_${currency}_${walletKind}`,
     balance,
+    held: 0,
   });
 
   it('moves every non-empty token wallet whole into the matching wallet, and never fiat', () => {

@@ -45,6 +45,7 @@ const OWNER: Record<string, string> = {
   provider_object: 'rails',
   provider_event: 'provider-events',
   dispute: 'disputes',
+  dispute_hold: 'disputes',
 };
 
 /**

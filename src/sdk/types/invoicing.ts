@@ -228,7 +228,8 @@ export interface paths {
          *     /v2/token/convert/{token_exchange_id}` before `expires_at` (`TOKEN_EXCHANGE_TTL_SECONDS`
          *     after it was made, default 15 minutes, on the test clock in staging). Nothing moves or is
          *     held yet. Refused, nothing written: the account's KYC check not `ACCEPT` (409
-         *     `KYC_REQUIRED`), a `login` or `transactions` block (403), a convertible wallet holding
+         *     `KYC_REQUIRED`), an open dispute of one of the account's card charges (409
+         *     `DISPUTE_OPEN`), a `login` or `transactions` block (403), a convertible wallet holding
          *     fewer tokens (400 `amount: INSUFFICIENT_BALANCE`). Also with the account's own user
          *     password token.
          */
@@ -266,7 +267,8 @@ export interface paths {
          *     payload: the exchange): past `expires_at` → `EXCHANGE_EXPIRED` (it becomes `EXPIRED`); the
          *     integrator's USD wallet cannot cover it → `CONVERSION_REJECTED` (it stays `OPEN` and may
          *     be executed again until it expires); a `REVERSED` one → `EXCHANGE_STATE_ERROR`. Checked
-         *     again when it runs: KYC `ACCEPT` (409 `KYC_REQUIRED`), blocks (403), the convertible
+         *     again when it runs: KYC `ACCEPT` (409 `KYC_REQUIRED`), no open dispute of the account's
+         *     card charges (409 `DISPUTE_OPEN`), blocks (403), the convertible
          *     balance (400 `amount: INSUFFICIENT_BALANCE`).
          */
         post: operations["executeTokenExchange"];

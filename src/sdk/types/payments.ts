@@ -63,8 +63,10 @@ export interface paths {
          * An account's balances per currency
          * @description For each currency the account holds or has in escrow: `spendable`, what its wallets
          *     hold (for a token currency, the standard and the convertible wallet together — what
-         *     pays a purchase); `convertible`, the part in the convertible wallet (tokens received
-         *     from sales; always 0 in fiat); `held_in_escrow`, the total of its `ESCROWED` escrows as
+         *     pays a purchase) less what open disputes hold; `convertible`, the part in the convertible wallet (tokens received
+         *     from sales; always 0 in fiat); `held`, what open disputes hold in its wallets (traced
+         *     value of a disputed card charge: it cannot be spent, converted, paid out or merged away
+         *     until the dispute is decided); `held_in_escrow`, the total of its `ESCROWED` escrows as
          *     buyer (already charged, not in `spendable`, released to the sellers at commit or back
          *     at cancel). Each in minor units and as a display string. The account's own user
          *     password token may read them; another account's answers 404.
@@ -91,6 +93,9 @@ export interface components {
             /** @description Minor units; 0 in fiat. */
             convertible: number;
             convertible_display: string;
+            /** @description Minor units held by open disputes (not in `spendable`): see the Disputes API. */
+            held: number;
+            held_display: string;
             /** @description Minor units. */
             held_in_escrow: number;
             held_in_escrow_display: string;
@@ -586,6 +591,8 @@ export interface operations {
                      *             "spendable_display": "USD 8.50",
                      *             "convertible": 0,
                      *             "convertible_display": "USD 0.00",
+                     *             "held": 0,
+                     *             "held_display": "USD 0.00",
                      *             "held_in_escrow": 150,
                      *             "held_in_escrow_display": "USD 1.50"
                      *           },
@@ -595,6 +602,8 @@ export interface operations {
                      *             "spendable_display": "VCD 1200",
                      *             "convertible": 200,
                      *             "convertible_display": "VCD 200",
+                     *             "held": 0,
+                     *             "held_display": "VCD 0",
                      *             "held_in_escrow": 0,
                      *             "held_in_escrow_display": "VCD 0"
                      *           }

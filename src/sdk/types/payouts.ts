@@ -63,7 +63,8 @@ export interface paths {
          *     (`SUCCESS`), refuses it (`FAILED`: the money stays held for the operator) or, later, returns
          *     it (`RETURNED`: the money is back in the wallet). Refused, nothing moved:
          *     a `payouts` or `login` block (`403`, the blocked-account answer); KYC not `ACCEPT`
-         *     (`409 KYC_REQUIRED`); a source that is not the account's USD wallet (`400` naming
+         *     (`409 KYC_REQUIRED`); an open dispute of a card charge of the account's (`409
+         *     DISPUTE_OPEN`: its payouts wait for the dispute); a source that is not the account's USD wallet (`400` naming
          *     `source_payment_method_id`), a destination that is not its payout method (`400` naming
          *     `destination_payment_method_id`), a currency other than USD (`400` naming `currency`);
          *     as many open payouts (`FUNDS-IN-ESCROW`, `PROCESSING` or `FAILED`) as the integrator allows, 3 by
@@ -261,7 +262,7 @@ export interface components {
                 "application/json": components["schemas"]["FailureEnvelope"];
             };
         };
-        /** @description `KYC_REQUIRED`, `PAYOUT_LIMIT`, `PAYOUT_STATE_ERROR` (naming the state), or the Idempotency-Key is in use. */
+        /** @description `KYC_REQUIRED`, `DISPUTE_OPEN`, `PAYOUT_LIMIT`, `PAYOUT_STATE_ERROR` (naming the state), or the Idempotency-Key is in use. */
         PayoutConflict: {
             headers: {
                 [name: string]: unknown;

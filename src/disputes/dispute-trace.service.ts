@@ -1,0 +1,176 @@
+/**
+ * The trace of a disputed purchase's value, made when the dispute opens, in its transaction.
+ *
+ * The purchase put value into wallets: a token purchase its tokens into the buyer's wallet, a
+ * purchase's `user_to_user` lines their shares into the sellers' wallets, an escrow paid by card
+ * (once committed) its shares into its recipients' wallets. The disputed part of each (in
+ * proportion to the disputed amount, rounded up) is followed through the wallet, first in, first
+ * out (dispute-trace.rules.ts): from the buyer's own wallets into escrows it paid (committed: on
+ * to their direct recipients; still ESCROWED: the escrow is recorded) and invoices it paid (on to
+ * their recipients); from any wallet into conversions (on to the fiat wallet they paid) and
+ * payouts (recorded: paid out, or waiting). What is still in a wallet is held there.
+ *
+ * Everything is read from the ledger: the postings of each movement (`escrow:<id>:commit`,
+ * `exchange:<id>:execute`, `payout:<id>:execute` …) say where the value went.
+ */
+import type { Db } from '../db/sql.js';
+import { newId } from '../ids.js';
+import type { InvoiceRecord } from '../invoices/invoice.rules.js';
+import { addHeld, entriesAfter, entriesOfPostings, lockHeldOf, type PostingEntryRow } from '../ledger/ledger.repository.js';
+import { insertHolds } from './dispute.repository.js';
+import { disputedShare, ownerOf, spendsOfCredit } from './dispute-trace.rules.js';
+import type { DisputeHold, DisputeRecord, TracedVia } from './dispute.rules.js';
+
+/** How many later entries of one wallet the trace reads at most (a wallet busier than that is traced that far). */
+const TRACE_ENTRY_LIMIT = 5_000;
+
+interface Found {
+  wallet: string;
+  currency: string;
+  amount: number;
+  via: TracedVia;
+  referenceId: string;
+  /** Still in the wallet (held), or gone (paid out, waiting in an escrow or a payout). */
+  state: 'in_wallet' | 'paid_out' | 'escrowed' | 'payout_waiting';
+}
+
+/** The user wallets a posting credited (not `except`), with their entries. */
+function walletCredits(entries: PostingEntryRow[], except: Set<string> = new Set()): PostingEntryRow[] {
+  return entries.filter((e) => e.kind === 'user_wallet' && e.amount > 0 && !except.has(e.account_id));
+}
+
+/**
+ * Follows `disputed` of the credit `entry` through its wallet. `depth` 0 is the buyer's own
+ * wallet (its escrows and invoices are followed on to their recipients), 1 a recipient's.
+ */
+async function follow(
+  db: Db,
+  entry: PostingEntryRow,
+  disputed: number,
+  via: TracedVia,
+  referenceId: string,
+  depth: number,
+  found: Found[],
+) {
+  if (disputed <= 0 || entry.applied_seq === null || entry.balance_after === null) return;
+  const after = await entriesAfter(db, entry.account_id, entry.applied_seq, TRACE_ENTRY_LIMIT);
+  const { spends, left } = spendsOfCredit(entry.balance_after - entry.amount, entry.amount, disputed, after);
+  if (left > 0) found.push({ wallet: entry.account_id, currency: entry.currency, amount: left, via, referenceId, state: 'in_wallet' });
+  for (const spend of spends) {
+    const [kind, id, phase] = spend.reference.split(':');
+    if (kind === 'exchange' && phase === 'execute') {
+      // A conversion: on to the fiat wallet it paid, in proportion.
+      const entries = await entriesOfPostings(db, [spend.reference]);
+      const paid = entries.filter((e) => e.account_id === entry.account_id).reduce((s, e) => s - e.amount, 0);
+      for (const credit of walletCredits(entries)) {
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, paid), 'conversion', id!, depth, found);
+      }
+    } else if (kind === 'payout' && phase === 'hold') {
+      const executed = (await entriesOfPostings(db, [`payout:${id}:execute`])).length > 0;
+      found.push({
+        wallet: entry.account_id,
+        currency: entry.currency,
+        amount: spend.amount,
+        via: 'payout',
+        referenceId: id!,
+        state: executed ? 'paid_out' : 'payout_waiting',
+      });
+    } else if (depth === 0 && kind === 'escrow' && phase === 'pay') {
+      const commit = await entriesOfPostings(db, [`escrow:${id}:commit`, `escrow:${id}:commit:shares`]);
+      if (commit.length === 0) {
+        found.push({
+          wallet: entry.account_id,
+          currency: entry.currency,
+          amount: spend.amount,
+          via: 'escrow',
+          referenceId: id!,
+          state: 'escrowed',
+        });
+        continue;
+      }
+      // What the escrow held (its commit empties its holding), and the shares its commit paid on.
+      const total = commit.filter((e) => e.kind === 'escrow_holding').reduce((s, e) => s - e.amount, 0);
+      for (const credit of walletCredits(commit)) {
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'escrow', id!, 1, found);
+      }
+    } else if (depth === 0 && kind === 'invoice' && phase === 'pay') {
+      const entries = await entriesOfPostings(db, [spend.reference, `${spend.reference}:shares`]);
+      // What the invoice cost: what its pay took from where it was paid from.
+      const total = entries.filter((e) => e.reference === spend.reference && e.amount < 0).reduce((s, e) => s - e.amount, 0);
+      for (const credit of walletCredits(entries, new Set([entry.account_id]))) {
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'purchase', id!, 1, found);
+      }
+    }
+  }
+}
+
+/** The postings that put a purchase's value into wallets, and how it got there. */
+function purchasePostings(invoice: InvoiceRecord): { references: string[]; via: TracedVia; referenceId: string } {
+  if (invoice.escrowId) {
+    return { references: [`escrow:${invoice.escrowId}:commit:shares`], via: 'escrow', referenceId: invoice.escrowId };
+  }
+  return {
+    references: [`invoice:${invoice.id}:pay`, `invoice:${invoice.id}:pay:shares`, `invoice:${invoice.id}:issue`],
+    via: 'purchase',
+    referenceId: invoice.id,
+  };
+}
+
+/**
+ * Traces the dispute's value and holds what is still in wallets (each hold within what the
+ * wallet has free: its balance less what other disputes hold); records every finding as a hold
+ * row (`held` 0 for value that left, or waits in an escrow or a payout). Answers the rows.
+ */
+export async function traceAndHold(db: Db, dispute: DisputeRecord, invoice: InvoiceRecord, accountOf: (wallet: string) => Promise<string>) {
+  const found: Found[] = [];
+  if (dispute.amount > 0) {
+    const { references, via, referenceId } = purchasePostings(invoice);
+    const entries = await entriesOfPostings(db, references);
+    // The value the purchase paid in: its total (a token purchase's tokens are counted in proportion to it, as its refunds do).
+    const paid = Number(invoice.totalAmount);
+    for (const credit of walletCredits(entries)) {
+      const buyers = (await accountOf(credit.account_id)) === invoice.accountId;
+      await follow(db, credit, disputedShare(credit.amount, dispute.amount, paid), via, referenceId, buyers ? 0 : 1, found);
+    }
+    // An escrow paid by card and still ESCROWED: its value waits in the escrow.
+    if (invoice.escrowId && (await entriesOfPostings(db, [`escrow:${invoice.escrowId}:commit`])).length === 0) {
+      found.push({
+        wallet: '',
+        currency: invoice.currency,
+        amount: dispute.amount,
+        via: 'escrow',
+        referenceId: invoice.escrowId,
+        state: 'escrowed',
+      });
+    }
+  }
+  const wallets = [...new Set(found.filter((f) => f.state === 'in_wallet').map((f) => f.wallet))];
+  const free = new Map([...(await lockHeldOf(db, wallets))].map(([id, a]) => [id, Math.max(a.balance - a.held, 0)]));
+  const holds: DisputeHold[] = [];
+  for (const f of found) {
+    const held = f.state === 'in_wallet' ? Math.min(f.amount, free.get(f.wallet) ?? 0) : 0;
+    if (held > 0) {
+      free.set(f.wallet, free.get(f.wallet)! - held);
+      await addHeld(db, f.wallet, held);
+    }
+    holds.push({
+      id: newId('dhl'),
+      disputeId: dispute.id,
+      integratorId: dispute.integratorId,
+      accountId: f.wallet ? await accountOf(f.wallet) : dispute.accountId,
+      walletId: f.wallet,
+      currency: f.currency,
+      amount: f.amount,
+      held,
+      released: 0,
+      clawedBack: 0,
+      via: f.via,
+      referenceId: f.referenceId,
+      state: f.state,
+    });
+  }
+  await insertHolds(db, holds);
+  return holds;
+}
+
+export { ownerOf };
