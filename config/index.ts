@@ -262,8 +262,7 @@ function providerWebhooks(env: Env, choice: RailChoice): ProviderWebhooks {
   const stripe = env.STRIPE_WEBHOOK_SECRET || undefined;
   // A Stripe rail hears its outcomes (a session's result, a 3-D Secure charge, a refund failing) only by webhook.
   const onStripe = (Object.keys(RAILS) as Rail[]).find((rail) => (choice[rail] as string) === 'stripe');
-  if (onStripe && stripe === undefined)
-    throw new ConfigError(`STRIPE_WEBHOOK_SECRET must be set when ${RAILS[onStripe].variable}=stripe`);
+  if (onStripe && stripe === undefined) throw new ConfigError(`STRIPE_WEBHOOK_SECRET must be set when ${RAILS[onStripe].variable}=stripe`);
   if (stripe !== undefined && !/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(stripe))
     throw new ConfigError("STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret from Stripe (whsec_…)");
   const paypal = env.PAYPAL_WEBHOOK_ID || undefined;

@@ -129,6 +129,23 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
     };
   }
 
+  /**
+   * A capture or a release, answered with the PaymentIntent. One Stripe refuses (the hold lapsed
+   * after seven days, was released or captured already) is answered with the PaymentIntent as
+   * Stripe has it now, which says what became of the hold: retrying the same refusal would never
+   * end. A refusal that leaves the hold open is no answer: it throws (the command retries).
+   */
+  async function settled(paymentIntentId: string, run: () => Promise<Stripe.PaymentIntent>): Promise<Record<string, unknown>> {
+    try {
+      return plain(await run());
+    } catch (err) {
+      if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) throw err;
+      const now = await call('a PaymentIntent', () => stripe.paymentIntents.retrieve(paymentIntentId));
+      if (now.status === 'requires_capture') throw err;
+      return plain(now);
+    }
+  }
+
   const provider: CardProvider = {
     async authorize(c: CardChargeRequest): Promise<Authorization> {
       try {
@@ -172,11 +189,15 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
     },
 
     async capture(paymentIntentId: string, key: string) {
-      return plain(await call('a capture', () => stripe.paymentIntents.capture(paymentIntentId, {}, { idempotencyKey: key })));
+      return settled(paymentIntentId, () =>
+        call('a capture', () => stripe.paymentIntents.capture(paymentIntentId, {}, { idempotencyKey: key })),
+      );
     },
 
     async cancel(paymentIntentId: string, key: string) {
-      return plain(await call('a release', () => stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: key })));
+      return settled(paymentIntentId, () =>
+        call('a release', () => stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: key })),
+      );
     },
 
     async refund(paymentIntentId: string, amount: number, key: string): Promise<RefundResult> {

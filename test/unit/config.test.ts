@@ -123,7 +123,11 @@ describe('config', () => {
       () => loadConfig({ PAYOUT_RAIL: 'paypal', PAYPAL_CLIENT_ID: 'client', PAYPAL_CLIENT_SECRET: 'secret' }),
       (err: Error) => err instanceof ConfigError && err.message === 'PAYPAL_WEBHOOK_ID is required when PAYOUT_RAIL=paypal',
     );
-    assert.equal(loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456' }).rails.cards, 'stripe');
+    assert.equal(
+      loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456' }).rails
+        .cards,
+      'stripe',
+    );
   });
 
   it('stops the process at boot with one line naming the bad variable', () => {
@@ -325,7 +329,11 @@ describe('config: PayPal Payouts (PAYOUT_RAIL=paypal)', () => {
         (err: Error) =>
           err instanceof ConfigError && err.message.startsWith('STRIPE_SECRET_KEY must be a live key') && !err.message.includes(key),
       );
-      assert.equal(loadConfig({ ...stripe, APP_ENV: 'staging', STRIPE_SECRET_KEY: key }).stripeApi.secretKey, key, 'staging takes test keys');
+      assert.equal(
+        loadConfig({ ...stripe, APP_ENV: 'staging', STRIPE_SECRET_KEY: key }).stripeApi.secretKey,
+        key,
+        'staging takes test keys',
+      );
     }
     assert.equal(loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'rk_live_abc123' }).stripeApi.protocol, 'https');
     assert.throws(
