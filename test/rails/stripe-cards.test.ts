@@ -365,7 +365,12 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
         status = (await api('GET', `/v2/escrow/${e.id}`)).body.payload.status;
       }
       assert.equal(status, 'ESCROWED');
-      const [intent] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      // The capture follows the decision's commit: wait for it too.
+      let [intent] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      for (let i = 0; i < 50 && intent.status !== 'succeeded'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        [intent] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      }
       assert.equal(intent.status, 'succeeded');
       const intents = [...fake.api.paymentIntents.values()].filter(
         (pi: any) => pi.metadata?.holdfast_ref === `invoice:${e.escrow_invoice_id}:charge:${b.cards[0]}`,
