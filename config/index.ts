@@ -67,6 +67,8 @@ export interface Config {
   userRateLimitPerMinute: number;
   /** Cards that may be added to one account per hour (429 past it: card testing). */
   cardAddsPerHour: number;
+  /** PayPal webhook deliveries verified with PayPal per minute, all web processes together (PAYPAL_WEBHOOK_VERIFY_PER_MINUTE); past it 429. */
+  paypalWebhookVerifyPerMinute: number;
   /** How long a token exchange may be executed after it was quoted. */
   tokenExchangeTtlSeconds: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -353,6 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
     frameAncestors: frameAncestors(env),
     userRateLimitPerMinute: integer(env, 'USER_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     cardAddsPerHour: integer(env, 'CARD_ADDS_PER_HOUR', 20, 1, 1_000_000),
+    paypalWebhookVerifyPerMinute: integer(env, 'PAYPAL_WEBHOOK_VERIFY_PER_MINUTE', 600, 1, 1_000_000),
     tokenExchangeTtlSeconds: integer(env, 'TOKEN_EXCHANGE_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };
