@@ -34,6 +34,7 @@ describe('Stripe PaymentIntents as Holdfast keeps them (against the Stripe fake)
   this.timeout(60_000);
   let fake: StripeFake;
   let cards: CardProcessor;
+  let stripeApi: ReturnType<typeof loadConfig>['stripeApi'];
   let bus: CommandBus;
   let workers: RunningWorkers;
   let app: Awaited<ReturnType<typeof startExtraApp>>;
@@ -49,6 +50,7 @@ describe('Stripe PaymentIntents as Holdfast keeps them (against the Stripe fake)
       STRIPE_API_BASE: fake.url,
       STRIPE_WEBHOOK_SECRET: 'whsec_test_snapshots_fake',
     });
+    stripeApi = config.stripeApi;
     cards = cardProcessorFor(config.rails.cards, config.stripeApi);
     bus = new CommandBus(h().redisUrl, prefix);
     workers = await startWorkers({
@@ -229,16 +231,24 @@ describe('Stripe PaymentIntents as Holdfast keeps them (against the Stripe fake)
     fake.expireAuthorization(held!.objectId);
 
     // Run again, the command finishes: no error, the hold no longer open, nothing left for the sweep.
-    const result = await runCommandWith(invoiceCommandsWith(cards)['invoice.pay']!, h().orm.em.fork(), commandId);
+    const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const logged = cardProcessorFor('stripe', stripeApi, { warn: (fields, message) => warnings.push({ fields, message }) });
+    const result = await runCommandWith(invoiceCommandsWith(logged)['invoice.pay']!, h().orm.em.fork(), commandId);
     assert.equal(result?.status, 200);
     assert.equal((await readInvoice(db(), id))?.state, 'SUCCESS');
     const [now] = await intentsOf(id, b.card);
     assert.deepEqual([now!.snapshot.status, now!.snapshot.cancellation_reason], ['canceled', 'automatic']);
     assert.equal((await commandsWithUnsettledHolds(db(), 0)).filter((c) => c.id === commandId).length, 0);
     assert.equal(fake.requestsTo('POST', `/v1/payment_intents/${held!.objectId}/capture`).length, 1);
-    // Once more: nothing asked of Stripe again.
-    await runCommandWith(invoiceCommandsWith(cards)['invoice.pay']!, h().orm.em.fork(), commandId);
+    // Once more: nothing asked of Stripe again, and it was told once, to the process's log.
+    await runCommandWith(invoiceCommandsWith(logged)['invoice.pay']!, h().orm.em.fork(), commandId);
     assert.equal(fake.requestsTo('POST', `/v1/payment_intents/${held!.objectId}/capture`).length, 1);
+    assert.equal(warnings.length, 1);
+    assert.deepEqual(
+      [warnings[0]!.fields.payment_intent, warnings[0]!.fields.status, warnings[0]!.fields.cancellation_reason],
+      [held!.objectId, 'canceled', 'automatic'],
+    );
+    assert.match(warnings[0]!.message, /Stripe refused the capture/);
 
     const problems = (await verifyAll(h().orm.em.fork())).problems;
     assert.ok(
