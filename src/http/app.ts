@@ -41,7 +41,7 @@ import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { hostileInput } from './hostile-input.js';
 import { idempotency } from './idempotency.js';
-import { rateLimits } from './rate-limit.js';
+import { paypalVerifyBudget, rateLimits } from './rate-limit.js';
 import { notFoundHandler } from './not-found.js';
 import { loadMergedDocument } from './openapi.js';
 import { requestContext } from './request-context.js';
@@ -77,6 +77,8 @@ export interface AppDeps {
         | 'allowedRedirectPatterns'
         | 'userRateLimitPerMinute'
         | 'cardAddsPerHour'
+        | 'paypalWebhookVerifyPerMinute'
+        | 'paypal'
         | 'frameAncestors'
         | 'tokenExchangeTtlSeconds'
         | 'rails'
@@ -130,6 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       bus: deps.bus,
       stripeWebhookSecret: deps.config.providerWebhooks?.stripeWebhookSecret,
       verifyPaypalWebhook: deps.verifyPaypalWebhook,
+      paypalGuard: ((spend) => () => ({ apiBase: deps.config.paypal?.apiBase, spend }))(
+        paypalVerifyBudget(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.config.paypalWebhookVerifyPerMinute ?? 600),
+      ),
     }),
   );
   const queues = Object.values(QueueName).map((name) => {
