@@ -255,7 +255,7 @@ function stripeApi(env: Env, choice: RailChoice, appEnv: AppEnv): StripeApiConfi
     port: base.port ? Number(base.port) : protocol === 'http' ? 80 : 443,
     protocol,
     jsUrl: url(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
-    publishableKey: publishableKey(env, choice, appEnv),
+    ...publishableKey(env, choice, appEnv),
   };
 }
 
@@ -264,7 +264,7 @@ function stripeApi(env: Env, choice: RailChoice, appEnv: AppEnv): StripeApiConfi
  * Production with CARD_PROCESSOR=stripe serves the hosted checkout on it, so it must be set there,
  * and live: a test-mode key would take test cards, as a test-mode secret key would.
  */
-function publishableKey(env: Env, choice: RailChoice, appEnv: AppEnv): string | undefined {
+function publishableKey(env: Env, choice: RailChoice, appEnv: AppEnv): { publishableKey?: string } {
   const key = env.STRIPE_PUBLISHABLE_KEY || undefined;
   if (key !== undefined && !/^pk_(test|live)_[A-Za-z0-9_]+$/.test(key))
     throw new ConfigError('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_…, pk_test_…)');
@@ -278,7 +278,7 @@ function publishableKey(env: Env, choice: RailChoice, appEnv: AppEnv): string | 
         'STRIPE_PUBLISHABLE_KEY must be a live key (pk_live_…) in production: a test-mode key takes test cards as payment',
       );
   }
-  return key;
+  return key ? { publishableKey: key } : {};
 }
 
 /** What verifies the providers' webhooks: Stripe's endpoint signing secret and PayPal's webhook id. */
