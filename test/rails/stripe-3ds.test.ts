@@ -211,6 +211,45 @@ describe('3-D Secure with the buyer present (CARD_PROCESSOR=stripe, webhooks fro
     assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
+  it('a wallet part no longer covering its share when the bank answers: FAILED, the card hold released, nothing moved', async () => {
+    const b = await buyerWith('pm_card_authenticationRequired');
+    await fund(b, 'USD:fiat', 300);
+    const inv = await authorized(b.account_id, 1000);
+    const pay = await hostedPay(inv, [
+      { payment_method_id: b.wallets['USD:fiat'].pm, amount: 300 },
+      { payment_method_id: b.card, amount: 0 },
+    ]);
+    assert.equal(pay.body.payload.state, 'PROCESSING', pay.text);
+    // The wallet was not held: spent meanwhile, it is short when the pay is decided.
+    await fund(b, 'USD:fiat', -200);
+    const intent = await intentOf(inv.id, b.card);
+    fake.authenticate(intent.objectId, 'complete');
+    const done = await settled(inv.id);
+    assert.deepEqual([done.state, done.failure_reason], ['FAILED', 'insufficient_funds']);
+    assert.deepEqual(await payPostings(inv.id), []);
+    assert.equal(await balance(b.wallets['USD:fiat'].wallet), 100);
+    assert.equal((await intentOf(inv.id, b.card)).snapshot.status, 'canceled', 'the authorized hold is released');
+    assert.equal(fake.requestsTo('POST', `/v1/payment_intents/${intent.objectId}/capture`).length, 0);
+  });
+
+  it('another card declined while one awaits 3-D Secure: FAILED at once, the awaiting charge cancelled', async () => {
+    const b = await buyerWith('pm_card_authenticationRequired');
+    const declining = await api('POST', `/v1/${b.account_id}/payment_methods`, {
+      body: { type: 'card', card: { stripe_payment_method: 'pm_card_chargeCustomerFail' } },
+    });
+    assert.equal(declining.status, 201, declining.text);
+    const inv = await authorized(b.account_id, 1000);
+    const pay = await hostedPay(inv, [
+      { payment_method_id: declining.body.payload.id, amount: 400 },
+      { payment_method_id: b.card, amount: 0 },
+    ]);
+    assert.equal(pay.status, 200, pay.text);
+    assert.deepEqual([pay.body.payload.state, pay.body.payload.failure_reason], ['FAILED', 'card_declined']);
+    const intent = await intentOf(inv.id, b.card);
+    assert.equal(intent.snapshot.status, 'canceled', 'the buyer can no longer authenticate a charge of a failed pay');
+    assert.equal(fake.api.paymentIntents.get(intent.objectId)?.status, 'canceled');
+  });
+
   it('webhooks duplicated, out of order and stale settle the invoice once', async () => {
     const b = await buyerWith('pm_card_threeDSecure2Required');
     const inv = await authorized(b.account_id, 2000);
