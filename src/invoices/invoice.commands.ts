@@ -178,7 +178,11 @@ async function complete(db: Db, invoice: InvoiceRecord, sources: ChargeSource[],
 export async function runInvoiceConfirm(em: EntityManager, cards: CardProcessor, commandId: string): Promise<CommandResult | null> {
   const provider = cards.provider;
   const before = await invoiceOfCommand(pooled(em), commandId);
-  if (provider && before?.state === 'PROCESSING') await refreshAwaitedIntents(pooled(em), provider, before);
+  if (before?.state === 'PROCESSING') {
+    // Only a process on the processor that made the charge can read it: another leaves the command pending for it.
+    if (!provider) throw new Error(`invoice ${before.id}: its card charges await a provider this process has no client for`);
+    await refreshAwaitedIntents(pooled(em), provider, before);
+  }
   const result = await inCommandTransaction(em, commandId, async (db, command) => {
     const invoice = await lockInvoice(db, command.target_id);
     if (!invoice) throw invoiceNotFound();

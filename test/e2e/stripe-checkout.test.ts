@@ -174,7 +174,11 @@ describe('hosted checkout with 3-D Secure in Chromium (CARD_PROCESSOR=stripe, St
     const page = await browser.newPage();
     await payWithThreeDs(page, link.url);
     await page.click('[data-stripe-fake=fail]');
-    await page.waitForSelector('text=The payment was not confirmed with your bank.');
+    await page.waitForSelector('text=The payment was not confirmed with your bank.').catch(async (err) => {
+      // What the page showed and what Stripe's webhooks got back, to tell a slow machine from a lost event.
+      const failed = fake.deliveries.filter((d) => d.status !== 200).map((d) => `${d.type} ${d.attempt} ${d.status ?? d.error}`);
+      throw new Error(`${err.message}\npage: ${await page.textContent('main')}\nwebhooks not answered 200: ${failed.join('; ')}`);
+    });
     const failed = await invoice(link.invoiceId);
     assert.deepEqual([failed.state, failed.failure_reason], ['FAILED', 'authentication_failed']);
     assert.equal(await balance(seller.wallets['USD:fiat'].wallet), before);
