@@ -8,7 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
+import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { db as pooled } from '../../src/db/sql.js';
+import { invoiceCommands } from '../../src/invoices/invoice.commands.js';
 import { providerEventHandlers } from '../../src/provider-events/provider-event-handlers.js';
 import type { ProviderEventRecord } from '../../src/provider-events/provider-event.rules.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
@@ -248,6 +250,20 @@ describe('3-D Secure with the buyer present (CARD_PROCESSOR=stripe, webhooks fro
     const intent = await intentOf(inv.id, b.card);
     assert.equal(intent.snapshot.status, 'canceled', 'the buyer can no longer authenticate a charge of a failed pay');
     assert.equal(fake.api.paymentIntents.get(intent.objectId)?.status, 'canceled');
+  });
+
+  it('a worker without the Stripe client (the sandbox processor) leaves invoice.confirm pending rather than answer it', async () => {
+    const b = await buyerWith('pm_card_authenticationRequired');
+    const inv = await authorized(b.account_id, 1000);
+    assert.equal((await hostedPay(inv, [{ payment_method_id: b.card, amount: 0 }])).body.payload.state, 'PROCESSING');
+    const db = pooled(h().orm.em.fork());
+    const commandId = await submitCommand(db, { integratorId: b.integrator_id, kind: 'invoice.confirm', targetId: inv.id });
+    await assert.rejects(runCommandWith(invoiceCommands['invoice.confirm']!, h().orm.em.fork(), commandId), /no client for/);
+    const [row] = await h().orm.em.fork().execute<Array<{ state: string }>>('select state from command where id = ?', [commandId]);
+    assert.equal(row.state, 'pending');
+    // Stripe's event then names the same pending command, which a worker with the client settles.
+    fake.authenticate((await intentOf(inv.id, b.card)).objectId, 'fail');
+    assert.equal((await settled(inv.id)).state, 'FAILED');
   });
 
   it('webhooks duplicated, out of order and stale settle the invoice once', async () => {
