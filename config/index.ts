@@ -84,6 +84,12 @@ export interface StripeApiConfig {
   protocol: 'http' | 'https';
   /** STRIPE_JS_URL: Stripe's browser library (default https://js.stripe.com/v3/). */
   jsUrl: string;
+  /**
+   * STRIPE_PUBLISHABLE_KEY: what the hosted pages give Stripe's browser library to collect a card
+   * (pk_live_…, pk_test_…). Required in production with CARD_PROCESSOR=stripe; unset in staging,
+   * the hosted pages cannot add a card under the Stripe processor.
+   */
+  publishableKey?: string;
 }
 
 export class ConfigError extends Error {}
@@ -251,7 +257,30 @@ function stripeApi(env: Env, choice: RailChoice, appEnv: AppEnv): StripeApiConfi
     port: base.port ? Number(base.port) : protocol === 'http' ? 80 : 443,
     protocol,
     jsUrl: url(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
+    ...publishableKey(env, choice, appEnv),
   };
+}
+
+/**
+ * `STRIPE_PUBLISHABLE_KEY`: a publishable key (pk_live_…, pk_test_…), the one key a browser sees.
+ * Production with CARD_PROCESSOR=stripe serves the hosted checkout on it, so it must be set there,
+ * and live: a test-mode key would take test cards, as a test-mode secret key would.
+ */
+function publishableKey(env: Env, choice: RailChoice, appEnv: AppEnv): { publishableKey?: string } {
+  const key = env.STRIPE_PUBLISHABLE_KEY || undefined;
+  if (key !== undefined && !/^pk_(test|live)_[A-Za-z0-9_]+$/.test(key))
+    throw new ConfigError('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_…, pk_test_…)');
+  if (choice.cards === 'stripe' && appEnv === 'production') {
+    if (!key)
+      throw new ConfigError(
+        'STRIPE_PUBLISHABLE_KEY must be set when CARD_PROCESSOR=stripe in production (the hosted checkout collects cards with it)',
+      );
+    if (!key.startsWith('pk_live_'))
+      throw new ConfigError(
+        'STRIPE_PUBLISHABLE_KEY must be a live key (pk_live_…) in production: a test-mode key takes test cards as payment',
+      );
+  }
+  return key ? { publishableKey: key } : {};
 }
 
 /** What verifies the providers' webhooks: Stripe's endpoint signing secret and PayPal's webhook id. */

@@ -69,11 +69,12 @@ export async function lockCommandRow(db: Db, commandId: string): Promise<Omit<Co
 export async function commandTargetRow(
   db: Db,
   commandId: string,
-): Promise<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done' } | undefined> {
-  const [row] = await db.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done' }>>(
-    'select id, kind, target_id, state from command where id = ?',
-    [commandId],
-  );
+): Promise<
+  { id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; input: Record<string, unknown> | null } | undefined
+> {
+  const [row] = await db.execute<
+    Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; input: Record<string, unknown> | null }>
+  >('select id, kind, target_id, state, input from command where id = ?', [commandId]);
   return row;
 }
 

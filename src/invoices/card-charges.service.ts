@@ -66,6 +66,8 @@ export interface CardAuthorizations {
   verdicts: CardVerdicts;
   /** Card methods not authorized: should the decision find the pay payable after all, it must run again. */
   unasked: Set<string>;
+  /** Buyer present: the cards awaiting their holder's authentication (3-D Secure), with the provider's page for each. */
+  actions?: Map<string, string>;
 }
 
 /** Whether every non-card charge would go through as things stand (unlocked): wallets cover it, no owner blocked. */
@@ -95,18 +97,20 @@ export async function authorizeCardCharges(
   invoice: Pick<InvoiceRecord, 'id' | 'integratorId' | 'currency' | 'paymentMethods'>,
   methods: ChargeMethod[],
   balances: Map<string, number>,
+  buyer?: { returnUrl: string },
 ): Promise<CardAuthorizations> {
   const cards = invoice.paymentMethods.filter((c) => methods.find((m) => m.id === c.payment_method_id)?.provider === 'card');
   if (!othersWouldPay(invoice.paymentMethods, methods, balances)) {
     return { verdicts: { chargeFailure: () => null, refundFailure: () => null }, unasked: new Set(cards.map((c) => c.payment_method_id)) };
   }
   const authorizations = new Map<string, Authorization>();
+  const actions = new Map<string, string>();
   await Promise.all(
     cards.map(async (c) => {
       const method = methods.find((m) => m.id === c.payment_method_id)!;
       const holdfastRef = chargeRef(invoice.id, c.payment_method_id);
       await retirePreviousIntent(db, provider, commandId, invoice.id, c.payment_method_id);
-      const a = await provider.authorize({
+      const charge = {
         commandId,
         paymentMethodId: c.payment_method_id,
         card: method.details,
@@ -115,7 +119,10 @@ export async function authorizeCardCharges(
         holdfastRef,
         integratorId: invoice.integratorId,
         description: `invoice ${invoice.id}`,
-      });
+      };
+      // The buyer on the page (the hosted checkout) can authenticate; an API pay is off-session.
+      const a = buyer ? await provider.authorizeOnSession(charge, buyer.returnUrl) : await provider.authorize(charge);
+      if (!a.ok && a.nextActionUrl) actions.set(c.payment_method_id, a.nextActionUrl);
       if (a.paymentIntentId && a.snapshot)
         await saveIntentSight(db, {
           provider: 'stripe',
@@ -128,7 +135,7 @@ export async function authorizeCardCharges(
       authorizations.set(c.payment_method_id, a);
     }),
   );
-  return { verdicts: authorizedVerdicts(authorizations), unasked: new Set() };
+  return { verdicts: authorizedVerdicts(authorizations), unasked: new Set(), actions };
 }
 
 /** Authorizes an invoice's cards reading its methods and wallet balances as they stand (the standard invoice's pay). */
@@ -137,13 +144,14 @@ export async function authorizeInvoiceCards(
   provider: CardProvider,
   commandId: string,
   invoice: InvoiceRecord,
+  buyer?: { returnUrl: string },
 ): Promise<CardAuthorizations> {
   const methods = await chargeMethods<ChargeMethod & { balance: string | null }>(
     db,
     invoice.paymentMethods.map((c) => c.payment_method_id),
   );
   const balances = new Map(methods.filter((m) => m.wallet).map((m) => [m.wallet!, Number(m.balance ?? 0)]));
-  return authorizeCardCharges(db, provider, commandId, invoice, methods, balances);
+  return authorizeCardCharges(db, provider, commandId, invoice, methods, balances, buyer);
 }
 
 /** Stores a Refund as a call answered it, unless a later sight (a `refund.failed` event before a retried command's answer) is stored already. */
@@ -193,6 +201,31 @@ async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) 
   return intent;
 }
 
+/** The stored PaymentIntent of each card charge of an invoice, by payment method (methods without one are left out). */
+export async function chargeIntents(
+  db: Db,
+  invoice: Pick<InvoiceRecord, 'id' | 'paymentMethods'>,
+): Promise<Map<string, ProviderObjectRecord>> {
+  const found = new Map<string, ProviderObjectRecord>();
+  for (const c of invoice.paymentMethods) {
+    const intent = await storedIntent(db, invoice.id, c.payment_method_id);
+    if (intent) found.set(c.payment_method_id, intent);
+  }
+  return found;
+}
+
+/**
+ * Reads again from the provider each PaymentIntent of an invoice's card charges that is still
+ * waiting on its buyer (3-D Secure) and stores it as it stands: what a webhook announced, in
+ * whatever order it came, is then read from the provider itself.
+ */
+export async function refreshAwaitedIntents(db: Db, provider: CardProvider, invoice: Pick<InvoiceRecord, 'id' | 'paymentMethods'>) {
+  for (const intent of (await chargeIntents(db, invoice)).values()) {
+    if (!['requires_action', 'requires_confirmation', 'processing'].includes(intent.snapshot.status as string)) continue;
+    await saveProviderObject(db, { ...intent, snapshot: await provider.retrieve(intent.objectId) });
+  }
+}
+
 /**
  * After a pay's decision committed: captures the authorizations of a paid invoice (state
  * SUCCESS), releases those of a failed one. Nothing while the invoice is undecided. Safe to run
@@ -212,7 +245,10 @@ async function captureOrRelease(db: Db, provider: CardProvider, commandId: strin
   await Promise.all(
     invoice.paymentMethods.map(async (c) => {
       const intent = await storedIntent(db, invoice.id, c.payment_method_id);
-      if (intent?.snapshot.status !== 'requires_capture') return;
+      const status = intent?.snapshot.status;
+      // A charge still awaiting its buyer's authentication (only a buyer-present pay has one) is closed with its failed pay.
+      const awaiting = status === 'requires_action' && invoice.state !== 'SUCCESS';
+      if (!intent || (status !== 'requires_capture' && !awaiting)) return;
       const snapshot =
         invoice.state === 'SUCCESS'
           ? await provider.capture(intent.objectId, cardCallKey(commandId, 'capture', c.payment_method_id))

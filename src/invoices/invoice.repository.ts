@@ -28,7 +28,7 @@ export interface NewPurchaseInvoice extends Omit<InvoiceRecord, 'state'> {
 
 /** The invoice columns `invoiceFromRow` reads (named, never `*`: statements are prepared). */
 export const INVOICE_COLUMNS =
-  'id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description, metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at';
+  'id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description, metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at, next_action_url';
 
 /** An invoice row (its columns as `INVOICE_COLUMNS` names them) as a record. */
 export function invoiceFromRow(r: Record<string, unknown>): InvoiceRecord {
@@ -50,6 +50,7 @@ export function invoiceFromRow(r: Record<string, unknown>): InvoiceRecord {
     lineItems: r.line_items as StoredLineItem[],
     createdAt: new Date(r.created_at as string),
     updatedAt: new Date(r.updated_at as string),
+    nextActionUrl: (r.next_action_url as string | null) ?? null,
   };
 }
 
@@ -126,8 +127,22 @@ export async function lockInvoice(db: Db, invoiceId: string): Promise<InvoiceRec
 /** Sets an invoice's state (and failure reason); its new `updated_at`. */
 export async function setInvoiceState(db: Db, invoiceId: string, state: string, failureReason: string | null): Promise<Date> {
   const [updated] = await db.execute<Array<{ updated_at: Date }>>(
-    'update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ? returning updated_at',
-    [state, failureReason, invoiceId],
+    // A decided invoice has no page left to send its buyer to.
+    `update invoice set state = ?, failure_reason = ?, updated_at = now(),
+            next_action_url = case when ?::varchar = 'PROCESSING' then next_action_url end where id = ? returning updated_at`,
+    [state, failureReason, state, invoiceId],
+  );
+  return new Date(updated.updated_at);
+}
+
+/**
+ * Sets an invoice PROCESSING while its buyer authenticates a card charge (3-D Secure), with the
+ * provider's page to send them to; its new `updated_at`.
+ */
+export async function setInvoiceAwaitingAction(db: Db, invoiceId: string, nextActionUrl: string): Promise<Date> {
+  const [updated] = await db.execute<Array<{ updated_at: Date }>>(
+    `update invoice set state = 'PROCESSING', next_action_url = ?, updated_at = now() where id = ? returning updated_at`,
+    [nextActionUrl, invoiceId],
   );
   return new Date(updated.updated_at);
 }

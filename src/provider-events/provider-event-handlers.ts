@@ -16,6 +16,7 @@
  */
 import type { CommandKind } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
+import { applyPaymentIntentEvent } from '../invoices/payment-intent-event.handler.js';
 import { applyStripeRefundEvent } from '../invoices/stripe-refund-event.handler.js';
 import { applyIdentitySessionEvent } from '../kyc/identity-session-events.js';
 import { payoutItemEventHandler } from '../payouts/payout-item-event.handler.js';
@@ -63,3 +64,6 @@ providerEventHandlers.register('paypal', 'PAYMENT.PAYOUTS-ITEM.*', payoutItemEve
 // A card Refund's later sights (pending settling, a refund failing after it was taken): its stored snapshot moves forward.
 providerEventHandlers.register('stripe', 'refund.*', applyStripeRefundEvent);
 providerEventHandlers.register('stripe', 'charge.refund.updated', applyStripeRefundEvent);
+// A buyer-present card pay awaiting 3-D Secure: these say its PaymentIntent moved; the invoices module settles the invoice (`invoice.confirm`).
+for (const type of ['amount_capturable_updated', 'succeeded', 'payment_failed', 'canceled'])
+  providerEventHandlers.register('stripe', `payment_intent.${type}`, applyPaymentIntentEvent);

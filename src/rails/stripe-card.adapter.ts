@@ -205,6 +205,52 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
       }
     },
 
+    /**
+     * The buyer-present charge (the hosted checkout): no `off_session`, and the page's
+     * `return_url`, so a card needing 3-D Secure answers `requires_action` with Stripe's page for
+     * the buyer instead of a decline. Its own way in, so the off-session charge above stays as it is.
+     */
+    async authorizeOnSession(c: CardChargeRequest, returnUrl: string): Promise<Authorization> {
+      try {
+        const intent = await call('a charge', () =>
+          stripe.paymentIntents.create(
+            {
+              amount: c.amount,
+              currency: c.currency.toLowerCase(),
+              customer: c.card.customer_id as string,
+              payment_method: c.card.stripe_payment_method as string,
+              // The buyer is on the page: 3-D Secure sends them to their bank and back to return_url.
+              automatic_payment_methods: { enabled: true },
+              return_url: returnUrl,
+              confirm: true,
+              capture_method: 'manual',
+              description: c.description,
+              metadata: { holdfast_ref: c.holdfastRef, holdfast_integrator_id: c.integratorId, holdfast_command_id: c.commandId },
+            },
+            { idempotencyKey: cardCallKey(c.commandId, 'charge', c.paymentMethodId) },
+          ),
+        );
+        if (intent.status === 'requires_capture' || intent.status === 'succeeded')
+          return { ok: true, paymentIntentId: intent.id, snapshot: plain(intent) };
+        const url = intent.status === 'requires_action' ? intent.next_action?.redirect_to_url?.url : undefined;
+        if (url)
+          return { ok: false, reason: 'authentication_required', paymentIntentId: intent.id, snapshot: plain(intent), nextActionUrl: url };
+        return { ok: false, reason: 'card_declined', paymentIntentId: intent.id, snapshot: plain(intent) };
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeCardError) {
+          const intent = (err.raw as { payment_intent?: { id: string } }).payment_intent;
+          return { ok: false, reason: declineReason(err), paymentIntentId: intent?.id ?? null, snapshot: intent ? plain(intent) : null };
+        }
+        if (err instanceof Stripe.errors.StripeInvalidRequestError)
+          return { ok: false, reason: 'payment_method_unavailable', paymentIntentId: null, snapshot: null };
+        throw err;
+      }
+    },
+
+    async retrieve(paymentIntentId: string) {
+      return plain(await call('a charge', () => stripe.paymentIntents.retrieve(paymentIntentId)));
+    },
+
     async capture(paymentIntentId: string, key: string) {
       return settled('a capture', paymentIntentId, () =>
         call('a capture', () => stripe.paymentIntents.capture(paymentIntentId, {}, { idempotencyKey: key })),

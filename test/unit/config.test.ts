@@ -335,10 +335,66 @@ describe('config: PayPal Payouts (PAYOUT_RAIL=paypal)', () => {
         'staging takes test keys',
       );
     }
-    assert.equal(loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'rk_live_abc123' }).stripeApi.protocol, 'https');
+    assert.equal(
+      loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'rk_live_abc123', STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123' }).stripeApi.protocol,
+      'https',
+    );
     assert.throws(
-      () => loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111' }),
+      () =>
+        loadConfig({
+          ...stripe,
+          STRIPE_SECRET_KEY: 'sk_live_abc123',
+          STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123',
+          STRIPE_API_BASE: 'http://127.0.0.1:12111',
+        }),
       (err: Error) => err instanceof ConfigError && err.message.startsWith('STRIPE_API_BASE'),
+    );
+  });
+
+  it('STRIPE_PUBLISHABLE_KEY: a publishable key; in production with CARD_PROCESSOR=stripe required and live', () => {
+    const live = {
+      APP_ENV: 'production',
+      CARD_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_live_abc123',
+      STRIPE_WEBHOOK_SECRET: 'whsec_testsecret',
+    };
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        assert.ok(err instanceof ConfigError, String(err));
+        return err.message;
+      }
+      return assert.fail('expected a ConfigError');
+    };
+    assert.match(refused(live), /^STRIPE_PUBLISHABLE_KEY must be set when CARD_PROCESSOR=stripe in production/);
+    const testKey = refused({ ...live, STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123' });
+    assert.match(testKey, /^STRIPE_PUBLISHABLE_KEY must be a live key/);
+    assert.ok(!testKey.includes('pk_test_abc123'));
+    assert.match(
+      refused({
+        CARD_PROCESSOR: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_abc123',
+        STRIPE_WEBHOOK_SECRET: 'whsec_testsecret',
+        STRIPE_PUBLISHABLE_KEY: 'sk_test_abc123',
+      }),
+      /^STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key/,
+    );
+    assert.equal(loadConfig({ ...live, STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123' }).stripeApi.publishableKey, 'pk_live_abc123');
+    // Staging takes a test key, and runs without one (the hosted pages then cannot add a card).
+    assert.equal(
+      loadConfig({
+        CARD_PROCESSOR: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_abc123',
+        STRIPE_WEBHOOK_SECRET: 'whsec_testsecret',
+        STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123',
+      }).stripeApi.publishableKey,
+      'pk_test_abc123',
+    );
+    assert.equal(
+      loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_testsecret' }).stripeApi
+        .publishableKey,
+      undefined,
     );
   });
 

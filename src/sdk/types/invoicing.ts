@@ -169,6 +169,22 @@ export interface paths {
          *     invoices authorized for its own account (404 for any other). A standard invoice's
          *     payment methods were fixed at creation: naming them here → 400 `payment_methods:
          *     NOT_ALLOWED`.
+         *
+         *     **Buyer present (3-D Secure).** An API pay is off-session: a card that needs its
+         *     holder's authentication fails the pay (`FAILED`, `failure_reason`
+         *     `authentication_required`). The buyer's own pay (a password token, as the hosted
+         *     checkout makes it) may name `return_url`: under the Stripe card processor such a card
+         *     then sends the buyer to their bank instead — the pay answers **202** with `Location`
+         *     (the invoice to poll) and the invoice `PROCESSING` with `next_action_url`, the page to
+         *     send the buyer to, which returns them to `return_url`. Nothing moves meanwhile (no
+         *     wallet part is held). Stripe's webhook (`payment_intent.amount_capturable_updated`,
+         *     `.succeeded`, `.payment_failed`, `.canceled`, to `POST /hooks/stripe`) then settles the
+         *     invoice once, from the PaymentIntent as Stripe has it: authenticated → the whole pay is
+         *     decided as any pay (`SUCCESS` with the same postings, or `FAILED` when a wallet part no
+         *     longer covers it); failed or abandoned → `FAILED`, `failure_reason`
+         *     `authentication_failed`, the card hold released. A pay on a `PROCESSING` invoice
+         *     answers 202 with it as it stands. Under the sandbox processor `return_url` changes
+         *     nothing. An authorized escrow invoice's pay is always off-session.
          */
         post: operations["payInvoice"];
         delete?: never;
@@ -761,8 +777,14 @@ export interface components {
             description: string;
             metadata: Record<string, never>;
             summary: components["schemas"]["Money"];
-            /** @description Why a payment failed (`card_declined`, `insufficient_funds`, `account_blocked`…); empty otherwise. */
+            /** @description Why a payment failed (`card_declined`, `insufficient_funds`, `account_blocked`, `authentication_required`, `authentication_failed`…); empty otherwise. */
             failure_reason: string;
+            /**
+             * @description Only while `PROCESSING` because a buyer-present card pay awaits 3-D Secure: the
+             *     provider's page to send the buyer to (Stripe's `next_action.redirect_to_url.url`).
+             *     Absent otherwise.
+             */
+            next_action_url?: string;
             created: components["schemas"]["Timestamp"];
             updated: components["schemas"]["Timestamp"];
             payment_methods: {
@@ -1403,6 +1425,13 @@ export interface operations {
             content: {
                 "application/json": {
                     payment_methods?: components["schemas"]["PaymentMethodShare"][];
+                    /**
+                     * @description The buyer is present (a password token only; a client token → 400
+                     *     `return_url: NOT_ALLOWED`): where their bank's 3-D Secure page sends them
+                     *     back. A hosted page (`PUBLIC_URL`'s origin) or a host `ALLOWED_REDIRECT_PATTERNS`
+                     *     allows (https; http only for localhost), else 400 `REDIRECT_NOT_ALLOWED`.
+                     */
+                    return_url?: string;
                 };
             };
         };
@@ -1416,7 +1445,11 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceEnvelope"];
                 };
             };
-            /** @description Accepted; the invoice as it stands. */
+            /**
+             * @description Accepted; the invoice as it stands. `Location` is the invoice to poll. Also the answer
+             *     of a buyer-present pay waiting on the buyer's bank: the invoice `PROCESSING` with
+             *     `next_action_url` (then `X-Command-Id` names the finished pay command).
+             */
             202: {
                 headers: {
                     Location?: string;
