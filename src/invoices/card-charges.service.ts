@@ -135,14 +135,14 @@ export async function authorizeInvoiceCards(
 }
 
 /** Stores a Refund as a call answered it, unless a later sight (a `refund.failed` event before a retried command's answer) is stored already. */
-async function saveRefundSight(db: Db, refund: ProviderObjectRecord): Promise<void> {
+export async function saveRefundSight(db: Db, refund: ProviderObjectRecord): Promise<void> {
   const stored = await findProviderObject(db, refund.provider, refund.objectId);
   if (stored && !refundSightSupersedes(stored.snapshot.status, refund.snapshot.status)) return;
   await saveProviderObject(db, refund);
 }
 
-/** The PaymentIntent of an invoice's card charge, as last stored. */
-async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) {
+/** The PaymentIntent of an invoice's card charge, as last stored (undefined: the charge went through no provider). */
+export async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) {
   const [intent] = (await providerObjectsOf(db, chargeRef(invoiceId, paymentMethodId))).filter((o) => o.objectType === 'payment_intent');
   return intent;
 }

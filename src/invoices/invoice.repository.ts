@@ -140,10 +140,17 @@ export async function chooseInvoiceCharges(db: Db, invoiceId: string, charges: S
   );
 }
 
-/** Fragment: whether part `m` (a `payment_methods` element) of refund invoice `<alias>` moved money (rows without a part status: the refund's state says). */
+/**
+ * Fragment: whether part `m` (a `payment_methods` element) of refund invoice `<alias>` moved
+ * money — went through, or is `processing` at a card processor (posted, not yet answered); rows
+ * without a part status: the refund's state says.
+ */
 export function refundPartSucceededSql(alias: string): string {
-  return `coalesce(m ->> 'status', case when ${alias}.state = 'SUCCESS' then 'succeeded' else 'failed' end) = 'succeeded'`;
+  return `coalesce(m ->> 'status', case when ${alias}.state = 'SUCCESS' then 'succeeded' else 'failed' end) in ('succeeded', 'processing')`;
 }
+
+/** Fragment: whether part `m` failed after its money was posted, and a reversing posting gave it back. */
+export const REFUND_PART_REVERSED_SQL = `coalesce((m ->> 'reversed')::boolean, false)`;
 
 /**
  * What became of an invoice without escrow, as far as its postings go: a purchase not (yet)
@@ -173,7 +180,8 @@ export function invoicePhaseMismatches(
            select i.id, i.state, p.phases,
                   case when starts_with(i.invoice_type, 'user_refund')
                          then case when i.refunded_invoice_id is not null
-                                        and exists (select 1 from jsonb_array_elements(i.payment_methods) m where ${refundPartSucceededSql('i')})
+                                        and exists (select 1 from jsonb_array_elements(i.payment_methods) m
+                                                     where ${refundPartSucceededSql('i')} or ${REFUND_PART_REVERSED_SQL})
                                    then 'refund-moved' else 'refund-not-moved' end
                        when i.state <> 'SUCCESS' then 'unpaid'
                        when i.invoice_type = 'token_purchase' then 'paid-token-purchase'

@@ -71,6 +71,12 @@ export type Authorization =
   | { ok: true; paymentIntentId: string; snapshot: Record<string, unknown> }
   | { ok: false; reason: string; paymentIntentId: string | null; snapshot: Record<string, unknown> | null };
 
+/**
+ * Why a refund failed when the provider refused its idempotency key (the key was used before with
+ * other parameters): no Refund is Holdfast's for that request — an operator looks the key up.
+ */
+export const REFUND_IDEMPOTENCY_CONFLICT_REASON = 'provider_idempotency_conflict';
+
 /** A refund the provider took (`succeeded`, `pending`) or refused (`failed`, with a reason). */
 export type RefundResult =
   | { ok: true; refundId: string; snapshot: Record<string, unknown> }
