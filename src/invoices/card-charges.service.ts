@@ -178,7 +178,11 @@ async function captureOrRelease(db: Db, provider: CardProvider, commandId: strin
 
 /**
  * Refunds an invoice's captured card charges in full (an escrow cancel), each once: a refund
- * stored behind `refundInvoiceId` is not asked for again. Returns the failures by payment method.
+ * stored behind `refundInvoiceId` is not asked for again, a hold never captured is released
+ * instead, and the parts in `settled` (recorded already) are left alone. Answers each other
+ * part's outcome by payment method: null when its money is back on the card (or never went
+ * through the provider), else why the provider did not refund it (refused, or a stored Refund
+ * that failed since).
  */
 export async function refundCardCharges(
   db: Db,
@@ -186,14 +190,22 @@ export async function refundCardCharges(
   commandId: string,
   paid: Pick<InvoiceRecord, 'id' | 'integratorId' | 'paymentMethods'>,
   refundInvoiceId: string,
-): Promise<Map<string, string>> {
-  const failures = new Map<string, string>();
+  settled: ReadonlySet<string> = new Set(),
+): Promise<Map<string, string | null>> {
+  const outcomes = new Map<string, string | null>();
   await Promise.all(
     paid.paymentMethods.map(async (c) => {
+      if (settled.has(c.payment_method_id)) return;
+      outcomes.set(c.payment_method_id, null);
       const intent = await storedIntent(db, paid.id, c.payment_method_id);
       if (!intent) return;
       const holdfastRef = refundRef(refundInvoiceId, c.payment_method_id);
-      if ((await providerObjectsOf(db, holdfastRef)).length) return;
+      const [stored] = (await providerObjectsOf(db, holdfastRef)).filter((o) => o.objectType === 'refund');
+      if (stored) {
+        if (stored.snapshot.status === 'failed' || stored.snapshot.status === 'canceled')
+          outcomes.set(c.payment_method_id, 'refund_failed');
+        return;
+      }
       if (intent.snapshot.status === 'requires_capture') {
         // Never captured (its pay's capture had not run yet): releasing the hold is the refund.
         const snapshot = await provider.cancel(intent.objectId, cardCallKey(commandId, 'cancel', c.payment_method_id));
@@ -211,10 +223,10 @@ export async function refundCardCharges(
           holdfastRef,
           snapshot: refunded.snapshot,
         });
-      if (!refunded.ok) failures.set(c.payment_method_id, refunded.reason);
+      if (!refunded.ok) outcomes.set(c.payment_method_id, refunded.reason);
     }),
   );
-  return failures;
+  return outcomes;
 }
 
 /**

@@ -194,6 +194,23 @@ export function invoicePhaseMismatches(
   );
 }
 
+/**
+ * Escrow cancel invoices with a Stripe card part not yet recorded (no part status: its refund was
+ * not asked, or its answer not recorded), untouched for `olderThanMs` — at most `limit`, of the
+ * last 30 days (a cancel command is kept that long).
+ */
+export function cancelsWithOpenCardRefunds(db: Db, olderThanMs: number, limit = 100): Promise<Array<{ id: string; escrow_id: string }>> {
+  return db.execute(
+    `select i.id, i.escrow_id from invoice i
+      where i.invoice_type like 'user_purchase_refund_escrow%'
+        and i.created_at > now() - interval '30 days' and i.updated_at < now() - (? * interval '1 millisecond')
+        and exists (select 1 from jsonb_array_elements(i.payment_methods) m ${joinPaymentMethodSql('pm', "m ->> 'payment_method_id'")}
+                     where ${isStripeCardSql('pm')} and m ->> 'status' is null)
+      order by i.updated_at limit ?`,
+    [olderThanMs, limit],
+  );
+}
+
 /** Fragment: the invoice whose id is `<expr>` as `<alias>` (a left join), by one key lookup per row, as `joinEscrowSql`. */
 export function joinInvoiceSql(alias: string, idExpression: string): string {
   return `left join lateral (select * from invoice where id = ${idExpression} offset 0) ${alias} on true`;

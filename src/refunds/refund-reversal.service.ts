@@ -11,7 +11,7 @@
  * reverses nothing twice.
  */
 import type { Db } from '../db/sql.js';
-import { readInvoice } from '../invoices/invoice.repository.js';
+import { lockInvoice, readInvoice } from '../invoices/invoice.repository.js';
 import { invoiceView, type InvoiceRecord } from '../invoices/invoice.rules.js';
 import { lockForPosting, post, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
@@ -125,4 +125,32 @@ export async function announceRefund(db: Db, invoice: InvoiceRecord): Promise<vo
     : refundStatus(invoice);
   await insertEvent(db, invoice.integratorId, 'refund-completed', refundCompletedMessage(invoice, paymentInvoiceId, status));
   if (!cancel) await insertEvent(db, invoice.integratorId, 'invoice-completed', invoiceView(invoice));
+}
+
+/**
+ * Records how an escrow cancel's card refunds went (`outcomes` by payment method: null refunded,
+ * else the reason it was not), in a transaction of its own under the cancel invoice's lock: a
+ * refunded part `succeeded`, one the provider refused reversed (its money stays with the
+ * integrator, the part `failed`), announced in `refund-completed`. A part recorded already is
+ * left as it is.
+ */
+export async function recordCancelRefunds(db: Db, cancelInvoiceId: string, outcomes: Map<string, string | null>): Promise<void> {
+  await db.transaction(async (tx) => {
+    const invoice = await lockInvoice(tx, cancelInvoiceId);
+    if (!invoice) throw new Error(`escrow cancel invoice ${cancelInvoiceId} is gone`);
+    const parts = (invoice.paymentMethods as RefundCharge[]).map((p) => ({ ...p }));
+    for (const p of parts) if (!p.status && outcomes.get(p.payment_method_id) === null) p.status = 'succeeded';
+    invoice.paymentMethods = parts;
+    invoice.updatedAt = await setRefundParts(tx, invoice.id, invoice.state, invoice.failureReason ?? null, parts);
+    let failed = false;
+    for (const [pm, reason] of outcomes)
+      if (reason !== null && (await reverseRefundPart(tx, invoice, pm, reason, { announce: false }))) failed = true;
+    if (failed) await announceRefund(tx, invoice);
+  });
+}
+
+/** The payment methods whose part of an escrow cancel is recorded (its refund answered). */
+export async function recordedCancelParts(db: Db, cancelInvoiceId: string): Promise<Set<string>> {
+  const invoice = await readInvoice(db, cancelInvoiceId);
+  return new Set(((invoice?.paymentMethods ?? []) as RefundCharge[]).filter((p) => p.status).map((p) => p.payment_method_id));
 }
