@@ -623,7 +623,7 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       assert.equal(again.status, 0, again.stdout + again.stderr);
     });
 
-    it('a Refund that fails later (refund.failed): its snapshot moves forward once, whatever the order, and verify names it', async () => {
+    it('a Refund that fails later (refund.failed): its snapshot moves forward once, whatever the order, and its part is reversed', async () => {
       const b = await buyerWith('pm_card_refundFail');
       const id = await invoice(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 1000);
       assert.equal((await api('POST', `/v2/invoice/${id}/pay`)).body.payload.state, 'SUCCESS');
@@ -652,7 +652,7 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       assert.deepEqual(answers, ['applied', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored', 'ignored']);
       const now = await findProviderObject(db, 'stripe', stored.objectId);
       assert.deepEqual([now?.snapshot.status, now?.snapshot.failure_reason], ['failed', 'expired_or_canceled_card']);
-      // The refund command run again gets Stripe's first answer back (its idempotency key): it does not undo the failure.
+      // Asked again under the refund command's key, Stripe answers its first sight back: the stored failure stands.
       await refundCardPart(
         db,
         cards.provider!,
@@ -663,18 +663,9 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
         1000,
       );
       assert.equal((await findProviderObject(db, 'stripe', stored.objectId))?.snapshot.status, 'failed');
-      const problems = (await verifyAll(h().orm.em.fork())).problems;
-      assert.ok(
-        problems.includes(
-          `refund invoice ${r.refund_invoice_id}: card refund to payment method ${b.cards[0]} (1000 USD): its stored Refund ${stored.objectId} is 1000 USD failed (expected 1000 USD succeeded or pending)`,
-        ),
-        problems.join('\n'),
-      );
-      // The run's database stays clean for the files after this one.
-      await h()
-        .orm.em.fork()
-        .getConnection()
-        .execute('update provider_object set snapshot = ?::jsonb where object_id = ?', [JSON.stringify(stored.snapshot), stored.objectId]);
+      // The failure was acted on once: the part reversed, which `ledger verify` accepts.
+      const summary = await api('GET', `/v2/invoice/${id}/refunds`);
+      assert.equal(summary.body.payload.refunds[0].status, 'REFUND-FAILED');
       assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     });
   });
