@@ -358,7 +358,7 @@ export async function stripeCardMovesPage(db: Db, after: string, limit: number):
       currency: string;
       paid_invoice_id: string | null;
       escrow_cancelled: boolean;
-      parts: Array<{ payment_method_id: string; amount: number }>;
+      parts: Array<{ payment_method_id: string; amount: number; reversed: boolean }>;
     }>
   >(
     `with page as (
@@ -377,9 +377,11 @@ export async function stripeCardMovesPage(db: Db, after: string, limit: number):
             p.kind = 'charge' and p.escrow_id is not null
               and exists (select 1 from invoice c where c.escrow_id = p.escrow_id and c.invoice_type like 'user_purchase_refund_escrow%')
               as escrow_cancelled,
-            coalesce((select jsonb_agg(jsonb_build_object('payment_method_id', m ->> 'payment_method_id', 'amount', (m ->> 'amount')::bigint))
+            coalesce((select jsonb_agg(jsonb_build_object('payment_method_id', m ->> 'payment_method_id', 'amount', (m ->> 'amount')::bigint,
+                                                      'reversed', p.kind = 'refund' and ${REFUND_PART_REVERSED_SQL}))
                         from jsonb_array_elements(p.payment_methods) m ${joinPaymentMethodSql('pm', "m ->> 'payment_method_id'")}
-                       where ${isStripeCardSql('pm')} and (p.kind = 'charge' or ${refundPartSucceededSql('p')})), '[]'::jsonb) as parts
+                       where ${isStripeCardSql('pm')}
+                         and (p.kind = 'charge' or ${refundPartSucceededSql('p')} or ${REFUND_PART_REVERSED_SQL})), '[]'::jsonb) as parts
        from page p order by p.id`,
     [after, limit],
   );
@@ -392,6 +394,7 @@ export async function stripeCardMovesPage(db: Db, after: string, limit: number):
       currency: r.currency,
       paidInvoiceId: r.paid_invoice_id,
       escrowCancelled: r.escrow_cancelled,
+      reversed: m.reversed === true,
     })),
   );
   return { moves, last: rows.length ? rows[rows.length - 1]!.id : null };

@@ -312,6 +312,20 @@ describe('refunds on Stripe: plans, retries, refusals and late failures', functi
         r.refund_invoice_id,
       ]);
       assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
+      // A part reversed while its Refund stands as taken: the money would have gone out twice.
+      const failedSnapshot = (await providerObjectsOf(db(), `invoice:${r.refund_invoice_id}:refund:${b.card}`))[0]!.snapshot;
+      await sql(`update provider_object set snapshot = jsonb_set(snapshot, '{status}', '"succeeded"') where object_id = ?`, [
+        stored.objectId,
+      ]);
+      const taken = (await verifyAll(h().orm.em.fork())).problems;
+      assert.ok(
+        taken.includes(
+          `refund invoice ${r.refund_invoice_id}: card refund to payment method ${b.card} (1000 USD) was reversed, but its stored Refund ${stored.objectId} is 1000 USD succeeded (expected failed or canceled)`,
+        ),
+        taken.join('\n'),
+      );
+      await sql(`update provider_object set snapshot = ?::jsonb where object_id = ?`, [JSON.stringify(failedSnapshot), stored.objectId]);
+      assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     });
 
     it('a failed Refund whose part was never reversed is named by ledger verify', async () => {
