@@ -9,6 +9,7 @@ import { loadConfig } from '../../config/index.js';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
 import { db as pooled } from '../../src/db/sql.js';
+import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { cancelsWithOpenRefunds } from '../../src/escrow/escrow-phases.service.js';
 import { escrowCommandsWith } from '../../src/escrow/escrow.commands.js';
 import { post, systemAccount } from '../../src/ledger/ledger.service.js';
@@ -346,6 +347,51 @@ describe('refunds on Stripe: plans, retries, refusals and late failures', functi
         problems.join('\n'),
       );
       await sql(`update provider_object set snapshot = ?::jsonb where object_id = ?`, [JSON.stringify(stored.snapshot), stored.objectId]);
+    });
+  });
+
+  describe('a token purchase', () => {
+    it('its Refund failing later gives the buyer back the tokens the refund took, once', async () => {
+      const name = unique('stripe-refunds-gem-');
+      const integratorId = (await createIntegrator(h().orm.em.fork(), { name, tokenCurrency: 'GEM', tokensPerUsd: 250 })).id;
+      const client = await newClient({ integrator: name });
+      const api = (method: string, path: string, body?: unknown) => call(method, path, { token: client.token, baseUrl: app.baseUrl, body });
+      const who = await party(client);
+      const added = await api('POST', `/v1/${who.account_id}/payment_methods`, {
+        type: 'card',
+        card: { stripe_payment_method: 'pm_card_refundFail' },
+      });
+      assert.equal(added.status, 201, added.text);
+      const bought = await api('POST', '/v2/token/purchase', { payment_method_id: added.body.payload.id, amount: 1000, currency: 'GEM' });
+      assert.equal(bought.body.payload.state, 'SUCCESS', bought.text);
+      const gems = who.wallets['GEM:standard'].wallet;
+      assert.equal(await balance(gems), 1000);
+      const res = await api('POST', '/v2/refund', { invoice_id: bought.body.payload.invoice_id, reason: 'product_related' });
+      const [r] = res.body.payload.refunds;
+      assert.equal(r.status, 'REFUND-SUCCESS', res.text);
+      assert.equal(await balance(gems), 0, 'the refund took the tokens back');
+      const [stored] = await providerObjectsOf(db(), `invoice:${r.refund_invoice_id}:refund:${added.body.payload.id}`);
+      fake.failRefund(stored.objectId);
+      const failed = fake.events.find((e) => e.type === 'refund.failed' && e.data.object.id === stored.objectId)!;
+      for (let n = 0; n < 2; n++)
+        await pooled(h().orm.em.fork()).transaction((tx) =>
+          providerEventHandlers.find('stripe', failed.type)!(tx, {
+            providerEventId: failed.id,
+            type: failed.type,
+            payload: failed as unknown as Record<string, unknown>,
+          } as ProviderEventRecord),
+        );
+      assert.equal(await balance(gems), 1000, 'the tokens are back with the buyer');
+      assert.deepEqual((await postings(`refund:${r.refund_invoice_id}:%`)).sort(), [
+        `refund:${r.refund_invoice_id}:${added.body.payload.id}:reversed`,
+        `refund:${r.refund_invoice_id}:${added.body.payload.id}:reversed-tokens`,
+      ]);
+      assert.equal(
+        await balance(await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD')),
+        400,
+        'the USD back with the integrator',
+      );
+      assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
     });
   });
 
