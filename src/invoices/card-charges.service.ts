@@ -18,7 +18,9 @@
  *   cannot fail the way a refund can.
  * - An escrow cancel refunds its captured card charges after the cancel is written
  *   (`<command id>:refund:<payment method id>`), on every run of its job likewise: the escrow
- *   moved first, so a cancel that lost to a commit never refunds.
+ *   moved first, so a cancel that lost to a commit never refunds. Each part's outcome is
+ *   answered to the caller, which records it (the refunds module). A refund command calls the
+ *   provider itself, between its plan and its outcome (src/refunds/refund.commands.ts).
  *
  * Every PaymentIntent and Refund is kept in `provider_object` with what it stands behind:
  * `invoice:<invoice id>:charge:<payment method id>` (the paid invoice's charge) and
@@ -227,35 +229,6 @@ export async function refundCardCharges(
     }),
   );
   return outcomes;
-}
-
-/**
- * Refunds part of a paid invoice's card charge through the provider (a refund command), once per
- * command and payment method, and stores the Refund behind `refundInvoiceId`. Null when the
- * method's charge went through no provider (a wallet, POBO, or a card paid before this processor).
- */
-export async function refundCardPart(
-  db: Db,
-  provider: CardProvider,
-  commandId: string,
-  paid: Pick<InvoiceRecord, 'id' | 'integratorId'>,
-  refundInvoiceId: string,
-  paymentMethodId: string,
-  amount: number,
-): Promise<{ ok: true } | { ok: false; reason: string } | null> {
-  const intent = await storedIntent(db, paid.id, paymentMethodId);
-  if (!intent) return null;
-  const refunded = await provider.refund(intent.objectId, amount, cardCallKey(commandId, 'refund', paymentMethodId));
-  if (refunded.refundId && refunded.snapshot)
-    await saveRefundSight(db, {
-      provider: 'stripe',
-      objectId: refunded.refundId,
-      objectType: 'refund',
-      integratorId: paid.integratorId,
-      holdfastRef: refundRef(refundInvoiceId, paymentMethodId),
-      snapshot: refunded.snapshot,
-    });
-  return refunded.ok ? { ok: true } : { ok: false, reason: refunded.reason };
 }
 
 /**

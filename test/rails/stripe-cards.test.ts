@@ -15,7 +15,7 @@ import { QueueName } from '../../src/queues/names.js';
 import { cardProcessorFor } from '../../src/rails/card-processor.js';
 import { CardProviderUnavailable, type CardProcessor } from '../../src/rails/card-processor.port.js';
 import { runCommandWith, submitCommand } from '../../src/commands/command.service.js';
-import { commandsWithUnsettledHolds, refundCardPart } from '../../src/invoices/card-charges.service.js';
+import { commandsWithUnsettledHolds, saveRefundSight } from '../../src/invoices/card-charges.service.js';
 import { invoiceCommandsWith } from '../../src/invoices/invoice.commands.js';
 import { escrowCommandsWith } from '../../src/escrow/escrow.commands.js';
 import { providerEventHandlers } from '../../src/provider-events/provider-event-handlers.js';
@@ -653,15 +653,17 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       const now = await findProviderObject(db, 'stripe', stored.objectId);
       assert.deepEqual([now?.snapshot.status, now?.snapshot.failure_reason], ['failed', 'expired_or_canceled_card']);
       // Asked again under the refund command's key, Stripe answers its first sight back: the stored failure stands.
-      await refundCardPart(
-        db,
-        cards.provider!,
-        res.headers.get('x-command-id')!,
-        { id, integratorId: b.integrator_id },
-        r.refund_invoice_id,
-        b.cards[0],
-        1000,
-      );
+      const intent = (await intentsOf(id, b.cards[0]))[0];
+      const replayed = await cards.provider!.refund(intent.id, 1000, `${res.headers.get('x-command-id')}:refund:${b.cards[0]}`);
+      assert.equal(replayed.snapshot?.status, 'succeeded', 'Stripe replays its first answer');
+      await saveRefundSight(db, {
+        provider: 'stripe',
+        objectId: replayed.refundId!,
+        objectType: 'refund',
+        integratorId: b.integrator_id,
+        holdfastRef: `invoice:${r.refund_invoice_id}:refund:${b.cards[0]}`,
+        snapshot: replayed.snapshot!,
+      });
       assert.equal((await findProviderObject(db, 'stripe', stored.objectId))?.snapshot.status, 'failed');
       // The failure was acted on once: the part reversed, which `ledger verify` accepts.
       const summary = await api('GET', `/v2/invoice/${id}/refunds`);
