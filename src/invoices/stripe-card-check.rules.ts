@@ -2,7 +2,8 @@
  * What `ledger verify` expects of the Stripe objects behind a card move Holdfast recorded: a paid
  * charge stands on one captured PaymentIntent of its amount and currency; a refund that went
  * through stands on one Refund of its amount that Stripe took (`succeeded`) or is taking
- * (`pending`); a refund part reversed (its money given back) on none, or on a Refund that failed. Pure: the caller reads the rows and the stored snapshots.
+ * (`pending`); a refund part reversed (its money given back) on none, or on a Refund that
+ * failed. Pure: the caller reads the rows and the stored snapshots.
  */
 /** A card move Holdfast recorded on a Stripe card: a paid purchase's charge, or a refund's part that went through. */
 export interface StripeCardMove {
