@@ -67,6 +67,8 @@ export interface Config {
   userRateLimitPerMinute: number;
   /** Cards that may be added to one account per hour (429 past it: card testing). */
   cardAddsPerHour: number;
+  /** PayPal webhook deliveries verified with PayPal per minute, all web processes together (PAYPAL_WEBHOOK_VERIFY_PER_MINUTE); past it 429. */
+  paypalWebhookVerifyPerMinute: number;
   /** How long a token exchange may be executed after it was quoted. */
   tokenExchangeTtlSeconds: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -258,8 +260,11 @@ export interface ProviderWebhooks {
   paypalWebhookId: string | undefined;
 }
 
-function providerWebhooks(env: Env): ProviderWebhooks {
+function providerWebhooks(env: Env, choice: RailChoice): ProviderWebhooks {
   const stripe = env.STRIPE_WEBHOOK_SECRET || undefined;
+  // A Stripe rail hears its outcomes (a session's result, a 3-D Secure charge, a refund failing) only by webhook.
+  const onStripe = (Object.keys(RAILS) as Rail[]).find((rail) => (choice[rail] as string) === 'stripe');
+  if (onStripe && stripe === undefined) throw new ConfigError(`STRIPE_WEBHOOK_SECRET must be set when ${RAILS[onStripe].variable}=stripe`);
   if (stripe !== undefined && !/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(stripe))
     throw new ConfigError("STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret from Stripe (whsec_…)");
   const paypal = env.PAYPAL_WEBHOOK_ID || undefined;
@@ -305,7 +310,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (redis && /^redis\+cluster:/i.test(redis) && !/\{[^{}]+\}/.test(queuePrefix))
     throw new ConfigError(`QUEUE_PREFIX must hold a hash tag such as {holdfast} when REDIS_URL names a cluster (got "${queuePrefix}")`);
   const choice = rails(env);
-  const hooks = providerWebhooks(env);
+  // The key before the webhook secret: the first missing variable a Stripe rail needs is named first.
+  const stripe = stripeApi(env, choice, appEnv);
+  const hooks = providerWebhooks(env, choice);
   return {
     role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
     appEnv,
@@ -313,7 +320,7 @@ export function loadConfig(env: Env = process.env): Config {
     rails: choice,
     paypal: paypal(env, choice, appEnv, hooks.paypalWebhookId),
     providerWebhooks: hooks,
-    stripeApi: stripeApi(env, choice, appEnv),
+    stripeApi: stripe,
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,
@@ -348,6 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
     frameAncestors: frameAncestors(env),
     userRateLimitPerMinute: integer(env, 'USER_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     cardAddsPerHour: integer(env, 'CARD_ADDS_PER_HOUR', 20, 1, 1_000_000),
+    paypalWebhookVerifyPerMinute: integer(env, 'PAYPAL_WEBHOOK_VERIFY_PER_MINUTE', 600, 1, 1_000_000),
     tokenExchangeTtlSeconds: integer(env, 'TOKEN_EXCHANGE_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };

@@ -23,6 +23,7 @@ import { TokenExchange } from '../src/tokens/conversion.entity.js';
 import { Environment } from '../src/environment/environment.entity.js';
 import { ProviderObject } from '../src/rails/provider-object.entity.js';
 import { ProviderEvent } from '../src/provider-events/provider-event.entity.js';
+import { Dispute } from '../src/disputes/dispute.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -58,6 +59,7 @@ export const entities = [
   Environment,
   ProviderObject,
   ProviderEvent,
+  Dispute,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

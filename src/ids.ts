@@ -25,7 +25,8 @@ export type IdPrefix =
   | 'kyc'
   | 'po'
   | 'tex'
-  | 'pev';
+  | 'pev'
+  | 'dsp';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

@@ -11,6 +11,7 @@ import { sandboxCardProcessor } from '../src/rails/sandbox-card.adapter.js';
 import { sandboxPayoutRail } from '../src/rails/sandbox-payout.adapter.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
+import { disputeCommands } from '../src/disputes/dispute.commands.js';
 import { providerEventCommands } from '../src/provider-events/provider-event.commands.js';
 import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
@@ -26,6 +27,7 @@ export function commandRunners(rails: Pick<RailAdapters, 'cards' | 'payouts'>): 
     'provider-events': providerEventCommands,
     refunds: refundCommandsWith(rails.cards),
     tokens: tokenCommands,
+    disputes: disputeCommands,
   };
 }
 

@@ -96,7 +96,7 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
 /** Starts the served queues' workers and their side jobs (the outbox relay, the maintenance schedule). */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   // Before any connection: a kind without exactly one runner stops the process here.
-  const rails = deps.rails ?? railAdapters(loadConfig().rails, loadConfig());
+  const rails = deps.rails ?? railAdapters(loadConfig().rails, { ...loadConfig(), logger: deps.logger });
   const commands = commandRegistry(deps.commandRunners ?? commandRunners(deps.cards ? { ...rails, cards: deps.cards } : rails));
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
@@ -131,6 +131,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     [MaintenanceJob.PurgeCommands, 3_600_000],
     [MaintenanceJob.SweepCommands, sweepEvery],
     [MaintenanceJob.SweepDeliveries, sweepEvery],
+    // The sandbox processor's disputes: a day after a disputing card's charge, and past their evidence deadline.
+    [MaintenanceJob.SandboxDisputeClock, Math.min(sweepEvery, 5_000)],
   ];
   // The schedules go with the queue their jobs run on: a process not serving `maintenance`
   // leaves them to the processes that do.
@@ -213,7 +215,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   armFailpoints(config.failpoints);
   const running = await startWorkers({
     orm,
-    rails: railAdapters(config.rails, config),
+    rails: railAdapters(config.rails, { ...config, logger }),
     redisUrl: services.redisUrl,
     queuePrefix: config.queuePrefix,
     logger,

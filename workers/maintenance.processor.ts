@@ -9,6 +9,7 @@ import { commandsWithUnsettledHolds } from '../src/invoices/card-charges.service
 import { cancelsWithOpenRefunds } from '../src/escrow/escrow-phases.service.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';
 import { overdueDeliveries, purgeWebhookHistory } from '../src/webhooks/relay.service.js';
+import { runSandboxDisputeClock } from '../src/disputes/dispute.service.js';
 
 /** How long one purge job may keep deleting batches before it leaves the rest to its next run. */
 export const PURGE_BUDGET_MS = 20_000;
@@ -65,6 +66,8 @@ export function maintenanceProcessor(
         }
         return { requeued };
       }
+      case MaintenanceJob.SandboxDisputeClock:
+        return runSandboxDisputeClock(orm.em.fork(), bus);
       default:
         throw new Error(`unknown maintenance job ${job.name}`);
     }

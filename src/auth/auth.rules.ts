@@ -22,6 +22,8 @@ export const ALL_SCOPES = [
   'read_kyc',
   'read_process_credits',
   'write_process_credits',
+  'read_disputes',
+  'write_disputes',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 

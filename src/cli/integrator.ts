@@ -13,6 +13,7 @@ function settingsJson(s: IntegratorSettings) {
     payout_auto_approve_max: s.payoutAutoApproveMax,
     payout_open_limit: s.payoutOpenLimit,
     conversion_fee_bps: s.conversionFeeBps,
+    dispute_fee: s.disputeFee,
   };
 }
 
@@ -26,7 +27,8 @@ every account of the integrator gets standard and convertible token wallets; N i
 tokens USD 1.00 buys. SETTINGS, each optional (see integrator update):
   --payout-auto-approve-max N   payouts up to N minor units need no operator approval (default 0: all do)
   --payout-open-limit N         open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED) an account may have (default 3)
-  --conversion-fee-bps N        token conversion fee in basis points of the fiat amount (default 0)`,
+  --conversion-fee-bps N        token conversion fee in basis points of the fiat amount (default 0)
+  --dispute-fee N               what a dispute of a card charge costs, in minor units of its currency (default 1500)`,
     options: {
       'token-currency': { type: 'string' },
       'tokens-per-usd': { type: 'string' },
@@ -97,7 +99,8 @@ processes read them at each payout or conversion.
   --payout-auto-approve-max N   payouts up to N minor units need no operator approval (0: all do)
   --payout-open-limit N         open payouts (FUNDS-IN-ESCROW, PROCESSING or FAILED) an account may have (1-1000)
   --conversion-fee-bps N        token conversion fee in basis points of the fiat amount (0-10000)
-  --json   print {"id","name","payout_auto_approve_max","payout_open_limit","conversion_fee_bps"}`,
+  --dispute-fee N               what a dispute of a card charge costs, in minor units of its currency
+  --json   print {"id","name","payout_auto_approve_max","payout_open_limit","conversion_fee_bps","dispute_fee"}`,
     options: { ...SETTING_OPTIONS, json: { type: 'boolean' } },
     positionals: 1,
     async run(v, positionals) {
@@ -114,7 +117,7 @@ processes read them at each payout or conversion.
       print(
         v.json === true,
         out,
-        `integrator ${out.name}: payouts auto-approved up to ${out.payout_auto_approve_max}, at most ${out.payout_open_limit} open, conversion fee ${out.conversion_fee_bps} bps`,
+        `integrator ${out.name}: payouts auto-approved up to ${out.payout_auto_approve_max}, at most ${out.payout_open_limit} open, conversion fee ${out.conversion_fee_bps} bps, dispute fee ${out.dispute_fee}`,
       );
     },
   },
@@ -161,7 +164,7 @@ Prints the settings of integrator NAME (a name or id) and its default wallets â€
 it can hold, the wallet's ledger account id (none until money first reaches it) and its balance
 in minor units. An unknown integrator is an error (exit 1).
   --json   print {"integrator":{"id","name","token_currency","payout_auto_approve_max","payout_open_limit",
-           "conversion_fee_bps"},"wallets":[{"currency","wallet_id","balance"}]}`,
+           "conversion_fee_bps","dispute_fee"},"wallets":[{"currency","wallet_id","balance"}]}`,
     options: { json: { type: 'boolean' } },
     positionals: 1,
     async run(v, positionals) {
@@ -176,7 +179,7 @@ in minor units. An unknown integrator is an error (exit 1).
         shown.wallets.map((w) => [w.currency, w.wallet_id ?? '-', String(w.balance)]),
       );
       const i = shown.integrator;
-      const settings = `payouts auto-approved up to ${i.payout_auto_approve_max}, at most ${i.payout_open_limit} open, conversion fee ${i.conversion_fee_bps} bps`;
+      const settings = `payouts auto-approved up to ${i.payout_auto_approve_max}, at most ${i.payout_open_limit} open, conversion fee ${i.conversion_fee_bps} bps, dispute fee ${i.dispute_fee}`;
       print(v.json === true, { ...shown }, `integrator ${i.name} (${i.id})\n${settings}\n${wallets}`);
     },
   },

@@ -4,6 +4,7 @@
  * knows no module, each module knows its own rows.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { disputeLedgerChecks } from '../disputes/dispute-verify.service.js';
 import { escrowLedgerChecks } from '../escrow/escrow-verify.service.js';
 import { invoiceLedgerChecks } from '../invoices/invoice-verify.service.js';
 import { type LedgerCheck, type VerifyReport, verifyLedger } from '../ledger/ledger-verify.service.js';
@@ -18,9 +19,10 @@ export const LEDGER_CHECKS: readonly LedgerCheck[] = [
   refundLedgerChecks,
   payoutLedgerChecks,
   exchangeLedgerChecks,
+  disputeLedgerChecks,
 ];
 
-/** Every ledger, escrow, invoice, refund, payout and exchange invariant, on one snapshot; at most `cap` problems reported (all counted). */
+/** Every ledger, escrow, invoice, refund, payout, exchange and dispute invariant, on one snapshot; at most `cap` problems reported (all counted). */
 export function verifyAll(em: EntityManager, cap?: number): Promise<VerifyReport> {
   return verifyLedger(em, LEDGER_CHECKS, cap);
 }

@@ -20,6 +20,8 @@ export const COMMAND_KINDS = [
   'payout.reverse',
   'token.convert',
   'provider-event.apply',
+  'dispute.open',
+  'dispute.close',
 ] as const;
 
 export type CommandKind = (typeof COMMAND_KINDS)[number];

@@ -3,6 +3,8 @@
  * validation compiled from the OpenAPI documents (with the bearer-token check), idempotency, the
  * module routers, 404/405 and the error middleware.
  */
+import { disputeRoutes, sandboxDisputeRoutes } from '../disputes/dispute.routes.js';
+import { runSandboxDisputeClock } from '../disputes/dispute.service.js';
 import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
 import { providerHookRoutes } from '../provider-events/provider-event.routes.js';
@@ -39,7 +41,7 @@ import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { hostileInput } from './hostile-input.js';
 import { idempotency } from './idempotency.js';
-import { rateLimits } from './rate-limit.js';
+import { paypalVerifyBudget, rateLimits } from './rate-limit.js';
 import { notFoundHandler } from './not-found.js';
 import { loadMergedDocument } from './openapi.js';
 import { requestContext } from './request-context.js';
@@ -75,6 +77,8 @@ export interface AppDeps {
         | 'allowedRedirectPatterns'
         | 'userRateLimitPerMinute'
         | 'cardAddsPerHour'
+        | 'paypalWebhookVerifyPerMinute'
+        | 'paypal'
         | 'frameAncestors'
         | 'tokenExchangeTtlSeconds'
         | 'rails'
@@ -107,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   // and clocks a staging run left in the database are put back to real time.
   const sandboxClock = sandboxClockEnabled(deps.config.appEnv);
   if (!sandboxClock) {
-    delete doc.paths['/v2/sandbox/clock'];
+    for (const route of Object.keys(doc.paths)) if (route.startsWith('/v2/sandbox/')) delete doc.paths[route];
     const reset = await forgetAllClocks(deps.orm.em.fork());
     if (reset) deps.logger.warn({ clocks: reset }, 'test clocks put back to real time (APP_ENV=production)');
   }
@@ -128,6 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       bus: deps.bus,
       stripeWebhookSecret: deps.config.providerWebhooks?.stripeWebhookSecret,
       verifyPaypalWebhook: deps.verifyPaypalWebhook,
+      paypalGuard: ((spend) => () => ({ apiBase: deps.config.paypal?.apiBase, spend }))(
+        paypalVerifyBudget(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.config.paypalWebhookVerifyPerMinute ?? 600),
+      ),
     }),
   );
   const queues = Object.values(QueueName).map((name) => {
@@ -204,7 +211,17 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     returnUrl: `${deps.config.publicUrl}/ui/kyc`,
   });
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
-  if (sandboxClock) sandboxRoutes(api, { afterAdvance: (em, integratorId) => sendDueRetries(em, webhookBus, integratorId) });
+  disputeRoutes(api);
+  if (sandboxClock) {
+    sandboxRoutes(api, {
+      // Retries now due are sent, and the sandbox processor's disputes now due open (or are lost) at once.
+      afterAdvance: async (em, integratorId) => {
+        await sendDueRetries(em, webhookBus, integratorId);
+        await runSandboxDisputeClock(em, deps.bus);
+      },
+    });
+    sandboxDisputeRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs });
+  }
   app.use(api);
   app.use(notFoundHandler(doc));
   app.use(errorHandler);

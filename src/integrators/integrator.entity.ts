@@ -15,6 +15,8 @@ export const Integrator = defineEntity({
     payoutOpenLimit: p.integer().default(3),
     /** The fee of a token conversion, in basis points of its fiat amount (rounded up). */
     conversionFeeBps: p.integer().default(0),
+    /** What a dispute of a card charge costs the integrator (minor units of the disputed currency). */
+    disputeFee: p.bigint('number').default(1500),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

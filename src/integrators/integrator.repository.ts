@@ -61,15 +61,15 @@ export async function insertIntegrator(
 
 /** An integrator's payout and conversion settings, read fresh (operators change them while processes run). */
 export async function integratorSettingsOf(db: Db, integratorId: string): Promise<IntegratorSettings> {
-  const [row] = await db.execute<Array<{ payout_auto_approve_max: string; payout_open_limit: number; conversion_fee_bps: number }>>(
-    'select payout_auto_approve_max, payout_open_limit, conversion_fee_bps from integrator where id = ?',
-    [integratorId],
-  );
+  const [row] = await db.execute<
+    Array<{ payout_auto_approve_max: string; payout_open_limit: number; conversion_fee_bps: number; dispute_fee: string }>
+  >('select payout_auto_approve_max, payout_open_limit, conversion_fee_bps, dispute_fee from integrator where id = ?', [integratorId]);
   if (!row) throw new Error(`integrator ${integratorId} does not exist`);
   return {
     payoutAutoApproveMax: Number(row.payout_auto_approve_max),
     payoutOpenLimit: row.payout_open_limit,
     conversionFeeBps: row.conversion_fee_bps,
+    disputeFee: Number(row.dispute_fee),
   };
 }
 
@@ -78,9 +78,16 @@ export async function setIntegratorSettings(db: Db, integratorId: string, settin
   await db.execute(
     `update integrator set payout_auto_approve_max = coalesce(?, payout_auto_approve_max),
                            payout_open_limit = coalesce(?, payout_open_limit),
-                           conversion_fee_bps = coalesce(?, conversion_fee_bps)
+                           conversion_fee_bps = coalesce(?, conversion_fee_bps),
+                           dispute_fee = coalesce(?, dispute_fee)
       where id = ?`,
-    [settings.payoutAutoApproveMax ?? null, settings.payoutOpenLimit ?? null, settings.conversionFeeBps ?? null, integratorId],
+    [
+      settings.payoutAutoApproveMax ?? null,
+      settings.payoutOpenLimit ?? null,
+      settings.conversionFeeBps ?? null,
+      settings.disputeFee ?? null,
+      integratorId,
+    ],
   );
 }
 

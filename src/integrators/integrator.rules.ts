@@ -8,6 +8,8 @@ export interface IntegratorSettings {
   payoutOpenLimit: number;
   /** A token conversion's fee, in basis points of its fiat amount (rounded up). */
   conversionFeeBps: number;
+  /** What a dispute of a card charge costs the integrator (minor units of the disputed currency). */
+  disputeFee: number;
 }
 
 /** The settings' command-line flags, each with its range. */
@@ -15,6 +17,7 @@ export const SETTING_FLAGS = {
   'payout-auto-approve-max': { key: 'payoutAutoApproveMax', min: 0, max: Number.MAX_SAFE_INTEGER },
   'payout-open-limit': { key: 'payoutOpenLimit', min: 1, max: 1000 },
   'conversion-fee-bps': { key: 'conversionFeeBps', min: 0, max: 10000 },
+  'dispute-fee': { key: 'disputeFee', min: 0, max: 1_000_000_00 },
 } as const;
 
 /** Reads the settings' flags (strings as given); the settings named, or the first flag that is not a whole number in its range. */

@@ -24,7 +24,15 @@
  *
  * Every PaymentIntent and Refund is kept in `provider_object` with what it stands behind:
  * `invoice:<invoice id>:charge:<payment method id>` (the paid invoice's charge) and
- * `invoice:<refund or cancel invoice id>:refund:<payment method id>`.
+ * `invoice:<refund or cancel invoice id>:refund:<payment method id>`. A charge's reference has
+ * one PaymentIntent: a later pay of the same invoice (its first refused before deciding) retires
+ * the previous one first (`retirePreviousIntent`). A PaymentIntent's snapshot only moves forward
+ * (`saveIntentSight`), whichever of a command's answer and a webhook's event comes last.
+ * - A capture Stripe refuses (the authorization lapsed after seven days, or was released) is
+ *   not retried: the PaymentIntent as Stripe has it (`canceled`) is stored, so the hold is no
+ *   longer open and the command finishes. The purchase's postings stand (the seller was paid in
+ *   the ledger when the pay decided); `ledger verify` names the charge until an operator settles
+ *   it with the buyer.
  */
 import type { Db } from '../db/sql.js';
 import { chargeMethods } from '../payment-methods/payment-method.repository.js';
@@ -39,10 +47,12 @@ import {
 } from '../rails/card-processor.port.js';
 import {
   findProviderObject,
+  moveProviderObject,
   type ProviderObjectRecord,
   providerObjectsOf,
   providerObjectsStuck,
   saveProviderObject,
+  saveProviderObjectForward,
 } from '../rails/provider-object.repository.js';
 import type { CommandKind } from '../commands/command.registry.js';
 import { commandTarget } from '../commands/command.service.js';
@@ -50,6 +60,7 @@ import { readInvoice } from './invoice.repository.js';
 import type { StoredCharge } from './invoice.entity.js';
 import type { InvoiceRecord } from './invoice.rules.js';
 import type { ChargeMethod } from './settlement.service.js';
+import { INTENT_OPEN_RANK, INTENT_RANK } from './payment-intent-snapshot.rules.js';
 import { refundSightSupersedes } from './stripe-refund-snapshot.rules.js';
 
 /** The verdicts of a pay's cards, and the cards left unasked because a wallet could not cover the pay as it stood. */
@@ -96,6 +107,7 @@ export async function authorizeCardCharges(
     cards.map(async (c) => {
       const method = methods.find((m) => m.id === c.payment_method_id)!;
       const holdfastRef = chargeRef(invoice.id, c.payment_method_id);
+      await retirePreviousIntent(db, provider, commandId, invoice.id, c.payment_method_id);
       const a = await provider.authorize({
         commandId,
         paymentMethodId: c.payment_method_id,
@@ -107,7 +119,7 @@ export async function authorizeCardCharges(
         description: `invoice ${invoice.id}`,
       });
       if (a.paymentIntentId && a.snapshot)
-        await saveProviderObject(db, {
+        await saveIntentSight(db, {
           provider: 'stripe',
           objectId: a.paymentIntentId,
           objectType: 'payment_intent',
@@ -143,6 +155,40 @@ export async function saveRefundSight(db: Db, refund: ProviderObjectRecord): Pro
   await saveProviderObject(db, refund);
 }
 
+/**
+ * Stores a PaymentIntent as a call or an event showed it, unless the stored sight is further
+ * along (payment-intent-snapshot.rules.ts); answers whether it was stored. For every writer of a
+ * PaymentIntent's snapshot: the commands here, and the handlers of Stripe's `payment_intent.*` events.
+ */
+export function saveIntentSight(db: Db, intent: ProviderObjectRecord): Promise<boolean> {
+  return saveProviderObjectForward(db, intent, INTENT_RANK, INTENT_OPEN_RANK);
+}
+
+/**
+ * Before a pay authorizes a card of an invoice: the PaymentIntent another command left behind the
+ * charge's reference (a pay refused before it decided, whose hold was released — or not yet, the
+ * provider down) leaves it, so that the reference has one PaymentIntent. A hold still open is
+ * released first (`<command id>:cancel:<payment method id>:previous`); a captured one means the
+ * invoice was paid, which a pay of an OPEN invoice never meets: it throws (the command retries,
+ * for an operator to see). The same command's own intent stays: its retried authorization
+ * answers that one again.
+ */
+async function retirePreviousIntent(db: Db, provider: CardProvider, commandId: string, invoiceId: string, paymentMethodId: string) {
+  const previous = await storedIntent(db, invoiceId, paymentMethodId);
+  if (!previous) return;
+  const owner = (previous.snapshot.metadata as Record<string, unknown> | undefined)?.holdfast_command_id;
+  if (owner === commandId) return;
+  if (previous.snapshot.status === 'succeeded')
+    throw new Error(
+      `invoice ${invoiceId}: PaymentIntent ${previous.objectId} of payment method ${paymentMethodId} is captured while the invoice is open`,
+    );
+  if (previous.snapshot.status === 'requires_capture') {
+    const snapshot = await provider.cancel(previous.objectId, `${cardCallKey(commandId, 'cancel', paymentMethodId)}:previous`);
+    await saveIntentSight(db, { ...previous, snapshot });
+  }
+  await moveProviderObject(db, 'stripe', previous.objectId, `${previous.holdfastRef}:replaced:${previous.objectId}`);
+}
+
 /** The PaymentIntent of an invoice's card charge, as last stored (undefined: the charge went through no provider). */
 export async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) {
   const [intent] = (await providerObjectsOf(db, chargeRef(invoiceId, paymentMethodId))).filter((o) => o.objectType === 'payment_intent');
@@ -173,7 +219,7 @@ async function captureOrRelease(db: Db, provider: CardProvider, commandId: strin
         invoice.state === 'SUCCESS'
           ? await provider.capture(intent.objectId, cardCallKey(commandId, 'capture', c.payment_method_id))
           : await provider.cancel(intent.objectId, cardCallKey(commandId, 'cancel', c.payment_method_id));
-      await saveProviderObject(db, { ...intent, snapshot });
+      await saveIntentSight(db, { ...intent, snapshot });
     }),
   );
 }
@@ -211,7 +257,7 @@ export async function refundCardCharges(
       if (intent.snapshot.status === 'requires_capture') {
         // Never captured (its pay's capture had not run yet): releasing the hold is the refund.
         const snapshot = await provider.cancel(intent.objectId, cardCallKey(commandId, 'cancel', c.payment_method_id));
-        await saveProviderObject(db, { ...intent, snapshot });
+        await saveIntentSight(db, { ...intent, snapshot });
         return;
       }
       if (intent.snapshot.status !== 'succeeded') return;

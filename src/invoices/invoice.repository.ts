@@ -399,3 +399,25 @@ export async function stripeCardMovesPage(db: Db, after: string, limit: number):
   );
   return { moves, last: rows.length ? rows[rows.length - 1]!.id : null };
 }
+
+/**
+ * Fragment: the paid purchases (state SUCCESS) of account `<accountExpression>` that charged
+ * payment method `<methodExpression>`: `id`, `integrator_id`, `account_id`, `currency`,
+ * `updated_at` (when it was paid) — by the account's invoice index.
+ */
+export function purchasesChargedToSql(methodExpression: string, accountExpression: string): string {
+  return `select i.id, i.integrator_id, i.account_id, i.currency, i.updated_at from invoice i
+           where i.account_id = ${accountExpression} and i.state = 'SUCCESS' and i.invoice_type in ${PURCHASE_TYPES_SQL}
+             and i.payment_methods @> jsonb_build_array(jsonb_build_object('payment_method_id', ${methodExpression}))`;
+}
+
+/** What the successful parts of a purchase's refunds gave back to one payment method (minor units). */
+export async function givenBackToMethod(db: Db, invoiceId: string, paymentMethodId: string): Promise<number> {
+  const [row] = await db.execute<Array<{ back: string | null }>>(
+    `select sum((m ->> 'amount')::bigint) as back
+       from invoice i, jsonb_array_elements(i.payment_methods) m
+      where i.refunded_invoice_id = ? and m ->> 'payment_method_id' = ? and ${refundPartSucceededSql('i')}`,
+    [invoiceId, paymentMethodId],
+  );
+  return Number(row?.back ?? 0);
+}

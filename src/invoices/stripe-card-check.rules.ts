@@ -53,6 +53,9 @@ export function stripeCardMoveMismatch(move: StripeCardMove, stored: StoredStrip
     const intent = intents[0]!;
     const released = move.escrowCancelled && intent.snapshot.status === 'canceled';
     if (sameMoney(intent) && (intent.snapshot.status === 'succeeded' || released)) return null;
+    // A capture Stripe refused: the purchase stands paid in the ledger, the card was never charged.
+    if (intent.snapshot.status === 'canceled' && !move.escrowCancelled)
+      return `${what}: Stripe refused its capture, its PaymentIntent ${intent.objectId} is canceled (${String(intent.snapshot.cancellation_reason ?? 'no reason')}): the purchase is paid in the ledger, the card never charged`;
     return `${what}: its stored PaymentIntent ${shown(intent)} (expected ${money} succeeded)`;
   }
   const what = `refund invoice ${move.invoiceId}: card refund to payment method ${move.paymentMethodId} (${money})`;

@@ -50,7 +50,7 @@ export class ProblemList {
  * Recomputes every balance from the entries and checks the ledger's own invariants: each posting
  * sums to zero per currency and has two or more entries, stored balances equal recomputed ones
  * (credits − debits, or debits − credits for clearing accounts), no account but token issuance
- * is below zero, entries are in their account's currency. `checks` run on the same snapshot:
+ * is below zero (an integrator's default wallet only by what dispute openings took from it), entries are in their account's currency. `checks` run on the same snapshot:
  * each module's own invariants over the ledger (escrows, invoices, refunds, payouts, token
  * exchanges: each module's `*-verify.service.ts`, put together by the `holdfast` command). Every check
  * is an aggregate in PostgreSQL that returns only the rows in breach, at most `cap` of them:

@@ -10,6 +10,9 @@ export const LEDGER_ACCOUNT_KINDS = [
   'sandbox_funding',
   'payout_holding',
   'payout_clearing',
+  'dispute_holding',
+  'dispute_fees',
+  'dispute_losses',
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 

@@ -163,7 +163,7 @@ export function walletAccountsAmongSql(integratorExpression: string, currencyExp
 }
 
 /** Fragment: postings whose reference is `<prefix>:<id>:<phase>`, as rows (`owner_id`, `phases` — sorted phase names). */
-export function postingPhasesSql(prefix: 'escrow' | 'invoice' | 'payout' | 'exchange'): string {
+export function postingPhasesSql(prefix: 'escrow' | 'invoice' | 'payout' | 'exchange' | 'dispute'): string {
   return `select split_part(reference, ':', 2) as owner_id, array_agg(split_part(reference, ':', 3) order by reference) as phases
             from ledger_posting where reference like '${prefix}:%' and split_part(reference, ':', 4) = '' group by 1`;
 }
@@ -192,6 +192,21 @@ export function postingMovedSql(prefix: 'escrow' | 'invoice', phase: string): st
 
 /** Fragment: the escrow holding balances, as rows (`integrator_id`, `currency`, `balance`). */
 export const ESCROW_HOLDING_BALANCES_SQL = `select integrator_id, currency, balance from ledger_account where kind = 'escrow_holding'`;
+
+/** Fragment: the balances of the dispute accounts, as rows (`integrator_id`, `currency`, `kind`, `balance`). */
+export const DISPUTE_BALANCES_SQL = `select integrator_id, currency, kind, balance from ledger_account
+  where kind in ('dispute_holding', 'dispute_fees', 'dispute_losses')`;
+
+/**
+ * The integrators' default wallets below zero (`id`, `balance`) and what dispute openings —
+ * the one posting allowed to take such a wallet below zero — took from each (`opened`, the
+ * sum of their debits of it): `ledger verify` accepts such a wallet down to minus that.
+ */
+const NEGATIVE_DEFAULT_WALLETS_SQL = `select a.id, a.balance, coalesce(o.opened, 0) as opened
+  from ledger_account a
+  left join lateral (select -sum(e.amount) as opened from ledger_entry e join ledger_posting p on p.id = e.posting_id
+                      where e.ledger_account_id = a.id and p.reference like 'dispute:%:open') o on true
+ where a.kind = 'publisher_wallet' and a.balance < 0`;
 
 /** Fragment: the payout holding balances, as rows (`integrator_id`, `currency`, `balance`). */
 export const PAYOUT_HOLDING_BALANCES_SQL = `select integrator_id, currency, balance from ledger_account where kind = 'payout_holding'`;
@@ -265,7 +280,10 @@ export async function ledgerProblems(db: Db, limit: number) {
     [limit],
   );
   const negative = await db.execute<Array<Found<{ id: string; kind: string; balance: string }>>>(
-    `select id, kind, balance, ${PROBLEM_TOTAL_SQL} from ledger_account where balance < 0 and kind <> 'token_issuance' order by id limit ?`,
+    `select a.id, a.kind, a.balance, ${PROBLEM_TOTAL_SQL} from ledger_account a
+      where a.balance < 0 and a.kind <> 'token_issuance'
+        and not (a.kind = 'publisher_wallet' and -a.balance <= (select w.opened from (${NEGATIVE_DEFAULT_WALLETS_SQL}) w where w.id = a.id))
+      order by a.id limit ?`,
     [limit],
   );
   const mismatched = await db.execute<Array<Found<{ id: string }>>>(

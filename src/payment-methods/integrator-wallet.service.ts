@@ -28,6 +28,7 @@ export interface IntegratorWallets {
     payout_auto_approve_max: number;
     payout_open_limit: number;
     conversion_fee_bps: number;
+    dispute_fee: number;
   };
   /** Each currency it can hold; `wallet_id` (its ledger account) is null until money first reaches it. */
   wallets: Array<{ currency: string; wallet_id: string | null; balance: number }>;
@@ -43,10 +44,11 @@ export async function integratorWallets(em: EntityManager, idOrName: string): Pr
       id: integrator.id,
       name: integrator.name,
       token_currency: integrator.tokenCurrency,
-      ...(({ payoutAutoApproveMax, payoutOpenLimit, conversionFeeBps }) => ({
+      ...(({ payoutAutoApproveMax, payoutOpenLimit, conversionFeeBps, disputeFee }) => ({
         payout_auto_approve_max: payoutAutoApproveMax,
         payout_open_limit: payoutOpenLimit,
         conversion_fee_bps: conversionFeeBps,
+        dispute_fee: disputeFee,
       }))(await integratorSettings(pooled(em), integrator.id)),
     },
     wallets: currencies.map((currency) => ({

@@ -12,6 +12,11 @@ export const PaymentMethod = defineEntity({
       name: 'payment_method_wallet_unique',
       expression: `create unique index payment_method_wallet_unique on payment_method (account_id, processing_currency, coalesce(wallet_kind, '')) where provider = 'wallet'`,
     },
+    // The sandbox cards whose charges are disputed (the sandbox processor's clock looks them up every few seconds).
+    {
+      name: 'payment_method_disputing_idx',
+      expression: `create index payment_method_disputing_idx on payment_method (id) where provider = 'card' and details ->> 'sandbox_outcome' = 'disputed'`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),

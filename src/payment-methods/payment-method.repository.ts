@@ -262,3 +262,9 @@ export function walletsOfAccounts(db: Db, accountIds: string[], lock: boolean): 
     [accountIds],
   );
 }
+
+/** Fragment: the sandbox cards that are disputed after a charge (card 4000000000000259): `id`, `account_id`. */
+export function disputingSandboxCardsSql(): string {
+  return `select pm.id, pm.account_id from payment_method pm
+           where pm.provider = 'card' and pm.details ->> 'sandbox_outcome' = 'disputed'`;
+}

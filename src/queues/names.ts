@@ -42,4 +42,5 @@ export enum MaintenanceJob {
   SweepDeliveries = 'sweep-deliveries',
   PurgeWebhookHistory = 'purge-webhook-history',
   PurgeCommands = 'purge-commands',
+  SandboxDisputeClock = 'sandbox-dispute-clock',
 }

@@ -96,7 +96,11 @@ export interface CardProvider {
    * step: it is a second way in here, answering the provider's `next_action` URL instead.
    */
   authorize(charge: CardChargeRequest): Promise<Authorization>;
-  /** Captures an authorized charge (its idempotency key: `<command id>:capture:<payment method id>`). */
+  /**
+   * Captures an authorized charge (its idempotency key: `<command id>:capture:<payment method id>`).
+   * A capture the provider refuses (the hold lapsed or was released) answers the charge as the
+   * provider has it now (`canceled`), not an error: it is an outcome, not worth a retry.
+   */
   capture(paymentIntentId: string, key: string): Promise<Record<string, unknown>>;
   /** Releases an authorized charge (`<command id>:cancel:<payment method id>`). */
   cancel(paymentIntentId: string, key: string): Promise<Record<string, unknown>>;

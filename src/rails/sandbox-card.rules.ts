@@ -3,14 +3,18 @@
  * refunded, the checks a card number and expiry pass. The sandbox card adapter decides with them.
  */
 
-/** What a sandbox card does when charged (`refund_fails`: charges normally, but refunds of its charges fail). */
-export type SandboxOutcome = 'succeeds' | 'card_declined' | 'insufficient_funds' | 'refund_fails';
+/**
+ * What a sandbox card does when charged (`refund_fails`: charges normally, but refunds of its
+ * charges fail; `disputed`: charges normally, and each charge is disputed a day later).
+ */
+export type SandboxOutcome = 'succeeds' | 'card_declined' | 'insufficient_funds' | 'refund_fails' | 'disputed';
 
 export const SANDBOX_CARDS: Record<string, SandboxOutcome> = {
   '4242424242424242': 'succeeds',
   '4000000000000002': 'card_declined',
   '4000000000009995': 'insufficient_funds',
   '4000000000005126': 'refund_fails',
+  '4000000000000259': 'disputed',
 };
 
 /** Why a refund to a sandbox card fails (the card 4000000000005126, `refund_fails`). */
@@ -23,7 +27,7 @@ export function cardRefundFailure(outcome: string | undefined): string | null {
 
 /** Why charging a sandbox card with this outcome fails, or null when the charge goes through. */
 export function cardChargeFailure(outcome: string | undefined): string | null {
-  return outcome === 'succeeds' || outcome === 'refund_fails' ? null : (outcome ?? 'card_declined');
+  return outcome === 'succeeds' || outcome === 'refund_fails' || outcome === 'disputed' ? null : (outcome ?? 'card_declined');
 }
 
 export function luhnValid(number: string): boolean {

@@ -32,6 +32,13 @@ export interface StripeCardOptions {
   protocol: 'http' | 'https';
   /** Per request; a command waits on it, so it stays well under the worker's job lock (default 20 s). */
   timeoutMs?: number;
+  /** Where a capture Stripe refused is told, once (the process logger). */
+  logger?: RefusalLogger;
+}
+
+/** What the adapter logs with: a warning, its fields and its message (pino's shape). */
+export interface RefusalLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 type StripeError = InstanceType<typeof Stripe.errors.StripeError>;
@@ -130,6 +137,33 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
     };
   }
 
+  /**
+   * A capture or a release, answered with the PaymentIntent. One Stripe refuses (the hold lapsed
+   * after seven days, was released or captured already) is answered with the PaymentIntent as
+   * Stripe has it now, which says what became of the hold: retrying the same refusal would never
+   * end. A refusal that leaves the hold open is no answer: it throws (the command retries).
+   */
+  async function settled(
+    what: 'a capture' | 'a release',
+    paymentIntentId: string,
+    run: () => Promise<Stripe.PaymentIntent>,
+  ): Promise<Record<string, unknown>> {
+    try {
+      return plain(await run());
+    } catch (err) {
+      if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) throw err;
+      const now = await call('a PaymentIntent', () => stripe.paymentIntents.retrieve(paymentIntentId));
+      if (now.status === 'requires_capture') throw err;
+      // Told once: the intent is stored as it is now, so its command asks Stripe nothing more of it.
+      if (now.status !== 'succeeded' && what === 'a capture')
+        options.logger?.warn(
+          { payment_intent: now.id, status: now.status, cancellation_reason: now.cancellation_reason, stripe_code: err.code },
+          'Stripe refused the capture of a paid charge: the purchase stands, the card was not charged (ledger verify names it)',
+        );
+      return plain(now);
+    }
+  }
+
   const provider: CardProvider = {
     async authorize(c: CardChargeRequest): Promise<Authorization> {
       try {
@@ -173,11 +207,15 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
     },
 
     async capture(paymentIntentId: string, key: string) {
-      return plain(await call('a capture', () => stripe.paymentIntents.capture(paymentIntentId, {}, { idempotencyKey: key })));
+      return settled('a capture', paymentIntentId, () =>
+        call('a capture', () => stripe.paymentIntents.capture(paymentIntentId, {}, { idempotencyKey: key })),
+      );
     },
 
     async cancel(paymentIntentId: string, key: string) {
-      return plain(await call('a release', () => stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: key })));
+      return settled('a release', paymentIntentId, () =>
+        call('a release', () => stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: key })),
+      );
     },
 
     async refund(paymentIntentId: string, amount: number, key: string): Promise<RefundResult> {

@@ -12,6 +12,9 @@ export const EVENT_NAMES = [
   'kyc-webhook',
   'payout-complete',
   'token-exchange-completed',
+  'dispute-opened',
+  'dispute-updated',
+  'dispute-closed',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

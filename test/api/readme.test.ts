@@ -1,78 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
-import { createClient } from '../../src/auth/auth.service.js';
-import { createIntegrator } from '../../src/integrators/integrator.service.js';
-import { h, unique } from '../support/harness.js';
-
-/** The first `sh` block after the heading `## <title>` of a Markdown file. */
-function shBlock(file: string, title: string): string {
-  const text = readFileSync(file, 'utf8');
-  const block = new RegExp(`^## ${title}\\n[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``, 'm').exec(text)?.[1];
-  assert.ok(block, `${file} has a "${title}" block`);
-  assert.match(block, /^BASE=http:\/\/localhost:3000$/m);
-  return block;
-}
-
-/**
- * Runs a walk-through block as pasted (README.md's, or one of docs/walkthroughs.md), but against
- * the test server and a demo client of its own; `extend` may append commands to it.
- */
-async function runBlock(
-  title: string,
-  demoFile: string,
-  opts: { file?: string; extend?: (block: string) => string } = {},
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const block = shBlock(opts.file ?? WALKTHROUGHS, title);
-  const pasted = opts.extend ? opts.extend(block) : block;
-  // The webhook receiver's port (4817) becomes a free one: another suite may run at the same time.
-  const script = pasted
-    .replace(/^BASE=.*$/m, `BASE=${h().baseUrl}`)
-    .replaceAll('./.data/demo-client.json', demoFile)
-    .replaceAll('4817', String(await freePort()));
-  // Asynchronously: the server under test runs in this process.
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { env: { ...process.env, DATABASE_URL: h().databaseUrl } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-const WALKTHROUGHS = 'docs/walkthroughs.md';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-      .listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as AddressInfo;
-        server.close(() => resolve(port));
-      })
-      .on('error', reject);
-  });
-}
-
-async function demoClientFile(): Promise<string> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'walk-'));
-  mkdirSync(path.join(dir, '.data'));
-  // As `npm start` makes it: a token currency (GEM, 100 per USD) and the can-unblock licence.
-  const integrator = unique('demo-');
-  await createIntegrator(h().orm.em.fork(), { name: integrator, tokenCurrency: 'GEM', tokensPerUsd: 100 });
-  const demo = await createClient(h().orm.em.fork(), { integrator, scopes: [...ALL_SCOPES], canUnblock: true, tosSigning: true });
-  const file = path.join(dir, '.data', 'demo-client.json');
-  writeFileSync(file, JSON.stringify(demo));
-  return file;
-}
+import { demoClientFile, runBlock, WALKTHROUGHS } from '../support/walkthroughs.js';
 
 describe('README walk-through', () => {
   it('works as pasted (token → register → lookup → search → update → sign ToS), twice in a row', async function () {

@@ -42,7 +42,12 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
   before(async () => {
     fake = await startStripeFake();
     // Configured as a process is: STRIPE_API_BASE split into the package's host, port and protocol.
-    const config = loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url });
+    const config = loadConfig({
+      CARD_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: fake.secretKey,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_WEBHOOK_SECRET: 'whsec_test_cards_fake',
+    });
     assert.deepEqual([config.stripeApi.host, config.stripeApi.port, config.stripeApi.protocol], [fake.host, fake.port, 'http']);
     cards = cardProcessorFor(config.rails.cards, config.stripeApi);
     bus = new CommandBus(h().redisUrl, prefix);
@@ -360,7 +365,12 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
         status = (await api('GET', `/v2/escrow/${e.id}`)).body.payload.status;
       }
       assert.equal(status, 'ESCROWED');
-      const [intent] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      // The capture follows the decision's commit: wait for it too.
+      let [intent] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      for (let i = 0; i < 50 && intent.status !== 'succeeded'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        [intent] = await intentsOf(e.escrow_invoice_id, b.cards[0]);
+      }
       assert.equal(intent.status, 'succeeded');
       const intents = [...fake.api.paymentIntents.values()].filter(
         (pi: any) => pi.metadata?.holdfast_ref === `invoice:${e.escrow_invoice_id}:charge:${b.cards[0]}`,
@@ -474,7 +484,12 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       const commandId = await submitCommand(db, { integratorId: b.integrator_id, kind: 'invoice.pay', targetId: id });
       // The same adapter, its captures failing as an outage would: the decision commits, the hold stays.
       const real = ((c) => cardProcessorFor(c.rails.cards, c.stripeApi))(
-        loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url }),
+        loadConfig({
+          CARD_PROCESSOR: 'stripe',
+          STRIPE_SECRET_KEY: fake.secretKey,
+          STRIPE_API_BASE: fake.url,
+          STRIPE_WEBHOOK_SECRET: 'whsec_test_cards_fake',
+        }),
       );
       const down: CardProcessor = {
         ...real,
@@ -516,7 +531,12 @@ describe('cards on Stripe (CARD_PROCESSOR=stripe, against the Stripe fake)', fun
       const e = await escrow(b.account_id, [{ payment_method_id: b.cards[0], amount: 0 }], 1200);
       const db = pooled(h().orm.em.fork());
       const real = ((c) => cardProcessorFor(c.rails.cards, c.stripeApi))(
-        loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url }),
+        loadConfig({
+          CARD_PROCESSOR: 'stripe',
+          STRIPE_SECRET_KEY: fake.secretKey,
+          STRIPE_API_BASE: fake.url,
+          STRIPE_WEBHOOK_SECRET: 'whsec_test_cards_fake',
+        }),
       );
       // Stripe down for captures and releases: the pay decides (ESCROWED), its hold stays open;
       // the cancel decides (CANCELLED, the money back in the ledger), its release fails too.

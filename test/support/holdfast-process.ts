@@ -20,6 +20,8 @@ export function removeFolders(): void {
 }
 
 export interface Started {
+  /** The folder it runs in (its .data/). */
+  cwd: string;
   stdout(): string;
   stderr(): string;
   /** Resolves with the exit code (null when killed). */
@@ -58,6 +60,7 @@ export function startHoldfast(env: Record<string, string>, limitMs = 90_000): St
     }),
   );
   return {
+    cwd,
     stdout: () => stdout,
     stderr: () => stderr,
     exited,

@@ -114,6 +114,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     // No payout exists in the fixture: its operations answer the payout's 404 to the owner.
     .replace('{payout_status_id}', 'po_00000000000000000000000000')
     .replace('{token_exchange_id}', 'tex_00000000000000000000000000')
+    // No dispute exists in the fixture: its operations answer the dispute's 404 to the owner.
+    .replace('{dispute_id}', 'dsp_00000000000000000000000000')
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
     case 'blockAccount':
@@ -186,6 +188,15 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     case 'commitEscrow':
     case 'cancelEscrow':
       return { path, status: 409 }; // the fixture's escrow was never paid
+    case 'getDispute':
+      return { path, status: 404 };
+    case 'submitDisputeEvidence':
+      return { path, body: { product_description: 'gems' }, status: 404 };
+    case 'closeSandboxDispute':
+      return { path, body: { outcome: 'won' }, status: 404 };
+    case 'openSandboxDispute':
+      // The fixture's invoice was paid by no card: no dispute can open, nothing moved.
+      return { path, body: { invoice_id: f.invoice_id, payment_method_id: f.wallet_pm }, status: 400 };
     default:
       return { path, status: 200 };
   }

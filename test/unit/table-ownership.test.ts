@@ -44,6 +44,7 @@ const OWNER: Record<string, string> = {
   environment: 'environment',
   provider_object: 'rails',
   provider_event: 'provider-events',
+  dispute: 'disputes',
 };
 
 /**

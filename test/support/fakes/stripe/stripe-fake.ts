@@ -5,6 +5,7 @@
  * Its resources follow Stripe's OpenAPI description; see docs/testing.md for what it covers.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import Stripe from 'stripe';
 import { browserLibrarySource } from './browser-library.js';
@@ -32,6 +33,8 @@ export interface StripeFakeOptions {
   webhookRetry?: { attempts: number; delayMs: number };
   /** Port to listen on (default 0: any free port). */
   port?: number;
+  /** Serve HTTPS with this key and certificate (PEM; test/support/fakes/tls.ts makes a self-signed one) instead of HTTP. */
+  tls?: { key: string; cert: string };
 }
 
 /** One request the fake received, as a test counts them. */
@@ -72,18 +75,18 @@ export interface FaultOptions {
 }
 
 export interface StripeFake {
-  /** `http://127.0.0.1:<port>` — what `STRIPE_API_BASE` is set to. */
+  /** `http://127.0.0.1:<port>` (`https://` with the `tls` option) — what `STRIPE_API_BASE` is set to. */
   readonly url: string;
   readonly host: string;
   readonly port: number;
-  readonly protocol: 'http';
+  readonly protocol: 'http' | 'https';
   readonly secretKey: string;
   readonly publishableKey: string;
   /** The browser library stand-in (`STRIPE_JS_URL`). */
   readonly jsUrl: string;
   readonly apiVersion: string;
   /** Options for `new Stripe(secretKey, { ...fake.clientOptions(), … })`. */
-  clientOptions(): { host: string; port: number; protocol: 'http' };
+  clientOptions(): { host: string; port: number; protocol: 'http' | 'https' };
   /** The objects the fake holds (maps by id), for assertions. */
   readonly api: StripeApi;
   /** Every request received, in order. */
@@ -147,7 +150,8 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
   const apiVersion = options.apiVersion ?? Stripe.API_VERSION;
   const host = '127.0.0.1';
   let port = options.port ?? 0;
-  const baseUrl = () => `http://${host}:${port}`;
+  const protocol = options.tls ? 'https' : 'http';
+  const baseUrl = () => `${protocol}://${host}:${port}`;
 
   const webhooks = new WebhookSender(apiVersion, options.webhookRetry ?? { attempts: 3, delayMs: 100 });
   for (const endpoint of options.webhooks ?? []) webhooks.endpoints.push(endpoint);
@@ -429,7 +433,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     }
   };
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     req.setEncoding('utf8');
     req.on('data', (d) => {
@@ -454,8 +458,9 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
         send(res, 500, JSON.stringify({ error: { type: 'api_error', message: `Stripe fake bug: ${(e as Error).message}` } }));
       }
     });
-  });
-  server.on('connection', (socket) => {
+  };
+  const server: Server | HttpsServer = options.tls ? createHttpsServer({ ...options.tls }, handler) : createServer(handler);
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -491,14 +496,14 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     get port() {
       return port;
     },
-    protocol: 'http',
+    protocol,
     secretKey,
     publishableKey,
     get jsUrl() {
       return `${baseUrl()}/v3/`;
     },
     apiVersion,
-    clientOptions: () => ({ host, port, protocol: 'http' }),
+    clientOptions: () => ({ host, port, protocol }),
     api,
     requests,
     requestsTo: (method, path) =>

@@ -1,0 +1,229 @@
+/** Disputes (plain SQL). */
+import type { Db } from '../db/sql.js';
+import { purchasesChargedToSql } from '../invoices/invoice.repository.js';
+import { DISPUTE_BALANCES_SQL, PROBLEM_TOTAL_SQL, postingPhasesSql, type Found } from '../ledger/ledger.repository.js';
+import { disputingSandboxCardsSql } from '../payment-methods/payment-method.repository.js';
+import { tenantNowSql } from '../sandbox/sandbox.repository.js';
+import type { DisputeFunds, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
+
+const COLUMNS = `id, integrator_id as "integratorId", invoice_id as "invoiceId", payment_method_id as "paymentMethodId",
+  account_id as "accountId", amount, reported_amount as "reportedAmount", currency, reason, status,
+  evidence_due_by as "evidenceDueBy", evidence, evidence_submitted_at as "evidenceSubmittedAt", fee, funds, traced, unrecovered,
+  provider, provider_dispute_id as "providerDisputeId", created_at as "createdAt", updated_at as "updatedAt", closed_at as "closedAt"`;
+
+/** A row as read (bigints and timestamps may come back as text) → the record. */
+function fromRow(row: DisputeRecord): DisputeRecord {
+  return {
+    ...row,
+    amount: Number(row.amount),
+    reportedAmount: Number(row.reportedAmount),
+    fee: Number(row.fee),
+    evidenceDueBy: new Date(row.evidenceDueBy),
+    evidenceSubmittedAt: row.evidenceSubmittedAt ? new Date(row.evidenceSubmittedAt) : null,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    closedAt: row.closedAt ? new Date(row.closedAt) : null,
+  };
+}
+
+/**
+ * Writes a new dispute, its evidence deadline `dueInSeconds` after "now" on its integrator's
+ * test clock; the record as stored, or undefined when the charge already has one (then nothing
+ * is written).
+ */
+export async function insertDispute(
+  db: Db,
+  d: Omit<DisputeRecord, 'evidenceDueBy' | 'createdAt' | 'updatedAt' | 'closedAt' | 'evidenceSubmittedAt'>,
+  dueInSeconds: number,
+): Promise<DisputeRecord | undefined> {
+  const [row] = await db.execute<DisputeRecord[]>(
+    `insert into dispute (id, integrator_id, invoice_id, payment_method_id, account_id, amount, reported_amount, currency, reason, status,
+                          evidence_due_by, evidence, fee, funds, traced, unrecovered, provider, provider_dispute_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${tenantNowSql('?')} + ? * interval '1 second', ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
+     on conflict (invoice_id, payment_method_id) do nothing
+     returning ${COLUMNS}`,
+    [
+      d.id,
+      d.integratorId,
+      d.invoiceId,
+      d.paymentMethodId,
+      d.accountId,
+      d.amount,
+      d.reportedAmount,
+      d.currency,
+      d.reason,
+      d.status,
+      d.integratorId,
+      dueInSeconds,
+      JSON.stringify(d.evidence),
+      d.fee,
+      d.funds,
+      JSON.stringify(d.traced),
+      JSON.stringify(d.unrecovered),
+      d.provider,
+      d.providerDisputeId,
+    ],
+  );
+  return row && fromRow(row);
+}
+
+/** A dispute, locked for its change (`for update`). */
+export async function lockDispute(db: Db, disputeId: string): Promise<DisputeRecord | undefined> {
+  const [row] = await db.execute<DisputeRecord[]>(`select ${COLUMNS} from dispute where id = ? for update`, [disputeId]);
+  return row && fromRow(row);
+}
+
+/** The dispute of one charge (a purchase invoice's payment method), if any. */
+export async function disputeOfCharge(db: Db, invoiceId: string, paymentMethodId: string): Promise<DisputeRecord | undefined> {
+  const [row] = await db.execute<DisputeRecord[]>(`select ${COLUMNS} from dispute where invoice_id = ? and payment_method_id = ?`, [
+    invoiceId,
+    paymentMethodId,
+  ]);
+  return row && fromRow(row);
+}
+
+/** A dispute of the integrator's. */
+export async function findDispute(db: Db, integratorId: string, disputeId: string): Promise<DisputeRecord | undefined> {
+  const [row] = await db.execute<DisputeRecord[]>(`select ${COLUMNS} from dispute where id = ? and integrator_id = ?`, [
+    disputeId,
+    integratorId,
+  ]);
+  return row && fromRow(row);
+}
+
+/** The disputes of one purchase invoice, oldest first. */
+export async function disputesOfInvoice(db: Db, invoiceId: string): Promise<DisputeRecord[]> {
+  const rows = await db.execute<DisputeRecord[]>(`select ${COLUMNS} from dispute where invoice_id = ? order by created_at, id`, [
+    invoiceId,
+  ]);
+  return rows.map(fromRow);
+}
+
+export interface DisputeFilter {
+  status?: DisputeStatus;
+  accountId?: string;
+  invoiceId?: string;
+}
+
+/** A page of the integrator's disputes, newest first, and how many match in all. */
+export async function listDisputes(
+  db: Db,
+  integratorId: string,
+  filter: DisputeFilter,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: DisputeRecord[] }> {
+  const where = ['integrator_id = ?'];
+  const params: unknown[] = [integratorId];
+  if (filter.status) where.push('status = ?') && params.push(filter.status);
+  if (filter.accountId) where.push('account_id = ?') && params.push(filter.accountId);
+  if (filter.invoiceId) where.push('invoice_id = ?') && params.push(filter.invoiceId);
+  const rows = await db.execute<Array<DisputeRecord & { total: string }>>(
+    `select ${COLUMNS}, count(*) over () as total from dispute where ${where.join(' and ')}
+      order by created_at desc, id desc limit ? offset ?`,
+    [...params, page.limit, page.offset],
+  );
+  return { total: rows.length ? Number(rows[0]!.total) : 0, rows: rows.map(fromRow) };
+}
+
+/** Saves a dispute's evidence and, when submitted, its submission time and new status; the record after. */
+export async function saveEvidence(db: Db, disputeId: string, evidence: Evidence, submit: boolean): Promise<DisputeRecord> {
+  const [row] = await db.execute<DisputeRecord[]>(
+    `update dispute set evidence = ?::jsonb,
+            evidence_submitted_at = case when ? then clock_timestamp() else evidence_submitted_at end,
+            status = case when ? then 'UNDER_REVIEW' else status end,
+            updated_at = clock_timestamp()
+      where id = ? returning ${COLUMNS}`,
+    [JSON.stringify(evidence), submit, submit, disputeId],
+  );
+  return fromRow(row!);
+}
+
+/** Decides a dispute: its status, where its money is now, and when it closed; the record after. */
+export async function closeDisputeRow(db: Db, disputeId: string, status: 'WON' | 'LOST', funds: DisputeFunds): Promise<DisputeRecord> {
+  const [row] = await db.execute<DisputeRecord[]>(
+    `update dispute set status = ?, funds = ?, closed_at = clock_timestamp(), updated_at = clock_timestamp()
+      where id = ? returning ${COLUMNS}`,
+    [status, funds, disputeId],
+  );
+  return fromRow(row!);
+}
+
+/**
+ * The sandbox's processor notices now due, at most `limit`: charges of the disputing sandbox card
+ * paid at least `delaySeconds` before "now" on their integrator's test clock, not yet disputed.
+ */
+export function dueSandboxCharges(
+  db: Db,
+  delaySeconds: number,
+  limit: number,
+): Promise<Array<{ invoice_id: string; payment_method_id: string; integrator_id: string }>> {
+  return db.execute(
+    `select i.id as invoice_id, c.id as payment_method_id, i.integrator_id
+       from (${disputingSandboxCardsSql()}) c
+       cross join lateral (${purchasesChargedToSql('c.id', 'c.account_id')}) i
+      where i.updated_at + ? * interval '1 second' <= ${tenantNowSql('i.integrator_id')}
+        and not exists (select 1 from dispute d where d.invoice_id = i.id and d.payment_method_id = c.id)
+      limit ?`,
+    [delaySeconds, limit],
+  );
+}
+
+/** Sandbox disputes still waiting for evidence past their deadline on their integrator's test clock, at most `limit`. */
+export function overdueSandboxDisputes(db: Db, limit: number): Promise<Array<{ id: string; integrator_id: string }>> {
+  return db.execute(
+    `select d.id, d.integrator_id from dispute d
+      where d.status = 'NEEDS_RESPONSE' and d.provider = 'sandbox' and d.evidence_due_by <= ${tenantNowSql('d.integrator_id')}
+      order by d.evidence_due_by limit ?`,
+    [limit],
+  );
+}
+
+/**
+ * `ledger verify`: per integrator and currency, dispute holding against the withdrawn amounts of
+ * its disputes still holding them, dispute fees against the fees of its disputes whose money
+ * moved, dispute losses against the lost ones — only those that differ (`kind` says which), the
+ * first `limit`.
+ */
+export function disputeAccountMismatches(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ integrator_id: string; currency: string; kind: string; balance: string; expected: string }>>> {
+  return db.execute(
+    `with expected as (
+       select integrator_id, currency, 'dispute_holding' as kind, sum(amount) filter (where funds = 'withdrawn') as expected
+         from dispute group by 1, 2
+       union all
+       select integrator_id, currency, 'dispute_fees', sum(fee) filter (where funds <> 'none') from dispute group by 1, 2
+       union all
+       select integrator_id, currency, 'dispute_losses', sum(amount) filter (where funds = 'lost') from dispute group by 1, 2),
+     actual as (${DISPUTE_BALANCES_SQL})
+     select coalesce(e.integrator_id, a.integrator_id) as integrator_id, coalesce(e.currency, a.currency) as currency,
+            coalesce(e.kind, a.kind) as kind, coalesce(a.balance, 0) as balance, coalesce(e.expected, 0) as expected, ${PROBLEM_TOTAL_SQL}
+       from expected e full join actual a on a.integrator_id = e.integrator_id and a.currency = e.currency and a.kind = e.kind
+      where coalesce(a.balance, 0) <> coalesce(e.expected, 0)
+      order by 1, 2, 3 limit ?`,
+    [limit],
+  );
+}
+
+/**
+ * `ledger verify`: disputes whose postings (references `dispute:<id>:<phase>`) do not match
+ * where their money is (`none`: no posting; `withdrawn`: open; `reinstated`: open and won;
+ * `lost`: open and lost), the first `limit`.
+ */
+export function disputePostingMismatches(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ id: string; funds: string; phases: string[] | null }>>> {
+  return db.execute(
+    `with p as (${postingPhasesSql('dispute')})
+     select d.id, d.funds, p.phases, ${PROBLEM_TOTAL_SQL}
+       from dispute d left join p on p.owner_id = d.id
+      where coalesce(p.phases, '{}') <> case d.funds when 'none' then '{}'::text[]
+                                                       when 'withdrawn' then '{open}'::text[]
+                                                       when 'reinstated' then '{open,won}'::text[]
+                                                       else '{lost,open}'::text[] end
+      order by d.id limit ?`,
+    [limit],
+  );
+}
