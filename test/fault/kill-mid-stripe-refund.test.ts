@@ -21,7 +21,12 @@ describe('fault: a worker on Stripe killed with SIGKILL between the provider ref
   // has refunded, nothing of its answer is recorded. The restarted worker resumes the plan: one
   // Refund, one posting, REFUND-SUCCESS.
   it('refund.after-provider: the restarted worker records the refund, refunded once', async () => {
-    const env = { CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url };
+    const env = {
+      CARD_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: fake.secretKey,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_WEBHOOK_SECRET: 'whsec_test_refund_fault_fake',
+    };
     const prefix = `${TEST_QUEUE_PREFIX}-${unique('stripe-refund-fault')}`;
     const bus = new CommandBus(h().redisUrl, prefix);
     const app = await startExtraApp({

@@ -38,7 +38,12 @@ describe('refunds on Stripe: plans, retries, refusals and late failures', functi
 
   before(async () => {
     fake = await startStripeFake();
-    const config = loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url });
+    const config = loadConfig({
+      CARD_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: fake.secretKey,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_WEBHOOK_SECRET: 'whsec_test_refunds_fake',
+    });
     cards = cardProcessorFor(config.rails.cards, config.stripeApi);
     bus = new CommandBus(h().redisUrl, prefix);
     workers = await startWorkers({
