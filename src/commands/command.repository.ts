@@ -78,6 +78,15 @@ export async function commandTargetRow(
   return row;
 }
 
+/** The first done command of a kind on a target (by creation); undefined when there is none. */
+export async function firstDoneCommandRow(db: Db, targetId: string, kind: CommandKind): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select id from command where target_id = ? and kind = ? and state = 'done' order by created_at, id limit 1`,
+    [targetId, kind],
+  );
+  return row?.id;
+}
+
 /**
  * Stores a command's result. `onlyPending`: only when still pending (false when it was done
  * already, and nothing changes).

@@ -18,7 +18,9 @@
  *   cannot fail the way a refund can.
  * - An escrow cancel refunds its captured card charges after the cancel is written
  *   (`<command id>:refund:<payment method id>`), on every run of its job likewise: the escrow
- *   moved first, so a cancel that lost to a commit never refunds.
+ *   moved first, so a cancel that lost to a commit never refunds. Each part's outcome is
+ *   answered to the caller, which records it (the refunds module). A refund command calls the
+ *   provider itself, between its plan and its outcome (src/refunds/refund.commands.ts).
  *
  * Every PaymentIntent and Refund is kept in `provider_object` with what it stands behind:
  * `invoice:<invoice id>:charge:<payment method id>` (the paid invoice's charge) and
@@ -155,7 +157,7 @@ export async function authorizeInvoiceCards(
 }
 
 /** Stores a Refund as a call answered it, unless a later sight (a `refund.failed` event before a retried command's answer) is stored already. */
-async function saveRefundSight(db: Db, refund: ProviderObjectRecord): Promise<void> {
+export async function saveRefundSight(db: Db, refund: ProviderObjectRecord): Promise<void> {
   const stored = await findProviderObject(db, refund.provider, refund.objectId);
   if (stored && !refundSightSupersedes(stored.snapshot.status, refund.snapshot.status)) return;
   await saveProviderObject(db, refund);
@@ -195,8 +197,8 @@ async function retirePreviousIntent(db: Db, provider: CardProvider, commandId: s
   await moveProviderObject(db, 'stripe', previous.objectId, `${previous.holdfastRef}:replaced:${previous.objectId}`);
 }
 
-/** The PaymentIntent of an invoice's card charge, as last stored. */
-async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) {
+/** The PaymentIntent of an invoice's card charge, as last stored (undefined: the charge went through no provider). */
+export async function storedIntent(db: Db, invoiceId: string, paymentMethodId: string) {
   const [intent] = (await providerObjectsOf(db, chargeRef(invoiceId, paymentMethodId))).filter((o) => o.objectType === 'payment_intent');
   return intent;
 }
@@ -260,7 +262,11 @@ async function captureOrRelease(db: Db, provider: CardProvider, commandId: strin
 
 /**
  * Refunds an invoice's captured card charges in full (an escrow cancel), each once: a refund
- * stored behind `refundInvoiceId` is not asked for again. Returns the failures by payment method.
+ * stored behind `refundInvoiceId` is not asked for again, a hold never captured is released
+ * instead, and the parts in `settled` (recorded already) are left alone. Answers each other
+ * part's outcome by payment method: null when its money is back on the card (or never went
+ * through the provider), else why the provider did not refund it (refused, or a stored Refund
+ * that failed since).
  */
 export async function refundCardCharges(
   db: Db,
@@ -268,14 +274,22 @@ export async function refundCardCharges(
   commandId: string,
   paid: Pick<InvoiceRecord, 'id' | 'integratorId' | 'paymentMethods'>,
   refundInvoiceId: string,
-): Promise<Map<string, string>> {
-  const failures = new Map<string, string>();
+  settled: ReadonlySet<string> = new Set(),
+): Promise<Map<string, string | null>> {
+  const outcomes = new Map<string, string | null>();
   await Promise.all(
     paid.paymentMethods.map(async (c) => {
+      if (settled.has(c.payment_method_id)) return;
+      outcomes.set(c.payment_method_id, null);
       const intent = await storedIntent(db, paid.id, c.payment_method_id);
       if (!intent) return;
       const holdfastRef = refundRef(refundInvoiceId, c.payment_method_id);
-      if ((await providerObjectsOf(db, holdfastRef)).length) return;
+      const [stored] = (await providerObjectsOf(db, holdfastRef)).filter((o) => o.objectType === 'refund');
+      if (stored) {
+        if (stored.snapshot.status === 'failed' || stored.snapshot.status === 'canceled')
+          outcomes.set(c.payment_method_id, 'refund_failed');
+        return;
+      }
       if (intent.snapshot.status === 'requires_capture') {
         // Never captured (its pay's capture had not run yet): releasing the hold is the refund.
         const snapshot = await provider.cancel(intent.objectId, cardCallKey(commandId, 'cancel', c.payment_method_id));
@@ -293,39 +307,10 @@ export async function refundCardCharges(
           holdfastRef,
           snapshot: refunded.snapshot,
         });
-      if (!refunded.ok) failures.set(c.payment_method_id, refunded.reason);
+      if (!refunded.ok) outcomes.set(c.payment_method_id, refunded.reason);
     }),
   );
-  return failures;
-}
-
-/**
- * Refunds part of a paid invoice's card charge through the provider (a refund command), once per
- * command and payment method, and stores the Refund behind `refundInvoiceId`. Null when the
- * method's charge went through no provider (a wallet, POBO, or a card paid before this processor).
- */
-export async function refundCardPart(
-  db: Db,
-  provider: CardProvider,
-  commandId: string,
-  paid: Pick<InvoiceRecord, 'id' | 'integratorId'>,
-  refundInvoiceId: string,
-  paymentMethodId: string,
-  amount: number,
-): Promise<{ ok: true } | { ok: false; reason: string } | null> {
-  const intent = await storedIntent(db, paid.id, paymentMethodId);
-  if (!intent) return null;
-  const refunded = await provider.refund(intent.objectId, amount, cardCallKey(commandId, 'refund', paymentMethodId));
-  if (refunded.refundId && refunded.snapshot)
-    await saveRefundSight(db, {
-      provider: 'stripe',
-      objectId: refunded.refundId,
-      objectType: 'refund',
-      integratorId: paid.integratorId,
-      holdfastRef: refundRef(refundInvoiceId, paymentMethodId),
-      snapshot: refunded.snapshot,
-    });
-  return refunded.ok ? { ok: true } : { ok: false, reason: refunded.reason };
+  return outcomes;
 }
 
 /**

@@ -27,6 +27,7 @@ import { Migration20261128120000PayoutRail } from './Migration20261128120000Payo
 import { Migration20261128130000CardHolds } from './Migration20261128130000CardHolds.js';
 import { Migration20261128150000KycSubmissions } from './Migration20261128150000KycSubmissions.js';
 import { Migration20261128160000InvoiceNextAction } from './Migration20261128160000InvoiceNextAction.js';
+import { Migration20261128170000CancelCardRefunds } from './Migration20261128170000CancelCardRefunds.js';
 import { Migration20261128180000OneIntentPerCharge } from './Migration20261128180000OneIntentPerCharge.js';
 import { Migration20261128190000Disputes } from './Migration20261128190000Disputes.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
@@ -72,6 +73,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128140000ProviderEvents', class: Migration20261128140000ProviderEvents },
   { name: 'Migration20261128150000KycSubmissions', class: Migration20261128150000KycSubmissions },
   { name: 'Migration20261128160000InvoiceNextAction', class: Migration20261128160000InvoiceNextAction },
+  { name: 'Migration20261128170000CancelCardRefunds', class: Migration20261128170000CancelCardRefunds },
   { name: 'Migration20261128180000OneIntentPerCharge', class: Migration20261128180000OneIntentPerCharge },
   { name: 'Migration20261128190000Disputes', class: Migration20261128190000Disputes },
 ];

@@ -82,6 +82,12 @@ export type Authorization =
       nextActionUrl?: string;
     };
 
+/**
+ * Why a refund failed when the provider refused its idempotency key (the key was used before with
+ * other parameters): no Refund is Holdfast's for that request — an operator looks the key up.
+ */
+export const REFUND_IDEMPOTENCY_CONFLICT_REASON = 'provider_idempotency_conflict';
+
 /** A refund the provider took (`succeeded`, `pending`) or refused (`failed`, with a reason). */
 export type RefundResult =
   | { ok: true; refundId: string; snapshot: Record<string, unknown> }

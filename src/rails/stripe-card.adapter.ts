@@ -12,6 +12,7 @@ import { stripeClient } from './stripe-client.js';
 import {
   CardProviderUnavailable,
   cardCallKey,
+  REFUND_IDEMPOTENCY_CONFLICT_REASON,
   type AddCardOutcome,
   type Authorization,
   type CardChargeRequest,
@@ -272,6 +273,9 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
           return { ok: false, reason: REFUND_DECLINED_REASON, refundId: refund.id, snapshot: plain(refund) };
         return { ok: true, refundId: refund.id, snapshot: plain(refund) };
       } catch (err) {
+        // The key used before with other parameters: an answer (the refund fails, for an operator), never a retry.
+        if (err instanceof Stripe.errors.StripeIdempotencyError)
+          return { ok: false, reason: REFUND_IDEMPOTENCY_CONFLICT_REASON, refundId: null, snapshot: null };
         // Stripe refusing the refund (the charge already refunded, disputed, …) is a failed refund, not an outage.
         if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError)
           return { ok: false, reason: REFUND_DECLINED_REASON, refundId: null, snapshot: null };

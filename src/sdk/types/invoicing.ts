@@ -408,6 +408,11 @@ export interface paths {
          *     through; `FAILED` with `failure_reason: refund_declined` when a method's refund failed
          *     (the sandbox card `4000000000005126`: that part moves nothing and stays refundable, the
          *     parts listed `succeeded` did move; the answer is still 200, status `REFUND-FAILED`); or
+         *     `FAILED` with the processor's reason when a card processor refuses a card part
+         *     (`refund_declined`; `provider_idempotency_conflict` when it refused the request's
+         *     idempotency key — an operator looks the key up; the part's money goes back to the
+         *     integrator's wallet in a reversing posting); `PROCESSING` while a card processor is
+         *     refunding (202 meanwhile); or
          *     `FAILED` with `integrator_insufficient_funds` when the integrator's wallet cannot cover a
          *     fiat refund: that one is recorded as `REFUND-REJECTED`, nothing moves, and the answer is
          *     409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund → 409
@@ -476,9 +481,15 @@ export interface paths {
         /**
          * The refund summary of a purchase invoice
          * @description What the invoice has had back (`refunded`) and may still have back (`refundable`), per
-         *     currency, and its refunds oldest first, each `REFUND-SUCCESS`, `REFUND-FAILED` or
-         *     `REFUND-REJECTED` (`status` lists only those; the totals stay whole). `line_item_id` is
-         *     null for a full refund. Another integrator's invoice → 404.
+         *     currency, and its refunds oldest first, each `REFUND-SUCCESS`, `REFUND-PROCESSING`,
+         *     `REFUND-FAILED` or `REFUND-REJECTED` (`status` lists only those; the totals stay whole).
+         *     `line_item_id` is null for a full refund. Another integrator's invoice → 404.
+         *
+         *     On a real card processor (Stripe) a refund is `REFUND-PROCESSING` while its card parts
+         *     are being refunded: their money has left the integrator's wallet and counts as refunded.
+         *     A card part the processor refuses, or whose Refund fails later (Stripe's `refund.failed`),
+         *     becomes `failed` and its money goes back to the integrator's wallet in one reversing
+         *     posting; the refund then shows `REFUND-FAILED` and the part is refundable again.
          */
         get: operations["getInvoiceRefunds"];
         put?: never;
@@ -701,7 +712,7 @@ export interface components {
             refunds: {
                 refund_invoice_id: string;
                 /** @enum {string} */
-                status: "REFUND-SUCCESS" | "REFUND-FAILED" | "REFUND-REJECTED";
+                status: "REFUND-SUCCESS" | "REFUND-PROCESSING" | "REFUND-FAILED" | "REFUND-REJECTED";
                 line_item_id: string | null;
                 amount: number;
                 currency: string;
@@ -709,10 +720,14 @@ export interface components {
                     payment_method_id: string;
                     amount: number;
                     /**
-                     * @description Whether this method's part went through (`failed`, nothing moved to it, stays refundable).
+                     * @description Whether this method's part went through. `processing`: a card processor is
+                     *     refunding it (its money is posted and counts as refunded). `failed`: nothing
+                     *     reached the method — refused, or a card Refund that failed later, whose money
+                     *     a reversing posting gave back to the integrator's wallet — and it stays
+                     *     refundable.
                      * @enum {string}
                      */
-                    status: "succeeded" | "failed";
+                    status: "succeeded" | "processing" | "failed";
                 }[];
                 reason: string;
                 sub_reason: string;
@@ -2089,7 +2104,7 @@ export interface operations {
     getInvoiceRefunds: {
         parameters: {
             query?: {
-                status?: "REFUND-SUCCESS" | "REFUND-FAILED" | "REFUND-REJECTED";
+                status?: "REFUND-SUCCESS" | "REFUND-PROCESSING" | "REFUND-FAILED" | "REFUND-REJECTED";
             };
             header?: never;
             path: {
