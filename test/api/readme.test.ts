@@ -245,4 +245,37 @@ describe('README walk-through', () => {
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(run.stdout.trim().split('\n'), ['2678400', 'invalid_grant', '0']);
   });
+
+  it('the disputes walk-through works as pasted (tokens, escrow, conversion, payout; dispute a day later, trace, evidence, LOST)', async function () {
+    this.timeout(90_000);
+    const run = await runBlock('Disputes walk-through', await demoClientFile());
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.deepEqual(lines.slice(0, -1), [
+      'SUCCESS',
+      'ESCROWED',
+      'COMMITTED',
+      'ACCEPT',
+      'EXECUTED',
+      'SUCCESS',
+      '86460',
+      'NEEDS_RESPONSE',
+      'purchase GEM 400 in_wallet held 400 clawed back 0',
+      'escrow GEM 200 in_wallet held 200 clawed back 0',
+      'conversion USD 100 in_wallet held 100 clawed back 0',
+      'payout USD 300 paid_out held 0 clawed back 0',
+      '200',
+      'UNDER_REVIEW',
+      'LOST',
+      'purchase GEM 400 in_wallet held 0 clawed back 400',
+      'escrow GEM 200 in_wallet held 0 clawed back 200',
+      'conversion USD 100 in_wallet held 0 clawed back 100',
+      'payout USD 300 paid_out held 0 clawed back 0',
+      '300',
+      '0',
+      '1',
+      '0',
+    ]);
+    assert.match(lines.at(-1) ?? '', /^ledger ok: /);
+  });
 });
