@@ -326,3 +326,16 @@ export function holdMismatches(
     [limit],
   );
 }
+
+/**
+ * What open and lost disputes of a purchase invoice took, per payment method: no longer the
+ * integrator's to refund (a WON dispute gave it back).
+ */
+export async function disputedByMethod(db: Db, invoiceId: string): Promise<Map<string, number>> {
+  const rows = await db.execute<Array<{ payment_method_id: string; amount: string }>>(
+    `select payment_method_id, sum(amount) as amount from dispute
+      where invoice_id = ? and status in ('NEEDS_RESPONSE', 'UNDER_REVIEW', 'LOST') group by 1`,
+    [invoiceId],
+  );
+  return new Map(rows.map((r) => [r.payment_method_id, Number(r.amount)]));
+}

@@ -8,6 +8,7 @@
  * postings. On a real card processor the card parts are refunded between two transactions
  * (`runRefundCommand` says how).
  */
+import { disputedByMethod } from '../disputes/dispute.repository.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { holdAccounts } from '../accounts/account.repository.js';
 import { inCommandStep, inCommandTransaction, type LockedCommand } from '../commands/command.service.js';
@@ -32,6 +33,8 @@ import { failpoint } from '../runtime/failpoints.js';
 import { announceRefund, reverseRefundPart } from './refund-reversal.service.js';
 import { insertRefundInvoice, refundsOf, setRefundParts, type RefundRecord } from './refund.repository.js';
 import {
+  blockedByDispute,
+  withoutDisputed,
   REFUND_FAILED_LATER_REASON,
   REFUND_REJECTED_REASON,
   refundStateOf,
@@ -48,6 +51,7 @@ import {
 import {
   capOf,
   lineProblem,
+  disputedPart,
   nothingToRefund,
   refundNotAllowed,
   refusalOf,
@@ -226,7 +230,10 @@ async function planRefund(
   if (refusal) throw refundNotAllowed(refusal);
   const input = (command.input ?? {}) as unknown as RefundInput;
   const { integratorId, currency } = purchase;
-  const left = refundable(purchase, await refundsOf(db, purchase.id));
+  const all = refundable(purchase, await refundsOf(db, purchase.id));
+  // A disputed card part went back to the cardholder through the processor: it is not refunded again.
+  const left = withoutDisputed(all, await disputedByMethod(db, purchase.id));
+  if (blockedByDispute(all, left, input.line_item_id ? (input.payment_methods ?? []) : undefined)) throw disputedPart();
   const methods = await prepareCharges(
     db,
     integratorId,

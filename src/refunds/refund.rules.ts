@@ -146,6 +146,25 @@ export function refundable(purchase: Pick<InvoiceRecord, 'paymentMethods' | 'lin
   };
 }
 
+/**
+ * What may still be refunded once disputes are taken out: a card part that is disputed (open or
+ * lost) went back to the cardholder through the processor, so it is not refunded again.
+ */
+export function withoutDisputed(left: Refundable, disputed: ReadonlyMap<string, number>): Refundable {
+  if (disputed.size === 0) return left;
+  return {
+    ...left,
+    methods: left.methods.map((c) => ({ ...c, amount: Math.max(c.amount - (disputed.get(c.payment_method_id) ?? 0), 0) })),
+  };
+}
+
+/** Whether disputes are what leaves nothing to refund: something was left before they were taken out. */
+export function blockedByDispute(before: Refundable, after: Refundable, methods?: readonly string[]): boolean {
+  const named = (l: Refundable) =>
+    l.methods.filter((c) => !methods || methods.includes(c.payment_method_id)).reduce((s, c) => s + c.amount, 0);
+  return named(before) > 0 && named(after) === 0;
+}
+
 /** What the purchase may still have back in all: what its methods have left, within `cap` (a token purchase's unspent tokens). */
 export function refundableTotal(left: Refundable, cap = Number.POSITIVE_INFINITY): number {
   const methods = left.methods.reduce((sum, c) => sum + c.amount, 0);
@@ -354,9 +373,9 @@ export function refundView(refund: RefundInvoice) {
 export function refundSummary(
   purchase: Pick<InvoiceRecord, 'id' | 'currency' | 'paymentMethods' | 'lineItems'>,
   refunds: RefundInvoice[],
-  opts: { cap?: number; status?: RefundStatus } = {},
+  opts: { cap?: number; status?: RefundStatus; disputed?: ReadonlyMap<string, number> } = {},
 ) {
-  const left = refundable(purchase, refunds);
+  const left = withoutDisputed(refundable(purchase, refunds), opts.disputed ?? new Map());
   const still = refundableTotal(left, opts.cap);
   return {
     invoice_id: purchase.id,

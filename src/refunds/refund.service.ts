@@ -7,6 +7,7 @@
  * it has not had back yet, in one posting (`invoice:<refund_invoice_id>:refund`); a token
  * purchase's refund also takes its tokens back (`invoice:<refund_invoice_id>:tokens`).
  */
+import { disputedByMethod } from '../disputes/dispute.repository.js';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
@@ -23,6 +24,8 @@ import type { InvoiceRecord, TokenPurchaseMetadata } from '../invoices/invoice.r
 import { findInvoice } from '../invoices/invoice.service.js';
 import { accountWasMerged, refundsOf } from './refund.repository.js';
 import {
+  blockedByDispute,
+  withoutDisputed,
   lineRefundCells,
   refundable,
   refundRefusal,
@@ -41,6 +44,16 @@ export type RefundInput = RefundRequest & Partial<Pick<LineRefundRequest, 'line_
 export const refundNotAllowed = (why: string) => new AppError('invalid_state', why, { codes: ['REFUND_NOT_ALLOWED'] });
 
 /** The 409 of a purchase (or line) with nothing left to refund. */
+/** 409 `DISPUTED`: the card part asked for is disputed — the processor gave it back to the cardholder already. */
+export const disputedPart = () =>
+  new AppError(
+    'invalid_state',
+    'The card charge is disputed: the processor has given it back to the cardholder, so it is not refunded again.',
+    {
+      codes: ['DISPUTED'],
+    },
+  );
+
 export const nothingToRefund = (why = 'Everything this invoice charged has been refunded already.') =>
   new AppError('invalid_state', why, { codes: ['NOTHING_TO_REFUND'] });
 
@@ -92,7 +105,8 @@ export async function summaryIn(db: Db, purchase: InvoiceRecord, status?: Refund
   if ((await refusalOf(db, purchase)) !== null) return refundSummary(purchase, refunds, { cap: 0, status });
   const wallet = await tokenWalletOf(db, purchase);
   const unspent = wallet ? ((await balancesOf(db, [wallet]))[0]?.balance ?? 0) : undefined;
-  return refundSummary(purchase, refunds, { cap: capOf(purchase, refundable(purchase, refunds).refunded, unspent), status });
+  const disputed = await disputedByMethod(db, purchase.id);
+  return refundSummary(purchase, refunds, { cap: capOf(purchase, refundable(purchase, refunds).refunded, unspent), status, disputed });
 }
 
 /** `GET /v2/invoice/{invoice_id}/refunds`: the refund summary of an invoice the caller may see. */
@@ -173,7 +187,9 @@ export async function requestLineItemRefund(
   const refusal = await refusalOf(db, invoice);
   if (refusal) throw refundNotAllowed(refusal);
   const refunds = await refundsOf(db, invoice.id);
-  const left = refundable(invoice, refunds);
+  const all = refundable(invoice, refunds);
+  const left = withoutDisputed(all, await disputedByMethod(db, invoice.id));
+  if (blockedByDispute(all, left, body.payment_methods)) throw disputedPart();
   const wallet = await tokenWalletOf(db, invoice);
   const unspent = wallet ? ((await balancesOf(db, [wallet]))[0]?.balance ?? 0) : undefined;
   const planned = lineRefundCells(left, body, capOf(invoice, left.refunded, unspent));

@@ -278,4 +278,30 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
     // Below zero now: any other debit is refused, even a small one.
     await assert.rejects(attempt(unique('other:'), 1), (err: unknown) => isOverdraft(err));
   });
+
+  it('a disputed card part is not refunded again: 409 DISPUTED, and the summary leaves it out of what is refundable', async () => {
+    const invoice = await paidInvoice(buyer.card!, 800);
+    const d = (await open({ invoice_id: invoice, payment_method_id: buyer.card })).body.payload;
+    const summary = await call('GET', `/v2/invoice/${invoice}/refunds`, { token: client.token });
+    assert.deepEqual(summary.body.payload.refundable, { USD: 0 });
+    const full = await call('POST', '/v2/refund', {
+      token: client.token,
+      body: { invoice_id: invoice, reason: 'other' },
+      headers: { 'idempotency-key': unique('k') },
+    });
+    assert.equal(full.status, 409, full.text);
+    assert.deepEqual(full.body.codes, ['DISPUTED']);
+    const [line] = Object.keys((await call('GET', `/v2/invoice/${invoice}`, { token: client.token })).body.payload.line_items);
+    const partial = await call('POST', '/v2/line-item/refund', {
+      token: client.token,
+      body: { line_item_id: line, amount: 100, payment_methods: [buyer.card], reason: 'other' },
+      headers: { 'idempotency-key': unique('k') },
+    });
+    assert.equal(partial.status, 409, partial.text);
+    assert.deepEqual(partial.body.codes, ['DISPUTED']);
+    // Won: the merchant keeps the money, and it may be refunded again.
+    await close(d.dispute_id, 'won');
+    const after = await call('GET', `/v2/invoice/${invoice}/refunds`, { token: client.token });
+    assert.deepEqual(after.body.payload.refundable, { USD: 800 });
+  });
 });
