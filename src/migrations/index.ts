@@ -27,6 +27,7 @@ import { Migration20261128120000PayoutRail } from './Migration20261128120000Payo
 import { Migration20261128130000CardHolds } from './Migration20261128130000CardHolds.js';
 import { Migration20261128150000KycSubmissions } from './Migration20261128150000KycSubmissions.js';
 import { Migration20261128190000Disputes } from './Migration20261128190000Disputes.js';
+import { Migration20261128200000StripeDisputeCharges } from './Migration20261128200000StripeDisputeCharges.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
@@ -70,4 +71,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128140000ProviderEvents', class: Migration20261128140000ProviderEvents },
   { name: 'Migration20261128150000KycSubmissions', class: Migration20261128150000KycSubmissions },
   { name: 'Migration20261128190000Disputes', class: Migration20261128190000Disputes },
+  { name: 'Migration20261128200000StripeDisputeCharges', class: Migration20261128200000StripeDisputeCharges },
 ];
