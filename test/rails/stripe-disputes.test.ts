@@ -158,6 +158,14 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
     losses: await systemBalance(integratorId, 'dispute_losses'),
   });
 
+  /** The events Holdfast emitted about a dispute, oldest first. */
+  const eventNamesOf = async (disputeId: string) =>
+    (
+      await sql<{ event_name: string }>(`select event_name from outbox where message ->> 'dispute_id' = ? order by created_at, id`, [
+        disputeId,
+      ])
+    ).map((r) => r.event_name);
+
   const verifyClean = async () => assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
   const eventsOf = (disputeId: string) => fake.events.filter((e) => e.data.object.id === disputeId);
@@ -177,7 +185,16 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
     assert.equal(d.evidence_due_by, new Date(dp.evidence_details.due_by * 1000).toISOString());
     assert.deepEqual(await phasesOf(d.dispute_id), []);
     assert.deepEqual(await money(c.integratorId), before);
+    // The opening and its notice (which sets Stripe's deadline to the second) make one event.
+    assert.deepEqual(await eventNamesOf(d.dispute_id), ['dispute-opened']);
     await verifyClean();
+
+    // Stripe gives more time: the deadline moves, and the integrator hears of it.
+    const later = dp.evidence_details.due_by + 3 * 86_400;
+    fake.emitEvent('charge.dispute.updated', { ...dp, evidence_details: { ...dp.evidence_details, due_by: later } });
+    await settled();
+    assert.equal((await disputeOfInvoice(c.invoiceId)).evidence_due_by, new Date(later * 1000).toISOString());
+    assert.deepEqual(await eventNamesOf(d.dispute_id), ['dispute-opened', 'dispute-updated']);
 
     fake.withdrawDisputeFunds(dp.id);
     await settled();
