@@ -38,6 +38,8 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
   let cards: CardProcessor;
   let client: TestClient;
   let removeEndpoint: () => void;
+  /** Runs after Stripe answered an evidence call, before Holdfast saves it (when set). */
+  let afterEvidenceCall: (() => Promise<void>) | undefined;
   const prefix = `{holdfast-stripe-disputes-${unique()}}`;
 
   before(async () => {
@@ -54,6 +56,19 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
       queues: [QueueName.Commands],
       cards,
     });
+    // The app's processor is Stripe's, with a hook to let a test hold the answer of an evidence call.
+    const provider = cards.provider!;
+    const appCards: CardProcessor = {
+      ...cards,
+      provider: {
+        ...provider,
+        updateDispute: async (...args) => {
+          const answer = await provider.updateDispute!(...args);
+          await afterEvidenceCall?.();
+          return answer;
+        },
+      },
+    };
     const { orm, redis, signer } = h();
     const app = await buildApp({
       config: {
@@ -67,7 +82,7 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
       redis,
       signer,
       bus,
-      cards,
+      cards: appCards,
       logger: createLogger('silent', 'holdfast-test'),
     });
     server = await new Promise<Server>((resolve) => {
@@ -288,6 +303,26 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
     const late = await api('POST', `/v2/disputes/${d.dispute_id}/evidence`, { product_description: 'more' });
     assert.equal(late.status, 409, late.text);
     await settled();
+  });
+
+  it("a submission Stripe took is saved even when Stripe's under_review webhook got there first", async () => {
+    const c = await paidCharge(750);
+    const dp = fake.openDispute(c.intentId);
+    await settled();
+    const d = await disputeOfInvoice(c.invoiceId);
+    afterEvidenceCall = async () => {
+      await settled();
+      assert.equal((await disputeOfInvoice(c.invoiceId)).status, 'UNDER_REVIEW', 'the webhook was applied first');
+    };
+    try {
+      const submitted = await api('POST', `/v2/disputes/${d.dispute_id}/evidence`, { service_date: '2026-11-20', submit: true });
+      assert.equal(submitted.status, 200, submitted.text);
+      assert.deepEqual([submitted.body.payload.status, submitted.body.payload.evidence], ['UNDER_REVIEW', { service_date: '2026-11-20' }]);
+      assert.ok(submitted.body.payload.evidence_submitted);
+    } finally {
+      afterEvidenceCall = undefined;
+    }
+    assert.equal(fake.api.disputes.get(dp.id)!.evidence.service_date, '2026-11-20');
   });
 
   it('lost: the withdrawn amount moves from holding to losses', async () => {
