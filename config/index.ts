@@ -67,6 +67,8 @@ export interface Config {
   userRateLimitPerMinute: number;
   /** Cards that may be added to one account per hour (429 past it: card testing). */
   cardAddsPerHour: number;
+  /** PayPal webhook deliveries verified with PayPal per minute, all web processes together (PAYPAL_WEBHOOK_VERIFY_PER_MINUTE); past it 429. */
+  paypalWebhookVerifyPerMinute: number;
   /** How long a token exchange may be executed after it was quoted. */
   tokenExchangeTtlSeconds: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -82,6 +84,12 @@ export interface StripeApiConfig {
   protocol: 'http' | 'https';
   /** STRIPE_JS_URL: Stripe's browser library (default https://js.stripe.com/v3/). */
   jsUrl: string;
+  /**
+   * STRIPE_PUBLISHABLE_KEY: what the hosted pages give Stripe's browser library to collect a card
+   * (pk_live_…, pk_test_…). Required in production with CARD_PROCESSOR=stripe; unset in staging,
+   * the hosted pages cannot add a card under the Stripe processor.
+   */
+  publishableKey?: string;
 }
 
 export class ConfigError extends Error {}
@@ -249,7 +257,30 @@ function stripeApi(env: Env, choice: RailChoice, appEnv: AppEnv): StripeApiConfi
     port: base.port ? Number(base.port) : protocol === 'http' ? 80 : 443,
     protocol,
     jsUrl: url(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
+    ...publishableKey(env, choice, appEnv),
   };
+}
+
+/**
+ * `STRIPE_PUBLISHABLE_KEY`: a publishable key (pk_live_…, pk_test_…), the one key a browser sees.
+ * Production with CARD_PROCESSOR=stripe serves the hosted checkout on it, so it must be set there,
+ * and live: a test-mode key would take test cards, as a test-mode secret key would.
+ */
+function publishableKey(env: Env, choice: RailChoice, appEnv: AppEnv): { publishableKey?: string } {
+  const key = env.STRIPE_PUBLISHABLE_KEY || undefined;
+  if (key !== undefined && !/^pk_(test|live)_[A-Za-z0-9_]+$/.test(key))
+    throw new ConfigError('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_…, pk_test_…)');
+  if (choice.cards === 'stripe' && appEnv === 'production') {
+    if (!key)
+      throw new ConfigError(
+        'STRIPE_PUBLISHABLE_KEY must be set when CARD_PROCESSOR=stripe in production (the hosted checkout collects cards with it)',
+      );
+    if (!key.startsWith('pk_live_'))
+      throw new ConfigError(
+        'STRIPE_PUBLISHABLE_KEY must be a live key (pk_live_…) in production: a test-mode key takes test cards as payment',
+      );
+  }
+  return key ? { publishableKey: key } : {};
 }
 
 /** What verifies the providers' webhooks: Stripe's endpoint signing secret and PayPal's webhook id. */
@@ -258,8 +289,11 @@ export interface ProviderWebhooks {
   paypalWebhookId: string | undefined;
 }
 
-function providerWebhooks(env: Env): ProviderWebhooks {
+function providerWebhooks(env: Env, choice: RailChoice): ProviderWebhooks {
   const stripe = env.STRIPE_WEBHOOK_SECRET || undefined;
+  // A Stripe rail hears its outcomes (a session's result, a 3-D Secure charge, a refund failing) only by webhook.
+  const onStripe = (Object.keys(RAILS) as Rail[]).find((rail) => (choice[rail] as string) === 'stripe');
+  if (onStripe && stripe === undefined) throw new ConfigError(`STRIPE_WEBHOOK_SECRET must be set when ${RAILS[onStripe].variable}=stripe`);
   if (stripe !== undefined && !/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(stripe))
     throw new ConfigError("STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret from Stripe (whsec_…)");
   const paypal = env.PAYPAL_WEBHOOK_ID || undefined;
@@ -305,7 +339,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (redis && /^redis\+cluster:/i.test(redis) && !/\{[^{}]+\}/.test(queuePrefix))
     throw new ConfigError(`QUEUE_PREFIX must hold a hash tag such as {holdfast} when REDIS_URL names a cluster (got "${queuePrefix}")`);
   const choice = rails(env);
-  const hooks = providerWebhooks(env);
+  // The key before the webhook secret: the first missing variable a Stripe rail needs is named first.
+  const stripe = stripeApi(env, choice, appEnv);
+  const hooks = providerWebhooks(env, choice);
   return {
     role: oneOf(env, 'ROLE', ['all', 'web', 'worker'] as const, 'all'),
     appEnv,
@@ -313,7 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
     rails: choice,
     paypal: paypal(env, choice, appEnv, hooks.paypalWebhookId),
     providerWebhooks: hooks,
-    stripeApi: stripeApi(env, choice, appEnv),
+    stripeApi: stripe,
     port,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: redis,
@@ -348,6 +384,7 @@ export function loadConfig(env: Env = process.env): Config {
     frameAncestors: frameAncestors(env),
     userRateLimitPerMinute: integer(env, 'USER_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     cardAddsPerHour: integer(env, 'CARD_ADDS_PER_HOUR', 20, 1, 1_000_000),
+    paypalWebhookVerifyPerMinute: integer(env, 'PAYPAL_WEBHOOK_VERIFY_PER_MINUTE', 600, 1, 1_000_000),
     tokenExchangeTtlSeconds: integer(env, 'TOKEN_EXCHANGE_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };

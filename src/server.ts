@@ -82,7 +82,7 @@ async function runWeb(config: Config): Promise<void> {
   // ROLE=web serves it too (its payments run on the ROLE=worker processes): it needs only the
   // database and the demo client, which every web process finds in .data/ or makes.
   const demo = config.appEnv === 'staging' ? await ensureDemoClient(orm.em.fork()) : undefined;
-  const rails = railAdapters(config.rails, config);
+  const rails = railAdapters(config.rails, { ...config, logger });
   const app = await buildApp({
     config,
     orm,

@@ -96,7 +96,7 @@ function processors(deps: WorkerDeps, bus: CommandBus, webhookBus: WebhookBus, c
 /** Starts the served queues' workers and their side jobs (the outbox relay, the maintenance schedule). */
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   // Before any connection: a kind without exactly one runner stops the process here.
-  const rails = deps.rails ?? railAdapters(loadConfig().rails, loadConfig());
+  const rails = deps.rails ?? railAdapters(loadConfig().rails, { ...loadConfig(), logger: deps.logger });
   const commands = commandRegistry(deps.commandRunners ?? commandRunners(deps.cards ? { ...rails, cards: deps.cards } : rails));
   const bus = new CommandBus(deps.redisUrl, deps.queuePrefix, undefined, deps.logger);
   const connection = createRedis(deps.redisUrl, 'worker');
@@ -215,7 +215,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   armFailpoints(config.failpoints);
   const running = await startWorkers({
     orm,
-    rails: railAdapters(config.rails, config),
+    rails: railAdapters(config.rails, { ...config, logger }),
     redisUrl: services.redisUrl,
     queuePrefix: config.queuePrefix,
     logger,

@@ -6,6 +6,7 @@ import { db } from '../src/db/sql.js';
 import { purgeFinishedCommands, stalledCommands } from '../src/commands/command.service.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 import { commandsWithUnsettledHolds } from '../src/invoices/card-charges.service.js';
+import { cancelsWithOpenRefunds } from '../src/escrow/escrow-phases.service.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';
 import { overdueDeliveries, purgeWebhookHistory } from '../src/webhooks/relay.service.js';
 import { runSandboxDisputeClock } from '../src/disputes/dispute.service.js';
@@ -51,7 +52,10 @@ export function maintenanceProcessor(
         // Done pays whose card holds are still open (the provider was down past their retries) run again to settle them.
         const holding = await commandsWithUnsettledHolds(db(orm.em.fork()), opts.commandSweepAfterMs);
         for (const command of holding) await bus.requeue(command.id, command.kind);
-        return { requeued: stalled.length, holds: holding.length };
+        // Done escrow cancels whose card refunds are not all recorded run again to refund what is left.
+        const cancels = await cancelsWithOpenRefunds(db(orm.em.fork()), opts.commandSweepAfterMs);
+        for (const command of cancels) await bus.requeue(command.id, command.kind);
+        return { requeued: stalled.length, holds: holding.length, cancels: cancels.length };
       }
       case MaintenanceJob.PurgeWebhookHistory:
         return { purged: await drain(() => purgeWebhookHistory(orm.em.fork())) };

@@ -12,6 +12,7 @@ export const COMMAND_KINDS = [
   'escrow.commit',
   'escrow.cancel',
   'invoice.pay',
+  'invoice.confirm',
   'invoice.refund',
   'account.merge',
   'payout.request',

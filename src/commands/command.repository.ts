@@ -69,12 +69,22 @@ export async function lockCommandRow(db: Db, commandId: string): Promise<Omit<Co
 export async function commandTargetRow(
   db: Db,
   commandId: string,
-): Promise<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done' } | undefined> {
-  const [row] = await db.execute<Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done' }>>(
-    'select id, kind, target_id, state from command where id = ?',
-    [commandId],
-  );
+): Promise<
+  { id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; input: Record<string, unknown> | null } | undefined
+> {
+  const [row] = await db.execute<
+    Array<{ id: string; kind: CommandKind; target_id: string; state: 'pending' | 'done'; input: Record<string, unknown> | null }>
+  >('select id, kind, target_id, state, input from command where id = ?', [commandId]);
   return row;
+}
+
+/** The first done command of a kind on a target (by creation); undefined when there is none. */
+export async function firstDoneCommandRow(db: Db, targetId: string, kind: CommandKind): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select id from command where target_id = ? and kind = ? and state = 'done' order by created_at, id limit 1`,
+    [targetId, kind],
+  );
+  return row?.id;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   commandOfIntegrator,
   commandOutcome,
   commandTargetRow,
+  firstDoneCommandRow,
   insertPendingCommand,
   lockCommandRow,
   pendingCommandId,
@@ -165,6 +166,11 @@ async function settleCommand(db: Db, commandId: string, result: CommandResult): 
 /** A command's kind, target and state as they stand (no lock); undefined when there is no such command. */
 export function commandTarget(db: Db, commandId: string) {
   return commandTargetRow(db, commandId);
+}
+
+/** The first done command of a kind on a target (the one that did the work); undefined when none. */
+export function firstDoneCommand(db: Db, targetId: string, kind: CommandKind): Promise<string | undefined> {
+  return firstDoneCommandRow(db, targetId, kind);
 }
 
 /** A command's result once done, else null. */

@@ -41,6 +41,9 @@ import { evaluateCharges, paymentFailure, settle } from '../invoices/settlement.
 import { isOverdraft, systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { isContention as isLockContention } from '../db/postgres-failures.js';
 import { failpoint } from '../runtime/failpoints.js';
+import { cancelsWithOpenCardRefunds } from '../invoices/invoice.repository.js';
+import { firstDoneCommand } from '../commands/command.service.js';
+import { recordCancelRefunds, recordedCancelParts } from '../refunds/refund-reversal.service.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
 import { readPhaseCommands, writePhasePlans, type Plan, type ReadCommand } from './escrow-phase.flow.js';
 import {
@@ -314,8 +317,31 @@ async function settleWithProvider(db: Db, provider: CardProvider, commandId: str
     // captured: the cancel already gave the money back in the ledger.
     if (loaded.escrow.status === 'CANCELLED') await releaseCardAuthorizations(db, provider, commandId, loaded.invoice);
     else await settleCardAuthorizations(db, provider, commandId, loaded.invoice);
-  } else if (command.kind === 'escrow.cancel' && loaded.escrow.status === 'CANCELLED' && loaded.escrow.cancelInvoiceId)
-    await refundCardCharges(db, provider, commandId, loaded.invoice, loaded.escrow.cancelInvoiceId);
+  } else if (command.kind === 'escrow.cancel' && loaded.escrow.status === 'CANCELLED' && loaded.escrow.cancelInvoiceId) {
+    // Each card part's outcome is recorded on the cancel invoice: refunded, or refused and reversed
+    // (the money stays with the integrator, reported in `refund-completed`). A part left without
+    // one (the provider down past the job's retries) is found by the sweep (`cancelsWithOpenCardRefunds`).
+    const cancelInvoiceId = loaded.escrow.cancelInvoiceId;
+    const settled = await recordedCancelParts(db, cancelInvoiceId);
+    const outcomes = await refundCardCharges(db, provider, commandId, loaded.invoice, cancelInvoiceId, settled);
+    if (outcomes.size) await recordCancelRefunds(db, cancelInvoiceId, outcomes);
+  }
+}
+
+/**
+ * The cancel commands whose card refunds are not all recorded, their cancel invoice untouched for
+ * `olderThanMs` (the provider was down past their job's retries, or a crash came between the
+ * refund and its record): run again, such a done command refunds what is left under the same
+ * idempotency keys (the step after the cancel runs on every run). The command is the escrow's
+ * first done cancel, the one that cancelled it.
+ */
+export async function cancelsWithOpenRefunds(db: Db, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
+  const found: Array<{ id: string; kind: CommandKind }> = [];
+  for (const c of await cancelsWithOpenCardRefunds(db, olderThanMs)) {
+    const commandId = await firstDoneCommand(db, c.escrow_id, 'escrow.cancel');
+    if (commandId) found.push({ id: commandId, kind: 'escrow.cancel' });
+  }
+  return found;
 }
 
 /**

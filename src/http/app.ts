@@ -41,7 +41,7 @@ import { errorHandler, useOAuthErrors } from './error-handler.js';
 import { healthRoutes } from './health.js';
 import { hostileInput } from './hostile-input.js';
 import { idempotency } from './idempotency.js';
-import { rateLimits } from './rate-limit.js';
+import { paypalVerifyBudget, rateLimits } from './rate-limit.js';
 import { notFoundHandler } from './not-found.js';
 import { loadMergedDocument } from './openapi.js';
 import { requestContext } from './request-context.js';
@@ -56,6 +56,7 @@ import { eventRoutes } from '../webhooks/event.routes.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { operationsRoutes } from './operations-routes.js';
 import { webRoutes } from '../web/web.routes.js';
+import type { HostedStripe } from '../web/web.rules.js';
 import { sandboxRoutes } from '../sandbox/sandbox.routes.js';
 import { sandboxClockEnabled } from '../sandbox/sandbox.rules.js';
 import { identityVerifierFor } from '../rails/identity-adapters.js';
@@ -77,6 +78,8 @@ export interface AppDeps {
         | 'allowedRedirectPatterns'
         | 'userRateLimitPerMinute'
         | 'cardAddsPerHour'
+        | 'paypalWebhookVerifyPerMinute'
+        | 'paypal'
         | 'frameAncestors'
         | 'tokenExchangeTtlSeconds'
         | 'rails'
@@ -100,6 +103,17 @@ export interface AppDeps {
 }
 
 const BODY_LIMIT = '1mb';
+
+/** Stripe's browser library for the hosted pages: only when cards are added through the Stripe processor. */
+function hostedStripe(cards: CardProcessor | undefined, stripeApi: AppDeps['config']['stripeApi']): HostedStripe | undefined {
+  if (cards?.name !== 'stripe' || !stripeApi) return undefined;
+  const port =
+    (stripeApi.protocol === 'https' && stripeApi.port === 443) || (stripeApi.protocol === 'http' && stripeApi.port === 80)
+      ? ''
+      : `:${stripeApi.port}`;
+  const host = stripeApi.host.includes(':') ? `[${stripeApi.host}]` : stripeApi.host;
+  return { jsUrl: stripeApi.jsUrl, apiOrigin: `${stripeApi.protocol}://${host}${port}`, publishableKey: stripeApi.publishableKey };
+}
 
 export async function buildApp(deps: AppDeps): Promise<Express> {
   const allowUnsign = deps.config.appEnv === 'staging';
@@ -130,6 +144,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       bus: deps.bus,
       stripeWebhookSecret: deps.config.providerWebhooks?.stripeWebhookSecret,
       verifyPaypalWebhook: deps.verifyPaypalWebhook,
+      paypalGuard: ((spend) => () => ({ apiBase: deps.config.paypal?.apiBase, spend }))(
+        paypalVerifyBudget(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.config.paypalWebhookVerifyPerMinute ?? 600),
+      ),
     }),
   );
   const queues = Object.values(QueueName).map((name) => {
@@ -157,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
       frameAncestors: deps.config.frameAncestors,
       demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
+      stripe: hostedStripe(deps.cards, deps.config.stripeApi),
     }),
   );
   app.use(userTokenCors(doc));
@@ -194,7 +212,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   tosRoutes(api, { allowUnsign });
   paymentMethodRoutes(api, deps.cards ?? sandboxCardProcessor);
   escrowRoutes(api, deps.bus, deps.config.syncWaitMs);
-  invoiceRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs });
+  invoiceRoutes(api, {
+    bus: deps.bus,
+    syncWaitMs: deps.config.syncWaitMs,
+    returnUrls: { publicUrl: deps.config.publicUrl, patterns: deps.config.allowedRedirectPatterns ?? [] },
+  });
   refundRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs });
   statementRoutes(api);
   invoiceAuthorizationRoutes(api, { signer: deps.signer, webUrl: deps.config.publicUrl });

@@ -9,6 +9,9 @@
  * its own account and not at all when its path names another one (that answer is a 404 without
  * any work), and a card add counts once the path's account is the user token's own or, for a
  * client token, belongs to the caller's integrator (one indexed read, on card adds only).
+ * - PayPal webhook verifications (`POST /hooks/paypal`): each delivery that passes the cheap
+ *   checks costs a call to PayPal's verify-webhook-signature, so anyone posting there could make
+ *   Holdfast call PayPal without end; all of them together get a budget per minute.
  * Counters live in Redis, shared by every web process. While Redis is unreachable each process
  * counts on its own (the same limits, per process) rather than refusing or letting all through.
  */
@@ -120,5 +123,21 @@ export function rateLimits(
     )
       await consume(cards, cardAccount, 'cards added to this account');
     next();
+  };
+}
+
+/**
+ * The budget of PayPal webhook verifications, `perMinute` for all web processes together: one
+ * spent per call, a 429 `RATE_LIMITED` with `Retry-After` past it (PayPal delivers again later).
+ */
+export function paypalVerifyBudget(redis: RedisConnection, prefix: string, perMinute: number): () => Promise<void> {
+  const budget = limiter(redis, `${prefix}:rl:paypal-verify`, perMinute, 60);
+  return async () => {
+    try {
+      await budget.consume('all');
+    } catch (rejected) {
+      if (rejected instanceof RateLimiterRes) throw tooMany(rejected, 'PayPal webhook deliveries');
+      throw rejected;
+    }
   };
 }

@@ -14,7 +14,7 @@ import { chooseInvoiceCharges } from './invoice.repository.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { Invoice, type IInvoice } from './invoice.entity.js';
-import { invoiceView, planMoney, type PaymentMethodInput } from './invoice.rules.js';
+import { invoiceView, planMoney, type PaymentMethodInput, type ReturnUrlPolicy, returnUrlProblem } from './invoice.rules.js';
 import {
   findInvoice,
   invoiceNotFound,
@@ -30,6 +30,22 @@ type PayAnswer = CommandResult & { headers?: Record<string, string> };
 interface PayOptions {
   respondAsync: boolean;
   syncWaitMs: number;
+}
+
+/**
+ * A buyer-present pay's `return_url` (the hosted checkout's page): only the buyer's own pay (a
+ * password token) is buyer-present, and only to a page the policy allows (400 naming the field).
+ */
+function checkedReturnUrl(principal: Principal, returnUrl: string | undefined, policy: ReturnUrlPolicy): string | undefined {
+  if (returnUrl === undefined) return undefined;
+  if (principal.accountId === undefined)
+    throw AppError.invalid(
+      { return_url: ['NOT_ALLOWED'] },
+      "Only the buyer's own pay (a password token, as in the hosted checkout) can take the buyer through 3-D Secure; an API pay is off-session.",
+    );
+  const problem = returnUrlProblem(returnUrl, policy);
+  if (problem) throw AppError.invalid({ return_url: [problem] }, 'return_url must be a hosted page or an address the operator allows.');
+  return returnUrl;
 }
 
 /**
@@ -118,7 +134,9 @@ export async function payInvoice(
   named: PaymentMethodInput[] | undefined,
   opts: PayOptions,
   payEscrow: PayEscrow,
+  buyer: { returnUrl?: string; policy: ReturnUrlPolicy } = { policy: { publicUrl: 'http://localhost', patterns: [] } },
 ): Promise<PayAnswer> {
+  const returnUrl = checkedReturnUrl(principal, buyer.returnUrl, buyer.policy);
   let invoice = await findInvoice(em, principal, invoiceId);
   if (principal.accountId !== undefined && invoice.invoiceMechanism === null) throw invoiceNotFound();
   if (invoice.invoiceMechanism !== null) {
@@ -130,16 +148,27 @@ export async function payInvoice(
     throw AppError.invalid({ payment_methods: ['NOT_ALLOWED'] }, 'This invoice was created with its payment methods.');
   }
   const decision = invoicePayDecision(invoice);
+  const location = `/v2/invoice/${invoiceId}`;
   if (decision === 'already') return { status: 200, body: success(invoiceView(invoice)) };
+  // Awaiting its buyer's authentication: answered as it stands, with where to poll.
+  if (decision === 'processing') return { status: 202, body: success(invoiceView(invoice)), headers: { Location: location } };
   if (decision === 'conflict') return errorReply(invoiceStateConflict(invoice));
-  return runCommand(
+  const answer = await runCommand(
     em,
     bus,
-    { integratorId: principal.integratorId, kind: 'invoice.pay', targetId: invoiceId },
+    {
+      integratorId: principal.integratorId,
+      kind: 'invoice.pay',
+      targetId: invoiceId,
+      // The page the provider sends the buyer back to after 3-D Secure: the pay is buyer-present.
+      ...(returnUrl ? { input: { return_url: returnUrl } } : {}),
+    },
     {
       ...opts,
-      location: `/v2/invoice/${invoiceId}`,
+      location,
       current: async () => success(invoiceView(await em.fork().findOneOrFail(Invoice, { id: invoiceId }))),
     },
   );
+  // A pay left PROCESSING for its buyer's authentication answers 202 as a pay still running does.
+  return answer.status === 202 ? { ...answer, headers: { ...answer.headers, Location: location } } : answer;
 }

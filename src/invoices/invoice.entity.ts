@@ -74,6 +74,8 @@ export const Invoice = defineEntity({
       .nullable(),
     /** On a refund invoice (`user_refund`, `user_refund_virtual`): the purchase invoice it refunds. */
     refundedInvoiceId: p.string().length(36).nullable(),
+    /** While PROCESSING on a card that needs its holder's authentication (3-D Secure): the provider's page to send the buyer to. */
+    nextActionUrl: p.string().length(2048).nullable(),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

@@ -28,7 +28,7 @@ export interface NewPurchaseInvoice extends Omit<InvoiceRecord, 'state'> {
 
 /** The invoice columns `invoiceFromRow` reads (named, never `*`: statements are prepared). */
 export const INVOICE_COLUMNS =
-  'id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description, metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at';
+  'id, integrator_id, account_id, escrow_id, invoice_type, state, reference_type, reference_id, description, metadata, currency, total_amount, failure_reason, payment_methods, line_items, created_at, updated_at, next_action_url';
 
 /** An invoice row (its columns as `INVOICE_COLUMNS` names them) as a record. */
 export function invoiceFromRow(r: Record<string, unknown>): InvoiceRecord {
@@ -50,6 +50,7 @@ export function invoiceFromRow(r: Record<string, unknown>): InvoiceRecord {
     lineItems: r.line_items as StoredLineItem[],
     createdAt: new Date(r.created_at as string),
     updatedAt: new Date(r.updated_at as string),
+    nextActionUrl: (r.next_action_url as string | null) ?? null,
   };
 }
 
@@ -126,8 +127,22 @@ export async function lockInvoice(db: Db, invoiceId: string): Promise<InvoiceRec
 /** Sets an invoice's state (and failure reason); its new `updated_at`. */
 export async function setInvoiceState(db: Db, invoiceId: string, state: string, failureReason: string | null): Promise<Date> {
   const [updated] = await db.execute<Array<{ updated_at: Date }>>(
-    'update invoice set state = ?, failure_reason = ?, updated_at = now() where id = ? returning updated_at',
-    [state, failureReason, invoiceId],
+    // A decided invoice has no page left to send its buyer to.
+    `update invoice set state = ?, failure_reason = ?, updated_at = now(),
+            next_action_url = case when ?::varchar = 'PROCESSING' then next_action_url end where id = ? returning updated_at`,
+    [state, failureReason, state, invoiceId],
+  );
+  return new Date(updated.updated_at);
+}
+
+/**
+ * Sets an invoice PROCESSING while its buyer authenticates a card charge (3-D Secure), with the
+ * provider's page to send them to; its new `updated_at`.
+ */
+export async function setInvoiceAwaitingAction(db: Db, invoiceId: string, nextActionUrl: string): Promise<Date> {
+  const [updated] = await db.execute<Array<{ updated_at: Date }>>(
+    `update invoice set state = 'PROCESSING', next_action_url = ?, updated_at = now() where id = ? returning updated_at`,
+    [nextActionUrl, invoiceId],
   );
   return new Date(updated.updated_at);
 }
@@ -140,10 +155,17 @@ export async function chooseInvoiceCharges(db: Db, invoiceId: string, charges: S
   );
 }
 
-/** Fragment: whether part `m` (a `payment_methods` element) of refund invoice `<alias>` moved money (rows without a part status: the refund's state says). */
+/**
+ * Fragment: whether part `m` (a `payment_methods` element) of refund invoice `<alias>` moved
+ * money — went through, or is `processing` at a card processor (posted, not yet answered); rows
+ * without a part status: the refund's state says.
+ */
 export function refundPartSucceededSql(alias: string): string {
-  return `coalesce(m ->> 'status', case when ${alias}.state = 'SUCCESS' then 'succeeded' else 'failed' end) = 'succeeded'`;
+  return `coalesce(m ->> 'status', case when ${alias}.state = 'SUCCESS' then 'succeeded' else 'failed' end) in ('succeeded', 'processing')`;
 }
+
+/** Fragment: whether part `m` failed after its money was posted, and a reversing posting gave it back. */
+export const REFUND_PART_REVERSED_SQL = `coalesce((m ->> 'reversed')::boolean, false)`;
 
 /**
  * What became of an invoice without escrow, as far as its postings go: a purchase not (yet)
@@ -173,7 +195,8 @@ export function invoicePhaseMismatches(
            select i.id, i.state, p.phases,
                   case when starts_with(i.invoice_type, 'user_refund')
                          then case when i.refunded_invoice_id is not null
-                                        and exists (select 1 from jsonb_array_elements(i.payment_methods) m where ${refundPartSucceededSql('i')})
+                                        and exists (select 1 from jsonb_array_elements(i.payment_methods) m
+                                                     where ${refundPartSucceededSql('i')} or ${REFUND_PART_REVERSED_SQL})
                                    then 'refund-moved' else 'refund-not-moved' end
                        when i.state <> 'SUCCESS' then 'unpaid'
                        when i.invoice_type = 'token_purchase' then 'paid-token-purchase'
@@ -183,6 +206,23 @@ export function invoicePhaseMismatches(
       'id, state, outcome, phases',
     ),
     [JSON.stringify(required), JSON.stringify(allowed), limit],
+  );
+}
+
+/**
+ * Escrow cancel invoices with a Stripe card part not yet recorded (no part status: its refund was
+ * not asked, or its answer not recorded), untouched for `olderThanMs` — at most `limit`, of the
+ * last 30 days (a cancel command is kept that long).
+ */
+export function cancelsWithOpenCardRefunds(db: Db, olderThanMs: number, limit = 100): Promise<Array<{ id: string; escrow_id: string }>> {
+  return db.execute(
+    `select i.id, i.escrow_id from invoice i
+      where i.invoice_type like 'user_purchase_refund_escrow%'
+        and i.created_at > now() - interval '30 days' and i.updated_at < now() - (? * interval '1 millisecond')
+        and exists (select 1 from jsonb_array_elements(i.payment_methods) m ${joinPaymentMethodSql('pm', "m ->> 'payment_method_id'")}
+                     where ${isStripeCardSql('pm')} and m ->> 'status' is null)
+      order by i.updated_at limit ?`,
+    [olderThanMs, limit],
   );
 }
 
@@ -333,7 +373,7 @@ export async function stripeCardMovesPage(db: Db, after: string, limit: number):
       currency: string;
       paid_invoice_id: string | null;
       escrow_cancelled: boolean;
-      parts: Array<{ payment_method_id: string; amount: number }>;
+      parts: Array<{ payment_method_id: string; amount: number; reversed: boolean }>;
     }>
   >(
     `with page as (
@@ -352,9 +392,11 @@ export async function stripeCardMovesPage(db: Db, after: string, limit: number):
             p.kind = 'charge' and p.escrow_id is not null
               and exists (select 1 from invoice c where c.escrow_id = p.escrow_id and c.invoice_type like 'user_purchase_refund_escrow%')
               as escrow_cancelled,
-            coalesce((select jsonb_agg(jsonb_build_object('payment_method_id', m ->> 'payment_method_id', 'amount', (m ->> 'amount')::bigint))
+            coalesce((select jsonb_agg(jsonb_build_object('payment_method_id', m ->> 'payment_method_id', 'amount', (m ->> 'amount')::bigint,
+                                                      'reversed', p.kind = 'refund' and ${REFUND_PART_REVERSED_SQL}))
                         from jsonb_array_elements(p.payment_methods) m ${joinPaymentMethodSql('pm', "m ->> 'payment_method_id'")}
-                       where ${isStripeCardSql('pm')} and (p.kind = 'charge' or ${refundPartSucceededSql('p')})), '[]'::jsonb) as parts
+                       where ${isStripeCardSql('pm')}
+                         and (p.kind = 'charge' or ${refundPartSucceededSql('p')} or ${REFUND_PART_REVERSED_SQL})), '[]'::jsonb) as parts
        from page p order by p.id`,
     [after, limit],
   );
@@ -367,6 +409,7 @@ export async function stripeCardMovesPage(db: Db, after: string, limit: number):
       currency: r.currency,
       paidInvoiceId: r.paid_invoice_id,
       escrowCancelled: r.escrow_cancelled,
+      reversed: m.reversed === true,
     })),
   );
   return { moves, last: rows.length ? rows[rows.length - 1]!.id : null };

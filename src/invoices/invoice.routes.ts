@@ -6,10 +6,12 @@ import type { CommandBus } from '../queues/command-bus.js';
 import { payInvoice } from './invoice-pay.service.js';
 import { createInvoice, getInvoice, listAccountInvoices, listInvoices } from './invoice.service.js';
 import { normalisePaymentMethods } from './purchase-request.rules.js';
+import type { ReturnUrlPolicy } from './invoice.rules.js';
 import { transitionEscrow } from '../escrow/escrow.service.js';
 
 /** Invoicing API: invoices (`createInvoice`, `getInvoice`, `listInvoices`, `listAccountInvoices`, `payInvoice`). Requests arrive validated. */
-export function invoiceRoutes(router: Router, deps: { bus: CommandBus; syncWaitMs: number }): void {
+export function invoiceRoutes(router: Router, deps: { bus: CommandBus; syncWaitMs: number; returnUrls?: ReturnUrlPolicy }): void {
+  const policy = deps.returnUrls ?? { publicUrl: 'http://localhost', patterns: [] };
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
   });
@@ -58,6 +60,7 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; syncWaitM
         normalisePaymentMethods(req.body?.payment_methods),
         opts,
         (escrowId, escrowOpts) => transitionEscrow(req.em, deps.bus, principal, escrowId, 'pay', escrowOpts),
+        { returnUrl: typeof req.body?.return_url === 'string' ? req.body.return_url : undefined, policy },
       ),
     );
   });

@@ -154,7 +154,8 @@ export type InvoiceRecord = Pick<
   | 'lineItems'
   | 'createdAt'
   | 'updatedAt'
->;
+> &
+  Partial<Pick<IInvoice, 'nextActionUrl'>>;
 
 /** The invoice as the API returns it (`getInvoice`). */
 export function invoiceView(invoice: InvoiceRecord) {
@@ -173,6 +174,8 @@ export function invoiceView(invoice: InvoiceRecord) {
       display_amount: displayAmount(invoice.totalAmount, invoice.currency),
     },
     failure_reason: invoice.failureReason ?? '',
+    // Only while the buyer's authentication (3-D Secure) is awaited.
+    ...(invoice.state === 'PROCESSING' && invoice.nextActionUrl ? { next_action_url: invoice.nextActionUrl } : {}),
     created: invoice.createdAt.toISOString(),
     updated: invoice.updatedAt.toISOString(),
     payment_methods: Object.fromEntries(
@@ -223,4 +226,35 @@ export interface TokenPurchaseMetadata {
   tokens: number;
   token_currency: string;
   destination_account_id: string;
+}
+
+/** Where a buyer-present pay may send its buyer back after 3-D Secure: Holdfast's own pages, or a host the operator allows. */
+export interface ReturnUrlPolicy {
+  /** PUBLIC_URL: the hosted pages' origin. */
+  publicUrl: string;
+  /** ALLOWED_REDIRECT_PATTERNS: `example.com`, or `*.example.com` for its subdomains. */
+  patterns: string[];
+}
+
+/**
+ * Why a pay's `return_url` cannot be used, or null: an absolute https URL (http only for
+ * localhost), without credentials, on the hosted pages' origin or a host the operator allows.
+ */
+export function returnUrlProblem(raw: string, policy: ReturnUrlPolicy): 'INVALID_VALUE' | 'REDIRECT_NOT_ALLOWED' | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'INVALID_VALUE';
+  }
+  if (raw.length > 2048 || url.username || url.password || !['https:', 'http:'].includes(url.protocol)) return 'INVALID_VALUE';
+  if (url.origin === new URL(policy.publicUrl).origin) return null;
+  const host = url.hostname.toLowerCase();
+  if (url.protocol === 'http:' && host !== 'localhost' && host !== '127.0.0.1') return 'REDIRECT_NOT_ALLOWED';
+  const allowed = policy.patterns.some((p) => {
+    const pattern = p.trim().toLowerCase();
+    if (pattern.startsWith('*.')) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1;
+    return pattern !== '' && host === pattern;
+  });
+  return allowed ? null : 'REDIRECT_NOT_ALLOWED';
 }

@@ -290,9 +290,11 @@ export async function createInvoice(em: EntityManager, principal: Principal, req
 }
 
 /** Whether a standard invoice's pay runs, already happened, or cannot happen (an escrow's invoice is paid through its escrow). */
-export function invoicePayDecision(invoice: InvoiceRecord): 'run' | 'already' | 'conflict' {
+export function invoicePayDecision(invoice: InvoiceRecord): 'run' | 'already' | 'processing' | 'conflict' {
   if (invoice.escrowId !== null || !(invoice.invoiceType.startsWith('user_purchase') || invoice.invoiceType === 'token_purchase'))
     return 'conflict';
+  // PROCESSING: a buyer-present pay awaits its buyer's authentication; a pay meanwhile answers it as it stands (202).
+  if (invoice.state === 'PROCESSING') return 'processing';
   return invoice.state === 'OPEN' ? 'run' : invoice.state === 'SUCCESS' ? 'already' : 'conflict';
 }
 

@@ -2,7 +2,8 @@
  * What `ledger verify` expects of the Stripe objects behind a card move Holdfast recorded: a paid
  * charge stands on one captured PaymentIntent of its amount and currency; a refund that went
  * through stands on one Refund of its amount that Stripe took (`succeeded`) or is taking
- * (`pending`). Pure: the caller reads the rows and the stored snapshots.
+ * (`pending`); a refund part reversed (its money given back) on none, or on a Refund that
+ * failed. Pure: the caller reads the rows and the stored snapshots.
  */
 /** A card move Holdfast recorded on a Stripe card: a paid purchase's charge, or a refund's part that went through. */
 export interface StripeCardMove {
@@ -15,6 +16,8 @@ export interface StripeCardMove {
   paidInvoiceId: string | null;
   /** A charge of an escrow invoice whose escrow was cancelled (its hold may have been released instead of refunded). */
   escrowCancelled: boolean;
+  /** A refund part that failed after its money was posted and was reversed: its Refund, if any, must have failed. */
+  reversed?: boolean;
 }
 
 /** A stored provider object as the check reads it. */
@@ -26,6 +29,9 @@ export interface StoredStripeObject {
 
 /** The statuses of a Refund that stand behind a refund recorded as done. */
 const REFUND_TAKEN = ['succeeded', 'pending'];
+
+/** The statuses of a Refund that stand behind a part reversed (its money given back to the integrator). */
+const REFUND_UNDONE = ['failed', 'canceled'];
 
 const shown = (o: StoredStripeObject) =>
   `${o.objectId} is ${String(o.snapshot.amount)} ${String(o.snapshot.currency ?? '').toUpperCase()} ${String(o.snapshot.status)}`;
@@ -47,10 +53,18 @@ export function stripeCardMoveMismatch(move: StripeCardMove, stored: StoredStrip
     const intent = intents[0]!;
     const released = move.escrowCancelled && intent.snapshot.status === 'canceled';
     if (sameMoney(intent) && (intent.snapshot.status === 'succeeded' || released)) return null;
+    // A capture Stripe refused: the purchase stands paid in the ledger, the card was never charged.
+    if (intent.snapshot.status === 'canceled' && !move.escrowCancelled)
+      return `${what}: Stripe refused its capture, its PaymentIntent ${intent.objectId} is canceled (${String(intent.snapshot.cancellation_reason ?? 'no reason')}): the purchase is paid in the ledger, the card never charged`;
     return `${what}: its stored PaymentIntent ${shown(intent)} (expected ${money} succeeded)`;
   }
   const what = `refund invoice ${move.invoiceId}: card refund to payment method ${move.paymentMethodId} (${money})`;
   const refunds = stored.filter((o) => o.objectType === 'refund');
+  if (move.reversed) {
+    // Reversed: Stripe refused it (no Refund) or its Refund failed; one Stripe took means the money went out twice.
+    const taken = refunds.find((o) => !REFUND_UNDONE.includes(String(o.snapshot.status)));
+    return taken ? `${what} was reversed, but its stored Refund ${shown(taken)} (expected failed or canceled)` : null;
+  }
   if (!refunds.length && paidIntent?.snapshot.status === 'canceled') return null;
   if (refunds.length !== 1) return `${what} has ${refunds.length} stored Stripe Refunds (expected 1)`;
   const refund = refunds[0]!;

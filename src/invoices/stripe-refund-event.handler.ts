@@ -3,8 +3,8 @@
  * `charge.refund.updated`, which carries the Refund too), as the provider-event inbox hands them
  * over: the snapshot stored behind a refund Holdfast asked for is brought up to date, never
  * back (`refundSightSupersedes`), so a duplicate or an out-of-order event changes nothing. A
- * Refund that failed after Holdfast recorded it done is then named by `ledger verify`; the
- * money is not moved back here.
+ * Refund that failed after Holdfast recorded it done is reversed by the refunds module's handler
+ * (src/refunds/refund-event.handler.ts), which runs this one first.
  */
 import type { Db } from '../db/sql.js';
 import { AppError } from '../errors.js';

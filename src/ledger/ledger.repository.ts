@@ -169,6 +169,18 @@ export function postingPhasesSql(prefix: 'escrow' | 'invoice' | 'payout' | 'exch
 }
 
 /**
+ * Fragment: what the reversing postings of card refund parts moved (the sum of their positive
+ * entries), as rows (`invoice_id`, `payment_method_id`, `moved`), for references
+ * `refund:<invoice id>:<payment method id>:reversed`.
+ */
+export function reversalPostingsMovedSql(): string {
+  return `select split_part(p.reference, ':', 2) as invoice_id, split_part(p.reference, ':', 3) as payment_method_id,
+                 sum(e.amount) filter (where e.amount > 0) as moved
+            from ledger_posting p join ledger_entry e on e.posting_id = p.id
+           where p.reference like 'refund:%:reversed' group by 1, 2`;
+}
+
+/**
  * Fragment: what the postings of one phase moved, per owner (`owner_id`, `moved`: the sum of
  * their positive entries), for references `<prefix>:<owner_id>:<phase>`.
  */

@@ -26,6 +26,9 @@ import { Migration20261128140000ProviderEvents } from './Migration20261128140000
 import { Migration20261128120000PayoutRail } from './Migration20261128120000PayoutRail.js';
 import { Migration20261128130000CardHolds } from './Migration20261128130000CardHolds.js';
 import { Migration20261128150000KycSubmissions } from './Migration20261128150000KycSubmissions.js';
+import { Migration20261128160000InvoiceNextAction } from './Migration20261128160000InvoiceNextAction.js';
+import { Migration20261128170000CancelCardRefunds } from './Migration20261128170000CancelCardRefunds.js';
+import { Migration20261128180000OneIntentPerCharge } from './Migration20261128180000OneIntentPerCharge.js';
 import { Migration20261128190000Disputes } from './Migration20261128190000Disputes.js';
 import { Migration20261128200000StripeDisputeCharges } from './Migration20261128200000StripeDisputeCharges.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
@@ -70,6 +73,9 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128130000CardHolds', class: Migration20261128130000CardHolds },
   { name: 'Migration20261128140000ProviderEvents', class: Migration20261128140000ProviderEvents },
   { name: 'Migration20261128150000KycSubmissions', class: Migration20261128150000KycSubmissions },
+  { name: 'Migration20261128160000InvoiceNextAction', class: Migration20261128160000InvoiceNextAction },
+  { name: 'Migration20261128170000CancelCardRefunds', class: Migration20261128170000CancelCardRefunds },
+  { name: 'Migration20261128180000OneIntentPerCharge', class: Migration20261128180000OneIntentPerCharge },
   { name: 'Migration20261128190000Disputes', class: Migration20261128190000Disputes },
   { name: 'Migration20261128200000StripeDisputeCharges', class: Migration20261128200000StripeDisputeCharges },
 ];

@@ -211,6 +211,7 @@ async function attemptToSend(db: Db, payout: PayoutRecord, fresh: boolean) {
     payoutId: payout.id,
     attempt: payout.attempt,
     senderBatchId: senderBatchId(payout.id, payout.attempt),
+    resend: !fresh,
     amount: payout.amount,
     currency: payout.currency,
     receiver: destination.email,

@@ -1,7 +1,7 @@
 /**
  * What acts on each provider event: a map from (provider, event type) to the handler of the
  * module that owns what the event is about (KYC for `identity.verification_session.*`, payouts
- * for `PAYMENT.PAYOUTS-ITEM.*`, card charges and refunds for `payment_intent.*`, `charge.*`,
+ * for `PAYMENT.PAYOUTS-ITEM.*`, card charges for `payment_intent.*`, `charge.*`, refunds for
  * `refund.*`, disputes for `charge.dispute.*`). The modules' handlers are imported here and nowhere else in this module, so a
  * module never imports this one (no folder cycle): a handler is a plain function whose types
  * the module declares itself, structurally equal to `ProviderEventHandler`.
@@ -17,9 +17,10 @@
 import type { CommandKind } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
 import { applyStripeDisputeEvent } from '../disputes/stripe-dispute-events.js';
-import { applyStripeRefundEvent } from '../invoices/stripe-refund-event.handler.js';
+import { applyPaymentIntentEvent } from '../invoices/payment-intent-event.handler.js';
 import { applyIdentitySessionEvent } from '../kyc/identity-session-events.js';
 import { payoutItemEventHandler } from '../payouts/payout-item-event.handler.js';
+import { applyRefundEvent } from '../refunds/refund-event.handler.js';
 import { handlerPatterns, type Provider, type ProviderEventRecord } from './provider-event.rules.js';
 
 /** What a handler made of its event, and the commands it submitted in the event's transaction (enqueued after the commit). */
@@ -61,8 +62,12 @@ export const providerEventHandlers = {
 providerEventHandlers.register('stripe', 'identity.verification_session.*', applyIdentitySessionEvent);
 // PayPal's payout item events (SUCCEEDED, FAILED, BLOCKED, DENIED, RETURNED, UNCLAIMED…): the payouts module settles its payout.
 providerEventHandlers.register('paypal', 'PAYMENT.PAYOUTS-ITEM.*', payoutItemEventHandler);
-// A card Refund's later sights (pending settling, a refund failing after it was taken): its stored snapshot moves forward.
-providerEventHandlers.register('stripe', 'refund.*', applyStripeRefundEvent);
-providerEventHandlers.register('stripe', 'charge.refund.updated', applyStripeRefundEvent);
+// A card Refund's later sights (pending settling, a refund failing after it was taken): its stored snapshot moves forward,
+// and a Refund that failed after its part was recorded as gone through is reversed (the refunds module).
+providerEventHandlers.register('stripe', 'refund.*', applyRefundEvent);
+providerEventHandlers.register('stripe', 'charge.refund.updated', applyRefundEvent);
+// A buyer-present card pay awaiting 3-D Secure: these say its PaymentIntent moved; the invoices module settles the invoice (`invoice.confirm`).
+for (const type of ['amount_capturable_updated', 'succeeded', 'payment_failed', 'canceled'])
+  providerEventHandlers.register('stripe', `payment_intent.${type}`, applyPaymentIntentEvent);
 // A card charge's dispute (`created`, `updated`, `closed`, `funds_withdrawn`, `funds_reinstated`): the disputes module opens and moves it.
 providerEventHandlers.register('stripe', 'charge.dispute.*', applyStripeDisputeEvent);

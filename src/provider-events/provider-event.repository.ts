@@ -4,6 +4,7 @@
  * command's runner locks the row (FOR UPDATE) before acting, so two runs never act at once.
  */
 import type { Db } from '../db/sql.js';
+import { withoutProviderSecrets } from '../rails/provider-secrets.rules.js';
 import type { Outcome, Provider, ProviderEventRecord } from './provider-event.rules.js';
 
 const COLUMNS = `id, provider, provider_event_id as "providerEventId", type, payload, received_at as "receivedAt",
@@ -26,12 +27,12 @@ export interface NewProviderEvent {
   payload: Record<string, unknown>;
 }
 
-/** Stores the event unless (provider, provider event id) is stored already; true when this call stored it. */
+/** Stores the event (without its secrets: `withoutProviderSecrets`) unless (provider, provider event id) is stored already; true when this call stored it. */
 export async function insertProviderEvent(db: Db, event: NewProviderEvent): Promise<boolean> {
   const rows = await db.execute<Array<{ id: string }>>(
     `insert into provider_event (id, provider, provider_event_id, type, payload) values (?, ?, ?, ?, ?::jsonb)
      on conflict (provider, provider_event_id) do nothing returning id`,
-    [event.id, event.provider, event.providerEventId, event.type, JSON.stringify(event.payload)],
+    [event.id, event.provider, event.providerEventId, event.type, JSON.stringify(withoutProviderSecrets(event.payload))],
   );
   return rows.length > 0;
 }

@@ -1,16 +1,19 @@
 /**
  * `POST /hooks/stripe` and `POST /hooks/paypal`: the providers' webhooks in. Mounted before the
  * JSON body parser and outside the OpenAPI validation (the app mounts them so): each provider
- * signs the raw bytes, so the body reaches the verifier as received, up to 1 MiB. An endpoint
- * whose verification is not configured is not mounted (404).
+ * signs the raw bytes, so the body reaches the verifier as received, up to 1 MiB (PayPal's, whose
+ * every delivery costs a verification call, up to 64 KiB). An endpoint whose verification is not
+ * configured is not mounted (404).
  */
 import express, { type Request, Router } from 'express';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import type { VerifyPaypalWebhook } from './paypal-webhook.js';
-import { type ReceivedEvent, receivePaypalWebhook, receiveStripeWebhook } from './provider-event.service.js';
+import { type PaypalVerifyGuard, type ReceivedEvent, receivePaypalWebhook, receiveStripeWebhook } from './provider-event.service.js';
 
 const BODY_LIMIT = '1mb';
+/** PayPal's events are a few KiB: a bigger body is refused (413) before anything else, PayPal never asked. */
+const PAYPAL_BODY_LIMIT = '64kb';
 
 /** What the hooks need: the command bus, and each provider's verification (an endpoint without one is not mounted). */
 export interface ProviderHookOptions {
@@ -19,6 +22,8 @@ export interface ProviderHookOptions {
   stripeWebhookSecret?: string;
   /** PayPal's verification for the configured webhook (PAYPAL_WEBHOOK_ID); unset: no /hooks/paypal. */
   verifyPaypalWebhook?: VerifyPaypalWebhook;
+  /** The checks and the budget before each PayPal verification. */
+  paypalGuard?: (req: Request) => PaypalVerifyGuard;
 }
 
 /** The raw body as received (empty when there was none). */
@@ -47,8 +52,9 @@ export function providerHookRoutes(opts: ProviderHookOptions): Router {
   }
   const verify = opts.verifyPaypalWebhook;
   if (verify) {
-    router.post('/hooks/paypal', raw, async (req, res) => {
-      const received = await receivePaypalWebhook(req.em, opts.bus, verify, req.headers, rawBody(req));
+    const paypalRaw = express.raw({ type: () => true, limit: PAYPAL_BODY_LIMIT });
+    router.post('/hooks/paypal', paypalRaw, async (req, res) => {
+      const received = await receivePaypalWebhook(req.em, opts.bus, verify, req.headers, rawBody(req), opts.paypalGuard?.(req));
       res.status(200).json(answer(req, received));
     });
   }

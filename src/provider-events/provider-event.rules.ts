@@ -98,6 +98,44 @@ export function paypalTransmission(
   return Object.keys(fields).length ? { ok: false, fields } : { ok: true, transmission };
 }
 
+/** The longest transmission header taken (PayPal's signature is a base64 RSA signature, a few hundred characters). */
+const PAYPAL_HEADER_MAX = 2048;
+
+/**
+ * What makes a PayPal delivery not worth asking PayPal about (each is a 400 without a call): its
+ * headers too long or not of their shape (`auth_algo` such as `SHA256withRSA`, a base64
+ * signature, a time), or a `cert_url` that is not PayPal's — https on paypal.com or a subdomain,
+ * or the host of the configured API base (`apiBase`, a local stand-in in tests). Empty when none.
+ */
+export function paypalTransmissionProblems(transmission: PaypalTransmission, apiBase: string | undefined): FieldErrors {
+  const fields = fieldErrors();
+  for (const [field, header] of Object.entries(PAYPAL_HEADERS) as Array<[keyof PaypalTransmission, string]>)
+    if (transmission[field].length > PAYPAL_HEADER_MAX) addFieldError(fields, header.toUpperCase(), 'TOO_LONG');
+  if (!/^[A-Za-z0-9]{1,32}with[A-Za-z0-9]{1,32}$/.test(transmission.auth_algo)) addFieldError(fields, 'PAYPAL-AUTH-ALGO', 'INVALID_VALUE');
+  if (!/^[A-Za-z0-9+/=_-]+$/.test(transmission.transmission_sig)) addFieldError(fields, 'PAYPAL-TRANSMISSION-SIG', 'INVALID_VALUE');
+  if (Number.isNaN(Date.parse(transmission.transmission_time))) addFieldError(fields, 'PAYPAL-TRANSMISSION-TIME', 'INVALID_VALUE');
+  if (!paypalCertUrl(transmission.cert_url, apiBase)) addFieldError(fields, 'PAYPAL-CERT-URL', 'INVALID_VALUE');
+  return fields;
+}
+
+/** Whether a delivery's `cert_url` is PayPal's: https on paypal.com (or a subdomain), or on the configured API base's origin. */
+function paypalCertUrl(certUrl: string, apiBase: string | undefined): boolean {
+  let url: URL;
+  try {
+    url = new URL(certUrl);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password) return false;
+  if (url.protocol === 'https:' && /(^|\.)paypal\.com$/i.test(url.hostname)) return true;
+  if (!apiBase) return false;
+  try {
+    return url.origin === new URL(apiBase).origin;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The body of PayPal's `POST /v1/notifications/verify-webhook-signature`: the transmission
  * headers, the webhook id and the event. The event goes in as the bytes received (`rawBody`, a

@@ -20,7 +20,7 @@ import {
   providerEventsNamed,
   setProviderEventCommand,
 } from './provider-event.repository.js';
-import { eventIdentity, paypalTransmission, type Provider, providerEventView } from './provider-event.rules.js';
+import { eventIdentity, paypalTransmission, paypalTransmissionProblems, type Provider, providerEventView } from './provider-event.rules.js';
 import { verifiedStripeEvent } from './stripe-webhook.js';
 
 const KIND = 'provider-event.apply';
@@ -67,9 +67,19 @@ export async function receiveStripeWebhook(
   return receive(em, bus, 'stripe', verifiedStripeEvent(rawBody, signature, secret));
 }
 
+/** What stands between a PayPal delivery and the call that verifies it. */
+export interface PaypalVerifyGuard {
+  /** The configured PayPal API base: a `cert_url` on its origin is taken as PayPal's (besides paypal.com). */
+  apiBase?: string;
+  /** Spends one verification of the budget; rejects (429, an AppError) past it. */
+  spend?: () => Promise<void>;
+}
+
 /**
  * A PayPal delivery: a JSON event with PayPal's transmission headers, which PayPal's
- * verify-webhook-signature call must confirm (400 otherwise), then stored once.
+ * verify-webhook-signature call must confirm (400 otherwise), then stored once. Nothing is asked
+ * of PayPal for a delivery whose body is not an event or whose headers are missing or not
+ * PayPal's (`paypalTransmissionProblems`), nor past the verification budget (`guard.spend`).
  */
 export async function receivePaypalWebhook(
   em: EntityManager,
@@ -77,6 +87,7 @@ export async function receivePaypalWebhook(
   verify: VerifyPaypalWebhook,
   headers: IncomingHttpHeaders,
   rawBody: Buffer,
+  guard: PaypalVerifyGuard = {},
 ): Promise<ReceivedEvent> {
   const text = rawBody.toString('utf8');
   let body: unknown;
@@ -89,6 +100,10 @@ export async function receivePaypalWebhook(
   if (!identity.ok) throw AppError.invalid(identity.fields, 'The body is not a paypal event.');
   const transmission = paypalTransmission(headers);
   if (!transmission.ok) throw AppError.invalid(transmission.fields, 'A PayPal webhook needs its PAYPAL-* transmission headers.');
+  const problems = paypalTransmissionProblems(transmission.transmission, guard.apiBase);
+  if (Object.keys(problems).length) throw AppError.invalid(problems, "The PAYPAL-* transmission headers are not PayPal's.");
+  // Each delivery past here costs a call to PayPal: within the budget only (429 past it).
+  await guard.spend?.();
   if (!(await verify(headers, text)))
     throw AppError.invalid({ 'PAYPAL-TRANSMISSION-SIG': ['INVALID_SIGNATURE'] }, 'PayPal did not verify this webhook.');
   return receive(em, bus, 'paypal', body);

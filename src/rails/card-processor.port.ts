@@ -66,10 +66,27 @@ export interface CardChargeRequest {
   description: string;
 }
 
-/** A charge authorized (held on the card, not yet captured) or declined. */
+/**
+ * A charge authorized (held on the card, not yet captured) or declined. A buyer-present charge
+ * whose card needs its holder's authentication (3-D Secure) is not decided yet: `ok: false` with
+ * the reason `authentication_required` and `nextActionUrl`, the provider's page for the buyer.
+ */
 export type Authorization =
   | { ok: true; paymentIntentId: string; snapshot: Record<string, unknown> }
-  | { ok: false; reason: string; paymentIntentId: string | null; snapshot: Record<string, unknown> | null };
+  | {
+      ok: false;
+      reason: string;
+      paymentIntentId: string | null;
+      snapshot: Record<string, unknown> | null;
+      /** Buyer present only: where the buyer authenticates; the provider's webhook tells the outcome. */
+      nextActionUrl?: string;
+    };
+
+/**
+ * Why a refund failed when the provider refused its idempotency key (the key was used before with
+ * other parameters): no Refund is Holdfast's for that request — an operator looks the key up.
+ */
+export const REFUND_IDEMPOTENCY_CONFLICT_REASON = 'provider_idempotency_conflict';
 
 /** A refund the provider took (`succeeded`, `pending`) or refused (`failed`, with a reason). */
 export type RefundResult =
@@ -85,12 +102,23 @@ export type RefundResult =
 export interface CardProvider {
   /**
    * Authorizes a charge off-session (captured later): declined cards and cards needing their
-   * holder answer `ok: false` (`authentication_required`). The hosted checkout's buyer-present
-   * charge (3-D Secure, the invoice PROCESSING until the provider's webhook settles it) is a later
-   * step: it is a second way in here, answering the provider's `next_action` URL instead.
+   * holder answer `ok: false` (`authentication_required`).
    */
   authorize(charge: CardChargeRequest): Promise<Authorization>;
-  /** Captures an authorized charge (its idempotency key: `<command id>:capture:<payment method id>`). */
+  /**
+   * Authorizes a charge with the buyer present (the hosted checkout; captured later): a card that
+   * needs its holder's authentication answers `ok: false`, `authentication_required` with the
+   * provider's `nextActionUrl`, which sends the buyer back to `returnUrl` once done; the
+   * provider's webhook then tells the outcome (`retrieve` reads it).
+   */
+  authorizeOnSession(charge: CardChargeRequest, returnUrl: string): Promise<Authorization>;
+  /** The provider's PaymentIntent as it stands now (the truth a webhook only announces). */
+  retrieve(paymentIntentId: string): Promise<Record<string, unknown>>;
+  /**
+   * Captures an authorized charge (its idempotency key: `<command id>:capture:<payment method id>`).
+   * A capture the provider refuses (the hold lapsed or was released) answers the charge as the
+   * provider has it now (`canceled`), not an error: it is an outcome, not worth a retry.
+   */
   capture(paymentIntentId: string, key: string): Promise<Record<string, unknown>>;
   /** Releases an authorized charge (`<command id>:cancel:<payment method id>`). */
   cancel(paymentIntentId: string, key: string): Promise<Record<string, unknown>>;

@@ -24,6 +24,13 @@ export interface PayoutSendInput {
    * PayPal has it (PROCESSING or its outcome), never as a FAILED attempt, and never pays twice.
    */
   senderBatchId: string;
+  /**
+   * Whether this attempt may already be with the rail: false for its first call, true when it is
+   * made again (after a timeout, a 5xx, a crash). A refusal of a call made again may mean "this
+   * was sent already" in whatever form the provider says it: the adapter then looks the attempt
+   * up and never answers FAILED unless the provider shows the attempt's item failed.
+   */
+  resend: boolean;
   /** The amount, a positive integer in minor units (cents of USD). */
   amount: number;
   /** The ISO 4217 code, upper case (`USD`). */

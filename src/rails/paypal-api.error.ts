@@ -3,6 +3,20 @@
  * `debug_id` and the `issue`s of its details. The message names the call and PayPal's error,
  * never a credential, a token or the request's body.
  */
+/** PayPal's names of a repeated request (payouts' own, its REST APIs' idempotency and conflict errors). */
+const DUPLICATE_NAMES: ReadonlySet<string> = new Set([
+  'SENDER_BATCH_ID_ALREADY_USED',
+  'DUPLICATE_SENDER_BATCH_ID',
+  'DUPLICATE_REQUEST_ID',
+  'DUPLICATE_REQUEST',
+  'IDEMPOTENCY_CONFLICT',
+  'RESOURCE_CONFLICT',
+  'DUPLICATE_TRANSACTION',
+]);
+
+/** Words of a name or an issue that say the thing exists already. */
+const DUPLICATE_WORDS = /duplicate|already|exists|idempoten/i;
+
 export class PaypalApiError extends Error {
   constructor(
     readonly status: number,
@@ -18,11 +32,16 @@ export class PaypalApiError extends Error {
     this.name = 'PaypalApiError';
   }
 
-  /** Whether PayPal refused the payout because its `sender_batch_id` was used in the last 30 days. */
-  get duplicateBatch(): boolean {
-    return (
-      this.errorName === 'SENDER_BATCH_ID_ALREADY_USED' ||
-      (this.status === 400 && this.issues.some((i) => /sender_batch_id already (exists|used)/i.test(i)))
-    );
+  /**
+   * Whether the refusal may say that the request was made before: PayPal's answer to a repeated
+   * `sender_batch_id` (a 400 whose detail names it and links the original batch), a repeated
+   * `PayPal-Request-Id`, a 409 conflict, a link to an existing batch, or any name or issue
+   * speaking of a duplicate, of something already used or existing, or of idempotency.
+   * Wide on purpose: taking such a refusal for a failure could pay a payout twice.
+   */
+  get mayBeDuplicate(): boolean {
+    if (this.existingBatchId !== undefined || this.status === 409) return true;
+    if (DUPLICATE_NAMES.has(this.errorName.toUpperCase())) return true;
+    return [this.errorName, ...this.issues].some((text) => DUPLICATE_WORDS.test(text));
   }
 }

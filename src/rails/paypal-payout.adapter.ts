@@ -2,8 +2,10 @@
  * The payout rail on PayPal Payouts (`PAYOUT_RAIL=paypal`): each attempt is a batch of one EMAIL
  * item whose `sender_batch_id` (and `sender_item_id`) is the port's `<payout id>-<attempt>`.
  * PayPal pays a `sender_batch_id` at most once in 30 days, so an attempt sent again after a
- * timeout or a crash cannot pay twice: PayPal refuses the repeat naming the original batch, and
- * the adapter answers that batch as PayPal has it. The outcome of an accepted attempt arrives
+ * timeout or a crash cannot pay twice: the call carries the attempt as `PayPal-Request-Id` (PayPal
+ * answers a repeat with its first answer), PayPal refuses a repeated `sender_batch_id` linking the
+ * original batch, and the adapter answers that batch as PayPal has it. A refusal of a call made
+ * again is never taken for a failure. The outcome of an accepted attempt arrives
  * later by webhook (`PAYMENT.PAYOUTS-ITEM.*`).
  */
 import { PaypalApiError } from './paypal-api.error.js';
@@ -59,18 +61,22 @@ export class PaypalPayoutAdapter implements PayoutRail {
     }
     let batchId: string;
     try {
-      const created = await this.client.createPayout({
-        sender_batch_header: { sender_batch_id: input.senderBatchId, email_subject: this.emailSubject },
-        items: [
-          {
-            recipient_type: 'EMAIL',
-            amount,
-            receiver: input.receiver,
-            ...(input.note ? { note: input.note.slice(0, 4000) } : {}),
-            sender_item_id: input.senderBatchId,
-          },
-        ],
-      });
+      const created = await this.client.createPayout(
+        {
+          sender_batch_header: { sender_batch_id: input.senderBatchId, email_subject: this.emailSubject },
+          items: [
+            {
+              recipient_type: 'EMAIL',
+              amount,
+              receiver: input.receiver,
+              ...(input.note ? { note: input.note.slice(0, 4000) } : {}),
+              sender_item_id: input.senderBatchId,
+            },
+          ],
+        },
+        // PayPal answers a repeat with the first answer: a call made again finds its batch.
+        { requestId: input.senderBatchId },
+      );
       batchId = created.batch_header.payout_batch_id;
       try {
         return this.resultOf(await this.client.getPayoutBatch(batchId), input.senderBatchId);
@@ -81,20 +87,30 @@ export class PaypalPayoutAdapter implements PayoutRail {
       }
     } catch (err) {
       if (!(err instanceof PaypalApiError)) throw err;
-      if (err.duplicateBatch) return this.recover(err, input.senderBatchId);
       // Our credentials or account, not this payout: wait (retried) rather than fail the payout.
-      if (err.status === 401 || err.status === 403)
+      if ((err.status === 401 || err.status === 403) && !err.mayBeDuplicate)
         throw new RailUnavailableError('payouts', `PayPal refused Holdfast's credentials or account: ${err.message}`, err.status);
+      // A refusal that may mean "sent already" — and any refusal of a call made again, whatever
+      // its form — is looked up, never failed: the first call may have paid.
+      if (err.mayBeDuplicate || input.resend) return this.recover(err, input.senderBatchId);
+      // The attempt's first call, refused: PayPal has nothing under its sender_batch_id.
       return { status: 'FAILED', failureCode: code(err.errorName, 'paypal_refused'), failureReason: err.message.slice(0, 200) };
     }
   }
 
-  /** A repeated attempt: the batch PayPal already has for this `sender_batch_id`, as it is now. */
+  /**
+   * An attempt PayPal may have already: the batch it has for this `sender_batch_id`, as it is now
+   * (its item's outcome, or PROCESSING). PayPal links the batch from its refusal of a repeat;
+   * Payouts has no lookup by `sender_batch_id`, so a refusal that links none leaves the attempt
+   * undecided: RailUnavailableError, the command retries with backoff (the repeat, under the same
+   * `PayPal-Request-Id`, then answers the batch), and meanwhile the item's webhook
+   * (`PAYMENT.PAYOUTS-ITEM.*`, naming the `sender_batch_id`) settles the payout if PayPal has it.
+   */
   private async recover(err: PaypalApiError, senderBatchId: string): Promise<PayoutSendResult> {
     if (!err.existingBatchId)
       throw new RailUnavailableError(
         'payouts',
-        `PayPal says batch ${senderBatchId} exists but did not link it: retrying later`,
+        `PayPal refused attempt ${senderBatchId}, which it may have already, without linking a batch (${err.errorName} ${err.status}): waiting for its batch or its webhook`,
         err.status,
       );
     try {

@@ -117,9 +117,16 @@ export class PaypalClient {
     });
   }
 
-  /** Creates a batch payout; answers PayPal's 201 body (`batch_header` with `payout_batch_id`, `batch_status` PENDING). */
-  async createPayout(request: PaypalCreatePayoutRequest): Promise<{ batch_header: PaypalBatchHeader }> {
-    return this.call('POST', 'v1/payments/payouts', request);
+  /**
+   * Creates a batch payout; answers PayPal's 201 body (`batch_header` with `payout_batch_id`,
+   * `batch_status` PENDING). With `requestId`, the request carries it as `PayPal-Request-Id`
+   * (PayPal keeps it 30 days): PayPal answers a repeat of it with the first request's answer.
+   */
+  async createPayout(
+    request: PaypalCreatePayoutRequest,
+    options: { requestId?: string } = {},
+  ): Promise<{ batch_header: PaypalBatchHeader }> {
+    return this.call('POST', 'v1/payments/payouts', request, options.requestId ? { 'paypal-request-id': options.requestId } : {});
   }
 
   /** A batch with its items. */
@@ -191,11 +198,12 @@ export class PaypalClient {
   }
 
   /** One authenticated call; a 401 (the token expired or was revoked early) fetches a new token and tries once more. */
-  private async call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  private async call<T>(method: Method, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const token = await this.accessToken();
       const res = await this.send(method, path, {
         headers: {
+          ...extraHeaders,
           authorization: `Bearer ${token}`,
           accept: 'application/json',
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),

@@ -15,6 +15,11 @@ export const ProviderObject = defineEntity({
       name: 'provider_object_hold_idx',
       expression: `create index provider_object_hold_idx on provider_object (updated_at) where object_type = 'payment_intent' and (snapshot ->> 'status') = 'requires_capture'`,
     },
+    // A card charge's reference stands on one PaymentIntent.
+    {
+      name: 'provider_object_intent_ref_uq',
+      expression: `create unique index provider_object_intent_ref_uq on provider_object (holdfast_ref) where object_type = 'payment_intent'`,
+    },
   ],
   properties: {
     provider: p.enum(['stripe', 'paypal']).columnType('varchar(16)').primary(),

@@ -4,6 +4,7 @@
  * object (its answer, its webhook), read by `ledger verify` and by operators.
  */
 import type { Db } from '../db/sql.js';
+import { withoutProviderSecrets } from './provider-secrets.rules.js';
 
 export type Provider = 'stripe' | 'paypal';
 
@@ -20,15 +21,68 @@ export interface ProviderObjectRecord {
 
 /**
  * Stores the object as the provider showed it now: the first sight inserts it, a later one
- * replaces the snapshot. The Holdfast record it stands behind never changes once stored.
+ * replaces the snapshot. The Holdfast record it stands behind never changes once stored. The
+ * snapshot never keeps a `client_secret` (nor a session's `url`): `withoutProviderSecrets`.
  */
 export async function saveProviderObject(db: Db, o: ProviderObjectRecord): Promise<void> {
   await db.execute(
     `insert into provider_object (provider, object_id, object_type, integrator_id, holdfast_ref, snapshot)
      values (?, ?, ?, ?, ?, ?::jsonb)
      on conflict (provider, object_id) do update set snapshot = excluded.snapshot, updated_at = now()`,
-    [o.provider, o.objectId, o.objectType, o.integratorId, o.holdfastRef, JSON.stringify(o.snapshot)],
+    [o.provider, o.objectId, o.objectType, o.integratorId, o.holdfastRef, JSON.stringify(withoutProviderSecrets(o.snapshot))],
   );
+}
+
+/**
+ * Stores the object unless the one stored is further along: a sight replaces the stored snapshot
+ * only when `rank` puts its `status` after the stored one's, or level with it at `openRank`
+ * (statuses that may follow one another either way). A status `rank` does not list never
+ * replaces one. Decided in the one statement, so a command's answer and a webhook's event
+ * storing the same object at once keep the later status. Answers whether this sight was stored.
+ */
+export async function saveProviderObjectForward(
+  db: Db,
+  o: ProviderObjectRecord,
+  rank: Readonly<Record<string, number>>,
+  openRank: number,
+): Promise<boolean> {
+  const ranks = JSON.stringify(rank);
+  const rows = await db.execute<Array<{ stored: number }>>(
+    `insert into provider_object (provider, object_id, object_type, integrator_id, holdfast_ref, snapshot)
+     values (?, ?, ?, ?, ?, ?::jsonb)
+     on conflict (provider, object_id) do update set snapshot = excluded.snapshot, updated_at = now()
+      where coalesce((?::jsonb ->> (excluded.snapshot ->> 'status'))::int, -2) > coalesce((?::jsonb ->> (provider_object.snapshot ->> 'status'))::int, -1)
+         or (coalesce((?::jsonb ->> (excluded.snapshot ->> 'status'))::int, -2) = ?
+             and coalesce((?::jsonb ->> (provider_object.snapshot ->> 'status'))::int, -1) = ?)
+     returning 1 as stored`,
+    [
+      o.provider,
+      o.objectId,
+      o.objectType,
+      o.integratorId,
+      o.holdfastRef,
+      JSON.stringify(withoutProviderSecrets(o.snapshot)),
+      ranks,
+      ranks,
+      ranks,
+      openRank,
+      ranks,
+      openRank,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Moves a stored object out from behind its Holdfast record, to `holdfastRef` (a PaymentIntent
+ * a later pay replaced: the record keeps one). Its snapshot stays, for operators.
+ */
+export async function moveProviderObject(db: Db, provider: Provider, objectId: string, holdfastRef: string): Promise<void> {
+  await db.execute('update provider_object set holdfast_ref = ?, updated_at = now() where provider = ? and object_id = ?', [
+    holdfastRef,
+    provider,
+    objectId,
+  ]);
 }
 
 interface Row {

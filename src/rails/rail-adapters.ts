@@ -5,6 +5,7 @@
  */
 import type { CardProcessor } from './card-processor.port.js';
 import { cardProcessorFor, type StripeApiSettings } from './card-processor.js';
+import type { RefusalLogger } from './stripe-card.adapter.js';
 import { PaypalClient, type PaypalClientOptions } from './paypal.client.js';
 import { PaypalPayoutAdapter } from './paypal-payout.adapter.js';
 import type { PayoutRail } from './payout-rail.port.js';
@@ -15,6 +16,8 @@ import { sandboxPayoutRail } from './sandbox-payout.adapter.js';
 export interface RailSettings {
   paypal?: PaypalClientOptions;
   stripeApi?: StripeApiSettings;
+  /** The process logger: what a rail tells operators (a capture Stripe refused). */
+  logger?: RefusalLogger;
 }
 
 /** Each port's adapter, and the provider clients behind them (for the webhooks they sign). */
@@ -27,7 +30,7 @@ export interface RailAdapters {
 
 /** The adapters of a rail choice. */
 export function railAdapters(choice: RailChoice, settings: RailSettings = {}): RailAdapters {
-  const cards = cardProcessorFor(choice.cards, settings.stripeApi);
+  const cards = cardProcessorFor(choice.cards, settings.stripeApi, settings.logger);
   switch (choice.payouts) {
     case 'sandbox':
       return { cards, payouts: sandboxPayoutRail };

@@ -12,6 +12,7 @@ import { stripeClient } from './stripe-client.js';
 import {
   CardProviderUnavailable,
   cardCallKey,
+  REFUND_IDEMPOTENCY_CONFLICT_REASON,
   type AddCardOutcome,
   type Authorization,
   type CardChargeRequest,
@@ -32,6 +33,13 @@ export interface StripeCardOptions {
   protocol: 'http' | 'https';
   /** Per request; a command waits on it, so it stays well under the worker's job lock (default 20 s). */
   timeoutMs?: number;
+  /** Where a capture Stripe refused is told, once (the process logger). */
+  logger?: RefusalLogger;
+}
+
+/** What the adapter logs with: a warning, its fields and its message (pino's shape). */
+export interface RefusalLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 type StripeError = InstanceType<typeof Stripe.errors.StripeError>;
@@ -130,6 +138,33 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
     };
   }
 
+  /**
+   * A capture or a release, answered with the PaymentIntent. One Stripe refuses (the hold lapsed
+   * after seven days, was released or captured already) is answered with the PaymentIntent as
+   * Stripe has it now, which says what became of the hold: retrying the same refusal would never
+   * end. A refusal that leaves the hold open is no answer: it throws (the command retries).
+   */
+  async function settled(
+    what: 'a capture' | 'a release',
+    paymentIntentId: string,
+    run: () => Promise<Stripe.PaymentIntent>,
+  ): Promise<Record<string, unknown>> {
+    try {
+      return plain(await run());
+    } catch (err) {
+      if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) throw err;
+      const now = await call('a PaymentIntent', () => stripe.paymentIntents.retrieve(paymentIntentId));
+      if (now.status === 'requires_capture') throw err;
+      // Told once: the intent is stored as it is now, so its command asks Stripe nothing more of it.
+      if (now.status !== 'succeeded' && what === 'a capture')
+        options.logger?.warn(
+          { payment_intent: now.id, status: now.status, cancellation_reason: now.cancellation_reason, stripe_code: err.code },
+          'Stripe refused the capture of a paid charge: the purchase stands, the card was not charged (ledger verify names it)',
+        );
+      return plain(now);
+    }
+  }
+
   const provider: CardProvider = {
     async authorize(c: CardChargeRequest): Promise<Authorization> {
       try {
@@ -172,12 +207,62 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
       }
     },
 
+    /**
+     * The buyer-present charge (the hosted checkout): no `off_session`, and the page's
+     * `return_url`, so a card needing 3-D Secure answers `requires_action` with Stripe's page for
+     * the buyer instead of a decline. Its own way in, so the off-session charge above stays as it is.
+     */
+    async authorizeOnSession(c: CardChargeRequest, returnUrl: string): Promise<Authorization> {
+      try {
+        const intent = await call('a charge', () =>
+          stripe.paymentIntents.create(
+            {
+              amount: c.amount,
+              currency: c.currency.toLowerCase(),
+              customer: c.card.customer_id as string,
+              payment_method: c.card.stripe_payment_method as string,
+              // The buyer is on the page: 3-D Secure sends them to their bank and back to return_url.
+              automatic_payment_methods: { enabled: true },
+              return_url: returnUrl,
+              confirm: true,
+              capture_method: 'manual',
+              description: c.description,
+              metadata: { holdfast_ref: c.holdfastRef, holdfast_integrator_id: c.integratorId, holdfast_command_id: c.commandId },
+            },
+            { idempotencyKey: cardCallKey(c.commandId, 'charge', c.paymentMethodId) },
+          ),
+        );
+        if (intent.status === 'requires_capture' || intent.status === 'succeeded')
+          return { ok: true, paymentIntentId: intent.id, snapshot: plain(intent) };
+        const url = intent.status === 'requires_action' ? intent.next_action?.redirect_to_url?.url : undefined;
+        if (url)
+          return { ok: false, reason: 'authentication_required', paymentIntentId: intent.id, snapshot: plain(intent), nextActionUrl: url };
+        return { ok: false, reason: 'card_declined', paymentIntentId: intent.id, snapshot: plain(intent) };
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeCardError) {
+          const intent = (err.raw as { payment_intent?: { id: string } }).payment_intent;
+          return { ok: false, reason: declineReason(err), paymentIntentId: intent?.id ?? null, snapshot: intent ? plain(intent) : null };
+        }
+        if (err instanceof Stripe.errors.StripeInvalidRequestError)
+          return { ok: false, reason: 'payment_method_unavailable', paymentIntentId: null, snapshot: null };
+        throw err;
+      }
+    },
+
+    async retrieve(paymentIntentId: string) {
+      return plain(await call('a charge', () => stripe.paymentIntents.retrieve(paymentIntentId)));
+    },
+
     async capture(paymentIntentId: string, key: string) {
-      return plain(await call('a capture', () => stripe.paymentIntents.capture(paymentIntentId, {}, { idempotencyKey: key })));
+      return settled('a capture', paymentIntentId, () =>
+        call('a capture', () => stripe.paymentIntents.capture(paymentIntentId, {}, { idempotencyKey: key })),
+      );
     },
 
     async cancel(paymentIntentId: string, key: string) {
-      return plain(await call('a release', () => stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: key })));
+      return settled('a release', paymentIntentId, () =>
+        call('a release', () => stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: key })),
+      );
     },
 
     async refund(paymentIntentId: string, amount: number, key: string): Promise<RefundResult> {
@@ -189,6 +274,9 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
           return { ok: false, reason: REFUND_DECLINED_REASON, refundId: refund.id, snapshot: plain(refund) };
         return { ok: true, refundId: refund.id, snapshot: plain(refund) };
       } catch (err) {
+        // The key used before with other parameters: an answer (the refund fails, for an operator), never a retry.
+        if (err instanceof Stripe.errors.StripeIdempotencyError)
+          return { ok: false, reason: REFUND_IDEMPOTENCY_CONFLICT_REASON, refundId: null, snapshot: null };
         // Stripe refusing the refund (the charge already refunded, disputed, …) is a failed refund, not an outage.
         if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError)
           return { ok: false, reason: REFUND_DECLINED_REASON, refundId: null, snapshot: null };

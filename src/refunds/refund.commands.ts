@@ -1,21 +1,22 @@
 /**
- * The refunds module's command runner: a refund (`invoice.refund`), in the one command
- * transaction. It locks the purchase invoice (concurrent refunds of one invoice run one after the
- * other), holds its buyer, then locks every ledger account the refund may post to
- * (`lockForPosting`). It decides the refund's cells from what is left — refusing when nothing
- * is, or a line-item refund asks for more — and how each method's part goes; rejects (recorded,
- * 409 `REFUND_REJECTED`) when the integrator's wallet cannot cover the parts that go through;
- * else writes the refund invoice, its events and postings.
+ * The refunds module's command runner: a refund (`invoice.refund`). It locks the purchase invoice
+ * (concurrent refunds of one invoice run one after the other), holds its buyer, then locks every
+ * ledger account the refund may post to (`lockForPosting`). It decides the refund's cells from
+ * what is left — refusing when nothing is, or a line-item refund asks for more — and how each
+ * method's part goes; rejects (recorded, 409 `REFUND_REJECTED`) when the integrator's wallet
+ * cannot cover the parts that go through; else writes the refund invoice, its events and
+ * postings. On a real card processor the card parts are refunded between two transactions
+ * (`runRefundCommand` says how).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { holdAccounts } from '../accounts/account.repository.js';
-import { inCommandTransaction, type LockedCommand } from '../commands/command.service.js';
+import { inCommandStep, inCommandTransaction, type LockedCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
-import { invoiceView, type InvoiceRecord } from '../invoices/invoice.rules.js';
+import type { InvoiceRecord } from '../invoices/invoice.rules.js';
 import { invoiceNotFound } from '../invoices/invoice.service.js';
 import { lockInvoice } from '../invoices/invoice.repository.js';
 import { prepareCharges } from '../invoices/settlement.service.js';
@@ -23,13 +24,17 @@ import { lockForPosting, post, systemAccount, type Posting } from '../ledger/led
 import type { EntryInput } from '../ledger/ledger.rules.js';
 import { REFUND_DECLINED_REASON } from '../rails/sandbox-card.rules.js';
 import { sandboxCardProcessor } from '../rails/sandbox-card.adapter.js';
-import type { CardProcessor, CardProvider } from '../rails/card-processor.port.js';
-import { refundCardPart } from '../invoices/card-charges.service.js';
+import { cardCallKey, refundRef, type CardProcessor, type CardProvider, type RefundResult } from '../rails/card-processor.port.js';
+import { findProviderObject } from '../rails/provider-object.repository.js';
+import { saveRefundSight, storedIntent } from '../invoices/card-charges.service.js';
+import { db as pooled } from '../db/sql.js';
 import { failpoint } from '../runtime/failpoints.js';
-import { insertEvent } from '../webhooks/outbox.service.js';
-import { insertRefundInvoice, refundsOf, type RefundRecord } from './refund.repository.js';
+import { announceRefund, reverseRefundPart } from './refund-reversal.service.js';
+import { insertRefundInvoice, refundsOf, setRefundParts, type RefundRecord } from './refund.repository.js';
 import {
+  REFUND_FAILED_LATER_REASON,
   REFUND_REJECTED_REASON,
+  refundStateOf,
   fullRefundCells,
   lineRefundCells,
   refundable,
@@ -73,53 +78,144 @@ function refundSources(
 }
 
 /**
- * The `invoice.refund` runner, in the one command transaction: lock the purchase invoice
- * (concurrent refunds of one invoice run one after the other), hold its buyer, then lock every
- * ledger account the refund may post to, in one statement (`lockForPosting`'s order, so refunds
- * never deadlock one another). Decide the refund's cells from what is left — refusing when nothing
- * is, or a line-item refund asks for more — and how each method's part goes; reject (recorded,
- * 409 `REFUND_REJECTED`) when the integrator's wallet cannot cover the parts that go through;
- * else write the refund invoice, its events and postings. A command already done answers its
- * stored result.
+ * The `invoice.refund` runner. On the sandbox (a processor that decides at once) it is the one
+ * command transaction: `planRefund` and `finishRefund` together. On a real card processor it runs
+ * as a payout's execution does, in two transactions around the provider's calls:
+ * - First (`inCommandStep`) the plan, decided once and committed: the refund invoice PROCESSING
+ *   with its card parts `processing`, the command's id in its metadata, and its postings — the
+ *   money leaves the integrator's wallet before the provider is asked, so what the wallet covered
+ *   on locked balances stays covered. A run after a crash finds this plan (by the command's id)
+ *   and resumes it: it never decides again.
+ * - Then each `processing` part's Refund, outside any transaction, under the key
+ *   `<command id>:refund:<payment method id>`: a retry gets the same Refund back, never a second.
+ *   Its answer is stored at once (`provider_object`). The provider down leaves the command
+ *   pending: its job retries with backoff and resumes from the plan.
+ * - Last (`inCommandTransaction`) the answers: a part the provider took is `succeeded`; one it
+ *   refused — or whose key it would not honour (same key, other parameters: an operator looks
+ *   it up) — is `failed` and its money goes back to the integrator's wallet in one reversing
+ *   posting (`reverseRefundPart`); the refund's state follows its parts; its events are emitted
+ *   and the command ends with the summary.
  */
 export async function runRefundCommand(em: EntityManager, cards: CardProcessor, commandId: string): Promise<CommandResult | null> {
-  const result = await inCommandTransaction(em, commandId, (db, command) => refund(db, cards, command));
+  if (cards.provider) return runRefundThroughProvider(em, cards, cards.provider, commandId);
+  const result = await inCommandTransaction(em, commandId, async (db, command) => {
+    const planned = await planRefund(db, cards, command, false);
+    return finishRefund(db, planned.purchase, planned.refund);
+  });
   // A crash here: everything is committed, the job not yet finished in Redis.
   failpoint('refund.after-commit');
   return result;
 }
 
-/**
- * Asks the provider for each card part that goes through, marking the ones it refuses failed
- * (`failing` gains their reasons). This runs inside the refund's transaction, with the invoice
- * and the integrator's accounts locked: the parts and whether the integrator's wallet covers them
- * are decided on locked balances, so the provider refunds exactly what is then recorded; a crash
- * before the commit reruns it and the idempotency key (`<command id>:refund:<payment method id>`)
- * answers the same Refund. The price is a network call under those locks: refunds are rare
- * beside pays, and the client's timeout bounds it.
- */
-async function refundThroughProvider(
-  db: Db,
-  provider: CardProvider,
-  commandId: string,
-  purchase: InvoiceRecord,
-  refundInvoiceId: string,
-  parts: RefundCharge[],
-  failing: Map<string, string>,
-): Promise<void> {
-  for (const p of parts) {
-    if (p.status !== 'succeeded') continue;
-    const asked = await refundCardPart(db, provider, commandId, purchase, refundInvoiceId, p.payment_method_id, p.amount);
-    if (asked && !asked.ok) {
-      p.status = 'failed';
-      failing.set(p.payment_method_id, asked.reason);
-    }
-  }
+/** A `processing` card part the provider is asked to refund. */
+interface ProviderCall {
+  paymentMethodId: string;
+  amount: number;
+  paymentIntentId: string;
 }
 
-async function refund(db: Db, cards: CardProcessor, command: LockedCommand): Promise<CommandResult> {
+async function runRefundThroughProvider(
+  em: EntityManager,
+  cards: CardProcessor,
+  provider: CardProvider,
+  commandId: string,
+): Promise<CommandResult | null> {
+  const step = await inCommandStep(em, commandId, async (db, command) => {
+    const { refund } = await planRefund(db, cards, command, true);
+    const calls: ProviderCall[] = [];
+    for (const p of refund.paymentMethods as RefundCharge[]) {
+      if (p.status !== 'processing') continue;
+      const intent = await storedIntent(db, refund.refundedInvoiceId, p.payment_method_id);
+      if (!intent) throw new Error(`refund ${refund.id}: its part to ${p.payment_method_id} has no stored PaymentIntent`);
+      calls.push({ paymentMethodId: p.payment_method_id, amount: p.amount, paymentIntentId: intent.objectId });
+    }
+    return { refundId: refund.id, integratorId: refund.integratorId, calls };
+  });
+  if (!step) return null;
+  if ('done' in step) return step.done;
+  const { refundId, integratorId, calls } = step.value;
+  const answers = new Map<string, RefundResult>();
+  for (const c of calls) {
+    const answer = await provider.refund(c.paymentIntentId, c.amount, cardCallKey(commandId, 'refund', c.paymentMethodId));
+    // Kept at once, so a `refund.failed` arriving before the outcome below finds the Refund.
+    if (answer.refundId && answer.snapshot)
+      await saveRefundSight(pooled(em), {
+        provider: 'stripe',
+        objectId: answer.refundId,
+        objectType: 'refund',
+        integratorId,
+        holdfastRef: refundRef(refundId, c.paymentMethodId),
+        snapshot: answer.snapshot,
+      });
+    answers.set(c.paymentMethodId, answer);
+  }
+  // A crash here: the provider refunded, nothing of its answers is recorded on the refund.
+  failpoint('refund.after-provider');
+  const result = await inCommandTransaction(em, commandId, async (db, command) => {
+    const purchase = await lockInvoice(db, command.target_id);
+    const refund = await lockInvoice(db, refundId);
+    if (!purchase || !refund) throw new Error(`refund ${refundId} of invoice ${command.target_id} is gone`);
+    const parts = (refund.paymentMethods as RefundCharge[]).map((p) => ({ ...p }));
+    const failed: Array<[string, string]> = [];
+    for (const p of parts) {
+      if (p.status !== 'processing') continue;
+      const answer = answers.get(p.payment_method_id);
+      if (!answer) throw new Error(`refund ${refundId}: its part to ${p.payment_method_id} was not asked`);
+      // The Refund as last seen (an event may have moved it past this answer).
+      const seen = answer.refundId ? ((await findProviderObject(db, 'stripe', answer.refundId))?.snapshot ?? answer.snapshot) : null;
+      const status = String(seen?.status ?? '');
+      if (!answer.ok) failed.push([p.payment_method_id, answer.reason]);
+      else if (status === 'failed' || status === 'canceled') failed.push([p.payment_method_id, REFUND_FAILED_LATER_REASON]);
+      else p.status = 'succeeded';
+    }
+    // The failing parts stay `processing` until their reversal marks them failed.
+    refund.paymentMethods = parts;
+    refund.state = failed.length ? 'PROCESSING' : refundStateOf(parts);
+    refund.updatedAt = await setRefundParts(db, refund.id, refund.state, refund.failureReason ?? null, parts);
+    for (const [pm, reason] of failed) await reverseRefundPart(db, refund, pm, reason, { announce: false });
+    return finishRefund(db, purchase, { ...refund, refundedInvoiceId: purchase.id });
+  });
+  // A crash here: everything is committed, the job not yet finished in Redis.
+  failpoint('refund.after-commit');
+  return result;
+}
+
+/** A refund's events (`refund-completed`, `invoice-completed`) and the command's answer: the summary, or 409 for a rejected refund. */
+async function finishRefund(db: Db, purchase: InvoiceRecord, refund: RefundRecord): Promise<CommandResult> {
+  await announceRefund(db, refund);
+  const summary = await summaryIn(db, purchase);
+  if (refund.failureReason !== REFUND_REJECTED_REASON) return { status: 200, body: success(summary) };
+  return errorReply(
+    new AppError('invalid_state', "The integrator's wallet cannot cover this refund.", {
+      codes: ['REFUND_REJECTED'],
+      payload: summary,
+    }),
+  );
+}
+
+/**
+ * The refund decided and written (not yet announced): lock the purchase invoice (concurrent
+ * refunds of one invoice run one after the other), hold its buyer, then lock every ledger
+ * account the refund may post to, in one statement (`lockForPosting`'s order, so refunds never
+ * deadlock one another). Decide the refund's cells from what is left — refusing when nothing is,
+ * or a line-item refund asks for more — and how each method's part goes; reject (recorded) when
+ * the integrator's wallet cannot cover the parts that go through; else write the refund invoice
+ * and its postings. `viaProvider`: card parts charged through the provider are `processing`
+ * (posted, the provider asked next), and a plan this command wrote before is answered as it is.
+ */
+async function planRefund(
+  db: Db,
+  cards: CardProcessor,
+  command: LockedCommand,
+  viaProvider: boolean,
+): Promise<{ purchase: InvoiceRecord; refund: RefundRecord }> {
   const purchase = await lockInvoice(db, command.target_id);
   if (!purchase) throw invoiceNotFound();
+  if (viaProvider) {
+    // A run after a crash: this command's plan stands; nothing is decided again.
+    const planned = (await refundsOf(db, purchase.id)).find((r) => (r.metadata as { command_id?: string }).command_id === command.id);
+    if (planned) return { purchase, refund: planned };
+  }
   const holder = tokenHolderOf(purchase);
   // Money never lands in a merged account: a merged buyer's refund is refused, not rerouted.
   // The buyer is held (`for key share`, as new purchases hold it) before the check, so a merge
@@ -164,27 +260,22 @@ async function refund(db: Db, cards: CardProcessor, command: LockedCommand): Pro
   }
   const failing = new Map(methods.filter((m) => m.refundFailure).map((m) => [m.paymentMethodId, m.refundFailure!]));
   const parts = refundCharges(cells, currency, (id) => failing.has(id));
-  const movingOf = () => parts.filter((p) => p.status === 'succeeded').reduce((sum, p) => sum + p.amount, 0);
-  const refundId = newId('inv');
-  const publisherFunds = { account: publisher, balance: balances.get(publisher) ?? 0 };
-  let sources = refundSources(currency, movingOf(), publisherFunds, issuance);
+  if (viaProvider)
+    for (const p of parts)
+      if (p.status === 'succeeded' && (await storedIntent(db, purchase.id, p.payment_method_id))) p.status = 'processing';
+  const moving = parts.filter((p) => p.status !== 'failed').reduce((sum, p) => sum + p.amount, 0);
+  const sources = refundSources(currency, moving, { account: publisher, balance: balances.get(publisher) ?? 0 }, issuance);
   if (!sources) for (const p of parts) p.status = 'failed';
-  else if (cards.provider) {
-    // Only once the integrator's wallet is known to cover it is the provider asked; what it refuses moves nothing.
-    await refundThroughProvider(db, cards.provider, command.id, purchase, refundId, parts, failing);
-    sources = refundSources(currency, movingOf(), publisherFunds, issuance);
-  }
-  const moving = movingOf();
   const declined = parts.find((p) => p.status === 'failed' && failing.has(p.payment_method_id));
   const now = new Date();
   const refund: RefundRecord = {
-    id: refundId,
+    id: newId('inv'),
     integratorId,
     accountId: purchase.accountId,
     // Not the escrow's: an escrow's invoices are its phases.
     escrowId: null,
     invoiceType: currency === 'USD' ? 'user_refund' : 'user_refund_virtual',
-    state: sources && !declined ? 'SUCCESS' : 'FAILED',
+    state: sources ? refundStateOf(parts) : 'FAILED',
     referenceType: purchase.referenceType,
     referenceId: purchase.referenceId,
     description: input.line_item_id
@@ -196,6 +287,8 @@ async function refund(db: Db, cards: CardProcessor, command: LockedCommand): Pro
       reason: input.reason,
       sub_reason: input.sub_reason ?? '',
       note: input.note ?? '',
+      // The command that planned it (a rerun resumes it) and what was refunded before (a reversal's tokens count from it).
+      ...(viaProvider ? { command_id: command.id, refunded_before: left.refunded } : {}),
     },
     currency,
     totalAmount: cells.reduce((sum, c) => sum + c.amount, 0),
@@ -211,16 +304,7 @@ async function refund(db: Db, cards: CardProcessor, command: LockedCommand): Pro
     refundedInvoiceId: purchase.id,
   };
   await insertRefundInvoice(db, refund);
-  const view = (p: (typeof parts)[number]) => ({ payment_method_id: p.payment_method_id, amount: p.amount, currency });
-  await insertEvent(db, integratorId, 'refund-completed', {
-    account_id: purchase.accountId,
-    invoice_id: refund.id,
-    payment_invoice_id: purchase.id,
-    successful_refunds: parts.filter((p) => p.status === 'succeeded').map(view),
-    failed_refunds: parts.filter((p) => p.status === 'failed').map(view),
-  });
-  await insertEvent(db, integratorId, 'invoice-completed', invoiceView(refund));
-  // A crash here: the refund invoice and its events are written but not committed.
+  // A crash here: the refund invoice is written but not committed.
   failpoint('refund.before-post');
   const postings =
     sources && moving > 0 ? refundPostings(purchase, refund, sources, methods, tokenWallet, tokenIssuance, left.refunded) : [];
@@ -228,16 +312,7 @@ async function refund(db: Db, cards: CardProcessor, command: LockedCommand): Pro
   // integrator's accounts are locked from the start anyway (`lockForPosting` above).
   if (postings.length && (await post(db, ...postings)) !== postings.length)
     throw new Error(`refund ${refund.id}: its postings were not written`);
-  const summary = await summaryIn(db, purchase);
-  const result: CommandResult = sources
-    ? { status: 200, body: success(summary) }
-    : errorReply(
-        new AppError('invalid_state', "The integrator's wallet cannot cover this refund.", {
-          codes: ['REFUND_REJECTED'],
-          payload: summary,
-        }),
-      );
-  return result;
+  return { purchase, refund };
 }
 
 /**
@@ -255,7 +330,7 @@ function refundPostings(
   refundedBefore: number,
 ): Posting[] {
   const { integratorId, currency } = purchase;
-  const back = refund.paymentMethods.filter((p) => (p as { status?: string }).status === 'succeeded');
+  const back = (refund.paymentMethods as RefundCharge[]).filter((p) => p.status !== 'failed');
   const moving = back.reduce((sum, p) => sum + p.amount, 0);
   const postings: Posting[] = [
     {

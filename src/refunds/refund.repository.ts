@@ -12,10 +12,11 @@ import {
   invoiceFromRow,
   purchaseChargesSql,
   purchaseLineCostsSql,
+  REFUND_PART_REVERSED_SQL,
   refundPartSucceededSql,
 } from '../invoices/invoice.repository.js';
 import type { InvoiceRecord } from '../invoices/invoice.rules.js';
-import { type Found, PROBLEM_TOTAL_SQL, postingMovedSql } from '../ledger/ledger.repository.js';
+import { type Found, PROBLEM_TOTAL_SQL, postingMovedSql, reversalPostingsMovedSql } from '../ledger/ledger.repository.js';
 
 /** A refund invoice: an invoice row with the purchase it refunds. */
 export type RefundRecord = InvoiceRecord & { refundedInvoiceId: string };
@@ -58,6 +59,33 @@ export async function insertRefundInvoice(db: Db, refund: RefundRecord): Promise
   );
 }
 
+/**
+ * Sets a refund's (or an escrow cancel's) parts as they now stand, its state and failure reason
+ * (the caller holds the invoice's lock); its new `updated_at`.
+ */
+export async function setRefundParts(
+  db: Db,
+  invoiceId: string,
+  state: string,
+  failureReason: string | null,
+  parts: unknown[],
+): Promise<Date> {
+  const [row] = await db.execute<Array<{ updated_at: Date }>>(
+    'update invoice set state = ?, failure_reason = ?, payment_methods = ?::jsonb, updated_at = now() where id = ? returning updated_at',
+    [state, failureReason, JSON.stringify(parts), invoiceId],
+  );
+  return new Date(row.updated_at);
+}
+
+/** The escrow invoice of an escrow (what its cancel refunded); undefined when absent. */
+export async function escrowInvoiceIdOf(db: Db, escrowId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ id: string }>>(
+    `select id from invoice where escrow_id = ? and invoice_type like 'user_purchase_escrow%' order by created_at limit 1`,
+    [escrowId],
+  );
+  return row?.id;
+}
+
 /** Whether an account was merged into another (its money may not land there any more). */
 export async function accountWasMerged(db: Db, accountId: string): Promise<boolean> {
   const [row] = await db.execute<Array<{ merged: boolean }>>(`select ${mergedAccountSql('?')} as merged`, [accountId]);
@@ -87,17 +115,46 @@ export function overRefundedMethods(
   );
 }
 
-/** Refund invoices whose `refund` posting moved other than the parts of it that went through (`ledger verify`). */
+/**
+ * Refund invoices whose `refund` posting moved other than the parts of it that were posted —
+ * those that went through or are processing, and those reversed since (`ledger verify`).
+ */
 export function refundAmountMismatches(db: Db, limit: number): Promise<Array<Found<{ id: string; succeeded: string; moved: string }>>> {
   return db.execute(
     `with moved as (${postingMovedSql('invoice', 'refund')}),
-          succeeded as (select r.id, coalesce(sum((m ->> 'amount')::bigint) filter (where ${refundPartSucceededSql('r')}), 0) as succeeded
+          succeeded as (select r.id, coalesce(sum((m ->> 'amount')::bigint)
+                                                filter (where ${refundPartSucceededSql('r')} or ${REFUND_PART_REVERSED_SQL}), 0) as succeeded
                           from invoice r, jsonb_array_elements(r.payment_methods) m
                          where r.refunded_invoice_id is not null group by 1)
      select s.id, s.succeeded, coalesce(m.moved, 0) as moved, ${PROBLEM_TOTAL_SQL}
        from succeeded s left join moved m on m.owner_id = s.id
       where s.succeeded <> coalesce(m.moved, 0)
       order by 1 limit ?`,
+    [limit],
+  );
+}
+
+/**
+ * Reversed card parts (of refunds and escrow cancels) against the reversing postings
+ * (`refund:<invoice id>:<payment method id>:reversed`): each reversed part has one moving its
+ * amount back, and each such posting stands for a reversed part (`ledger verify`).
+ */
+export function refundReversalMismatches(
+  db: Db,
+  limit: number,
+): Promise<Array<Found<{ invoice_id: string; payment_method_id: string; reversed: string; moved: string }>>> {
+  return db.execute(
+    `with parts as (select i.id as invoice_id, m ->> 'payment_method_id' as payment_method_id, sum((m ->> 'amount')::bigint) as reversed
+                      from invoice i, jsonb_array_elements(i.payment_methods) m
+                     where (i.refunded_invoice_id is not null or i.invoice_type like 'user_purchase_refund_escrow%')
+                       and ${REFUND_PART_REVERSED_SQL}
+                     group by 1, 2),
+          postings as (${reversalPostingsMovedSql()})
+     select coalesce(a.invoice_id, b.invoice_id) as invoice_id, coalesce(a.payment_method_id, b.payment_method_id) as payment_method_id,
+            coalesce(a.reversed, 0) as reversed, coalesce(b.moved, 0) as moved, ${PROBLEM_TOTAL_SQL}
+       from parts a full join postings b on b.invoice_id = a.invoice_id and b.payment_method_id = a.payment_method_id
+      where coalesce(a.reversed, 0) <> coalesce(b.moved, 0)
+      order by 1, 2 limit ?`,
     [limit],
   );
 }

@@ -32,14 +32,25 @@ export interface LineRefundRequest extends RefundRequest {
   payment_methods: string[];
 }
 
-export type RefundStatus = 'REFUND-SUCCESS' | 'REFUND-FAILED' | 'REFUND-REJECTED';
+export type RefundStatus = 'REFUND-SUCCESS' | 'REFUND-PROCESSING' | 'REFUND-FAILED' | 'REFUND-REJECTED';
 
-/** How one payment method's part of a refund went. */
-export type PartStatus = 'succeeded' | 'failed';
+/** Why a card part failed after its money had moved: the provider failed the Refund later (Stripe `refund.failed`). */
+export const REFUND_FAILED_LATER_REASON = 'refund_failed';
+
+/**
+ * How one payment method's part of a refund went: `processing` while a card processor has been
+ * (or is about to be) asked and has not answered — its money is already posted, so it counts as
+ * given back — then `succeeded` or `failed`.
+ */
+export type PartStatus = 'succeeded' | 'processing' | 'failed';
 
 /** A payment method's part of a refund, as its invoice stores it (`payment_methods`). */
 export interface RefundCharge extends StoredCharge {
   status?: PartStatus;
+  /** A part that failed after its money was posted: a reversing posting (`refund:<invoice id>:<payment method id>:reversed`) gave it back. */
+  reversed?: boolean;
+  /** Why this part failed (the provider's reason). */
+  failure_reason?: string;
 }
 
 /** One cell of a refund: `amount` of line `line_item_id` back to `payment_method_id`. */
@@ -61,12 +72,27 @@ export type RefundInvoice = Pick<
 /** The status a refund shows: SUCCESS, or FAILED rejected (the integrator could not cover it) or failed. */
 export function refundStatus(refund: Pick<RefundInvoice, 'state' | 'failureReason'>): RefundStatus {
   if (refund.state === 'SUCCESS') return 'REFUND-SUCCESS';
+  if (refund.state === 'PROCESSING') return 'REFUND-PROCESSING';
   return refund.failureReason === REFUND_REJECTED_REASON ? 'REFUND-REJECTED' : 'REFUND-FAILED';
 }
 
-/** Whether a part of a refund moved money (rows written before parts had a status: the refund's state says). */
+/** A part's status (rows written before parts had a status: the refund's state says). */
+export function partStatus(refund: Pick<RefundInvoice, 'state'>, part: RefundCharge): PartStatus {
+  return part.status ?? (refund.state === 'SUCCESS' ? 'succeeded' : 'failed');
+}
+
+/** Whether a part of a refund gave its money back (or is giving it: `processing` parts are posted, and count until they fail). */
 export function partSucceeded(refund: Pick<RefundInvoice, 'state'>, part: RefundCharge): boolean {
-  return (part.status ?? (refund.state === 'SUCCESS' ? 'succeeded' : 'failed')) === 'succeeded';
+  return partStatus(refund, part) !== 'failed';
+}
+
+/**
+ * A refund's state from its parts: PROCESSING while a part is, else SUCCESS when none failed,
+ * else FAILED (a rejected refund stays as recorded).
+ */
+export function refundStateOf(parts: RefundCharge[]): 'PROCESSING' | 'SUCCESS' | 'FAILED' {
+  if (parts.some((p) => p.status === 'processing')) return 'PROCESSING';
+  return parts.some((p) => p.status === 'failed') ? 'FAILED' : 'SUCCESS';
 }
 
 /** What the successful parts of the refunds gave back, per payment method and per line item. */
@@ -310,7 +336,7 @@ export function refundView(refund: RefundInvoice) {
     payment_methods: (refund.paymentMethods as RefundCharge[]).map((c) => ({
       payment_method_id: c.payment_method_id,
       amount: c.amount,
-      status: partSucceeded(refund, c) ? ('succeeded' as const) : ('failed' as const),
+      status: partStatus(refund, c),
     })),
     reason: meta.reason ?? 'other',
     sub_reason: meta.sub_reason ?? '',

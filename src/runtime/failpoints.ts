@@ -10,6 +10,7 @@ export const FAILPOINTS = [
   'escrow.pay.after-charge',
   'refund.before-post',
   'refund.after-commit',
+  'refund.after-provider',
   'payout.execute.before-post',
   'payout.execute.after-send',
   'payout.execute.after-commit',

@@ -19,7 +19,16 @@ import { success } from '../envelope.js';
 import { AppError } from '../errors.js';
 import type { SecurityCheck } from '../http/request-validation.js';
 import { demoCheckout, demoSession } from './demo.service.js';
-import { checkedReturnUrl, FLOWS, flowOptions, htmlAttribute, missingFlowScopes, sameOriginPost } from './web.rules.js';
+import {
+  checkedReturnUrl,
+  FLOWS,
+  flowOptions,
+  type HostedStripe,
+  hostedPagePolicy,
+  htmlAttribute,
+  missingFlowScopes,
+  sameOriginPost,
+} from './web.rules.js';
 
 const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
@@ -40,13 +49,12 @@ type PageError = 'link_expired' | 'invalid_flow' | 'invalid_config' | 'redirect_
 /**
  * The pages run only their own script and styles, talk only to this origin, and may be framed
  * by the pages `FRAME_ANCESTORS` allows (any, by default: the widget runs on integrators' pages);
- * nothing they show is cached.
+ * nothing they show is cached. Under the Stripe card processor they may also load and run
+ * Stripe's browser library (`hostedPagePolicy`).
  */
-function pageHeaders(res: Response, ancestors: string, frames = false): void {
+function pageHeaders(res: Response, ancestors: string, frames = false, stripe?: HostedStripe): void {
   res.set({
-    'Content-Security-Policy':
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-      `base-uri 'none'; form-action 'none'; frame-ancestors ${ancestors}${frames ? "; frame-src 'self'" : ''}`,
+    'Content-Security-Policy': hostedPagePolicy(ancestors, { frames, stripe }),
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'no-store',
@@ -57,11 +65,14 @@ function pageHeaders(res: Response, ancestors: string, frames = false): void {
  * The page shell, with the page's error and the address a top-level page sends the user back
  * to — only one the server checked against the operator's list, never the query's own text.
  */
-function sendShell(res: Response, ancestors: string, status: number, error?: PageError, returnUrl?: string): void {
-  pageHeaders(res, ancestors);
+function sendShell(res: Response, ancestors: string, status: number, error?: PageError, returnUrl?: string, stripe?: HostedStripe): void {
+  pageHeaders(res, ancestors, false, stripe);
   const meta = [
     error ? `<meta name="hf-error" content="${error}">` : '',
     returnUrl ? `<meta name="hf-return" content="${htmlAttribute(returnUrl)}">` : '',
+    // Under the Stripe card processor the pages collect cards with Stripe's browser library: never a card number here.
+    stripe ? `<meta name="hf-stripe-js" content="${htmlAttribute(stripe.jsUrl)}">` : '',
+    stripe?.publishableKey ? `<meta name="hf-stripe-key" content="${htmlAttribute(stripe.publishableKey)}">` : '',
   ].join('');
   res.status(status).type('html').send(SHELL.replace('<!--hf-meta-->', meta));
 }
@@ -77,6 +88,8 @@ export function webRoutes(deps: {
   allowedRedirectPatterns: string[];
   frameAncestors?: string;
   demo?: { clientId: string; webUrl: string };
+  /** Set only when the Stripe card processor is on: the pages load Stripe's browser library. */
+  stripe?: HostedStripe;
 }): Router {
   const router = express.Router();
   const ancestors = deps.frameAncestors ?? '*';
@@ -89,6 +102,7 @@ export function webRoutes(deps: {
       error === 'invalid_config' || error === 'redirect_not_allowed'
         ? undefined
         : checkedReturnUrl(req.query.config, deps.allowedRedirectPatterns),
+      deps.stripe,
     );
   const demo = deps.demo;
   if (demo) {

@@ -205,3 +205,34 @@ export function sameOriginPost(request: { secFetchSite?: string; origin?: string
   if (request.publicOrigin && origin.origin === request.publicOrigin) return true;
   return request.host !== undefined && origin.host === request.host.toLowerCase();
 }
+
+/** Stripe's browser library as the hosted pages load it (CARD_PROCESSOR=stripe): its URL, Stripe's API origin and the publishable key. */
+export interface HostedStripe {
+  /** STRIPE_JS_URL. */
+  jsUrl: string;
+  /** The origin of STRIPE_API_BASE: the library's calls go there. */
+  apiOrigin: string;
+  /** STRIPE_PUBLISHABLE_KEY; unset, the pages cannot add a card. */
+  publishableKey?: string;
+}
+
+/**
+ * The hosted pages' Content-Security-Policy: their own script and styles, this origin only, framed
+ * by `ancestors`; with `frames` (the demo shop) they may frame this origin. With `stripe` (only
+ * when the Stripe card processor is on) Stripe's browser library may load (script-src), frame
+ * its own pages (frame-src: its origin, and hooks.stripe.com for Stripe's own) and call Stripe
+ * (connect-src); the sandbox pages allow none of it.
+ */
+export function hostedPagePolicy(ancestors: string, opts: { frames?: boolean; stripe?: HostedStripe } = {}): string {
+  const js = opts.stripe ? new URL(opts.stripe.jsUrl).origin : undefined;
+  const connect = ["'self'", ...(js ? [js] : []), ...(opts.stripe && opts.stripe.apiOrigin !== js ? [opts.stripe.apiOrigin] : [])];
+  const frames = [
+    ...(opts.frames ? ["'self'"] : []),
+    ...(js ? [js] : []),
+    ...(js === 'https://js.stripe.com' ? ['https://hooks.stripe.com'] : []),
+  ];
+  return (
+    `default-src 'none'; script-src 'self'${js ? ` ${js}` : ''}; style-src 'self'; img-src 'self' data:; connect-src ${connect.join(' ')}; ` +
+    `base-uri 'none'; form-action 'none'; frame-ancestors ${ancestors}${frames.length ? `; frame-src ${frames.join(' ')}` : ''}`
+  );
+}

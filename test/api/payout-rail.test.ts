@@ -334,6 +334,11 @@ describe('payouts on the payout rail: PROCESSING, RETURNED, payout.settle', func
       rail.calls.map((c) => c.senderBatchId),
       [`${id}-1`, `${id}-1`],
     );
+    // The call made again says so: the rail may have the attempt already.
+    assert.deepEqual(
+      rail.calls.map((c) => c.resend),
+      [false, true],
+    );
     assert.deepEqual(await postings(id), ['execute', 'hold']);
     assert.equal(await balance(s.wallet.wallet), 9100);
     assert.deepEqual(await events(id), ['FUNDS-IN-ESCROW', 'SUCCESS']);

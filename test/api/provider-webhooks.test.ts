@@ -344,6 +344,80 @@ describe('provider webhooks in (/hooks/stripe, /hooks/paypal)', () => {
       assert.deepEqual(await rows('paypal', id), []);
     });
 
+    it('refuses without asking PayPal a cert_url off PayPal, headers not of their shape, and a body over 64 KiB', async () => {
+      const { id, body } = paypalEvent('TEST.COUNTED.ODD');
+      const asked = paypal.requests.length;
+      for (const [header, value] of [
+        ['paypal-cert-url', 'https://attacker.example/v1/notifications/certs/CERT-1'],
+        ['paypal-cert-url', 'http://api.paypal.com/v1/notifications/certs/CERT-1'],
+        ['paypal-cert-url', 'https://paypal.com.attacker.example/certs/CERT-1'],
+        ['paypal-cert-url', 'not a url'],
+        ['paypal-auth-algo', 'none'],
+        ['paypal-transmission-sig', 'not base64!'],
+        ['paypal-transmission-sig', 'A'.repeat(3000)],
+        ['paypal-transmission-time', 'yesterday'],
+      ] as const) {
+        const refused = await post('/hooks/paypal', body, { ...transmission(GOOD_SIG), [header]: value });
+        assert.equal(refused.status, 400, `${header}: ${value}`);
+        assert.ok(refused.body.payload.errors[header.toUpperCase()], JSON.stringify(refused.body));
+      }
+      const big = `{"id":"${unique('WH-')}","event_type":"TEST.COUNTED.BIG","resource":{"pad":"${'x'.repeat(70 * 1024)}"}}`;
+      const tooBig = await post('/hooks/paypal', big, transmission(GOOD_SIG));
+      assert.equal(tooBig.status, 413);
+      assert.equal(paypal.requests.length, asked, 'PayPal was never asked');
+      assert.deepEqual(await rows('paypal', id), []);
+    });
+
+    it('verifies at most PAYPAL_WEBHOOK_VERIFY_PER_MINUTE deliveries a minute: past it 429 in the envelope, PayPal not asked', async () => {
+      const { orm, redis, signer, bus } = h();
+      const limited = await buildApp({
+        config: {
+          appEnv: 'staging',
+          publicUrl: 'http://localhost:3000',
+          syncWaitMs: 10_000,
+          // A budget of its own (its Redis keys carry the prefix).
+          queuePrefix: `{holdfast-test-${unique('rl')}}`,
+          providerWebhooks: { stripeWebhookSecret: SECRET, paypalWebhookId: WEBHOOK_ID },
+          paypal: { clientId: 'c', clientSecret: 's', webhookId: WEBHOOK_ID, apiBase: paypal.url },
+          paypalWebhookVerifyPerMinute: 2,
+        },
+        orm,
+        redis,
+        signer,
+        bus,
+        logger: createLogger('silent', 'holdfast-test'),
+        verifyPaypalWebhook: paypalWebhookVerifier(WEBHOOK_ID, async (body) => {
+          const res = await fetch(`${paypal.url}/v1/notifications/verify-webhook-signature`, { method: 'POST', body });
+          return (await res.json()) as { verification_status?: unknown };
+        }),
+      });
+      const server2 = await new Promise<Server>((resolve) => {
+        const s2 = limited.listen(0, '127.0.0.1', () => resolve(s2));
+      });
+      try {
+        const url = `http://127.0.0.1:${(server2.address() as AddressInfo).port}/hooks/paypal`;
+        const asked = paypal.requests.length;
+        const answers = [];
+        for (let n = 0; n < 4; n++) {
+          const { body } = paypalEvent('TEST.COUNTED.FLOOD');
+          // A cert_url on the configured API base (a stand-in's) is taken as PayPal's.
+          const headers = { ...transmission('Zm9yZ2Vk'), 'paypal-cert-url': `${paypal.url}/v1/notifications/certs/CERT-1` };
+          const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+          answers.push({ status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() });
+        }
+        assert.deepEqual(
+          answers.map((a) => a.status),
+          [400, 400, 429, 429],
+        );
+        assert.deepEqual(answers[2]!.body.codes, ['RATE_LIMITED']);
+        assert.ok(Number(answers[2]!.retryAfter) >= 1);
+        assert.equal(paypal.requests.length, asked + 2, 'two calls to PayPal, then none');
+      } finally {
+        server2.closeAllConnections?.();
+        await new Promise<void>((resolve) => server2.close(() => resolve()));
+      }
+    });
+
     it('answers 500 with nothing internal and stores nothing while PayPal cannot verify, so PayPal delivers again', async () => {
       const { id, body } = paypalEvent('TEST.COUNTED.LATER');
       const down = await post('/hooks/paypal', body, transmission(DOWN_SIG));

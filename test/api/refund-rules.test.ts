@@ -491,6 +491,7 @@ describe('refund rules (line items, split payments, escrows, failing card, token
       account_id: who.account_id,
       invoice_id: row.refund_invoice_id,
       payment_invoice_id: inv.id,
+      status: 'REFUND-FAILED',
       successful_refunds: [],
       failed_refunds: [{ payment_method_id: failing, amount: 500, currency: 'USD' }],
     });

@@ -136,6 +136,7 @@ describe('refunds (POST /v2/refund, GET /v2/invoice/{id}/refunds)', () => {
       account_id: buyer.account_id,
       invoice_id: r.refund_invoice_id,
       payment_invoice_id: invoiceId,
+      status: 'REFUND-SUCCESS',
       successful_refunds: [{ payment_method_id: buyer.card, amount: 1000, currency: 'USD' }],
       failed_refunds: [],
     });

@@ -101,6 +101,8 @@ describe('the payouts walk-through with PAYOUT_RAIL=paypal, through the PayPal f
         syncWaitMs: 10_000,
         queuePrefix: prefix,
         providerWebhooks: { stripeWebhookSecret: undefined, paypalWebhookId: fake.webhookId },
+        // The fake's cert_url is on its own origin: taken as PayPal's because it is the configured API base.
+        paypal,
       },
       orm,
       redis,

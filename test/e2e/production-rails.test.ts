@@ -78,6 +78,7 @@ describe('production on the real rails (APP_ENV=production, Stripe and PayPal fa
       STRIPE_SECRET_KEY: LIVE_KEY,
       STRIPE_API_BASE: stripe.url,
       STRIPE_JS_URL: stripe.jsUrl,
+      STRIPE_PUBLISHABLE_KEY: 'pk_live_holdfastproductiontest',
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       PAYPAL_CLIENT_ID: paypal.clientId,
       PAYPAL_CLIENT_SECRET: paypal.clientSecret,

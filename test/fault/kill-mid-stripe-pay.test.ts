@@ -22,7 +22,12 @@ describe('fault: a worker on Stripe killed with SIGKILL between the provider cal
   // the pay with one PaymentIntent, captured once.
   for (const failpoint of ['escrow.pay.before-charge', 'escrow.pay.after-charge']) {
     it(`${failpoint}: the restarted worker finishes the pay, charged once`, async () => {
-      const env = { CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url };
+      const env = {
+        CARD_PROCESSOR: 'stripe',
+        STRIPE_SECRET_KEY: fake.secretKey,
+        STRIPE_API_BASE: fake.url,
+        STRIPE_WEBHOOK_SECRET: 'whsec_test_fault_fake',
+      };
       const prefix = `${TEST_QUEUE_PREFIX}-${unique('stripe-fault')}`;
       const bus = new CommandBus(h().redisUrl, prefix);
       const app = await startExtraApp({

@@ -166,7 +166,7 @@ describe('PayPal client against the PayPal fake', () => {
       const err = await rejects(client.createPayout(request), PaypalApiError);
       assert.equal(err.status, 400);
       assert.equal(err.errorName, 'USER_BUSINESS_ERROR');
-      assert.ok(err.duplicateBatch);
+      assert.ok(err.mayBeDuplicate);
       assert.equal(err.existingBatchId, first.batch_header.payout_batch_id);
       assert.equal(fake.batches.size, 1);
     });
@@ -175,7 +175,7 @@ describe('PayPal client against the PayPal fake', () => {
       const client = clientOf(fake);
       const err = await rejects(client.createPayout(payout('ada@example.com', '1.234')), PaypalApiError);
       assert.equal(err.errorName, 'VALIDATION_ERROR');
-      assert.ok(!err.duplicateBatch);
+      assert.ok(!err.mayBeDuplicate);
       await rejects(client.createPayout(payout('ada@example.com', '5.5', 'JPY')), PaypalApiError);
       await client.createPayout(payout('ada@example.com', '500', 'JPY'));
     });

@@ -34,6 +34,8 @@ describe('PayPal webhooks from the fake into /hooks/paypal, checked by the PayPa
         syncWaitMs: 10_000,
         queuePrefix: TEST_QUEUE_PREFIX,
         providerWebhooks: { stripeWebhookSecret: undefined, paypalWebhookId: fake.webhookId },
+        // The fake's cert_url is on its own origin: taken as PayPal's because it is the configured API base.
+        paypal: { clientId: fake.clientId, clientSecret: fake.clientSecret, webhookId: fake.webhookId, apiBase: fake.url },
       },
       orm,
       redis,

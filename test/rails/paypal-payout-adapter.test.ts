@@ -12,7 +12,16 @@ import { type PaypalFake, startPaypalFake } from '../support/fakes/paypal/paypal
 let n = 0;
 function attempt(receiver: string, amount = 2_500, currency = 'USD', number = 1): PayoutSendInput {
   const payoutId = `po_adapter${Date.now()}${++n}`;
-  return { payoutId, attempt: number, senderBatchId: `${payoutId}-${number}`, amount, currency, receiver, note: 'Your payout' };
+  return {
+    payoutId,
+    attempt: number,
+    senderBatchId: `${payoutId}-${number}`,
+    resend: false,
+    amount,
+    currency,
+    receiver,
+    note: 'Your payout',
+  };
 }
 
 describe('PayPal payout adapter against the PayPal fake', () => {
@@ -149,6 +158,67 @@ describe('PayPal payout adapter against the PayPal fake', () => {
     const krw = await adapter.send(attempt('ada@example.com', 1000, 'KRW'));
     assert.deepEqual({ status: krw.status, code: krw.failureCode }, { status: 'FAILED', code: 'currency_not_supported' });
     assert.equal(fake.requests.length, before);
+  });
+
+  it('sends the attempt as PayPal-Request-Id: a call made again gets its batch back, never a second one', async () => {
+    const input = attempt('ada@example.com');
+    const first = await adapter.send(input);
+    const again = await adapter.send({ ...input, resend: true });
+    assert.deepEqual([again.status, again.providerBatchId], ['PROCESSING', first.providerBatchId]);
+    const posts = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payments/payouts');
+    assert.deepEqual(
+      posts.map((r) => [r.requestId, r.status]),
+      [
+        [input.senderBatchId, 201],
+        [input.senderBatchId, 201],
+      ],
+    );
+    assert.equal(fake.batches.size, 1);
+  });
+
+  it('never fails a call made again that PayPal refuses in another form than its documented duplicate answer', async () => {
+    // PayPal not replaying the request id, and refusing the repeat without naming the duplicate or linking the batch.
+    fake.requestIdReplay = false;
+    for (const form of ['opaque', 'unlinked'] as const) {
+      fake.repeatAnswer = form;
+      const input = attempt('ada@example.com');
+      assert.notEqual((await adapter.send(input)).status, 'FAILED');
+      const err = await adapter.send({ ...input, resend: true }).catch((e) => e);
+      assert.ok(err instanceof RailUnavailableError, `${form}: ${String(err?.status ?? err)}`);
+      assert.match(err.message, /may have already/);
+    }
+    assert.equal(fake.batches.size, 2);
+    // Linked, it is looked up: the batch's outcome, once PayPal has one.
+    fake.repeatAnswer = 'linked';
+    const input = attempt('fails@example.com');
+    await adapter.send(input);
+    await fake.until(() => fake.events.length >= 3);
+    const looked = await adapter.send({ ...input, resend: true });
+    assert.deepEqual([looked.status, looked.failureCode], ['FAILED', 'receiver_account_locked']);
+  });
+
+  it('looks up a refusal that may say "sent already" even on a first call; fails only a first call PayPal refuses otherwise', async () => {
+    fake.requestIdReplay = false;
+    fake.repeatAnswer = 'opaque';
+    const input = attempt('ada@example.com');
+    await adapter.send(input);
+    // The same attempt, its first call as far as Holdfast knows: PayPal's 422 names no duplicate.
+    const refused = await adapter.send(input);
+    assert.equal(refused.status, 'FAILED', 'a refusal of a first call that names no duplicate fails the attempt');
+    // A refusal naming a duplicate in a form the adapter was not written for: never FAILED.
+    const { PaypalApiError } = await import('../../src/rails/paypal-api.error.js');
+    for (const [status, name, issue] of [
+      [409, 'RESOURCE_CONFLICT', 'The server has detected a conflict while processing this request.'],
+      [422, 'DUPLICATE_REQUEST_ID', 'Requested resource ID was already used.'],
+      [400, 'VALIDATION_ERROR', 'Batch with this sender batch id already exists.'],
+      [400, 'INVALID_REQUEST', 'DUPLICATE_SENDER_BATCH_ID'],
+    ] as const) {
+      assert.ok(new PaypalApiError(status, name, 'm', undefined, [issue]).mayBeDuplicate, name);
+    }
+    assert.ok(!new PaypalApiError(422, 'UNPROCESSABLE_ENTITY', 'm', undefined, ['INSUFFICIENT_FUNDS']).mayBeDuplicate);
+    assert.ok(
+      !new PaypalApiError(400, 'VALIDATION_ERROR', 'm', undefined, ['Receiver is invalid or does not match with type.']).mayBeDuplicate,
+    );
   });
 
   it('waits (RailUnavailableError) rather than failing a payout when PayPal refuses Holdfast’s credentials', async () => {

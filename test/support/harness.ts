@@ -15,7 +15,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { loadConfig } from '../../config/index.js';
+import { type Config, loadConfig } from '../../config/index.js';
 import { TokenSigner } from '../../src/auth/auth.service.js';
 import { createClient } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
@@ -191,6 +191,12 @@ export async function startExtraApp(
     identityVerifier?: IdentityVerifier;
     /** The card processor cards are added through (the sandbox by default). */
     cards?: CardProcessor;
+    /** Hosts a hosted flow (and a buyer-present pay's return_url) may send the user back to. */
+    allowedRedirectPatterns?: string[];
+    /** Stripe's API, browser library and publishable key (the hosted pages load the library under the Stripe processor). */
+    stripeApi?: Config['stripeApi'];
+    /** STRIPE_WEBHOOK_SECRET: mounts POST /hooks/stripe. */
+    stripeWebhookSecret?: string;
   } = {},
 ) {
   const base = h();
@@ -207,6 +213,11 @@ export async function startExtraApp(
       userRateLimitPerMinute: opts.userRateLimitPerMinute,
       cardAddsPerHour: opts.cardAddsPerHour,
       frameAncestors: opts.frameAncestors,
+      allowedRedirectPatterns: opts.allowedRedirectPatterns,
+      stripeApi: opts.stripeApi,
+      providerWebhooks: opts.stripeWebhookSecret
+        ? { stripeWebhookSecret: opts.stripeWebhookSecret, paypalWebhookId: undefined }
+        : undefined,
     },
     bus: opts.bus ?? base.bus,
     orm: opts.orm ?? base.orm,

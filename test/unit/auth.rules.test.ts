@@ -25,8 +25,16 @@ describe('auth rules', () => {
   });
 
   it('defines the reference contract scopes plus the ones Holdfast adds', () => {
-    assert.equal(ALL_SCOPES.length, 20);
-    for (const s of ['write_payment_methods', 'write_tokens', 'write_webhooks', 'read_webhooks', 'write_sandbox'])
+    assert.equal(ALL_SCOPES.length, 22);
+    for (const s of [
+      'write_payment_methods',
+      'write_tokens',
+      'write_webhooks',
+      'read_webhooks',
+      'write_sandbox',
+      'read_disputes',
+      'write_disputes',
+    ])
       assert.ok(ALL_SCOPES.includes(s as never));
   });
 });

@@ -25,14 +25,14 @@ describe('command registry', () => {
         commandRegistry({
           escrow: { 'escrow.pay': run, 'escrow.commit': run, 'escrow.cancel': run },
           merge: { 'account.merge': run, 'escrow.pay': other },
-          invoices: { 'invoice.refund': run },
+          invoices: { 'invoice.refund': run, 'invoice.confirm': run },
           payouts: { 'payout.request': run, 'payout.execute': run, 'payout.settle': run, 'payout.reverse': run },
           tokens: { 'token.convert': run },
           refunds: { ['refund.run' as never]: run },
         }),
       {
         message:
-          'command registry: no runner for invoice.pay; no runner for provider-event.apply; escrow.pay has 2 runners (escrow, merge); refunds runs refund.run, which is no command kind',
+          'command registry: no runner for invoice.pay; no runner for provider-event.apply; no runner for dispute.open; no runner for dispute.close; escrow.pay has 2 runners (escrow, merge); refunds runs refund.run, which is no command kind',
       },
     );
   });
@@ -40,7 +40,7 @@ describe('command registry', () => {
   it('stops the worker process before it connects to anything when a kind has no runner', async () => {
     const { invoices: _left, ...withoutInvoices } = COMMAND_RUNNERS;
     const deps = { commandRunners: withoutInvoices, redisUrl: 'redis://127.0.0.1:1', queuePrefix: 'never' } as unknown as WorkerDeps;
-    await assert.rejects(startWorkers(deps), { message: 'command registry: no runner for invoice.pay' });
+    await assert.rejects(startWorkers(deps), { message: 'command registry: no runner for invoice.pay; no runner for invoice.confirm' });
   });
 
   it('fails a job of an unknown kind for good (no retry can help)', async () => {

@@ -76,7 +76,12 @@ describe('config', () => {
     });
     assert.equal(res.status, 1);
     assert.equal(res.stderr.trim(), 'holdfast: STRIPE_SECRET_KEY must be set when IDENTITY_VERIFIER=stripe');
-    const c = loadConfig({ IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111' });
+    const c = loadConfig({
+      IDENTITY_VERIFIER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_abc123',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111',
+      STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456',
+    });
     assert.equal(c.rails.identity, 'stripe');
     assert.deepEqual(
       { ...c.stripeApi, secretKey: undefined },
@@ -90,8 +95,39 @@ describe('config', () => {
     );
     assert.deepEqual([loadConfig({}).stripeApi.host, loadConfig({}).stripeApi.port], ['api.stripe.com', 443]);
     // Production no longer names the identity rail once it is on Stripe.
-    const production = loadConfig({ APP_ENV: 'production', IDENTITY_VERIFIER: 'stripe', STRIPE_SECRET_KEY: 'sk_live_abc123' });
+    const production = loadConfig({
+      APP_ENV: 'production',
+      IDENTITY_VERIFIER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_live_abc123',
+      STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456',
+    });
     assert.match(productionOnSandbox(production) ?? '', /: set CARD_PROCESSOR, PAYOUT_RAIL to a real adapter/);
+  });
+
+  it('refuses a Stripe rail without STRIPE_WEBHOOK_SECRET, and PayPal payouts without PAYPAL_WEBHOOK_ID, naming the variable', () => {
+    // Without its webhook a Stripe rail never hears a session's result, a 3-D Secure charge or a refund failing.
+    for (const rail of ['CARD_PROCESSOR', 'IDENTITY_VERIFIER'])
+      assert.throws(
+        () => loadConfig({ [rail]: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123' }),
+        (err: Error) => err instanceof ConfigError && err.message === `STRIPE_WEBHOOK_SECRET must be set when ${rail}=stripe`,
+        rail,
+      );
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(res.status, 1);
+    assert.equal(res.stderr.trim(), 'holdfast: STRIPE_WEBHOOK_SECRET must be set when CARD_PROCESSOR=stripe');
+    assert.throws(
+      () => loadConfig({ PAYOUT_RAIL: 'paypal', PAYPAL_CLIENT_ID: 'client', PAYPAL_CLIENT_SECRET: 'secret' }),
+      (err: Error) => err instanceof ConfigError && err.message === 'PAYPAL_WEBHOOK_ID is required when PAYOUT_RAIL=paypal',
+    );
+    assert.equal(
+      loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456' }).rails
+        .cards,
+      'stripe',
+    );
   });
 
   it('stops the process at boot with one line naming the bad variable', () => {
@@ -176,7 +212,7 @@ describe('config', () => {
   });
 
   describe('the Stripe card rail (CARD_PROCESSOR=stripe)', () => {
-    const stripe = { CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123' };
+    const stripe = { CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456' };
     const refusal = (env: Record<string, string>) => {
       try {
         loadConfig(env);
@@ -286,19 +322,79 @@ describe('config: PayPal Payouts (PAYOUT_RAIL=paypal)', () => {
   });
 
   it('refuses a test-mode Stripe key and an http STRIPE_API_BASE in production, where money is real', () => {
-    const stripe = { APP_ENV: 'production', CARD_PROCESSOR: 'stripe' };
+    const stripe = { APP_ENV: 'production', CARD_PROCESSOR: 'stripe', STRIPE_WEBHOOK_SECRET: 'whsec_abc123DEF456' };
     for (const key of ['sk_test_abc123', 'rk_test_abc123']) {
       assert.throws(
         () => loadConfig({ ...stripe, STRIPE_SECRET_KEY: key }),
         (err: Error) =>
           err instanceof ConfigError && err.message.startsWith('STRIPE_SECRET_KEY must be a live key') && !err.message.includes(key),
       );
-      assert.equal(loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: key }).stripeApi.secretKey, key, 'staging takes test keys');
+      assert.equal(
+        loadConfig({ ...stripe, APP_ENV: 'staging', STRIPE_SECRET_KEY: key }).stripeApi.secretKey,
+        key,
+        'staging takes test keys',
+      );
     }
-    assert.equal(loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'rk_live_abc123' }).stripeApi.protocol, 'https');
+    assert.equal(
+      loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'rk_live_abc123', STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123' }).stripeApi.protocol,
+      'https',
+    );
     assert.throws(
-      () => loadConfig({ ...stripe, STRIPE_SECRET_KEY: 'sk_live_abc123', STRIPE_API_BASE: 'http://127.0.0.1:12111' }),
+      () =>
+        loadConfig({
+          ...stripe,
+          STRIPE_SECRET_KEY: 'sk_live_abc123',
+          STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123',
+          STRIPE_API_BASE: 'http://127.0.0.1:12111',
+        }),
       (err: Error) => err instanceof ConfigError && err.message.startsWith('STRIPE_API_BASE'),
+    );
+  });
+
+  it('STRIPE_PUBLISHABLE_KEY: a publishable key; in production with CARD_PROCESSOR=stripe required and live', () => {
+    const live = {
+      APP_ENV: 'production',
+      CARD_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_live_abc123',
+      STRIPE_WEBHOOK_SECRET: 'whsec_testsecret',
+    };
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        assert.ok(err instanceof ConfigError, String(err));
+        return err.message;
+      }
+      return assert.fail('expected a ConfigError');
+    };
+    assert.match(refused(live), /^STRIPE_PUBLISHABLE_KEY must be set when CARD_PROCESSOR=stripe in production/);
+    const testKey = refused({ ...live, STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123' });
+    assert.match(testKey, /^STRIPE_PUBLISHABLE_KEY must be a live key/);
+    assert.ok(!testKey.includes('pk_test_abc123'));
+    assert.match(
+      refused({
+        CARD_PROCESSOR: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_abc123',
+        STRIPE_WEBHOOK_SECRET: 'whsec_testsecret',
+        STRIPE_PUBLISHABLE_KEY: 'sk_test_abc123',
+      }),
+      /^STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key/,
+    );
+    assert.equal(loadConfig({ ...live, STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123' }).stripeApi.publishableKey, 'pk_live_abc123');
+    // Staging takes a test key, and runs without one (the hosted pages then cannot add a card).
+    assert.equal(
+      loadConfig({
+        CARD_PROCESSOR: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_abc123',
+        STRIPE_WEBHOOK_SECRET: 'whsec_testsecret',
+        STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123',
+      }).stripeApi.publishableKey,
+      'pk_test_abc123',
+    );
+    assert.equal(
+      loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_testsecret' }).stripeApi
+        .publishableKey,
+      undefined,
     );
   });
 

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { displayAmount, MAX_AMOUNT, planMoney, type LineItemInput, type PaymentMethodInput } from '../../src/invoices/invoice.rules.js';
+import { authenticationVerdict } from '../../src/invoices/card-authentication.rules.js';
+import {
+  displayAmount,
+  invoiceView,
+  MAX_AMOUNT,
+  planMoney,
+  returnUrlProblem,
+  type InvoiceRecord,
+  type LineItemInput,
+  type PaymentMethodInput,
+} from '../../src/invoices/invoice.rules.js';
 
 const line = (amount: number, currency = 'USD', recipients: LineItemInput['recipients'] = []): LineItemInput => ({
   amount,
@@ -88,4 +98,70 @@ describe('display amounts', () => {
       assert.equal(displayAmount(amount, currency), shown);
     });
   }
+});
+
+describe('a buyer-present pay (3-D Secure)', () => {
+  const policy = { publicUrl: 'https://pay.holdfast.example', patterns: ['shop.example', '*.games.example'] };
+
+  it('returns the buyer only to a hosted page or a host the operator allows', () => {
+    assert.equal(returnUrlProblem('https://pay.holdfast.example/ui/checkout?authorized_invoice_id=inv_1', policy), null);
+    assert.equal(returnUrlProblem('https://shop.example/back', policy), null);
+    assert.equal(returnUrlProblem('https://eu.games.example/back', policy), null);
+    assert.equal(returnUrlProblem('http://127.0.0.1:4000/ui/checkout', { ...policy, patterns: ['127.0.0.1'] }), null);
+    assert.equal(returnUrlProblem('https://phish.example/back', policy), 'REDIRECT_NOT_ALLOWED');
+    assert.equal(returnUrlProblem('http://shop.example/back', policy), 'REDIRECT_NOT_ALLOWED', 'https only off localhost');
+    assert.equal(returnUrlProblem('https://user:pw@shop.example/', policy), 'INVALID_VALUE');
+    assert.equal(returnUrlProblem('javascript:alert(1)', policy), 'INVALID_VALUE');
+    assert.equal(returnUrlProblem('/ui/checkout', policy), 'INVALID_VALUE');
+  });
+
+  it('reads the PaymentIntent, not the event: authorized, awaiting (with its page), or failed with a reason', () => {
+    assert.deepEqual(authenticationVerdict({ status: 'requires_capture' }), { state: 'authorized' });
+    assert.deepEqual(authenticationVerdict({ status: 'succeeded' }), { state: 'authorized' });
+    assert.deepEqual(
+      authenticationVerdict({ status: 'requires_action', next_action: { redirect_to_url: { url: 'https://bank.example/3ds' } } }),
+      { state: 'awaiting', url: 'https://bank.example/3ds' },
+    );
+    assert.deepEqual(
+      authenticationVerdict({
+        status: 'requires_payment_method',
+        last_payment_error: { type: 'invalid_request_error', code: 'payment_intent_authentication_failure' },
+      }),
+      { state: 'failed', reason: 'authentication_failed' },
+    );
+    assert.deepEqual(authenticationVerdict({ status: 'canceled' }), { state: 'failed', reason: 'authentication_failed' });
+    assert.deepEqual(
+      authenticationVerdict({
+        status: 'requires_payment_method',
+        last_payment_error: { type: 'card_error', decline_code: 'insufficient_funds' },
+      }),
+      { state: 'failed', reason: 'insufficient_funds' },
+    );
+  });
+
+  it('shows next_action_url only while PROCESSING', () => {
+    const invoice = {
+      id: 'inv_1',
+      integratorId: 'int_1',
+      accountId: 'acc_1',
+      escrowId: null,
+      invoiceType: 'user_purchase',
+      state: 'PROCESSING',
+      referenceType: null,
+      referenceId: null,
+      description: null,
+      metadata: {},
+      currency: 'USD',
+      totalAmount: 100,
+      failureReason: null,
+      paymentMethods: [],
+      lineItems: [],
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+      nextActionUrl: 'https://bank.example/3ds',
+    } as InvoiceRecord;
+    assert.equal(invoiceView(invoice).next_action_url, 'https://bank.example/3ds');
+    assert.equal('next_action_url' in invoiceView({ ...invoice, state: 'FAILED' }), false);
+    assert.equal('next_action_url' in invoiceView({ ...invoice, nextActionUrl: null }), false);
+  });
 });

@@ -71,7 +71,7 @@ describe('payout rules: the rail', () => {
   });
 
   it('the sandbox rail decides from the sandbox address: refused, unclaimed (PROCESSING), else paid', async () => {
-    const input = { payoutId: 'po_X', attempt: 1, senderBatchId: 'po_X-1', amount: 100, currency: 'USD', note: 'n' };
+    const input = { payoutId: 'po_X', attempt: 1, senderBatchId: 'po_X-1', resend: false, amount: 100, currency: 'USD', note: 'n' };
     assert.deepEqual(await sandboxPayoutRail.send({ ...input, receiver: 'payout-fails@example.com' }), {
       status: 'FAILED',
       failureCode: 'destination_rejected',

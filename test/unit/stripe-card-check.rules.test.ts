@@ -53,6 +53,18 @@ describe('Stripe card moves against their stored objects (ledger verify)', () =>
     assert.match(stripeCardMoveMismatch(refund, [stripeRefund({ amount: 400 })])!, /is 400 USD succeeded/);
   });
 
+  it('a reversed refund part stands on no Refund or a failed one, never on one Stripe took', () => {
+    const reversed = { ...refund, reversed: true };
+    assert.equal(stripeCardMoveMismatch(reversed, []), null);
+    assert.equal(stripeCardMoveMismatch(reversed, [stripeRefund({ status: 'failed' })]), null);
+    assert.equal(stripeCardMoveMismatch(reversed, [stripeRefund({ status: 'canceled' })]), null);
+    assert.equal(
+      stripeCardMoveMismatch(reversed, [stripeRefund({})]),
+      'refund invoice inv_r: card refund to payment method pm_1 (1000 USD) was reversed, but its stored Refund re_1 is 1000 USD succeeded (expected failed or canceled)',
+    );
+    assert.match(stripeCardMoveMismatch(reversed, [stripeRefund({ status: 'pending' })])!, /was reversed/);
+  });
+
   it('a Refund sight replaces the stored one only when further along', () => {
     assert.equal(refundSightSupersedes('pending', 'succeeded'), true);
     assert.equal(refundSightSupersedes('succeeded', 'failed'), true);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import {
   checkedReturnUrl,
   flowOptions,
+  hostedPagePolicy,
   htmlAttribute,
   isColor,
   missingFlowScopes,
@@ -126,5 +127,32 @@ describe('hosted flow rules', () => {
     assert.equal(sameOriginPost({ origin: 'null', host }), false);
     assert.equal(sameOriginPost({ origin: 'not a url', host }), false);
     assert.equal(sameOriginPost({ host }), false, 'neither header: not shown to come from the page');
+  });
+});
+
+describe("the hosted pages' Content-Security-Policy", () => {
+  it('under the sandbox processor: this origin only, as before', () => {
+    assert.equal(
+      hostedPagePolicy('*'),
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors *",
+    );
+    assert.match(hostedPagePolicy('*', { frames: true }), /; frame-src 'self'$/);
+  });
+
+  it("under the Stripe processor: Stripe.js's origin may load, frame and be called, and Stripe's API called", () => {
+    const own = hostedPagePolicy('https://shop.example', {
+      stripe: { jsUrl: 'https://js.stripe.com/v3/', apiOrigin: 'https://api.stripe.com', publishableKey: 'pk_live_x' },
+    });
+    assert.equal(
+      own,
+      "default-src 'none'; script-src 'self' https://js.stripe.com; style-src 'self'; img-src 'self' data:; " +
+        "connect-src 'self' https://js.stripe.com https://api.stripe.com; base-uri 'none'; form-action 'none'; " +
+        'frame-ancestors https://shop.example; frame-src https://js.stripe.com https://hooks.stripe.com',
+    );
+    // A stand-in serving the library and the API from one origin: named once.
+    const fake = hostedPagePolicy('*', { stripe: { jsUrl: 'http://127.0.0.1:9/v3/', apiOrigin: 'http://127.0.0.1:9' } });
+    assert.match(fake, /script-src 'self' http:\/\/127\.0\.0\.1:9;/);
+    assert.match(fake, /connect-src 'self' http:\/\/127\.0\.0\.1:9;/);
+    assert.match(fake, /frame-src http:\/\/127\.0\.0\.1:9$/);
   });
 });

@@ -169,6 +169,22 @@ export interface paths {
          *     invoices authorized for its own account (404 for any other). A standard invoice's
          *     payment methods were fixed at creation: naming them here → 400 `payment_methods:
          *     NOT_ALLOWED`.
+         *
+         *     **Buyer present (3-D Secure).** An API pay is off-session: a card that needs its
+         *     holder's authentication fails the pay (`FAILED`, `failure_reason`
+         *     `authentication_required`). The buyer's own pay (a password token, as the hosted
+         *     checkout makes it) may name `return_url`: under the Stripe card processor such a card
+         *     then sends the buyer to their bank instead — the pay answers **202** with `Location`
+         *     (the invoice to poll) and the invoice `PROCESSING` with `next_action_url`, the page to
+         *     send the buyer to, which returns them to `return_url`. Nothing moves meanwhile (no
+         *     wallet part is held). Stripe's webhook (`payment_intent.amount_capturable_updated`,
+         *     `.succeeded`, `.payment_failed`, `.canceled`, to `POST /hooks/stripe`) then settles the
+         *     invoice once, from the PaymentIntent as Stripe has it: authenticated → the whole pay is
+         *     decided as any pay (`SUCCESS` with the same postings, or `FAILED` when a wallet part no
+         *     longer covers it); failed or abandoned → `FAILED`, `failure_reason`
+         *     `authentication_failed`, the card hold released. A pay on a `PROCESSING` invoice
+         *     answers 202 with it as it stands. Under the sandbox processor `return_url` changes
+         *     nothing. An authorized escrow invoice's pay is always off-session.
          */
         post: operations["payInvoice"];
         delete?: never;
@@ -392,6 +408,11 @@ export interface paths {
          *     through; `FAILED` with `failure_reason: refund_declined` when a method's refund failed
          *     (the sandbox card `4000000000005126`: that part moves nothing and stays refundable, the
          *     parts listed `succeeded` did move; the answer is still 200, status `REFUND-FAILED`); or
+         *     `FAILED` with the processor's reason when a card processor refuses a card part
+         *     (`refund_declined`; `provider_idempotency_conflict` when it refused the request's
+         *     idempotency key — an operator looks the key up; the part's money goes back to the
+         *     integrator's wallet in a reversing posting); `PROCESSING` while a card processor is
+         *     refunding (202 meanwhile); or
          *     `FAILED` with `integrator_insufficient_funds` when the integrator's wallet cannot cover a
          *     fiat refund: that one is recorded as `REFUND-REJECTED`, nothing moves, and the answer is
          *     409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund → 409
@@ -460,9 +481,15 @@ export interface paths {
         /**
          * The refund summary of a purchase invoice
          * @description What the invoice has had back (`refunded`) and may still have back (`refundable`), per
-         *     currency, and its refunds oldest first, each `REFUND-SUCCESS`, `REFUND-FAILED` or
-         *     `REFUND-REJECTED` (`status` lists only those; the totals stay whole). `line_item_id` is
-         *     null for a full refund. Another integrator's invoice → 404.
+         *     currency, and its refunds oldest first, each `REFUND-SUCCESS`, `REFUND-PROCESSING`,
+         *     `REFUND-FAILED` or `REFUND-REJECTED` (`status` lists only those; the totals stay whole).
+         *     `line_item_id` is null for a full refund. Another integrator's invoice → 404.
+         *
+         *     On a real card processor (Stripe) a refund is `REFUND-PROCESSING` while its card parts
+         *     are being refunded: their money has left the integrator's wallet and counts as refunded.
+         *     A card part the processor refuses, or whose Refund fails later (Stripe's `refund.failed`),
+         *     becomes `failed` and its money goes back to the integrator's wallet in one reversing
+         *     posting; the refund then shows `REFUND-FAILED` and the part is refundable again.
          */
         get: operations["getInvoiceRefunds"];
         put?: never;
@@ -685,7 +712,7 @@ export interface components {
             refunds: {
                 refund_invoice_id: string;
                 /** @enum {string} */
-                status: "REFUND-SUCCESS" | "REFUND-FAILED" | "REFUND-REJECTED";
+                status: "REFUND-SUCCESS" | "REFUND-PROCESSING" | "REFUND-FAILED" | "REFUND-REJECTED";
                 line_item_id: string | null;
                 amount: number;
                 currency: string;
@@ -693,10 +720,14 @@ export interface components {
                     payment_method_id: string;
                     amount: number;
                     /**
-                     * @description Whether this method's part went through (`failed`, nothing moved to it, stays refundable).
+                     * @description Whether this method's part went through. `processing`: a card processor is
+                     *     refunding it (its money is posted and counts as refunded). `failed`: nothing
+                     *     reached the method — refused, or a card Refund that failed later, whose money
+                     *     a reversing posting gave back to the integrator's wallet — and it stays
+                     *     refundable.
                      * @enum {string}
                      */
-                    status: "succeeded" | "failed";
+                    status: "succeeded" | "processing" | "failed";
                 }[];
                 reason: string;
                 sub_reason: string;
@@ -761,8 +792,14 @@ export interface components {
             description: string;
             metadata: Record<string, never>;
             summary: components["schemas"]["Money"];
-            /** @description Why a payment failed (`card_declined`, `insufficient_funds`, `account_blocked`…); empty otherwise. */
+            /** @description Why a payment failed (`card_declined`, `insufficient_funds`, `account_blocked`, `authentication_required`, `authentication_failed`…); empty otherwise. */
             failure_reason: string;
+            /**
+             * @description Only while `PROCESSING` because a buyer-present card pay awaits 3-D Secure: the
+             *     provider's page to send the buyer to (Stripe's `next_action.redirect_to_url.url`).
+             *     Absent otherwise.
+             */
+            next_action_url?: string;
             created: components["schemas"]["Timestamp"];
             updated: components["schemas"]["Timestamp"];
             payment_methods: {
@@ -1403,6 +1440,13 @@ export interface operations {
             content: {
                 "application/json": {
                     payment_methods?: components["schemas"]["PaymentMethodShare"][];
+                    /**
+                     * @description The buyer is present (a password token only; a client token → 400
+                     *     `return_url: NOT_ALLOWED`): where their bank's 3-D Secure page sends them
+                     *     back. A hosted page (`PUBLIC_URL`'s origin) or a host `ALLOWED_REDIRECT_PATTERNS`
+                     *     allows (https; http only for localhost), else 400 `REDIRECT_NOT_ALLOWED`.
+                     */
+                    return_url?: string;
                 };
             };
         };
@@ -1416,7 +1460,11 @@ export interface operations {
                     "application/json": components["schemas"]["InvoiceEnvelope"];
                 };
             };
-            /** @description Accepted; the invoice as it stands. */
+            /**
+             * @description Accepted; the invoice as it stands. `Location` is the invoice to poll. Also the answer
+             *     of a buyer-present pay waiting on the buyer's bank: the invoice `PROCESSING` with
+             *     `next_action_url` (then `X-Command-Id` names the finished pay command).
+             */
             202: {
                 headers: {
                     Location?: string;
@@ -2056,7 +2104,7 @@ export interface operations {
     getInvoiceRefunds: {
         parameters: {
             query?: {
-                status?: "REFUND-SUCCESS" | "REFUND-FAILED" | "REFUND-REJECTED";
+                status?: "REFUND-SUCCESS" | "REFUND-PROCESSING" | "REFUND-FAILED" | "REFUND-REJECTED";
             };
             header?: never;
             path: {

@@ -41,6 +41,13 @@ import { payoutFlow } from './hosted-payout.js';
     history.replaceState(null, '', location.pathname + location.search);
   }
   const session = parse(sessionStorage.getItem('hf-session'));
+  // Under the Stripe card processor (the server says so) cards are collected by Stripe's browser
+  // library and reach Holdfast as a PaymentMethod id: this page never sends a card number then.
+  const STRIPE_JS = document.querySelector('meta[name="hf-stripe-js"]')?.content || '';
+  const STRIPE_KEY = document.querySelector('meta[name="hf-stripe-key"]')?.content || '';
+  // Back from the bank's 3-D Secure page: the provider's webhook settles the pay, this page waits for it.
+  const RETURN_PARAMS = ['payment_intent', 'payment_intent_client_secret', 'redirect_status'];
+  const returnedFromBank = query.has('redirect_status');
 
   const PAGE_ERRORS = {
     link_expired: 'This link has expired or was already used. Go back to the app and start again.',
@@ -52,6 +59,8 @@ import { payoutFlow } from './hosted-payout.js';
   const FAILURES = {
     card_declined: 'The card was declined.',
     insufficient_funds: 'There is not enough money to pay this.',
+    authentication_required: 'The card needs the payment confirmed with your bank.',
+    authentication_failed: 'The payment was not confirmed with your bank.',
     account_blocked: 'This account cannot make purchases.',
   };
   const DECIMALS = { USD: 2, EUR: 2, GBP: 2, CAD: 2, AUD: 2, JPY: 0, KRW: 0 };
@@ -185,6 +194,7 @@ import { payoutFlow } from './hosted-payout.js';
 
   /** The add-card form; `added(id)` runs with the new payment method's id. */
   function cardForm(added) {
+    if (STRIPE_JS) return stripeCardForm(added);
     const problem = el('p', { class: 'hf-error', role: 'alert' });
     const field = (name, label, extra) =>
       el(
@@ -222,15 +232,101 @@ import { payoutFlow } from './hosted-payout.js';
         const { data } = await api('POST', `/v1/${session.account}/payment_methods`, body);
         added(data.payload.id);
       } catch (err) {
-        const errors = err.body?.payload?.errors;
-        problem.textContent = errors
-          ? `Check ${Object.keys(errors)
-              .map((f) => f.replace(/^card\./, '').replace('_', ' '))
-              .join(', ')}.`
-          : err.message;
+        problem.textContent = cardProblem(err);
       }
     });
     return form;
+  }
+
+  function cardProblem(err) {
+    const errors = err.body?.payload?.errors;
+    return errors
+      ? `Check ${Object.keys(errors)
+          .map((f) => f.replace(/^card\./, '').replace('_', ' '))
+          .join(', ')}.`
+      : err.message;
+  }
+
+  let stripeLoaded;
+  /** Stripe's browser library (STRIPE_JS_URL, allowed by this page's policy only under the Stripe processor), loaded once. */
+  function loadStripe() {
+    stripeLoaded ??= new Promise((resolve, reject) => {
+      const script = el('script', { src: STRIPE_JS });
+      script.addEventListener('load', () =>
+        typeof window.Stripe === 'function' ? resolve(window.Stripe(STRIPE_KEY)) : reject(new Error()),
+      );
+      script.addEventListener('error', () => reject(new Error()));
+      document.head.append(script);
+    }).catch(() => {
+      stripeLoaded = undefined;
+      throw new Error('The card form could not be loaded. Try again.');
+    });
+    return stripeLoaded;
+  }
+
+  /** The add-card form under the Stripe processor: Stripe's card element collects the card, Holdfast gets its PaymentMethod id. */
+  function stripeCardForm(added) {
+    const problem = el('p', { class: 'hf-error', role: 'alert' });
+    const holder = el('div', { class: 'hf-wide', 'data-hf': 'stripe-card' });
+    const name = el('input', { type: 'text', name: 'full_name', autocomplete: 'cc-name' });
+    const save = el('button', { type: 'submit', 'data-hf': 'save-card', text: 'Save card', disabled: true });
+    const form = el(
+      'form',
+      { class: 'hf-card', novalidate: true },
+      el('label', { class: 'hf-wide' }, 'Card', holder),
+      el('label', { class: 'hf-wide' }, 'Name on card (optional)', name),
+      el('div', { class: 'hf-actions hf-wide' }, save),
+      problem,
+    );
+    let stripe;
+    let card;
+    if (!STRIPE_KEY) problem.textContent = 'Cards cannot be added here yet.';
+    else
+      loadStripe().then(
+        (loaded) => {
+          stripe = loaded;
+          card = stripe.elements().create('card');
+          card.mount(holder);
+          save.disabled = false;
+        },
+        (err) => {
+          problem.textContent = err.message;
+        },
+      );
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (!card) return;
+      problem.textContent = '';
+      save.disabled = true;
+      try {
+        const fullName = name.value.trim();
+        const made = await stripe.createPaymentMethod({ type: 'card', card, billing_details: fullName ? { name: fullName } : undefined });
+        if (made.error) {
+          problem.textContent = made.error.message || 'Check the card details.';
+          return;
+        }
+        const body = { type: 'card', card: { stripe_payment_method: made.paymentMethod.id } };
+        if (fullName) body.full_name = fullName;
+        const { data } = await api('POST', `/v1/${session.account}/payment_methods`, body);
+        added(data.payload.id);
+      } catch (err) {
+        problem.textContent = cardProblem(err);
+      } finally {
+        save.disabled = false;
+      }
+    });
+    return form;
+  }
+
+  /**
+   * Where the bank's 3-D Secure page sends the buyer back: this page, without what the provider
+   * adds on the way back. Sent with a pay only under the Stripe processor: the buyer is here.
+   */
+  function backHere() {
+    const url = new URL(location.href);
+    url.hash = '';
+    for (const key of RETURN_PARAMS) url.searchParams.delete(key);
+    return url.toString();
   }
 
   /** Radio entries for payment methods; wallets show their balance, and those short of `need` are disabled. */
@@ -310,34 +406,55 @@ import { payoutFlow } from './hosted-payout.js';
     );
   }
 
-  /** A payment accepted for later (202): its invoice once settled, looked at every second for up to two minutes. */
+  /** Whether an invoice waits on its buyer's bank (3-D Secure) and this page has not been there yet. */
+  const needsBank = (invoice) => invoice.state === 'PROCESSING' && Boolean(invoice.next_action_url) && !returnedFromBank;
+
+  /**
+   * A payment accepted for later (202): its invoice once settled — or once it waits on the
+   * buyer's bank — looked at every second for up to two minutes.
+   */
   async function awaitInvoice(invoiceId) {
     for (let i = 0; i < 120; i++) {
       const { data } = await api('GET', `/v2/invoice/${invoiceId}`);
-      if (data.payload.state !== 'OPEN' && data.payload.state !== 'PROCESSING') return data.payload;
+      if ((data.payload.state !== 'OPEN' && data.payload.state !== 'PROCESSING') || needsBank(data.payload)) return data.payload;
       await new Promise((r) => setTimeout(r, 1000));
     }
     throw new Error('The payment is still being processed. It will complete on its own; check back later.');
   }
 
+  /** How a pay answered: the outcome, or (3-D Secure) off to the buyer's bank, which sends them back here. */
+  async function payOutcome(invoiceId, status, payload) {
+    const invoice = status === 202 && !needsBank(payload) ? await awaitInvoice(invoiceId) : payload;
+    if (needsBank(invoice)) {
+      show(el('p', { class: 'hf-muted', 'data-hf': 'authenticating', text: 'Taking you to your bank to confirm the payment…' }));
+      location.assign(invoice.next_action_url);
+      return;
+    }
+    if (invoice.state === 'SUCCESS') return successScreen(invoice);
+    fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
+  }
+
   async function checkout() {
     const invoiceId = query.get('authorized_invoice_id');
     await acceptTos();
-    let {
+    const {
       data: { payload: invoice },
     } = await api('GET', `/v2/invoice/${invoiceId}`);
     if (invoice.state === 'SUCCESS') return successScreen(invoice);
+    // A pay waiting on the buyer's bank (3-D Secure): back from it, wait for the outcome; else go there.
+    if (invoice.state === 'PROCESSING') {
+      show(el('p', { class: 'hf-muted', 'data-hf': 'processing', text: 'Your payment is being processed…' }));
+      return payOutcome(invoiceId, 202, invoice);
+    }
     if (invoice.state !== 'OPEN') return fatal(`This purchase cannot be paid: it is ${invoice.state.toLowerCase()}.`);
     // Methods chosen by an earlier pay that has not finished (this page was reloaded, or that
     // pay was cut short): pay again with them — it joins the one running, or runs it — never twice.
     if (Object.keys(invoice.payment_methods).length) {
       show(el('p', { class: 'hf-muted', 'data-hf': 'processing', text: 'Your payment is being processed…' }));
-      const { status, data } = await api('POST', `/v2/invoice/${invoiceId}/pay`, undefined, {
+      const { status, data } = await api('POST', `/v2/invoice/${invoiceId}/pay`, STRIPE_JS ? { return_url: backHere() } : undefined, {
         'idempotency-key': `checkout-${invoiceId}-resume`,
       });
-      invoice = status === 202 ? await awaitInvoice(invoiceId) : data.payload;
-      if (invoice.state === 'SUCCESS') return successScreen(invoice);
-      return fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
+      return payOutcome(invoiceId, status, data.payload);
     }
     const { currency, total_amount: total } = invoice.summary;
     let methods = (await paymentMethods(currency)).filter((m) => !(config.hideUserWallets && m.provider === 'wallet'));
@@ -369,12 +486,14 @@ import { payoutFlow } from './hosted-payout.js';
           const { status, data } = await api(
             'POST',
             `/v2/invoice/${invoiceId}/pay`,
-            { payment_methods: [{ payment_method_id: chosen.value, amount: 0 }] },
+            {
+              payment_methods: [{ payment_method_id: chosen.value, amount: 0 }],
+              // The buyer is here: a card that needs 3-D Secure takes them to their bank and back.
+              ...(STRIPE_JS ? { return_url: backHere() } : {}),
+            },
             { 'idempotency-key': `checkout-${invoiceId}-${chosen.value}` },
           );
-          invoice = status === 202 ? await awaitInvoice(invoiceId) : data.payload;
-          if (invoice.state === 'SUCCESS') return successScreen(invoice);
-          fatal(`The payment did not go through. ${FAILURES[invoice.failure_reason] || invoice.failure_reason || ''}`.trim());
+          await payOutcome(invoiceId, status, data.payload);
         } catch (err) {
           if (err.status === 400) {
             problem.textContent = err.message;

@@ -73,6 +73,8 @@ export interface LoggedRequest {
   path: string;
   /** The status answered; 0 when the fake hung up without an answer. */
   status: number;
+  /** The request's `PayPal-Request-Id`, when it carried one. */
+  requestId?: string;
   at: number;
   json?: any;
 }
@@ -137,6 +139,14 @@ export interface PaypalFake {
   /** The item of a batch created with `senderBatchId` (its first), or undefined. */
   itemOfSenderBatch(senderBatchId: string): Item | undefined;
   fault(fault: Fault): void;
+  /**
+   * How a repeated `sender_batch_id` is refused: `linked` (PayPal's documented 400 naming it and
+   * linking the original batch, the default), `unlinked` (the same without the link) or `opaque`
+   * (a 422 that names no duplicate: a form Holdfast must not take for a failure).
+   */
+  repeatAnswer: 'linked' | 'unlinked' | 'opaque';
+  /** Whether a repeated `PayPal-Request-Id` answers the first request's answer (PayPal keeps them 30 days; default true). */
+  requestIdReplay: boolean;
   /** Forgets every access token issued: the next call with one answers 401 `invalid_token`. */
   expireTokens(): void;
   /** Holds deliveries until `releaseDeliveries`. */
@@ -213,6 +223,11 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
   const stranger = createSigner();
   const tokens = new Map<string, number>();
   const bySender = new Map<string, Batch>();
+  const byRequestId = new Map<string, Answer>();
+  const header = (req: IncomingMessage, name: string) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
   const items = new Map<string, Item>();
   const timers = new Set<NodeJS.Timeout>();
   const hung = new Set<ServerResponse>();
@@ -408,6 +423,17 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     }
     const earlier = bySender.get(senderBatchId);
     if (earlier && Date.now() - earlier.createdAt < DUPLICATE_WINDOW_MS) {
+      if (fake.repeatAnswer === 'opaque')
+        return {
+          status: 422,
+          json: {
+            name: 'UNPROCESSABLE_ENTITY',
+            message: 'The requested action could not be performed, semantically incorrect, or failed business validation.',
+            debug_id: debugId(),
+            details: [{ issue: 'INVALID_REQUEST', description: 'Request is not well-formed.' }],
+            links: [],
+          },
+        };
       // What PayPal answers a repeated sender_batch_id: a 400 naming the field, linking the original batch.
       return {
         status: 400,
@@ -421,7 +447,10 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
               field: 'SENDER_BATCH_ID',
               location: 'body',
               issue: 'Batch with given sender_batch_id already exists',
-              link: [{ href: `${fake.url}/v1/payments/payouts/${earlier.payout_batch_id}`, rel: 'self', method: 'GET' }],
+              link:
+                fake.repeatAnswer === 'unlinked'
+                  ? []
+                  : [{ href: `${fake.url}/v1/payments/payouts/${earlier.payout_batch_id}`, rel: 'self', method: 'GET' }],
             },
           ],
           links: [],
@@ -523,7 +552,15 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
         };
       }
     }
-    if (req.method === 'POST' && path === '/v1/payments/payouts') return createPayout(json);
+    if (req.method === 'POST' && path === '/v1/payments/payouts') {
+      // PayPal-Request-Id: a repeat answers what the first request was answered (a success; a refusal is not kept).
+      const requestId = header(req, 'paypal-request-id');
+      const replay = requestId && fake.requestIdReplay ? byRequestId.get(requestId) : undefined;
+      if (replay) return replay;
+      const answer = createPayout(json);
+      if (requestId && answer.status === 201) byRequestId.set(requestId, answer);
+      return answer;
+    }
     if (req.method === 'POST' && path === '/v1/notifications/verify-webhook-signature') return verifySignature(json);
     const batchMatch = /^\/v1\/payments\/payouts\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && batchMatch) {
@@ -542,6 +579,7 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     const body = await readBody(req);
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     const entry: LoggedRequest = { method: req.method ?? '', path, status: 0, at: Date.now() };
+    if (typeof req.headers['paypal-request-id'] === 'string') entry.requestId = req.headers['paypal-request-id'];
     try {
       entry.json = body && req.headers['content-type']?.startsWith('application/json') ? JSON.parse(body) : undefined;
     } catch {
@@ -601,6 +639,8 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     events: [],
     deliveries: [],
     batches: new Map(),
+    repeatAnswer: 'linked',
+    requestIdReplay: true,
     count: (method, prefix) => fake.requests.filter((r) => r.method === method && r.path.startsWith(prefix)).length,
     itemOfSenderBatch: (senderBatchId) => bySender.get(senderBatchId)?.items[0],
     fault(f) {

@@ -429,7 +429,8 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
         const back = new URL(returnUrl);
         back.searchParams.set('payment_intent', done.id);
         back.searchParams.set('payment_intent_client_secret', done.client_secret);
-        back.searchParams.set('redirect_status', done.status === 'succeeded' ? 'succeeded' : 'failed');
+        // Stripe says `succeeded` of an authorized payment too (requires_capture, captured later).
+        back.searchParams.set('redirect_status', ['succeeded', 'requires_capture'].includes(done.status) ? 'succeeded' : 'failed');
         return redirect(back.toString());
       }
       if (identity) {
