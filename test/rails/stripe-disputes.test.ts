@@ -44,7 +44,12 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
 
   before(async () => {
     fake = await startStripeFake();
-    const config = loadConfig({ CARD_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_API_BASE: fake.url });
+    const config = loadConfig({
+      CARD_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: fake.secretKey,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    });
     cards = cardProcessorFor(config.rails.cards, config.stripeApi);
     bus = new CommandBus(h().redisUrl, prefix);
     workers = await startWorkers({
