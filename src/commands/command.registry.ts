@@ -23,6 +23,7 @@ export const COMMAND_KINDS = [
   'provider-event.apply',
   'dispute.open',
   'dispute.close',
+  'dispute.notice',
 ] as const;
 
 export type CommandKind = (typeof COMMAND_KINDS)[number];

@@ -10,7 +10,7 @@
  *   (`dispute:<id>:won`), LOST moves it to dispute losses (`dispute:<id>:lost`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { inCommandTransaction } from '../commands/command.service.js';
+import { commandResult, inCommandTransaction, submitCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
 import { success } from '../envelope.js';
@@ -21,7 +21,17 @@ import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { addHeld, paymentMethodOfAccount } from '../ledger/ledger.repository.js';
 import { methodById } from '../payment-methods/payment-method.repository.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
-import { closeDisputeRow, disputeOfCharge, endHold, holdsOf, insertDispute, lockDispute, setUnrecovered } from './dispute.repository.js';
+import {
+  applyDisputeNotice,
+  closeDisputeRow,
+  disputeOfCharge,
+  endHold,
+  holdsOf,
+  insertDispute,
+  lockDispute,
+  lockDisputeOfCharge,
+  setUnrecovered,
+} from './dispute.repository.js';
 import { traceAndHold } from './dispute-trace.service.js';
 import {
   closeDecision,
@@ -37,6 +47,7 @@ import {
   unrecoveredOf,
 } from './dispute.rules.js';
 import { disputeNotFound, disputeStateError, viewOf, type OpenDisputeInput } from './dispute.service.js';
+import { noticeChange, type DisputeNoticeInput } from './stripe-dispute.rules.js';
 
 const PURCHASE_TYPES = /^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/;
 
@@ -179,7 +190,90 @@ async function clawBack(db: Db, d: DisputeRecord, holds: readonly DisputeHold[])
   return postings;
 }
 
+/**
+ * The `dispute.notice` runner: a processor's later notice on a dispute (Stripe's
+ * `charge.dispute.*`, through `applyStripeDisputeEvent`), applied to the charge's dispute with
+ * its row locked — the same row `dispute.close` locks, so notices and decisions take turns.
+ * What it changes is `noticeChange`'s: the money forward (`dispute:<id>:open`, `:won`, `:lost`,
+ * each at most once), UNDER_REVIEW, the evidence deadline, and a decision submitted as
+ * `dispute.close` (named in `next`). A notice whose dispute is still being opened waits for it
+ * (on the invoice's row, which the opening holds; its job is retried when the opening has not
+ * started yet); one whose opening was refused is refused.
+ */
+export async function runDisputeNoticeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  // The opening submitted with the notice usually runs beside it: wait for it a little here
+  // (no transaction, no lock held) before leaving it to the job's retries.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applyNotice(em, commandId);
+    } catch (err) {
+      if (!(err instanceof OpeningPending) || attempt >= OPENING_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+    }
+  }
+}
+
+/** How many times a notice looks for the dispute being opened before its job is retried (about 3 s in all). */
+const OPENING_ATTEMPTS = 7;
+
+/** A notice's dispute is still being opened (its `dispute.open` is pending): worth trying again. */
+class OpeningPending extends Error {}
+
+/** A notice's due date moving by less than this is the opening's own rounding: no `dispute-updated` for it. */
+const DEADLINE_NOISE_MS = 60_000;
+
+function applyNotice(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+  return inCommandTransaction(em, commandId, async (db, command) => {
+    const input = command.input as unknown as DisputeNoticeInput;
+    let d = await lockDisputeOfCharge(db, input.invoice_id, input.payment_method_id);
+    if (!d && input.opened_by) {
+      // An opening under way holds the invoice's row: wait for it, then look again.
+      await lockInvoice(db, input.invoice_id);
+      d = await lockDisputeOfCharge(db, input.invoice_id, input.payment_method_id);
+    }
+    if (!d) {
+      if (input.opened_by && !(await commandResult(db, input.opened_by)))
+        throw new OpeningPending(`dispute notice ${command.id}: the dispute is still being opened (${input.opened_by})`);
+      throw disputeNotFound();
+    }
+    if (d.integratorId !== input.integrator_id || d.providerDisputeId !== input.provider_dispute_id)
+      throw disputeStateError(d, "The charge's dispute is not the one this notice is about.");
+    const change = noticeChange(d, {
+      status: input.status,
+      dueBy: input.due_by ? new Date(input.due_by) : null,
+      withdrawn: input.withdrawn,
+      reinstated: input.reinstated,
+    });
+    const postings: Posting[] = [];
+    if (change.phases.length) {
+      const accounts = await accountsOf(db, d);
+      for (const phase of change.phases)
+        postings.push(phase === 'open' ? openPosting(d, accounts) : phase === 'won' ? wonPosting(d, accounts) : lostPosting(d, accounts));
+    }
+    let after = d;
+    if (change.funds !== d.funds || change.status || change.dueBy) {
+      after = await applyDisputeNotice(db, d.id, { funds: change.funds, status: change.status, evidenceDueBy: change.dueBy });
+      const moved = change.dueBy && Math.abs(change.dueBy.getTime() - d.evidenceDueBy.getTime()) >= DEADLINE_NOISE_MS;
+      if (change.funds !== d.funds || change.status || moved)
+        await insertEvent(db, d.integratorId, 'dispute-updated', await viewOf(db, after));
+    }
+    const next: CommandResult['next'] = [];
+    if (change.close) {
+      const closeId = await submitCommand(db, {
+        integratorId: d.integratorId,
+        kind: 'dispute.close',
+        targetId: d.id,
+        input: { outcome: change.close },
+        inputKey: change.close,
+      });
+      next.push({ commandId: closeId, kind: 'dispute.close' });
+    }
+    return { status: 200, body: success(await viewOf(db, after)), postings, ...(next.length ? { next } : {}) };
+  });
+}
+
 export const disputeCommands: CommandRunners = {
   'dispute.open': runOpenDisputeCommand,
   'dispute.close': runCloseDisputeCommand,
+  'dispute.notice': runDisputeNoticeCommand,
 };

@@ -88,6 +88,39 @@ export async function disputeOfCharge(db: Db, invoiceId: string, paymentMethodId
   return row && fromRow(row);
 }
 
+/** The dispute of one charge, locked for its change (`for update`). */
+export async function lockDisputeOfCharge(db: Db, invoiceId: string, paymentMethodId: string): Promise<DisputeRecord | undefined> {
+  const [row] = await db.execute<DisputeRecord[]>(
+    `select ${COLUMNS} from dispute where invoice_id = ? and payment_method_id = ? for update`,
+    [invoiceId, paymentMethodId],
+  );
+  return row && fromRow(row);
+}
+
+/** The dispute a provider reported under its own id (Stripe's `dp_…`), if any. */
+export async function disputeByProviderId(db: Db, providerDisputeId: string): Promise<DisputeRecord | undefined> {
+  const [row] = await db.execute<DisputeRecord[]>(`select ${COLUMNS} from dispute where provider_dispute_id = ?`, [providerDisputeId]);
+  return row && fromRow(row);
+}
+
+/**
+ * A processor's later notice on a dispute: where its money is now, its status while open
+ * (null: unchanged) and its evidence deadline (null: unchanged); the record after.
+ */
+export async function applyDisputeNotice(
+  db: Db,
+  disputeId: string,
+  change: { funds: DisputeFunds; status: DisputeStatus | null; evidenceDueBy: Date | null },
+): Promise<DisputeRecord> {
+  const [row] = await db.execute<DisputeRecord[]>(
+    `update dispute set funds = ?, status = coalesce(?, status), evidence_due_by = coalesce(?::timestamptz, evidence_due_by),
+            updated_at = clock_timestamp()
+      where id = ? returning ${COLUMNS}`,
+    [change.funds, change.status, change.evidenceDueBy ? change.evidenceDueBy.toISOString() : null, disputeId],
+  );
+  return fromRow(row!);
+}
+
 /** A dispute of the integrator's. */
 export async function findDispute(db: Db, integratorId: string, disputeId: string): Promise<DisputeRecord | undefined> {
   const [row] = await db.execute<DisputeRecord[]>(`select ${COLUMNS} from dispute where id = ? and integrator_id = ?`, [

@@ -3,11 +3,12 @@ import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
+import type { CardProcessor } from '../rails/card-processor.port.js';
 import type { DisputeStatus } from './dispute.rules.js';
 import { closeSandboxDispute, getDispute, getDisputes, openSandboxDispute, submitEvidence } from './dispute.service.js';
 
-/** Disputes API (`listDisputes`, `getDispute`, `submitDisputeEvidence`). Requests arrive validated. */
-export function disputeRoutes(router: Router): void {
+/** Disputes API (`listDisputes`, `getDispute`, `submitDisputeEvidence`: a Stripe dispute's evidence through `cards`). Requests arrive validated. */
+export function disputeRoutes(router: Router, deps: { cards: CardProcessor }): void {
   router.get('/v2/disputes', async (req, res) => {
     const q = req.query as { status?: DisputeStatus; account_id?: string; invoice_id?: string; limit?: string; offset?: string };
     res.json(
@@ -25,7 +26,7 @@ export function disputeRoutes(router: Router): void {
     res.json(success(await getDispute(req.em, principalOf(req), String(req.params.dispute_id))));
   });
   router.post('/v2/disputes/:dispute_id/evidence', async (req, res) => {
-    res.json(success(await submitEvidence(req.em, principalOf(req), String(req.params.dispute_id), req.body)));
+    res.json(success(await submitEvidence(req.em, principalOf(req), String(req.params.dispute_id), req.body, deps.cards)));
   });
 }
 

@@ -13,6 +13,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../integrators/principal.js';
 import type { CommandBus } from '../queues/command-bus.js';
+import type { CardProcessor } from '../rails/card-processor.port.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import {
   disputesOfInvoice,
@@ -39,12 +40,16 @@ import {
   type DisputeView,
   type Evidence,
 } from './dispute.rules.js';
+import { sendEvidenceToStripe } from './stripe-dispute-evidence.js';
 
 export const disputeNotFound = () => AppError.notFound('DISPUTE_NOT_FOUND', 'No dispute with this id.');
 
 /** 409 `DISPUTE_STATE_ERROR`: the dispute is not in a state that allows this (the payload is the dispute). */
-export const disputeStateError = (view: DisputeView, why: string) =>
-  new AppError('invalid_state', why, { codes: ['DISPUTE_STATE_ERROR'], payload: view });
+export const disputeStateError = (dispute: DisputeView | DisputeRecord, why: string) =>
+  new AppError('invalid_state', why, {
+    codes: ['DISPUTE_STATE_ERROR'],
+    payload: 'integratorId' in dispute ? disputeView(dispute) : dispute,
+  });
 
 /** A dispute as the API shows it, with its trace. */
 export async function viewOf(db: Db, d: DisputeRecord): Promise<DisputeView> {
@@ -81,24 +86,45 @@ export async function getDisputes(em: EntityManager, principal: Principal, filte
 /**
  * `POST /v2/disputes/{dispute_id}/evidence`: saves the fields sent (an empty string clears one)
  * while the dispute needs a response; `submit` sends it for review (UNDER_REVIEW). One
- * transaction holding the dispute's row; `dispute-updated` goes with it.
+ * transaction holding the dispute's row; `dispute-updated` goes with it. A Stripe dispute's
+ * evidence goes to Stripe first, outside any transaction (`sendEvidenceToStripe`): saved here
+ * only once Stripe took it.
  */
-export async function submitEvidence(em: EntityManager, principal: Principal, disputeId: string, body: Evidence & { submit?: boolean }) {
+export async function submitEvidence(
+  em: EntityManager,
+  principal: Principal,
+  disputeId: string,
+  body: Evidence & { submit?: boolean },
+  cards: CardProcessor,
+) {
   const { submit = false, ...sent } = body;
+  const seen = await findDispute(pooled(em), principal.integratorId, disputeId);
+  if (!seen) throw disputeNotFound();
+  const stripe = seen.provider === 'stripe';
+  if (stripe) {
+    checkEvidence(seen, sent);
+    await sendEvidenceToStripe(seen, sent, submit, cards);
+  }
   return pooled(em).transaction(async (db) => {
     const d = await lockDispute(db, disputeId);
     if (!d || d.integratorId !== principal.integratorId) throw disputeNotFound();
-    if (!canTakeEvidence(d.status))
-      throw disputeStateError(await viewOf(db, d), `Evidence is taken while a dispute is NEEDS_RESPONSE; this one is ${d.status}.`);
-    const problems = evidenceProblems(sent);
-    if (Object.keys(problems).length) {
-      throw AppError.invalid(problems, 'Each evidence field holds at most 20,000 characters.');
-    }
+    // Stripe took the submission: a webhook may have moved the dispute under review meanwhile.
+    if (!(stripe && submit && d.status === 'UNDER_REVIEW')) checkEvidence(d, sent);
     const after = await saveEvidence(db, d.id, mergedEvidence(d.evidence, sent), submit);
     const view = await viewOf(db, after);
     await insertEvent(db, d.integratorId, 'dispute-updated', view);
     return view;
   });
+}
+
+/** 409 unless the dispute takes evidence now; 400 naming each field over its limit. */
+function checkEvidence(d: DisputeRecord, sent: Evidence): void {
+  if (!canTakeEvidence(d.status))
+    throw disputeStateError(d, `Evidence is taken while a dispute is NEEDS_RESPONSE; this one is ${d.status}.`);
+  const problems = evidenceProblems(sent);
+  if (Object.keys(problems).length) {
+    throw AppError.invalid(problems, 'Each evidence field holds at most 20,000 characters.');
+  }
 }
 
 /** Where a dispute's request answers: the dispute. */

@@ -228,7 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     returnUrl: `${deps.config.publicUrl}/ui/kyc`,
   });
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
-  disputeRoutes(api);
+  disputeRoutes(api, { cards: deps.cards ?? sandboxCardProcessor });
   if (sandboxClock) {
     sandboxRoutes(api, {
       // Retries now due are sent, and the sandbox processor's disputes now due open (or are lost) at once.

@@ -2,7 +2,7 @@
  * What acts on each provider event: a map from (provider, event type) to the handler of the
  * module that owns what the event is about (KYC for `identity.verification_session.*`, payouts
  * for `PAYMENT.PAYOUTS-ITEM.*`, card charges for `payment_intent.*`, `charge.*`, refunds for
- * `refund.*`). The modules' handlers are imported here and nowhere else in this module, so a
+ * `refund.*`, disputes for `charge.dispute.*`). The modules' handlers are imported here and nowhere else in this module, so a
  * module never imports this one (no folder cycle): a handler is a plain function whose types
  * the module declares itself, structurally equal to `ProviderEventHandler`.
  *
@@ -16,6 +16,7 @@
  */
 import type { CommandKind } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
+import { applyStripeDisputeEvent } from '../disputes/stripe-dispute-events.js';
 import { applyPaymentIntentEvent } from '../invoices/payment-intent-event.handler.js';
 import { applyIdentitySessionEvent } from '../kyc/identity-session-events.js';
 import { payoutItemEventHandler } from '../payouts/payout-item-event.handler.js';
@@ -68,3 +69,5 @@ providerEventHandlers.register('stripe', 'charge.refund.updated', applyRefundEve
 // A buyer-present card pay awaiting 3-D Secure: these say its PaymentIntent moved; the invoices module settles the invoice (`invoice.confirm`).
 for (const type of ['amount_capturable_updated', 'succeeded', 'payment_failed', 'canceled'])
   providerEventHandlers.register('stripe', `payment_intent.${type}`, applyPaymentIntentEvent);
+// A card charge's dispute (`created`, `updated`, `closed`, `funds_withdrawn`, `funds_reinstated`): the disputes module opens and moves it.
+providerEventHandlers.register('stripe', 'charge.dispute.*', applyStripeDisputeEvent);

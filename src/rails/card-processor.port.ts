@@ -124,7 +124,17 @@ export interface CardProvider {
   cancel(paymentIntentId: string, key: string): Promise<Record<string, unknown>>;
   /** Refunds part or all of a captured charge (`<command id>:refund:<payment method id>`). */
   refund(paymentIntentId: string, amount: number, key: string): Promise<RefundResult>;
+  /**
+   * Gives the provider's dispute the evidence (text fields; an empty string clears one) and,
+   * with `submit`, submits it for review; `key` is the call's idempotency key. Answers the
+   * dispute as the provider shows it, or `refused` when the provider will not take it (the
+   * dispute is closed or already submitted). Optional: a processor without its own disputes has none.
+   */
+  updateDispute?(disputeId: string, evidence: Record<string, string>, submit: boolean, key: string): Promise<DisputeUpdateResult>;
 }
+
+/** The provider took the evidence (its dispute as it shows it now), or refused it (why, in its words). */
+export type DisputeUpdateResult = { ok: true; snapshot: Record<string, unknown> } | { ok: false; reason: string };
 
 /**
  * How charging decides a card (synchronously): the sandbox from the stored card, a real

@@ -162,3 +162,16 @@ export async function providerObjectsOfRefs(db: Db, provider: Provider, holdfast
   );
   return rows.map(record);
 }
+
+/**
+ * The stored PaymentIntent whose latest Charge is `chargeId` (a dispute names the Charge it
+ * disputes, and the PaymentIntent when there is one), by `provider_object_charge_idx`.
+ */
+export async function paymentIntentOfCharge(db: Db, provider: Provider, chargeId: string): Promise<ProviderObjectRecord | undefined> {
+  const [row] = await db.execute<Row[]>(
+    `select provider, object_id, object_type, integrator_id, holdfast_ref, snapshot from provider_object
+      where provider = ? and object_type = 'payment_intent' and snapshot ->> 'latest_charge' = ? limit 1`,
+    [provider, chargeId],
+  );
+  return row ? record(row) : undefined;
+}

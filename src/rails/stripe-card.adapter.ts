@@ -3,7 +3,7 @@
  * Card data never reaches Holdfast: a card is added from a Stripe PaymentMethod id that Stripe's
  * browser library (or the integrator) collected, attached to the account's one Stripe Customer.
  * A charge is a PaymentIntent, authorized off-session with `capture_method: manual` and captured
- * once the whole pay is decided; a refund is a Refund. Every call carries the idempotency key
+ * once the whole pay is decided; a refund is a Refund; a dispute's evidence goes to its Dispute. Every call carries the idempotency key
  * its caller derived from the command and step. A decline is an answer; Stripe unreachable, a
  * timeout, a 5xx, a rate limit or a rejected key throws `CardProviderUnavailable` (retry later).
  */
@@ -20,6 +20,7 @@ import {
   type CardOwner,
   type CardProcessor,
   type CardProvider,
+  type DisputeUpdateResult,
   type RefundResult,
 } from './card-processor.port.js';
 import { REFUND_DECLINED_REASON } from './sandbox-card.rules.js';
@@ -279,6 +280,19 @@ export function stripeCardProcessor(options: StripeCardOptions): CardProcessor {
         // Stripe refusing the refund (the charge already refunded, disputed, …) is a failed refund, not an outage.
         if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError)
           return { ok: false, reason: REFUND_DECLINED_REASON, refundId: null, snapshot: null };
+        throw err;
+      }
+    },
+
+    async updateDispute(disputeId: string, evidence: Record<string, string>, submit: boolean, key: string): Promise<DisputeUpdateResult> {
+      try {
+        const dispute = await call('a dispute update', () =>
+          stripe.disputes.update(disputeId, { evidence, submit }, { idempotencyKey: key }),
+        );
+        return { ok: true, snapshot: plain(dispute) };
+      } catch (err) {
+        // Stripe refusing the update (a dispute closed or already submitted, a field it will not take) is an answer.
+        if (err instanceof Stripe.errors.StripeInvalidRequestError) return { ok: false, reason: err.code ?? 'invalid_request' };
         throw err;
       }
     },

@@ -455,6 +455,78 @@ describe('Stripe fake, driven by the official stripe package', () => {
     assert.deepEqual([after.status, after.last_payment_error?.decline_code], ['requires_payment_method', 'insufficient_funds']);
   });
 
+  describe('disputes', () => {
+    async function captured(amount = 1000) {
+      const { customer, pm } = await customerWithCard('pm_card_visa');
+      return stripe.paymentIntents.create({
+        ...CARD_ONLY,
+        amount,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: pm.id,
+        confirm: true,
+        off_session: true,
+      });
+    }
+
+    it('opens a dispute on a charge (created, then funds_withdrawn), stages and submits evidence, and wins it back (closed, funds_reinstated)', async () => {
+      const intent = await captured(1000);
+      const dp = fake.openDispute(intent.id, { reason: 'product_not_received' });
+      const created = await fake.waitForEvent('charge.dispute.created', (e) => e.data.object.id === dp.id);
+      assert.deepEqual([created.data.object.status, created.data.object.balance_transactions.length], ['needs_response', 0]);
+      const withdrawn = await fake.waitForEvent('charge.dispute.funds_withdrawn', (e) => e.data.object.id === dp.id);
+      assert.deepEqual(
+        withdrawn.data.object.balance_transactions.map((t: any) => [t.amount, t.fee, t.reporting_category]),
+        [[-1000, 1500, 'dispute']],
+      );
+      const dispute = await stripe.disputes.retrieve(dp.id);
+      assert.deepEqual(
+        [dispute.amount, dispute.charge, dispute.payment_intent, dispute.reason, dispute.status],
+        [1000, intent.latest_charge, intent.id, 'product_not_received', 'needs_response'],
+      );
+      assert.equal((await stripe.charges.retrieve(String(intent.latest_charge))).disputed, true);
+
+      const staged = await stripe.disputes.update(dp.id, { evidence: { product_description: 'gems' }, submit: false });
+      assert.deepEqual(
+        [staged.status, staged.evidence.product_description, staged.evidence_details.has_evidence],
+        ['needs_response', 'gems', true],
+      );
+      const unknown = await cardError(stripe.disputes.update(dp.id, { evidence: { receipt_text: 'x' } as any, submit: false }));
+      assert.equal(unknown.statusCode, 400);
+      const submitted = await stripe.disputes.update(dp.id, { evidence: { product_description: '' }, submit: true });
+      assert.deepEqual(
+        [submitted.status, submitted.evidence.product_description, submitted.evidence_details.submission_count],
+        ['under_review', null, 1],
+      );
+      await fake.waitForEvent('charge.dispute.updated', (e) => e.data.object.id === dp.id && e.data.object.status === 'under_review');
+      const late = await cardError(stripe.disputes.update(dp.id, { evidence: { product_description: 'more' } }));
+      assert.equal(late.code, 'charge_dispute_submitted');
+
+      fake.closeDispute(dp.id, 'won');
+      const closed = await fake.waitForEvent('charge.dispute.closed', (e) => e.data.object.id === dp.id);
+      assert.equal(closed.data.object.status, 'won');
+      const back = await fake.waitForEvent('charge.dispute.funds_reinstated', (e) => e.data.object.id === dp.id);
+      assert.deepEqual(
+        back.data.object.balance_transactions.map((t: any) => t.amount),
+        [-1000, 1000],
+      );
+      assert.ok(fake.events.indexOf(closed) < fake.events.indexOf(back));
+      const after = await cardError(stripe.disputes.update(dp.id, { metadata: { a: 'b' } }));
+      assert.equal(after.code, 'charge_dispute_closed');
+    });
+
+    it('an inquiry withdraws nothing and closes warning_closed; accepting a dispute (close) loses it', async () => {
+      const inquiry = fake.openDispute((await captured(500)).id, { inquiry: true });
+      assert.equal(inquiry.status, 'warning_needs_response');
+      fake.closeDispute(inquiry.id, 'warning_closed');
+      assert.equal(fake.events.filter((e) => e.data.object.id === inquiry.id && e.type === 'charge.dispute.funds_withdrawn').length, 0);
+      const dp = fake.openDispute((await captured(700)).id);
+      const accepted = await stripe.disputes.close(dp.id);
+      assert.equal(accepted.status, 'lost');
+      await fake.waitForEvent('charge.dispute.closed', (e) => e.data.object.id === dp.id);
+    });
+  });
+
   describe('identity', () => {
     async function session() {
       const vs = await stripe.identity.verificationSessions.create({

@@ -32,7 +32,7 @@ describe('command registry', () => {
         }),
       {
         message:
-          'command registry: no runner for invoice.pay; no runner for provider-event.apply; no runner for dispute.open; no runner for dispute.close; escrow.pay has 2 runners (escrow, merge); refunds runs refund.run, which is no command kind',
+          'command registry: no runner for invoice.pay; no runner for provider-event.apply; no runner for dispute.open; no runner for dispute.close; no runner for dispute.notice; escrow.pay has 2 runners (escrow, merge); refunds runs refund.run, which is no command kind',
       },
     );
   });

@@ -22,7 +22,7 @@ const CANCELABLE = ['requires_payment_method', 'requires_capture', 'requires_con
 
 /**
  * The objects and life cycles of the Stripe resources the fake serves — Customers, PaymentMethods,
- * PaymentIntents (with their Charges), Refunds, Identity VerificationSessions — written from
+ * PaymentIntents (with their Charges), Refunds, Disputes, Identity VerificationSessions — written from
  * Stripe's OpenAPI description (operation parameters, object fields, status enums, event types).
  */
 export class StripeApi {
@@ -32,6 +32,7 @@ export class StripeApi {
   readonly charges = new Map<string, Obj>();
   readonly refunds = new Map<string, Obj>();
   readonly verificationSessions = new Map<string, Obj>();
+  readonly disputes = new Map<string, Obj>();
   private readonly cards = new Map<string, TestCard>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -728,6 +729,178 @@ export class StripeApi {
     return refund;
   }
 
+  // Disputes
+
+  /**
+   * Opens a dispute on a PaymentIntent's charge, as a card network's notice reaches Stripe:
+   * `charge.dispute.created` (status `needs_response`, or `warning_needs_response` for an
+   * inquiry), the charge marked `disputed`. Its object carries no balance transaction yet: the
+   * withdrawal is `withdrawDisputeFunds` (`charge.dispute.funds_withdrawn`), which a chargeback
+   * has and an inquiry does not.
+   */
+  openDispute(paymentIntentId: string, o: { reason?: string; amount?: number; inquiry?: boolean; dueInDays?: number } = {}): Obj {
+    const intent = this.paymentIntents.get(paymentIntentId);
+    if (!intent?.latest_charge) throw new Error(`stripe fake: ${paymentIntentId} has no charge to dispute`);
+    const charge = this.charges.get(intent.latest_charge)!;
+    if (!charge.captured) throw new Error(`stripe fake: the charge of ${paymentIntentId} was not captured`);
+    const created = now();
+    const dispute: Obj = {
+      id: stripeId('dp'),
+      object: 'dispute',
+      amount: o.amount ?? charge.amount_captured - charge.amount_refunded,
+      balance_transactions: [],
+      charge: charge.id,
+      created,
+      currency: charge.currency,
+      enhanced_eligibility_types: [],
+      evidence: Object.fromEntries(DISPUTE_EVIDENCE_FIELDS.map((f) => [f, null])),
+      evidence_details: {
+        due_by: created + (o.dueInDays ?? 7) * 86_400,
+        enhanced_eligibility: {},
+        has_evidence: false,
+        past_due: false,
+        submission_count: 0,
+        submission_method: 'not_submitted',
+      },
+      intended_submission_method: null,
+      is_charge_refundable: !!o.inquiry,
+      livemode: false,
+      metadata: {},
+      network_reason_code: o.inquiry ? null : '10.4',
+      payment_intent: intent.id,
+      payment_method_details: {
+        card: {
+          brand: charge.payment_method_details.card.brand,
+          case_type: o.inquiry ? 'inquiry' : 'chargeback',
+          network_reason_code: null,
+        },
+        type: 'card',
+      },
+      reason: o.reason ?? 'fraudulent',
+      status: o.inquiry ? 'warning_needs_response' : 'needs_response',
+    };
+    this.disputes.set(dispute.id, dispute);
+    charge.disputed = true;
+    this.emit('charge.dispute.created', dispute, NO_REQUEST);
+    return dispute;
+  }
+
+  /** Stripe takes the disputed amount and its fee from the balance: a withdrawal, `charge.dispute.funds_withdrawn`. */
+  withdrawDisputeFunds(id: string, fee = 1500): Obj {
+    const dispute = this.dispute(id);
+    if (dispute.balance_transactions.some((t: Obj) => t.amount < 0)) return dispute;
+    dispute.balance_transactions.push(this.disputeTransaction(dispute, -dispute.amount, fee, 'dispute', 'Chargeback withdrawal'));
+    this.emit('charge.dispute.funds_withdrawn', dispute, NO_REQUEST);
+    return dispute;
+  }
+
+  /**
+   * The network decides: `won` (a chargeback's withdrawn amount comes back: a reinstatement,
+   * `charge.dispute.funds_reinstated` after `charge.dispute.closed`), `lost`, or for an inquiry
+   * `warning_closed`.
+   */
+  closeDisputeAs(id: string, outcome: 'won' | 'lost' | 'warning_closed'): Obj {
+    const dispute = this.dispute(id);
+    if (CLOSED_DISPUTE.includes(dispute.status)) return dispute;
+    const previous = { status: dispute.status };
+    dispute.status = outcome;
+    dispute.evidence_details.past_due = false;
+    dispute.is_charge_refundable = false;
+    const withdrawn = dispute.balance_transactions.some((t: Obj) => t.amount < 0);
+    const reinstated = dispute.balance_transactions.some((t: Obj) => t.amount > 0);
+    if (outcome === 'won' && withdrawn && !reinstated) {
+      dispute.balance_transactions.push(this.disputeTransaction(dispute, dispute.amount, 0, 'dispute_reversal', 'Chargeback reversal'));
+    }
+    this.emit('charge.dispute.closed', dispute, NO_REQUEST, previous);
+    if (outcome === 'won' && withdrawn && !reinstated) this.emit('charge.dispute.funds_reinstated', dispute, NO_REQUEST);
+    return dispute;
+  }
+
+  /** GET /v1/disputes/{dispute} */
+  dispute(id: string): Obj {
+    const dispute = this.disputes.get(id);
+    if (!dispute) throw StripeError.missing('dispute', id, 'dispute');
+    return dispute;
+  }
+
+  /**
+   * POST /v1/disputes/{dispute}: stages evidence (text fields; an empty string clears one) and
+   * metadata, and with `submit=true` (the default when omitted is true in Stripe's API too)
+   * submits it: `needs_response` → `under_review`. A closed dispute, or one already under
+   * review, takes no evidence.
+   */
+  updateDispute(id: string, p: Params, ctx: RequestContext): Obj {
+    const dispute = this.dispute(id);
+    if (CLOSED_DISPUTE.includes(dispute.status)) {
+      throw StripeError.unexpectedState('charge_dispute_closed', `This dispute (${id}) is already closed and can no longer be updated.`);
+    }
+    if (p.evidence !== undefined && !dispute.status.endsWith('needs_response')) {
+      throw StripeError.unexpectedState(
+        'charge_dispute_submitted',
+        `The evidence of this dispute (${id}) was submitted already and can no longer be changed.`,
+      );
+    }
+    const evidence = p.evidence ?? {};
+    if (typeof evidence !== 'object' || Array.isArray(evidence)) throw StripeError.invalid('Invalid hash', 'evidence');
+    let total = 0;
+    for (const [field, value] of Object.entries(evidence)) {
+      if (!DISPUTE_EVIDENCE_FIELDS.includes(field))
+        throw StripeError.invalid(`Received unknown parameter: evidence[${field}]`, `evidence[${field}]`);
+      if (typeof value !== 'string') throw StripeError.invalid(`Invalid string: evidence[${field}]`, `evidence[${field}]`);
+      if (value.length > 20_000) throw StripeError.invalid(`evidence[${field}] must be at most 20000 characters.`, `evidence[${field}]`);
+      total += value.length;
+    }
+    const previous: Obj = {};
+    for (const [field, value] of Object.entries(evidence)) dispute.evidence[field] = value === '' ? null : value;
+    const staged = DISPUTE_EVIDENCE_FIELDS.reduce((n, f) => n + String(dispute.evidence[f] ?? '').length, 0);
+    if (total > 150_000 || staged > 150_000)
+      throw StripeError.invalid('The evidence may hold at most 150000 characters in all.', 'evidence');
+    if (p.metadata && typeof p.metadata === 'object') Object.assign(dispute.metadata, p.metadata);
+    dispute.evidence_details.has_evidence = DISPUTE_EVIDENCE_FIELDS.some((f) => dispute.evidence[f] !== null);
+    // Stripe's API: submit defaults to true.
+    if (p.submit === undefined || bool(p.submit)) {
+      previous.status = dispute.status;
+      dispute.status = dispute.status === 'warning_needs_response' ? 'warning_under_review' : 'under_review';
+      dispute.evidence_details.submission_count += 1;
+      dispute.evidence_details.submission_method = 'manual';
+    }
+    this.emit('charge.dispute.updated', dispute, ctx, previous);
+    return dispute;
+  }
+
+  /** POST /v1/disputes/{dispute}/close: the merchant accepts the dispute (`lost`). */
+  acceptDispute(id: string, ctx: RequestContext): Obj {
+    const dispute = this.dispute(id);
+    if (CLOSED_DISPUTE.includes(dispute.status)) return dispute;
+    const previous = { status: dispute.status };
+    dispute.status = dispute.status.startsWith('warning_') ? 'warning_closed' : 'lost';
+    dispute.is_charge_refundable = false;
+    this.emit('charge.dispute.closed', dispute, ctx, previous);
+    return dispute;
+  }
+
+  private disputeTransaction(dispute: Obj, amount: number, fee: number, category: string, what: string): Obj {
+    return {
+      id: stripeId('txn'),
+      object: 'balance_transaction',
+      amount,
+      available_on: now(),
+      created: now(),
+      currency: dispute.currency,
+      description: `${what} for ${dispute.charge}`,
+      exchange_rate: null,
+      fee,
+      fee_details: fee
+        ? [{ amount: fee, application: null, currency: dispute.currency, description: 'Dispute fee', type: 'stripe_fee' }]
+        : [],
+      net: amount - fee,
+      reporting_category: category,
+      source: dispute.id,
+      status: 'available',
+      type: 'adjustment',
+    };
+  }
+
   // Identity
 
   /** POST /v1/identity/verification_sessions */
@@ -827,7 +1000,15 @@ export class StripeApi {
   }
 
   private lookup(id: string): Obj | undefined {
-    for (const map of [this.customers, this.paymentMethods, this.paymentIntents, this.charges, this.refunds, this.verificationSessions]) {
+    for (const map of [
+      this.customers,
+      this.paymentMethods,
+      this.paymentIntents,
+      this.charges,
+      this.refunds,
+      this.disputes,
+      this.verificationSessions,
+    ]) {
       const found = map.get(id);
       if (found) return found;
     }
@@ -852,6 +1033,33 @@ export class StripeApi {
     return this.webhooks.emit(type, object, { id: ctx.requestId || null, idempotency_key: ctx.idempotencyKey }, previous);
   }
 }
+
+/** The dispute evidence fields Stripe takes as text (the file fields are left out: the fake has no Files). */
+const DISPUTE_EVIDENCE_FIELDS = [
+  'access_activity_log',
+  'billing_address',
+  'cancellation_policy_disclosure',
+  'cancellation_rebuttal',
+  'customer_email_address',
+  'customer_name',
+  'customer_purchase_ip',
+  'duplicate_charge_explanation',
+  'duplicate_charge_id',
+  'product_description',
+  'refund_policy_disclosure',
+  'refund_refusal_explanation',
+  'service_date',
+  'shipping_address',
+  'shipping_carrier',
+  'shipping_date',
+  'shipping_tracking_number',
+  'uncategorized_text',
+];
+
+const CLOSED_DISPUTE = ['won', 'lost', 'warning_closed', 'prevented'];
+
+/** What an event no API request caused carries as its `request`. */
+const NO_REQUEST: RequestContext = { requestId: '', idempotencyKey: null, publishable: false };
 
 // Stripe's documented minimum charge amounts (docs.stripe.com/currencies#minimum-and-maximum-charge-amounts),
 // in minor units, for the currencies a test is likely to use; others are not checked.

@@ -109,6 +109,10 @@ export interface StripeFake {
   releaseEvents(order?: 'emitted' | 'reversed' | string[]): StripeEvent[];
   /** Sends an event again (a duplicate delivery). */
   redeliver(eventId: string): void;
+  /** Emits a new event (a new id) of an event's type and object, as Stripe may notify one change twice; returns it. */
+  resend(eventId: string): StripeEvent;
+  /** Emits a signed event of `type` about an object the fake need not hold (a charge made elsewhere, a malformed object). */
+  emitEvent(type: string, object: Record<string, any>): StripeEvent;
   /** Posts an event (an existing one, or a new one of `type` about `object`) with a signature that does not verify. */
   sendForged(event: StripeEvent | { type: string; object: Record<string, any> }, how?: Forgery): Promise<Delivery[]>;
   /** Completes or fails the 3-D Secure challenge of a PaymentIntent (as `POST /3ds/<id>?outcome=` does). */
@@ -119,6 +123,19 @@ export interface StripeFake {
   expireAuthorization(paymentIntentId: string): Record<string, any>;
   /** Fails a refund now, as Stripe does later for a card that cannot be refunded. */
   failRefund(refundId: string, reason?: string): Record<string, any>;
+  /**
+   * Opens a dispute on a PaymentIntent's captured charge (`charge.dispute.created`; an inquiry
+   * with `inquiry`), then, unless `withdraw: false` or an inquiry, Stripe takes the money
+   * (`charge.dispute.funds_withdrawn`). The events are signed and sent like any other.
+   */
+  openDispute(
+    paymentIntentId: string,
+    options?: { reason?: string; amount?: number; inquiry?: boolean; withdraw?: boolean; dueInDays?: number },
+  ): Record<string, any>;
+  /** Stripe takes a dispute's money now (`charge.dispute.funds_withdrawn`), if it has not. */
+  withdrawDisputeFunds(disputeId: string): Record<string, any>;
+  /** The network decides a dispute (`charge.dispute.closed`; for `won` with the money taken, `charge.dispute.funds_reinstated` after it). */
+  closeDispute(disputeId: string, outcome: 'won' | 'lost' | 'warning_closed'): Record<string, any>;
   /** Starts a fault of the provider. */
   fault(mode: FaultMode, options: FaultOptions): void;
   /** Ends any fault now (listening again after `refuse`). */
@@ -187,6 +204,9 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     { method: 'GET', pattern: /^\/v1\/charges\/([^/]+)$/, run: (_p, _ctx, id) => api.charge(id) },
     { method: 'POST', pattern: /^\/v1\/refunds$/, run: (p, ctx) => api.createRefund(p, ctx) },
     { method: 'GET', pattern: /^\/v1\/refunds\/([^/]+)$/, run: (_p, _ctx, id) => api.refund(id) },
+    { method: 'GET', pattern: /^\/v1\/disputes\/([^/]+)$/, run: (_p, _ctx, id) => api.dispute(id) },
+    { method: 'POST', pattern: /^\/v1\/disputes\/([^/]+)$/, run: (p, ctx, id) => api.updateDispute(id, p, ctx) },
+    { method: 'POST', pattern: /^\/v1\/disputes\/([^/]+)\/close$/, run: (_p, ctx, id) => api.acceptDispute(id, ctx) },
     { method: 'POST', pattern: /^\/v1\/identity\/verification_sessions$/, run: (p, ctx) => api.createVerificationSession(p, ctx) },
     { method: 'GET', pattern: /^\/v1\/identity\/verification_sessions\/([^/]+)$/, run: (_p, _ctx, id) => api.verificationSession(id) },
     {
@@ -531,6 +551,12 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     holdEvents: () => webhooks.hold(),
     releaseEvents: (order) => webhooks.release(order),
     redeliver: (eventId) => webhooks.redeliver(eventId),
+    emitEvent: (type, object) => webhooks.emit(type, object, { id: null, idempotency_key: null }),
+    resend: (eventId) => {
+      const event = webhooks.events.find((e) => e.id === eventId);
+      if (!event) throw new Error(`stripe fake: no event ${eventId}`);
+      return webhooks.emit(event.type, event.data.object, event.request, event.data.previous_attributes);
+    },
     sendForged: (event, how) => {
       const full: StripeEvent =
         'id' in event
@@ -551,6 +577,12 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     authenticate: (id, outcome) => api.completeAuthentication(id, outcome, { requestId: '', idempotencyKey: null, publishable: false }),
     settleVerification: (id, outcome, code) => api.settleVerificationSession(id, outcome, code),
     failRefund: (id, reason) => api.failRefund(id, reason),
+    openDispute: (id, o = {}) => {
+      const dispute = api.openDispute(id, o);
+      return o.inquiry || o.withdraw === false ? dispute : api.withdrawDisputeFunds(dispute.id);
+    },
+    withdrawDisputeFunds: (id) => api.withdrawDisputeFunds(id),
+    closeDispute: (id, outcome) => api.closeDisputeAs(id, outcome),
     expireAuthorization: (id) => api.expireAuthorization(id),
     fault(mode, o) {
       if (o.forMs === undefined && o.requests === undefined) throw new Error('stripe fake: a fault needs forMs or requests');
