@@ -62,6 +62,11 @@ export const DisputeHoldRow = defineEntity({
   indexes: [
     { name: 'dispute_hold_dispute_idx', properties: ['disputeId'] },
     { name: 'dispute_hold_wallet_idx', expression: 'create index dispute_hold_wallet_idx on dispute_hold (wallet_id) where held > 0' },
+    // The escrows an open dispute traced value into (an escrow commit looks its escrow up).
+    {
+      name: 'dispute_hold_escrowed_idx',
+      expression: `create index dispute_hold_escrowed_idx on dispute_hold (reference_id) where state = 'escrowed'`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),

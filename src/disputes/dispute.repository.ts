@@ -372,3 +372,13 @@ export async function disputedByMethod(db: Db, invoiceId: string): Promise<Map<s
   );
   return new Map(rows.map((r) => [r.payment_method_id, Number(r.amount)]));
 }
+
+/**
+ * Fragment: whether the escrow whose id is `<escrowExpression>` holds value an open dispute traced
+ * (a hold row `escrowed` on it): such an escrow is not committed while the dispute is open.
+ */
+export function escrowFrozenByDisputeSql(escrowExpression: string): string {
+  return `exists (select 1 from dispute_hold h join dispute d on d.id = h.dispute_id
+                   where h.state = 'escrowed' and h.reference_id = ${escrowExpression}
+                     and d.status in ('NEEDS_RESPONSE', 'UNDER_REVIEW'))`;
+}

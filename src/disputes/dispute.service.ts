@@ -269,7 +269,7 @@ export async function disputeSummaryOf(db: Db, invoiceId: string) {
       currency: d.currency,
       status: d.status,
     })),
-    disputed: disputes.reduce((sum, d) => sum + d.amount, 0),
+    disputed: disputes.filter((d) => d.status !== 'WON').reduce((sum, d) => sum + d.amount, 0),
     open: disputes.filter((d) => OPEN_DISPUTE_STATUSES.includes(d.status)).length,
   };
 }
@@ -290,4 +290,10 @@ export async function assertNoOpenDispute(db: Db, accountId: string): Promise<vo
       },
     );
   }
+}
+
+/** What `GET /v2/invoice/{invoice_id}` adds to a purchase invoice: its `disputes` summary (nothing on other invoices). */
+export async function invoiceDisputes(em: EntityManager, invoice: { invoice_id: string; invoice_type: string }) {
+  if (!/^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/.test(invoice.invoice_type)) return {};
+  return { disputes: await disputeSummaryOf(pooled(em), invoice.invoice_id) };
 }

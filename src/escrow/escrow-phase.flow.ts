@@ -29,6 +29,7 @@
  * phase (`escrow:<id>:<phase>`, ON CONFLICT DO NOTHING), so a phase run twice moves no money
  * twice. A batch whose statement fails is rerun command by command by the caller.
  */
+import { escrowFrozenByDisputeSql } from '../disputes/dispute.repository.js';
 import { commandsByIdsSql, finishCommandsSql } from '../commands/command.repository.js';
 import type { CommandKind, CommandResult } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
@@ -61,6 +62,8 @@ export interface Loaded {
   balances: Map<string, number>;
   /** Whether it would pay an account that was merged into another (pay and commit only). */
   paysMergedAccount: boolean;
+  /** Whether an open dispute traced value into it (commit only): it is not committed while the dispute is open. */
+  frozenByDispute: boolean;
 }
 
 export interface ReadCommand {
@@ -106,7 +109,8 @@ const READ_SQL = `with c as (${commandsByIdsSql('?::varchar[]')})
               select coalesce(json_agg(json_build_object('method', to_jsonb(m), 'balance', m.balance::text)), '[]'::json)
                 from (${chargeMethodsSql(`select x ->> 'payment_method_id' from jsonb_array_elements(i.payment_methods) x`)}) m
             ) end as methods,
-            case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.commit') then ${paysMergedAccountSql('i')} else false end as pays_merged
+            case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.commit') then ${paysMergedAccountSql('i')} else false end as pays_merged,
+            case when c.state = 'pending' and c.kind = 'escrow.commit' then ${escrowFrozenByDisputeSql('e.id')} else false end as frozen
        from c
        ${joinEscrowSql('e', 'c.target_id')}
        ${joinInvoiceSql('i', 'e.escrow_invoice_id')}`;
@@ -152,6 +156,7 @@ export async function readPhaseCommands(db: Db, ids: string[]): Promise<Map<stri
         methods: found.map((f) => f.method),
         balances,
         paysMergedAccount: r.pays_merged === true,
+        frozenByDispute: r.frozen === true,
       };
     }
     read.set(command.id, command);

@@ -105,6 +105,22 @@ async function plan(
       result: errorReply(escrowStateConflict(read, transition, integrator, 'it pays an account that was merged into another')),
     };
   }
+  // Value a card dispute traced waits in this escrow: it is not released to the sellers while the dispute is open (it may be cancelled).
+  if (transition === 'commit' && command.loaded.frozenByDispute) {
+    return {
+      commandId: command.id,
+      result: errorReply(
+        new AppError(
+          'invalid_state',
+          'A card charge that paid this escrow is disputed: it cannot be committed until the dispute is decided (it may be cancelled).',
+          {
+            codes: ['DISPUTE_OPEN'],
+            payload: escrowView(read, integrator),
+          },
+        ),
+      ),
+    };
+  }
   // An authorized escrow whose buyer has not named its payment methods (the invoice's pay does): nothing to charge yet.
   if (transition === 'pay' && escrowInvoice.paymentMethods.length === 0) {
     return {

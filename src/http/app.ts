@@ -4,7 +4,7 @@
  * module routers, 404/405 and the error middleware.
  */
 import { disputeRoutes, sandboxDisputeRoutes } from '../disputes/dispute.routes.js';
-import { runSandboxDisputeClock } from '../disputes/dispute.service.js';
+import { invoiceDisputes, runSandboxDisputeClock } from '../disputes/dispute.service.js';
 import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
 import { providerHookRoutes } from '../provider-events/provider-event.routes.js';
@@ -216,6 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     bus: deps.bus,
     syncWaitMs: deps.config.syncWaitMs,
     returnUrls: { publicUrl: deps.config.publicUrl, patterns: deps.config.allowedRedirectPatterns ?? [] },
+    extras: invoiceDisputes,
   });
   refundRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs });
   statementRoutes(api);

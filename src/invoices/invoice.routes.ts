@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Router } from 'express';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
@@ -10,7 +11,16 @@ import type { ReturnUrlPolicy } from './invoice.rules.js';
 import { transitionEscrow } from '../escrow/escrow.service.js';
 
 /** Invoicing API: invoices (`createInvoice`, `getInvoice`, `listInvoices`, `listAccountInvoices`, `payInvoice`). Requests arrive validated. */
-export function invoiceRoutes(router: Router, deps: { bus: CommandBus; syncWaitMs: number; returnUrls?: ReturnUrlPolicy }): void {
+export function invoiceRoutes(
+  router: Router,
+  deps: {
+    bus: CommandBus;
+    syncWaitMs: number;
+    returnUrls?: ReturnUrlPolicy;
+    /** What `GET /v2/invoice/{invoice_id}` adds to a purchase invoice from other modules (its disputes), given where the app is put together. */
+    extras?: (em: EntityManager, invoice: { invoice_id: string; invoice_type: string }) => Promise<Record<string, unknown>>;
+  },
+): void {
   const policy = deps.returnUrls ?? { publicUrl: 'http://localhost', patterns: [] };
   router.post('/v2/invoice', async (req, res) => {
     res.status(201).json(success(await createInvoice(req.em, principalOf(req), req.body)));
@@ -47,7 +57,8 @@ export function invoiceRoutes(router: Router, deps: { bus: CommandBus; syncWaitM
     );
   });
   router.get('/v2/invoice/:invoice_id', async (req, res) => {
-    res.json(success(await getInvoice(req.em, principalOf(req), req.params.invoice_id)));
+    const invoice = await getInvoice(req.em, principalOf(req), req.params.invoice_id);
+    res.json(success({ ...invoice, ...(deps.extras ? await deps.extras(req.em, invoice) : {}) }));
   });
   router.post('/v2/invoice/:invoice_id/pay', async (req, res) => {
     const principal = principalOf(req);

@@ -39,5 +39,6 @@ export class Migration20261128195000DisputeHolds extends Migration {
       );`);
     this.addSql('create index dispute_hold_dispute_idx on dispute_hold (dispute_id);');
     this.addSql('create index dispute_hold_wallet_idx on dispute_hold (wallet_id) where held > 0;');
+    this.addSql(`create index dispute_hold_escrowed_idx on dispute_hold (reference_id) where state = 'escrowed';`);
   }
 }

@@ -237,4 +237,23 @@ describe('disputes follow the money: trace, holds, WON and LOST', () => {
     const after = await write('POST', '/v2/token/convert', { account_id: buyer.account_id, amount: 500, currency: 'GEM' });
     assert.equal(after.status, 201, after.text);
   });
+
+  it('an ESCROWED escrow funded by disputed value is not committed while the dispute is open (409 DISPUTE_OPEN); it may be cancelled', async () => {
+    const { buyer, invoice, card } = await buyerWithTokens();
+    const seller = await party(client);
+    const escrow = await payInEscrow(buyer, seller, 300, false);
+    const d = await openDispute(invoice, card);
+    assert.ok(
+      d.traced.some((t: any) => t.state === 'escrowed' && t.reference_id === escrow && t.amount === 300),
+      JSON.stringify(d.traced),
+    );
+    const commit = await write('POST', `/v2/escrow/${escrow}/commit`);
+    assert.equal(commit.status, 409, commit.text);
+    assert.deepEqual(commit.body.codes, ['DISPUTE_OPEN']);
+    assert.equal(commit.body.payload.status, 'ESCROWED');
+    const cancel = await write('POST', `/v2/escrow/${escrow}/cancel`);
+    assert.equal(cancel.body.payload.status, 'CANCELLED', cancel.text);
+    await write('POST', `/v2/sandbox/disputes/${d.dispute_id}/close`, { outcome: 'won' });
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
+  });
 });

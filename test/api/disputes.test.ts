@@ -282,6 +282,12 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
   it('a disputed card part is not refunded again: 409 DISPUTED, and the summary leaves it out of what is refundable', async () => {
     const invoice = await paidInvoice(buyer.card!, 800);
     const d = (await open({ invoice_id: invoice, payment_method_id: buyer.card })).body.payload;
+    const shown = (await call('GET', `/v2/invoice/${invoice}`, { token: client.token })).body.payload.disputes;
+    assert.deepEqual(shown, {
+      disputes: [{ dispute_id: d.dispute_id, payment_method_id: buyer.card, amount: 800, currency: 'USD', status: 'NEEDS_RESPONSE' }],
+      disputed: 800,
+      open: 1,
+    });
     const summary = await call('GET', `/v2/invoice/${invoice}/refunds`, { token: client.token });
     assert.deepEqual(summary.body.payload.refundable, { USD: 0 });
     const full = await call('POST', '/v2/refund', {

@@ -418,7 +418,9 @@ export interface paths {
          *     `FAILED` with `integrator_insufficient_funds` when the integrator's wallet cannot cover a
          *     fiat refund: that one is recorded as `REFUND-REJECTED`, nothing moves, and the answer is
          *     409 `REFUND_REJECTED` with the summary as payload. Nothing left to refund → 409
-         *     `NOTHING_TO_REFUND`. Not refunded (409 `REFUND_NOT_ALLOWED`): an `ESCROWED` escrow
+         *     `NOTHING_TO_REFUND`. A card part that is disputed (an open or lost dispute: the
+         *     processor gave it back to the cardholder) is not refunded again: it is left out of what
+         *     is refundable, and a refund that finds nothing else left answers 409 `DISPUTED`. Not refunded (409 `REFUND_NOT_ALLOWED`): an `ESCROWED` escrow
          *     (cancel it instead), a cancelled one (its cancel refunded the buyer), an invoice that is
          *     not `SUCCESS`, a refund or an escrow's commit or cancel invoice, and the purchase of a buyer (or,
          *     for tokens, a receiver) merged into another account — money never lands in a merged
@@ -457,7 +459,8 @@ export interface paths {
          *     is left); methods that together have less left than `amount` → 400 naming
          *     `payment_methods` (`EXCEEDS_REFUNDABLE`); a method that did not pay the invoice or is
          *     named twice → 400 naming `payment_methods.<i>` (`NOT_CHARGED`, `DUPLICATE`); a line with
-         *     nothing left → 409 `NOTHING_TO_REFUND`; a line on no purchase of the caller's → 404
+         *     nothing left → 409 `NOTHING_TO_REFUND`; methods named that are all disputed (nothing left
+         *     of them but what their disputes took) → 409 `DISPUTED`; a line on no purchase of the caller's → 404
          *     `LINE_ITEM_NOT_FOUND`. Otherwise as `POST /v2/refund`: where the money comes from, the
          *     refund invoice and its states, `REFUND_REJECTED`, `REFUND_NOT_ALLOWED`, the events, and
          *     the 200 refund summary (the refund lists `line_item_id`). Identical requests (same line,
@@ -783,6 +786,23 @@ export interface components {
             display_amount: string;
         };
         Invoice: {
+            /**
+             * @description Only on `GET /v2/invoice/{invoice_id}` of a purchase invoice: its disputes (chargebacks
+             *     of its card charges, newest last) and how much they hold back. `disputed` is what open
+             *     and lost disputes took (left out of what may be refunded); `open` how many are undecided.
+             */
+            disputes?: {
+                disputes: {
+                    dispute_id: string;
+                    payment_method_id: string;
+                    amount: number;
+                    currency: string;
+                    /** @enum {string} */
+                    status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST";
+                }[];
+                disputed: number;
+                open: number;
+            };
             invoice_id: components["schemas"]["Id"];
             account_id: components["schemas"]["Id"];
             /** @enum {string} */
@@ -1980,7 +2000,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["InvoiceNotFound"];
-            /** @description `NOTHING_TO_REFUND`, `REFUND_REJECTED` (payload = the refund summary), `REFUND_NOT_ALLOWED`, or the Idempotency-Key is in use. */
+            /** @description `NOTHING_TO_REFUND`, `DISPUTED`, `REFUND_REJECTED` (payload = the refund summary), `REFUND_NOT_ALLOWED`, or the Idempotency-Key is in use. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2087,7 +2107,7 @@ export interface operations {
                     "application/json": components["schemas"]["FailureEnvelope"];
                 };
             };
-            /** @description `NOTHING_TO_REFUND`, `REFUND_REJECTED` (payload = the refund summary), `REFUND_NOT_ALLOWED`, or the Idempotency-Key is in use. */
+            /** @description `NOTHING_TO_REFUND`, `DISPUTED`, `REFUND_REJECTED` (payload = the refund summary), `REFUND_NOT_ALLOWED`, or the Idempotency-Key is in use. */
             409: {
                 headers: {
                     [name: string]: unknown;
