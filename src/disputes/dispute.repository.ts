@@ -382,3 +382,15 @@ export function escrowFrozenByDisputeSql(escrowExpression: string): string {
                    where h.state = 'escrowed' and h.reference_id = ${escrowExpression}
                      and d.status in ('NEEDS_RESPONSE', 'UNDER_REVIEW'))`;
 }
+
+/**
+ * Fragment: what open and lost disputes of the purchase invoice `<invoiceExpression>` took, per
+ * payment method, as a JSON object (`{"pm_…": amount}`, `{}` when none): an escrow cancel does
+ * not refund that part to the card again.
+ */
+export function disputedByMethodJsonSql(invoiceExpression: string): string {
+  return `(select coalesce(jsonb_object_agg(x.payment_method_id, x.amount), '{}'::jsonb)
+             from (select payment_method_id, sum(amount) as amount from dispute
+                    where invoice_id = ${invoiceExpression} and status in ('NEEDS_RESPONSE', 'UNDER_REVIEW', 'LOST')
+                    group by 1) x)`;
+}

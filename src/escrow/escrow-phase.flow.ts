@@ -29,7 +29,7 @@
  * phase (`escrow:<id>:<phase>`, ON CONFLICT DO NOTHING), so a phase run twice moves no money
  * twice. A batch whose statement fails is rerun command by command by the caller.
  */
-import { escrowFrozenByDisputeSql } from '../disputes/dispute.repository.js';
+import { disputedByMethodJsonSql, escrowFrozenByDisputeSql } from '../disputes/dispute.repository.js';
 import { commandsByIdsSql, finishCommandsSql } from '../commands/command.repository.js';
 import type { CommandKind, CommandResult } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
@@ -64,6 +64,8 @@ export interface Loaded {
   paysMergedAccount: boolean;
   /** Whether an open dispute traced value into it (commit only): it is not committed while the dispute is open. */
   frozenByDispute: boolean;
+  /** What open and lost disputes took of each card charge (cancel only): not refunded to the card again. */
+  disputed: Map<string, number>;
 }
 
 export interface ReadCommand {
@@ -110,7 +112,8 @@ const READ_SQL = `with c as (${commandsByIdsSql('?::varchar[]')})
                 from (${chargeMethodsSql(`select x ->> 'payment_method_id' from jsonb_array_elements(i.payment_methods) x`)}) m
             ) end as methods,
             case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.commit') then ${paysMergedAccountSql('i')} else false end as pays_merged,
-            case when c.state = 'pending' and c.kind = 'escrow.commit' then ${escrowFrozenByDisputeSql('e.id')} else false end as frozen
+            case when c.state = 'pending' and c.kind = 'escrow.commit' then ${escrowFrozenByDisputeSql('e.id')} else false end as frozen,
+            case when c.kind = 'escrow.cancel' then ${disputedByMethodJsonSql('i.id')} end as disputed
        from c
        ${joinEscrowSql('e', 'c.target_id')}
        ${joinInvoiceSql('i', 'e.escrow_invoice_id')}`;
@@ -157,6 +160,7 @@ export async function readPhaseCommands(db: Db, ids: string[]): Promise<Map<stri
         balances,
         paysMergedAccount: r.pays_merged === true,
         frozenByDispute: r.frozen === true,
+        disputed: new Map(Object.entries((r.disputed ?? {}) as Record<string, number | string>).map(([k, v]) => [k, Number(v)])),
       };
     }
     read.set(command.id, command);

@@ -174,8 +174,12 @@ async function plan(
     );
   } else {
     // A refund goes back to where each charge came from; what wallets hold now does not matter.
-    const sources = await evaluateCharges(pooled(em), integratorId, currency, escrowInvoice.paymentMethods, methods, new Map(), cards);
-    made = phaseInvoice(escrow, escrowInvoice, 'user_purchase_refund_escrow', escrowInvoice.paymentMethods, command.now);
+    // A disputed card part is not: the processor gave it back to the cardholder already, and the
+    // dispute took it from the integrator's wallet — it goes back there.
+    const refunded = withoutDisputedCharges(escrowInvoice.paymentMethods, command.loaded.disputed);
+    const sources = await evaluateCharges(pooled(em), integratorId, currency, refunded, methods, new Map(), cards);
+    const toIntegrator = totalAmount - refunded.reduce((sum, c) => sum + c.amount, 0);
+    made = phaseInvoice(escrow, escrowInvoice, 'user_purchase_refund_escrow', refunded, command.now);
     escrow.cancelInvoiceId = made.id;
     escrow.status = 'CANCELLED';
     postings.push({
@@ -185,6 +189,9 @@ async function plan(
       entries: [
         { account: holding, currency, amount: -totalAmount },
         ...sources.map((s) => ({ account: s.account, currency, amount: s.amount })),
+        ...(toIntegrator > 0
+          ? [{ account: await systemAccount(pooled(em), integratorId, 'publisher_wallet', currency), currency, amount: toIntegrator }]
+          : []),
       ],
     });
   }
@@ -219,6 +226,19 @@ async function plan(
       postings,
     },
   };
+}
+
+/** An escrow's charges less what disputes took of each (a charge left with nothing is left out). */
+function withoutDisputedCharges(charges: StoredCharge[], disputed: ReadonlyMap<string, number>): StoredCharge[] {
+  if (disputed.size === 0) return charges;
+  const left = new Map(disputed);
+  return charges
+    .map((c) => {
+      const taken = Math.min(left.get(c.payment_method_id) ?? 0, c.amount);
+      if (taken) left.set(c.payment_method_id, (left.get(c.payment_method_id) ?? 0) - taken);
+      return { ...c, amount: c.amount - taken };
+    })
+    .filter((c) => c.amount > 0);
 }
 
 /** A write refused because of what others did meanwhile: worth deciding again. */
@@ -339,7 +359,9 @@ async function settleWithProvider(db: Db, provider: CardProvider, commandId: str
     // one (the provider down past the job's retries) is found by the sweep (`cancelsWithOpenCardRefunds`).
     const cancelInvoiceId = loaded.escrow.cancelInvoiceId;
     const settled = await recordedCancelParts(db, cancelInvoiceId);
-    const outcomes = await refundCardCharges(db, provider, commandId, loaded.invoice, cancelInvoiceId, settled);
+    // A disputed card part is not refunded: the processor gave it back to the cardholder already.
+    const paid = { ...loaded.invoice, paymentMethods: withoutDisputedCharges(loaded.invoice.paymentMethods, loaded.disputed) };
+    const outcomes = await refundCardCharges(db, provider, commandId, paid, cancelInvoiceId, settled);
     if (outcomes.size) await recordCancelRefunds(db, cancelInvoiceId, outcomes);
   }
 }

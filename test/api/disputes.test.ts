@@ -4,7 +4,7 @@ import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { emDb } from '../../src/db/sql.js';
 import { isOverdraft } from '../../src/ledger/ledger.service.js';
 import { addCard, call, h, newClient, unique, type TestClient } from '../support/harness.js';
-import { party, type Party } from '../support/money.js';
+import { balance, party, type Party } from '../support/money.js';
 
 async function accountBalance(integratorId: string, kind: 'publisher_wallet' | 'dispute_holding' | 'dispute_fees' | 'dispute_losses') {
   const id = await systemAccount(h().orm.em.fork(), integratorId, kind, 'USD');
@@ -309,5 +309,57 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
     await close(d.dispute_id, 'won');
     const after = await call('GET', `/v2/invoice/${invoice}/refunds`, { token: client.token });
     assert.deepEqual(after.body.payload.refundable, { USD: 800 });
+  });
+
+  it('cancelling an escrow whose card part is disputed returns everything else to the buyer; the disputed part goes to the integrator', async () => {
+    const wallet = buyer.wallets['USD:fiat'];
+    const clearing = await systemAccount(h().orm.em.fork(), buyer.integrator_id, 'card_clearing', 'USD');
+    await h()
+      .orm.em.fork()
+      .transactional((tx) =>
+        post(tx, {
+          integratorId: buyer.integrator_id,
+          reference: unique('fund-'),
+          description: 'test',
+          entries: [
+            { account: clearing, currency: 'USD', amount: -300 },
+            { account: wallet.wallet, currency: 'USD', amount: 300 },
+          ],
+        }),
+      );
+    const created = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [
+          { payment_method_id: wallet.pm, amount: 300 },
+          { payment_method_id: buyer.card, amount: 0 },
+        ],
+        line_items: [{ amount: 1000, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const escrow = created.body.payload;
+    const paid = await call('POST', `/v2/escrow/${escrow.id}/pay`, { token: client.token, headers: { 'idempotency-key': unique('k') } });
+    assert.equal(paid.body.payload.status, 'ESCROWED', paid.text);
+    const d = (await open({ invoice_id: escrow.escrow_invoice_id, payment_method_id: buyer.card })).body.payload;
+    assert.equal(d.amount, 700);
+    const walletBefore = await accountBalance(buyer.integrator_id, 'publisher_wallet');
+    const cancelled = await call('POST', `/v2/escrow/${escrow.id}/cancel`, {
+      token: client.token,
+      headers: { 'idempotency-key': unique('k') },
+    });
+    assert.equal(cancelled.body.payload.status, 'CANCELLED', cancelled.text);
+    assert.equal(await balance(wallet.wallet), 300, 'the wallet part came back');
+    assert.equal(
+      (await accountBalance(buyer.integrator_id, 'publisher_wallet')) - walletBefore,
+      700,
+      'the disputed card part went to the integrator',
+    );
+    const cancelInvoice = (await call('GET', `/v2/invoice/${cancelled.body.payload.cancel_invoice_id}`, { token: client.token })).body
+      .payload;
+    assert.deepEqual(Object.keys(cancelInvoice.payment_methods), [wallet.pm], JSON.stringify(cancelInvoice.payment_methods));
+    await close(d.dispute_id, 'lost');
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 });

@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Commit an escrow
-         * @description Only from `ESCROWED`: each line's amount goes to its source wallet (the integrator's default wallet when blank) and each recipient's share on to its destination wallet (for a token currency, the seller's convertible wallet); the rest of a line stays with the integrator. `commit_invoice_id` is set. Commit again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR` — also when a recipient's account was merged into another (money never lands in a merged account; cancel refunds the buyer instead).
+         * @description Only from `ESCROWED`: each line's amount goes to its source wallet (the integrator's default wallet when blank) and each recipient's share on to its destination wallet (for a token currency, the seller's convertible wallet); the rest of a line stays with the integrator. `commit_invoice_id` is set. Commit again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR` — also when a recipient's account was merged into another (money never lands in a merged account; cancel refunds the buyer instead). An escrow that an open dispute traced disputed value into (a disputed card charge paid it, or the tokens it bought) answers 409 `DISPUTE_OPEN` (payload = the escrow) until the dispute is decided; it may be cancelled.
          *
          *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
          *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202
@@ -98,7 +98,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an escrow
-         * @description Only from `ESCROWED`: every charged payment method is refunded in full (the buyer sees both the charge and the refund); nothing goes to the sellers. `cancel_invoice_id` is set. Cancel again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR`.
+         * @description Only from `ESCROWED`: every charged payment method is refunded in full (the buyer sees both the charge and the refund); nothing goes to the sellers. A card part under an open or lost dispute is not refunded (the processor gave it back to the cardholder already): it goes to the integrator's default wallet, which the dispute took it from. `cancel_invoice_id` is set. Cancel again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR`.
          *
          *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
          *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202
@@ -1310,7 +1310,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EscrowNotFound"];
-            /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), or the Idempotency-Key is in use. */
+            /** @description The escrow's state does not allow this (`ESCROW_STATE_ERROR`, payload = the escrow), an open dispute holds it (`DISPUTE_OPEN`, payload = the escrow), or the Idempotency-Key is in use. */
             409: {
                 headers: {
                     [name: string]: unknown;
