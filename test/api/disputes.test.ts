@@ -362,4 +362,30 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
     await close(d.dispute_id, 'lost');
     assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
+
+  it('a dispute racing a refund of the same charge: one after the other on the invoice, the money moves once', async () => {
+    for (let round = 0; round < 4; round++) {
+      const invoice = await paidInvoice(buyer.card!, 500);
+      const [disputed, refunded] = await Promise.all([
+        open({ invoice_id: invoice, payment_method_id: buyer.card }),
+        call('POST', '/v2/refund', {
+          token: client.token,
+          body: { invoice_id: invoice, reason: 'other' },
+          headers: { 'idempotency-key': unique('k') },
+        }),
+      ]);
+      assert.equal(disputed.status, 200, disputed.text);
+      const d = disputed.body.payload;
+      if (refunded.status === 200) {
+        // The refund went first: nothing was left for the processor to take.
+        assert.equal(d.amount, 0, JSON.stringify(d));
+        assert.equal(d.reported_amount, 500);
+      } else {
+        assert.equal(refunded.status, 409, refunded.text);
+        assert.deepEqual(refunded.body.codes, ['DISPUTED']);
+        assert.equal(d.amount, 500);
+      }
+    }
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
+  });
 });
