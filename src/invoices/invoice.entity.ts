@@ -50,6 +50,11 @@ export const Invoice = defineEntity({
       name: 'invoice_purchase_line_items_idx',
       expression: `create index invoice_purchase_line_items_idx on invoice using gin (line_items jsonb_path_ops) where invoice_type in ('user_purchase', 'user_purchase_virtual', 'user_purchase_escrow', 'user_purchase_escrow_virtual', 'token_purchase')`,
     },
+    // Escrow cancels, oldest first: the sweep of cancels whose card refunds were never recorded.
+    {
+      name: 'invoice_escrow_cancel_created_idx',
+      expression: `create index invoice_escrow_cancel_created_idx on invoice (created_at) where invoice_type like 'user_purchase_refund_escrow%'`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),

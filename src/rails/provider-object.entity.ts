@@ -20,6 +20,11 @@ export const ProviderObject = defineEntity({
       name: 'provider_object_intent_ref_uq',
       expression: `create unique index provider_object_intent_ref_uq on provider_object (holdfast_ref) where object_type = 'payment_intent'`,
     },
+    // A Stripe dispute names its charge: the PaymentIntent whose latest charge it is.
+    {
+      name: 'provider_object_charge_idx',
+      expression: `create index provider_object_charge_idx on provider_object ((snapshot ->> 'latest_charge')) where object_type = 'payment_intent'`,
+    },
   ],
   properties: {
     provider: p.enum(['stripe', 'paypal']).columnType('varchar(16)').primary(),

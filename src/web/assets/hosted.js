@@ -446,6 +446,8 @@ import { payoutFlow } from './hosted-payout.js';
       show(el('p', { class: 'hf-muted', 'data-hf': 'processing', text: 'Your payment is being processed…' }));
       return payOutcome(invoiceId, 202, invoice);
     }
+    // Back from the bank after the provider's answer already settled the pay as failed: say why, as a pay that waited would.
+    if (invoice.state === 'FAILED' && returnedFromBank) return payOutcome(invoiceId, 200, invoice);
     if (invoice.state !== 'OPEN') return fatal(`This purchase cannot be paid: it is ${invoice.state.toLowerCase()}.`);
     // Methods chosen by an earlier pay that has not finished (this page was reloaded, or that
     // pay was cut short): pay again with them — it joins the one running, or runs it — never twice.
