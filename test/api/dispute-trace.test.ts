@@ -256,4 +256,40 @@ describe('disputes follow the money: trace, holds, WON and LOST', () => {
     await write('POST', `/v2/sandbox/disputes/${d.dispute_id}/close`, { outcome: 'won' });
     assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
+
+  it('two disputes of one buyer: each holds its own value, one WON and one LOST, the ledger stays right', async () => {
+    const buyer = await party(client);
+    await addCard(client, buyer.account_id, '4242424242424242');
+    const methods = (await call('GET', `/v1/${buyer.account_id}/payment_methods`, { token: client.token })).body.payload;
+    const card = methods.find((m: any) => m.provider === 'card').id;
+    const buy = async () => {
+      const bought = await write('POST', '/v2/token/purchase', { payment_method_id: card, amount: 500, currency: 'USD' });
+      assert.equal(bought.status, 201, bought.text);
+      return bought.body.payload.invoice_id as string;
+    };
+    const first = await buy();
+    const second = await buy();
+    const seller = await party(client);
+    await payInEscrow(buyer, seller, 700);
+    const gem = buyer.wallets['GEM:standard'].wallet;
+    const d1 = await openDispute(first, card);
+    const d2 = await openDispute(second, card);
+    // First in, first out: the escrow spent the first purchase's 500 and 200 of the second's.
+    assert.deepEqual(
+      d1.traced.map((t: any) => [t.via, t.amount, t.held]),
+      [['escrow', 500, 500]],
+    );
+    assert.deepEqual(d2.traced.map((t: any) => [t.via, t.amount, t.held]).sort(), [
+      ['escrow', 200, 200],
+      ['purchase', 300, 300],
+    ]);
+    assert.equal(await held(gem), 300);
+    assert.equal(await held(seller.wallets['GEM:convertible'].wallet), 700);
+    await write('POST', `/v2/sandbox/disputes/${d1.dispute_id}/close`, { outcome: 'won' });
+    await write('POST', `/v2/sandbox/disputes/${d2.dispute_id}/close`, { outcome: 'lost' });
+    assert.equal(await held(seller.wallets['GEM:convertible'].wallet), 0);
+    assert.equal(await stored(seller.wallets['GEM:convertible'].wallet), 500);
+    assert.equal(await stored(gem), 0);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
+  });
 });
