@@ -394,3 +394,13 @@ export function disputedByMethodJsonSql(invoiceExpression: string): string {
                     where invoice_id = ${invoiceExpression} and status in ('NEEDS_RESPONSE', 'UNDER_REVIEW', 'LOST')
                     group by 1) x)`;
 }
+
+/** Whether an open dispute traced value into this payout before it was sent (a `payout_waiting` hold): it waits for the dispute. */
+export async function payoutWaitsForDispute(db: Db, payoutId: string): Promise<boolean> {
+  const [row] = await db.execute<Array<{ waits: boolean }>>(
+    `select exists (select 1 from dispute_hold h join dispute d on d.id = h.dispute_id
+                     where h.state = 'payout_waiting' and h.reference_id = ? and d.status in ('NEEDS_RESPONSE', 'UNDER_REVIEW')) as waits`,
+    [payoutId],
+  );
+  return row!.waits;
+}

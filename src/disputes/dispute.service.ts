@@ -18,6 +18,7 @@ import { insertEvent } from '../webhooks/outbox.service.js';
 import {
   disputesOfInvoice,
   hasOpenDispute,
+  payoutWaitsForDispute,
   holdsOf,
   dueSandboxCharges,
   findDispute,
@@ -296,4 +297,16 @@ export async function assertNoOpenDispute(db: Db, accountId: string): Promise<vo
 export async function invoiceDisputes(em: EntityManager, invoice: { invoice_id: string; invoice_type: string }) {
   if (!/^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/.test(invoice.invoice_type)) return {};
   return { disputes: await disputeSummaryOf(pooled(em), invoice.invoice_id) };
+}
+
+/**
+ * 409 `DISPUTE_OPEN` for the execution of a payout an open dispute traced disputed value into
+ * before it was sent: it stays `FUNDS-IN-ESCROW` until the dispute is decided.
+ */
+export async function assertPayoutNotWaitingForDispute(db: Db, payoutId: string): Promise<void> {
+  if (await payoutWaitsForDispute(db, payoutId)) {
+    throw new AppError('invalid_state', 'This payout holds value of a disputed card charge: it is not sent until the dispute is decided.', {
+      codes: ['DISPUTE_OPEN'],
+    });
+  }
 }

@@ -14,6 +14,7 @@
  * Each state change emits `payout-complete`. The runners that call the rail are made with the
  * adapter the process runs on (`payoutCommandRunners`).
  */
+import { assertPayoutNotWaitingForDispute } from '../disputes/dispute.service.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
@@ -181,6 +182,8 @@ async function claimAttempt(
   if (mode === 'auto' && payout.status !== 'FUNDS-IN-ESCROW') return null;
   if (!canExecute(payout.status, mode)) throw payoutStateConflict(payout, mode === 'staging' ? 'executed at once' : 'approved');
   await assertCanPayOut(db, payout.accountId);
+  // A payout holding value an open card dispute traced waits for the dispute.
+  await assertPayoutNotWaitingForDispute(db, payout.id);
   // Money leaves only an account whose identity check stands (a block lifted by hand does not bypass it).
   const kyc = await findKycState(db, payout.accountId);
   if (kyc !== 'ACCEPT') throw kycRequired(kyc);

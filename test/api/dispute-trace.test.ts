@@ -292,4 +292,37 @@ describe('disputes follow the money: trace, holds, WON and LOST', () => {
     assert.equal(await stored(gem), 0);
     assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
+
+  it('a payout not yet sent that holds disputed value waits for the dispute (409 DISPUTE_OPEN), and is sent once it is won', async () => {
+    const { buyer, invoice, card } = await buyerWithTokens();
+    const seller = await party(client);
+    await decideKyc(h().orm.em.fork(), seller.account_id, 'ACCEPT', false);
+    await payInEscrow(buyer, seller, 1000);
+    const quote = await write('POST', '/v2/token/convert', { account_id: seller.account_id, amount: 1000, currency: 'GEM' });
+    assert.equal((await write('POST', `/v2/token/convert/${quote.body.payload.token_exchange_id}`)).body.payload.status, 'EXECUTED');
+    const paypal = await write('POST', `/v1/${seller.account_id}/payment_methods`, {
+      type: 'paypal',
+      paypal: { email: `${unique('p')}@example.com` },
+    });
+    const requested = await write('POST', `/v2/${seller.account_id}/payout`, {
+      source_payment_method_id: seller.wallets['USD:fiat'].pm,
+      destination_payment_method_id: paypal.body.payload.id,
+      amount: 600,
+      currency: 'USD',
+    });
+    const payoutId = requested.body.payload.payout_status_id;
+    assert.equal(requested.body.payload.payout_status, 'FUNDS-IN-ESCROW', requested.text);
+    const d = await openDispute(invoice, card);
+    assert.ok(
+      d.traced.some((t: any) => t.state === 'payout_waiting' && t.reference_id === payoutId && t.amount === 600),
+      JSON.stringify(d.traced),
+    );
+    const refused = await write('PATCH', `/v2/${seller.account_id}/payout/${payoutId}`);
+    assert.equal(refused.status, 409, refused.text);
+    assert.deepEqual(refused.body.codes, ['DISPUTE_OPEN']);
+    await write('POST', `/v2/sandbox/disputes/${d.dispute_id}/close`, { outcome: 'won' });
+    const sent = await write('PATCH', `/v2/${seller.account_id}/payout/${payoutId}`);
+    assert.equal(sent.body.payload.payout_status, 'SUCCESS', sent.text);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
+  });
 });
