@@ -9,6 +9,7 @@
  * - `dispute.close` decides a dispute: WON gives the amount back to the wallet
  *   (`dispute:<id>:won`), LOST moves it to dispute losses (`dispute:<id>:lost`).
  */
+import { failpoint } from '../runtime/failpoints.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { commandResult, inCommandTransaction, submitCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
@@ -114,8 +115,16 @@ export function runOpenDisputeCommand(em: EntityManager, commandId: string): Pro
     const view = disputeView(inserted, holds);
     await insertEvent(db, inserted.integratorId, 'dispute-opened', view);
     const postings: Posting[] = moves ? [openPosting(inserted, await accountsOf(db, inserted))] : [];
+    // A crash here: the dispute, its trace and holds, its event and the command's result roll back together.
+    failpoint('dispute.before-commit');
     return { status: 200, body: success(view), postings };
-  });
+  }).then(afterCommit);
+}
+
+/** A crash right after a dispute command committed: its job is not yet finished in Redis (the rerun answers the stored result). */
+function afterCommit<T>(result: T): T {
+  failpoint('dispute.after-commit');
+  return result;
 }
 
 /** The `dispute.close` runner (input `outcome`: WON or LOST). */
@@ -142,10 +151,11 @@ export function runCloseDisputeCommand(em: EntityManager, commandId: string): Pr
         if (outcome === 'LOST') await setUnrecovered(db, d.id, unrecoveredOf(after));
         const view = disputeView({ ...closed, unrecovered: outcome === 'LOST' ? unrecoveredOf(after) : closed.unrecovered }, after);
         await insertEvent(db, d.integratorId, 'dispute-closed', view);
+        failpoint('dispute.before-commit');
         return { status: 200, body: success(view), postings };
       }
     }
-  });
+  }).then(afterCommit);
 }
 
 /** The user account a wallet's ledger account belongs to. */

@@ -5,6 +5,7 @@
  * (`dispute.open`, `dispute.close`, dispute.commands.ts); saving evidence moves none and is
  * answered at once.
  */
+import { success } from '../envelope.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runCommand, submitCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
@@ -158,7 +159,8 @@ export function openSandboxDispute(
       location: disputeLocation(disputeId),
       current: async () => {
         const d = await findDispute(pooled(em), principal.integratorId, disputeId);
-        return d ? viewOf(pooled(em), d) : null;
+        // The dispute once its command has opened it; null before.
+        return success(d ? await viewOf(pooled(em), d) : null);
       },
     },
   );
@@ -222,7 +224,7 @@ export async function closeSandboxDispute(
     {
       ...opts,
       location: disputeLocation(disputeId),
-      current: async () => viewOf(pooled(em), (await findDispute(pooled(em), principal.integratorId, disputeId))!),
+      current: async () => success(await viewOf(pooled(em), (await findDispute(pooled(em), principal.integratorId, disputeId))!)),
     },
   );
 }

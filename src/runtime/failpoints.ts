@@ -15,6 +15,8 @@ export const FAILPOINTS = [
   'payout.execute.after-send',
   'payout.execute.after-commit',
   'webhooks.relay.after-commit',
+  'dispute.before-commit',
+  'dispute.after-commit',
 ] as const;
 export type Failpoint = (typeof FAILPOINTS)[number];
 

@@ -143,7 +143,8 @@ export interface paths {
          *     the unclaimed destination `payout-unclaimed@example.com` (as PayPal leaves a payout its
          *     receiver has not claimed). From any other state `409 PAYOUT_STATE_ERROR`; while a
          *     `payouts` or `login` block is active, `403`; when the account's KYC check is no longer
-         *     `ACCEPT`, `409 KYC_REQUIRED`. A `payout.execute` command.
+         *     `ACCEPT`, `409 KYC_REQUIRED`; a payout holding value an open card dispute traced, `409
+         *     DISPUTE_OPEN` (it waits for the dispute). A `payout.execute` command.
          *
          *     With `rail_outcome` it applies that outcome of the payout rail to a `PROCESSING` payout's
          *     current attempt, as the provider's webhook would (a `payout.settle` command): `SUCCEEDED`
