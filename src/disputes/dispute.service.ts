@@ -295,10 +295,14 @@ export async function assertNoOpenDispute(db: Db, accountId: string): Promise<vo
   }
 }
 
-/** What `GET /v2/invoice/{invoice_id}` adds to a purchase invoice: its `disputes` summary (nothing on other invoices). */
+/**
+ * What `GET /v2/invoice/{invoice_id}` adds to a purchase invoice that was disputed: its `disputes`
+ * summary (nothing on an invoice never disputed, which reads as it always did).
+ */
 export async function invoiceDisputes(em: EntityManager, invoice: { invoice_id: string; invoice_type: string }) {
   if (!/^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/.test(invoice.invoice_type)) return {};
-  return { disputes: await disputeSummaryOf(pooled(em), invoice.invoice_id) };
+  const summary = await disputeSummaryOf(pooled(em), invoice.invoice_id);
+  return summary.disputes.length ? { disputes: summary } : {};
 }
 
 /**

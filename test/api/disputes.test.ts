@@ -281,6 +281,11 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
 
   it('a disputed card part is not refunded again: 409 DISPUTED, and the summary leaves it out of what is refundable', async () => {
     const invoice = await paidInvoice(buyer.card!, 800);
+    assert.equal(
+      (await call('GET', `/v2/invoice/${invoice}`, { token: client.token })).body.payload.disputes,
+      undefined,
+      'never disputed: no summary',
+    );
     const d = (await open({ invoice_id: invoice, payment_method_id: buyer.card })).body.payload;
     const shown = (await call('GET', `/v2/invoice/${invoice}`, { token: client.token })).body.payload.disputes;
     assert.deepEqual(shown, {

@@ -787,7 +787,7 @@ export interface components {
         };
         Invoice: {
             /**
-             * @description Only on `GET /v2/invoice/{invoice_id}` of a purchase invoice: its disputes (chargebacks
+             * @description Only on `GET /v2/invoice/{invoice_id}` of a purchase invoice that was disputed: its disputes (chargebacks
              *     of its card charges, newest last) and how much they hold back. `disputed` is what open
              *     and lost disputes took (left out of what may be refunded); `open` how many are undecided.
              */
