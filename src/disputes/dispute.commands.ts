@@ -39,6 +39,7 @@ import {
   disputedAmount,
   disputeView,
   fundsAfterClose,
+  isDisputablePurchase,
   lostPosting,
   openPosting,
   wonPosting,
@@ -49,8 +50,6 @@ import {
 } from './dispute.rules.js';
 import { disputeNotFound, disputeStateError, viewOf, type OpenDisputeInput } from './dispute.service.js';
 import { noticeChange, type DisputeNoticeInput } from './stripe-dispute.rules.js';
-
-const PURCHASE_TYPES = /^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/;
 
 async function accountsOf(db: Db, d: Pick<DisputeRecord, 'integratorId' | 'currency'>): Promise<DisputeAccounts> {
   return {
@@ -73,7 +72,7 @@ export function runOpenDisputeCommand(em: EntityManager, commandId: string): Pro
       .filter((c) => c.payment_method_id === input.payment_method_id)
       .reduce((sum, c) => sum + c.amount, 0);
     const method = charged > 0 ? await methodById(db, input.payment_method_id) : undefined;
-    if (!PURCHASE_TYPES.test(invoice.invoiceType) || invoice.state !== 'SUCCESS' || method?.provider !== 'card') {
+    if (!isDisputablePurchase(invoice.invoiceType) || invoice.state !== 'SUCCESS' || method?.provider !== 'card') {
       throw AppError.invalid(
         { payment_method_id: ['NOT_A_CARD_CHARGE'] },
         'A dispute belongs to a card that paid a purchase invoice (state SUCCESS).',

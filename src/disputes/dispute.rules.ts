@@ -60,6 +60,11 @@ export const SANDBOX_DISPUTE_DELAY_SECONDS = 24 * 3600;
 /** How long a sandbox dispute waits for evidence before it is LOST (on the integrator's test clock). */
 export const SANDBOX_EVIDENCE_WINDOW_SECONDS = 7 * 24 * 3600;
 
+/** The invoice types a dispute can belong to: the purchases (standard, authorized, token purchase, an escrow's invoice). */
+export function isDisputablePurchase(invoiceType: string): boolean {
+  return /^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/.test(invoiceType);
+}
+
 /** A dispute as stored. */
 export interface DisputeRecord {
   id: string;

@@ -36,6 +36,8 @@ import {
   mergedEvidence,
   OPEN_DISPUTE_STATUSES,
   SANDBOX_DISPUTE_DELAY_SECONDS,
+  SANDBOX_EVIDENCE_WINDOW_SECONDS,
+  isDisputablePurchase,
   type DisputeReason,
   type DisputeRecord,
   type DisputeStatus,
@@ -195,7 +197,7 @@ function openInput(
     provider: 'sandbox',
     provider_dispute_id: null,
     withdrawn: true,
-    due_in_seconds: 7 * 24 * 3600,
+    due_in_seconds: SANDBOX_EVIDENCE_WINDOW_SECONDS,
   };
   return { ...input };
 }
@@ -300,7 +302,7 @@ export async function assertNoOpenDispute(db: Db, accountId: string): Promise<vo
  * summary (nothing on an invoice never disputed, which reads as it always did).
  */
 export async function invoiceDisputes(em: EntityManager, invoice: { invoice_id: string; invoice_type: string }) {
-  if (!/^(user_purchase(_virtual)?|user_purchase_escrow(_virtual)?|token_purchase)$/.test(invoice.invoice_type)) return {};
+  if (!isDisputablePurchase(invoice.invoice_type)) return {};
   const summary = await disputeSummaryOf(pooled(em), invoice.invoice_id);
   return summary.disputes.length ? { disputes: summary } : {};
 }
