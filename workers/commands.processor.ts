@@ -4,14 +4,15 @@ import { isCommandKind, type CommandRegistry, type CommandResult, type CommandRu
 import { runCommandWith } from '../src/commands/command.service.js';
 import { escrowCommandsWith } from '../src/escrow/escrow.commands.js';
 import { invoiceCommandsWith } from '../src/invoices/invoice.commands.js';
-import { payoutCommandRunners } from '../src/payouts/payout.commands.js';
+import { payoutCommandRunners, reversePayoutForDispute } from '../src/payouts/payout.commands.js';
 import type { RailAdapters } from '../src/rails/rail-adapters.js';
 import { refundCommandsWith } from '../src/refunds/refund.commands.js';
 import { sandboxCardProcessor } from '../src/rails/sandbox-card.adapter.js';
 import { sandboxPayoutRail } from '../src/rails/sandbox-payout.adapter.js';
 import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
-import { disputeCommands } from '../src/disputes/dispute.commands.js';
+import { disputeCommandsWith } from '../src/disputes/dispute.commands.js';
+import { lockEscrowStatus } from '../src/escrow/escrow.repository.js';
 import { providerEventCommands } from '../src/provider-events/provider-event.commands.js';
 import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
@@ -27,7 +28,7 @@ export function commandRunners(rails: Pick<RailAdapters, 'cards' | 'payouts'>): 
     'provider-events': providerEventCommands,
     refunds: refundCommandsWith(rails.cards),
     tokens: tokenCommands,
-    disputes: disputeCommands,
+    disputes: disputeCommandsWith({ lockEscrowStatus, reversePayout: reversePayoutForDispute }),
   };
 }
 

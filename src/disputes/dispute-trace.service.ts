@@ -21,6 +21,20 @@ import { insertHolds } from './dispute.repository.js';
 import { disputedShare, ownerOf, spendsOfCredit } from './dispute-trace.rules.js';
 import type { DisputeHold, DisputeRecord, TracedVia } from './dispute.rules.js';
 
+/**
+ * Checks an escrow the trace found ESCROWED (no commit posting) and locks it so until the
+ * opening commits: a cancel or commit of it then waits for the dispute (and reads its holds).
+ * One that committed meanwhile — after the trace read the ledger — makes the opening fail: its
+ * job runs it again, and the new trace follows the value where the move took it.
+ */
+async function lockStillEscrowed(lockEscrowStatus: EscrowLock, db: Db, escrowId: string): Promise<void> {
+  const status = await lockEscrowStatus(db, escrowId);
+  if (status !== 'ESCROWED') throw new Error(`escrow ${escrowId} moved (${status ?? 'gone'}) while a dispute traced it: trace again`);
+}
+
+/** The escrow's status, its row locked against a move until the transaction ends (given by the runners' assembly). */
+export type EscrowLock = (db: Db, escrowId: string) => Promise<string | undefined>;
+
 /** How many later entries of one wallet the trace reads at most (a wallet busier than that is traced that far). */
 const TRACE_ENTRY_LIMIT = 5_000;
 
@@ -51,6 +65,7 @@ async function follow(
   referenceId: string,
   depth: number,
   found: Found[],
+  lockEscrow: EscrowLock,
 ) {
   if (disputed <= 0 || entry.applied_seq === null || entry.balance_after === null) return;
   const after = await entriesAfter(db, entry.account_id, entry.applied_seq, TRACE_ENTRY_LIMIT);
@@ -63,7 +78,7 @@ async function follow(
       const entries = await entriesOfPostings(db, [spend.reference]);
       const paid = entries.filter((e) => e.account_id === entry.account_id).reduce((s, e) => s - e.amount, 0);
       for (const credit of walletCredits(entries)) {
-        await follow(db, credit, disputedShare(credit.amount, spend.amount, paid), 'conversion', id!, depth, found);
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, paid), 'conversion', id!, depth, found, lockEscrow);
       }
     } else if (kind === 'payout' && phase === 'hold') {
       const executed = (await entriesOfPostings(db, [`payout:${id}:execute`])).length > 0;
@@ -78,6 +93,7 @@ async function follow(
     } else if (depth === 0 && kind === 'escrow' && phase === 'pay') {
       const commit = await entriesOfPostings(db, [`escrow:${id}:commit`, `escrow:${id}:commit:shares`]);
       if (commit.length === 0) {
+        await lockStillEscrowed(lockEscrow, db, id!);
         found.push({
           wallet: entry.account_id,
           currency: entry.currency,
@@ -91,14 +107,14 @@ async function follow(
       // What the escrow held (its commit empties its holding), and the shares its commit paid on.
       const total = commit.filter((e) => e.kind === 'escrow_holding').reduce((s, e) => s - e.amount, 0);
       for (const credit of walletCredits(commit)) {
-        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'escrow', id!, 1, found);
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'escrow', id!, 1, found, lockEscrow);
       }
     } else if (depth === 0 && kind === 'invoice' && phase === 'pay') {
       const entries = await entriesOfPostings(db, [spend.reference, `${spend.reference}:shares`]);
       // What the invoice cost: what its pay took from where it was paid from.
       const total = entries.filter((e) => e.reference === spend.reference && e.amount < 0).reduce((s, e) => s - e.amount, 0);
       for (const credit of walletCredits(entries, new Set([entry.account_id]))) {
-        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'purchase', id!, 1, found);
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'purchase', id!, 1, found, lockEscrow);
       }
     }
   }
@@ -121,7 +137,13 @@ function purchasePostings(invoice: InvoiceRecord): { references: string[]; via: 
  * wallet has free: its balance less what other disputes hold); records every finding as a hold
  * row (`held` 0 for value that left, or waits in an escrow or a payout). Answers the rows.
  */
-export async function traceAndHold(db: Db, dispute: DisputeRecord, invoice: InvoiceRecord, accountOf: (wallet: string) => Promise<string>) {
+export async function traceAndHold(
+  db: Db,
+  dispute: DisputeRecord,
+  invoice: InvoiceRecord,
+  accountOf: (wallet: string) => Promise<string>,
+  lockEscrow: EscrowLock,
+) {
   const found: Found[] = [];
   if (dispute.amount > 0) {
     const { references, via, referenceId } = purchasePostings(invoice);
@@ -130,10 +152,11 @@ export async function traceAndHold(db: Db, dispute: DisputeRecord, invoice: Invo
     const paid = Number(invoice.totalAmount);
     for (const credit of walletCredits(entries)) {
       const buyers = (await accountOf(credit.account_id)) === invoice.accountId;
-      await follow(db, credit, disputedShare(credit.amount, dispute.amount, paid), via, referenceId, buyers ? 0 : 1, found);
+      await follow(db, credit, disputedShare(credit.amount, dispute.amount, paid), via, referenceId, buyers ? 0 : 1, found, lockEscrow);
     }
     // An escrow paid by card and still ESCROWED: its value waits in the escrow.
     if (invoice.escrowId && (await entriesOfPostings(db, [`escrow:${invoice.escrowId}:commit`])).length === 0) {
+      await lockStillEscrowed(lockEscrow, db, invoice.escrowId);
       found.push({
         wallet: '',
         currency: invoice.currency,

@@ -8,6 +8,10 @@
  *   alone may take below zero. A second notice for the same charge answers the dispute it has.
  * - `dispute.close` decides a dispute: WON gives the amount back to the wallet
  *   (`dispute:<id>:won`), LOST moves it to dispute losses (`dispute:<id>:lost`).
+ *
+ * The runners are made with what they need of the modules that build on disputes (escrows and
+ * payouts import disputes, so disputes cannot import them): `disputeCommandsWith`, assembled
+ * with the other modules' runners (workers/commands.processor.ts).
  */
 import { failpoint } from '../runtime/failpoints.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -16,10 +20,11 @@ import type { CommandResult, CommandRunners } from '../commands/command.registry
 import type { Db } from '../db/sql.js';
 import { success } from '../envelope.js';
 import { AppError } from '../errors.js';
-import { integratorProfile, integratorSettings } from '../integrators/integrator.service.js';
+import { integratorSettings } from '../integrators/integrator.service.js';
 import { escrowOutcome, givenBackToMethod, lockInvoice } from '../invoices/invoice.repository.js';
 import { systemAccount, type Posting } from '../ledger/ledger.service.js';
 import { addHeld, paymentMethodOfAccount } from '../ledger/ledger.repository.js';
+import { clawBackHolds } from './dispute-returns.service.js';
 import { methodById } from '../payment-methods/payment-method.repository.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import {
@@ -60,8 +65,28 @@ async function accountsOf(db: Db, d: Pick<DisputeRecord, 'integratorId' | 'curre
   };
 }
 
+/** What the dispute runners need of the modules that import disputes (given where the runners are assembled). */
+export interface DisputeRunnerDeps {
+  /**
+   * The escrow's status, its row locked against a move (`for share`) until the transaction
+   * ends; undefined when there is no such escrow (escrow.repository's `lockEscrowStatus`).
+   */
+  lockEscrowStatus(db: Db, escrowId: string): Promise<string | undefined>;
+  /**
+   * Reverses a payout not yet sent in the caller's transaction, as an operator's rejection does
+   * (SUPPORT-REVERSED, its `payout:<id>:reverse` posting and `payout-complete` event), its
+   * disputed value held where it landed; false when it can no longer be reversed
+   * (payout.commands' `reversePayoutInTransaction`).
+   */
+  reversePayout(db: Db, payoutId: string): Promise<boolean>;
+}
+
 /** The `dispute.open` runner. */
-export function runOpenDisputeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+function runOpenDisputeCommand(deps: DisputeRunnerDeps) {
+  return (em: EntityManager, commandId: string) => openDispute(em, commandId, deps);
+}
+
+function openDispute(em: EntityManager, commandId: string, deps: DisputeRunnerDeps): Promise<CommandResult | null> {
   return inCommandTransaction(em, commandId, async (db, command) => {
     const input = command.input as unknown as OpenDisputeInput;
     const invoice = await lockInvoice(db, input.invoice_id);
@@ -110,7 +135,7 @@ export function runOpenDisputeCommand(em: EntityManager, commandId: string): Pro
     );
     if (!inserted) throw new Error(`dispute of ${invoice.id}/${input.payment_method_id} written meanwhile`);
     // Where the purchase's value went: what is still in wallets is held there from now on.
-    const holds = await traceAndHold(db, inserted, invoice, (wallet) => accountOfWallet(db, wallet));
+    const holds = await traceAndHold(db, inserted, invoice, (wallet) => accountOfWallet(db, wallet), deps.lockEscrowStatus);
     const view = disputeView(inserted, holds);
     await insertEvent(db, inserted.integratorId, 'dispute-opened', view);
     const postings: Posting[] = moves ? [openPosting(inserted, await accountsOf(db, inserted))] : [];
@@ -127,7 +152,11 @@ function afterCommit<T>(result: T): T {
 }
 
 /** The `dispute.close` runner (input `outcome`: WON or LOST). */
-export function runCloseDisputeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
+function runCloseDisputeCommand(deps: DisputeRunnerDeps) {
+  return (em: EntityManager, commandId: string) => closeDispute(em, commandId, deps);
+}
+
+function closeDispute(em: EntityManager, commandId: string, deps: DisputeRunnerDeps): Promise<CommandResult | null> {
   return inCommandTransaction(em, commandId, async (db, command) => {
     const outcome = (command.input as { outcome: 'WON' | 'LOST' }).outcome;
     const d = await lockDispute(db, command.target_id);
@@ -143,8 +172,19 @@ export function runCloseDisputeCommand(em: EntityManager, commandId: string): Pr
           const accounts = await accountsOf(db, d);
           postings.push(outcome === 'WON' ? wonPosting(d, accounts) : lostPosting(d, accounts));
         }
+        if (outcome === 'LOST') {
+          // The traced payouts not yet sent are reversed first, here, in this transaction: their
+          // money lands back in the wallet and is held there (payout_waiting → in_wallet), so the
+          // clawback below takes it like any hold. One transaction for the reversals, the
+          // clawbacks and the close: a crash or a rerun finds all of it done or none of it, and
+          // each posting (`payout:<id>:reverse`, `dispute:<id>:clawback:<hold>`) is unique. (The
+          // other way — submitting `payout.reverse` commands as `next` and clawing back in a
+          // follow-up — would leave a LOST dispute whose clawback has not happened yet, and the
+          // payout free to be approved between the two.)
+          for (const h of await holdsOf(db, [d.id])) if (h.state === 'payout_waiting') await deps.reversePayout(db, h.referenceId);
+        }
         const holds = await holdsOf(db, [d.id]);
-        postings.push(...(outcome === 'WON' ? await releaseHolds(db, holds) : await clawBack(db, d, holds)));
+        postings.push(...(outcome === 'WON' ? await releaseHolds(db, holds) : await clawBackHolds(db, d, holds)));
         const closed = await closeDisputeRow(db, d.id, outcome, d.amount > 0 ? fundsAfterClose(d.funds, outcome) : d.funds);
         const after = await holdsOf(db, [d.id]);
         if (outcome === 'LOST') await setUnrecovered(db, d.id, unrecoveredOf(after));
@@ -172,31 +212,6 @@ async function releaseHolds(db: Db, holds: readonly DisputeHold[]): Promise<Post
     await endHold(db, h.id, 'released');
   }
   return [];
-}
-
-/**
- * LOST: what each hold holds is clawed back — tokens to token issuance, fiat to the integrator's
- * default wallet — each its own posting, `dispute:<id>:clawback:<hold id>`. The hold is lifted
- * first: the database keeps a wallet's balance at least what it holds.
- */
-async function clawBack(db: Db, d: DisputeRecord, holds: readonly DisputeHold[]): Promise<Posting[]> {
-  const tokenCurrency = (await integratorProfile(db, d.integratorId)).tokenCurrency;
-  const postings: Posting[] = [];
-  for (const h of holds.filter((x) => x.held > 0)) {
-    await addHeld(db, h.walletId, -h.held);
-    await endHold(db, h.id, 'clawed_back');
-    const to = await systemAccount(db, d.integratorId, h.currency === tokenCurrency ? 'token_issuance' : 'publisher_wallet', h.currency);
-    postings.push({
-      integratorId: d.integratorId,
-      reference: `dispute:${d.id}:clawback:${h.id}`,
-      description: `dispute ${d.id} lost: traced value clawed back`,
-      entries: [
-        { account: h.walletId, currency: h.currency, amount: -h.held },
-        { account: to, currency: h.currency, amount: h.held },
-      ],
-    });
-  }
-  return postings;
 }
 
 /**
@@ -281,8 +296,11 @@ function applyNotice(em: EntityManager, commandId: string): Promise<CommandResul
   });
 }
 
-export const disputeCommands: CommandRunners = {
-  'dispute.open': runOpenDisputeCommand,
-  'dispute.close': runCloseDisputeCommand,
-  'dispute.notice': runDisputeNoticeCommand,
-};
+/** The disputes module's runners, with what they need of the modules that build on disputes. */
+export function disputeCommandsWith(deps: DisputeRunnerDeps): CommandRunners {
+  return {
+    'dispute.open': runOpenDisputeCommand(deps),
+    'dispute.close': runCloseDisputeCommand(deps),
+    'dispute.notice': runDisputeNoticeCommand,
+  };
+}

@@ -267,9 +267,14 @@ export function disputePostingMismatches(
   );
 }
 
-const HOLD_COLUMNS = `id, dispute_id as "disputeId", integrator_id as "integratorId", account_id as "accountId",
-  coalesce(wallet_id, '') as "walletId", currency, amount, held, released, clawed_back as "clawedBack", via,
-  reference_id as "referenceId", state`;
+/** The hold columns of the row aliased `alias`, as `holdFromRow` reads them. */
+function holdColumnsOf(alias: string): string {
+  return `${alias}.id, ${alias}.dispute_id as "disputeId", ${alias}.integrator_id as "integratorId", ${alias}.account_id as "accountId",
+  coalesce(${alias}.wallet_id, '') as "walletId", ${alias}.currency, ${alias}.amount, ${alias}.held, ${alias}.released,
+  ${alias}.clawed_back as "clawedBack", ${alias}.via, ${alias}.reference_id as "referenceId", ${alias}.state`;
+}
+
+const HOLD_COLUMNS = holdColumnsOf('dispute_hold');
 
 function holdFromRow(r: DisputeHold): DisputeHold {
   return { ...r, amount: Number(r.amount), held: Number(r.held), released: Number(r.released), clawedBack: Number(r.clawedBack) };
@@ -403,4 +408,50 @@ export async function payoutWaitsForDispute(db: Db, payoutId: string): Promise<b
     [payoutId],
   );
   return row!.waits;
+}
+
+/**
+ * Fragment: whether an escrow cancel of the escrow `<escrowExpression>` gives back value a
+ * dispute traced into it (a hold row `escrowed` on it, of an open or a lost dispute): such a
+ * cancel holds (or, lost, claws back) what returns to the buyer's wallet, in a transaction of
+ * its own. Served by the partial index on `escrowed` holds: a cancel without one finds nothing.
+ */
+export function escrowReturnsDisputedValueSql(escrowExpression: string): string {
+  return `exists (select 1 from dispute_hold h join dispute d on d.id = h.dispute_id
+                   where h.state = 'escrowed' and h.reference_id = ${escrowExpression}
+                     and d.status in ('NEEDS_RESPONSE', 'UNDER_REVIEW', 'LOST'))`;
+}
+
+/** A hold waiting in a movement (`escrowed`, `payout_waiting`), with its dispute's status. */
+export type WaitingHold = DisputeHold & { disputeStatus: DisputeStatus };
+
+/**
+ * The holds waiting in one movement (an escrow, a payout: `reference_id`) with their disputes'
+ * status, oldest first; hold rows and dispute rows locked (`for update`: a close of the dispute
+ * waits, and is waited for).
+ */
+export async function lockWaitingHolds(db: Db, state: 'escrowed' | 'payout_waiting', referenceId: string): Promise<WaitingHold[]> {
+  const rows = await db.execute<WaitingHold[]>(
+    `select ${holdColumnsOf('h')}, d.status as "disputeStatus"
+       from dispute_hold h join dispute d on d.id = h.dispute_id
+      where h.state = ? and h.reference_id = ?
+      order by d.id, h.created_at, h.id for update of h, d`,
+    [state, referenceId],
+  );
+  return rows.map((r) => ({ ...holdFromRow(r), disputeStatus: r.disputeStatus }));
+}
+
+/**
+ * A waiting hold whose value came back to a wallet: it is `in_wallet` there now (its wallet,
+ * currency and amount where it landed) and holds `held` of it.
+ */
+export async function landHold(
+  db: Db,
+  holdId: string,
+  landed: { walletId: string; accountId: string; currency: string; amount: number; held: number },
+): Promise<void> {
+  await db.execute(
+    `update dispute_hold set state = 'in_wallet', wallet_id = ?, account_id = ?, currency = ?, amount = ?, held = ? where id = ?`,
+    [landed.walletId, landed.accountId, landed.currency, landed.amount, landed.held, holdId],
+  );
 }

@@ -8,8 +8,10 @@
  *   takes: the ids of escrow commands (one array parameter).
  *   returns: per command found, its state and stored result, the database's clock, and — when
  *   its escrow exists — the escrow, its escrow invoice, for a pending pay or cancel the
- *   invoice's payment methods with their wallets' balances, and for a pending pay or commit
- *   whether it would pay an account merged into another. No locks are taken.
+ *   invoice's payment methods with their wallets' balances, for a pending pay or commit
+ *   whether it would pay an account merged into another, for a pending commit whether an open
+ *   dispute froze it, and for a pending cancel whether it gives back value a dispute traced
+ *   into it. No locks are taken.
  *
  * `writePhasePlans(db, plans)`
  *   takes: one JSON parameter per kind of row, each read with `jsonb_to_recordset(...) as
@@ -29,7 +31,7 @@
  * phase (`escrow:<id>:<phase>`, ON CONFLICT DO NOTHING), so a phase run twice moves no money
  * twice. A batch whose statement fails is rerun command by command by the caller.
  */
-import { disputedByMethodJsonSql, escrowFrozenByDisputeSql } from '../disputes/dispute.repository.js';
+import { disputedByMethodJsonSql, escrowFrozenByDisputeSql, escrowReturnsDisputedValueSql } from '../disputes/dispute.repository.js';
 import { commandsByIdsSql, finishCommandsSql } from '../commands/command.repository.js';
 import type { CommandKind, CommandResult } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
@@ -66,6 +68,12 @@ export interface Loaded {
   frozenByDispute: boolean;
   /** What open and lost disputes took of each card charge (cancel only): not refunded to the card again. */
   disputed: Map<string, number>;
+  /**
+   * Whether a dispute traced value into it that a cancel gives back to the buyer's wallet
+   * (cancel only; an open dispute's or a lost one's `escrowed` hold): that cancel runs in a
+   * transaction of its own, which holds (or claws back) what it gives back.
+   */
+  returnsDisputedValue: boolean;
 }
 
 export interface ReadCommand {
@@ -113,6 +121,7 @@ const READ_SQL = `with c as (${commandsByIdsSql('?::varchar[]')})
             ) end as methods,
             case when c.state = 'pending' and c.kind in ('escrow.pay', 'escrow.commit') then ${paysMergedAccountSql('i')} else false end as pays_merged,
             case when c.state = 'pending' and c.kind = 'escrow.commit' then ${escrowFrozenByDisputeSql('e.id')} else false end as frozen,
+            case when c.state = 'pending' and c.kind = 'escrow.cancel' then ${escrowReturnsDisputedValueSql('e.id')} else false end as returns_disputed,
             case when c.kind = 'escrow.cancel' then ${disputedByMethodJsonSql('i.id')} end as disputed
        from c
        ${joinEscrowSql('e', 'c.target_id')}
@@ -160,6 +169,7 @@ export async function readPhaseCommands(db: Db, ids: string[]): Promise<Map<stri
         balances,
         paysMergedAccount: r.pays_merged === true,
         frozenByDispute: r.frozen === true,
+        returnsDisputedValue: r.returns_disputed === true,
         disputed: new Map(Object.entries((r.disputed ?? {}) as Record<string, number | string>).map(([k, v]) => [k, Number(v)])),
       };
     }

@@ -46,6 +46,8 @@ import { firstDoneCommand } from '../commands/command.service.js';
 import { recordCancelRefunds, recordedCancelParts } from '../refunds/refund-reversal.service.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
 import { readPhaseCommands, writePhasePlans, type Plan, type ReadCommand } from './escrow-phase.flow.js';
+import { lockWaitingHolds } from '../disputes/dispute.repository.js';
+import { takeBackReturnedValue } from '../disputes/dispute-returns.service.js';
 import {
   escrowStateConflict,
   escrowView,
@@ -241,6 +243,26 @@ function withoutDisputedCharges(charges: StoredCharge[], disputed: ReadonlyMap<s
     .filter((c) => c.amount > 0);
 }
 
+/**
+ * The cancel of an escrow a dispute traced value into (read as `returnsDisputedValue`): the
+ * slower path, which the common cancel never takes. In one transaction: the disputes waiting in
+ * the escrow locked (a close of one waits, in the order a close takes them), the phase's usual
+ * guarded write, then — after its posting put the money back in the buyer's wallet — that
+ * value held there for an open dispute, or clawed back for a lost one
+ * (`takeBackReturnedValue`). Answers whether the command's result was stored (false: the escrow
+ * moved meanwhile; read again).
+ */
+async function writeCancelReturningDisputedValue(db: Db, p: Plan): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const escrowId = p.move!.escrowId;
+    await lockWaitingHolds(tx, 'escrowed', escrowId);
+    const stored = await writePhasePlans(tx, [p]);
+    if (!stored.has(p.commandId)) return false;
+    await takeBackReturnedValue(tx, 'escrowed', escrowId, [`escrow:${escrowId}:cancel`]);
+    return true;
+  });
+}
+
 /** A write refused because of what others did meanwhile: worth deciding again. */
 function isContention(err: unknown): boolean {
   return isOverdraft(err) || isLockContention(err);
@@ -285,6 +307,18 @@ async function runEscrowCommands(em: EntityManager, cards: CardProcessor, ids: s
         } catch (err) {
           results.set(id, err instanceof Error ? err : new Error(String(err)));
         }
+      }
+    }
+    // A cancel that gives back value a dispute traced into the escrow leaves the batch: its own transaction.
+    const apart = plans.filter((p) => p.move?.to === 'CANCELLED' && read.get(p.commandId)?.loaded?.returnsDisputedValue);
+    if (apart.length) plans.splice(0, plans.length, ...plans.filter((p) => !apart.includes(p)));
+    for (const p of apart) {
+      try {
+        if (await writeCancelReturningDisputedValue(db, p)) results.set(p.commandId, p.result);
+        else again.push(p.commandId);
+      } catch (err) {
+        if (isContention(err)) again.push(p.commandId);
+        else results.set(p.commandId, err instanceof Error ? err : new Error(String(err)));
       }
     }
     if (plans.length) {

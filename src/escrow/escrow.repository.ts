@@ -58,6 +58,16 @@ export async function escrowOfIntegrator(db: Db, integratorId: string, escrowId:
   return row;
 }
 
+/**
+ * The escrow's status, its row locked `for share` until the caller's transaction ends: a phase's
+ * guarded move of it waits, and a move that committed first is seen (undefined: no such escrow).
+ * A dispute's trace takes it on each escrow it finds ESCROWED.
+ */
+export async function lockEscrowStatus(db: Db, escrowId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ status: string }>>('select status from escrow where id = ? for share', [escrowId]);
+  return row?.status;
+}
+
 /** A request for a transition: the caller's escrow and, when it is in a runnable state, a command to make. */
 export interface TransitionRequestRow {
   escrowId: string;

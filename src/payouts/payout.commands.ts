@@ -15,6 +15,8 @@
  * adapter the process runs on (`payoutCommandRunners`).
  */
 import { assertPayoutNotWaitingForDispute } from '../disputes/dispute.service.js';
+import { lockWaitingHolds } from '../disputes/dispute.repository.js';
+import { takeBackReturnedValue } from '../disputes/dispute-returns.service.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
@@ -353,15 +355,42 @@ export async function runPayoutSettle(em: EntityManager, commandId: string): Pro
 export async function runPayoutReverse(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return inCommandTransaction(em, commandId, async (db, command) => {
     const by = ((command.input as { by?: ReverseBy } | null)?.by ?? 'user') as ReverseBy;
-    const payout = await lockPayout(db, command.target_id);
+    const { payout, reversed } = await reverseLockedPayout(db, command.target_id, by);
     if (!payout) throw payoutNotFound();
-    if (!canReverse(payout.status)) throw payoutStateConflict(payout, 'reversed');
-    await postBackToWallet(db, payout, 'reverse', 'reversed');
-    payout.status = reversedStatus(by);
-    payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
-    await changed(db, payout);
+    if (!reversed) throw payoutStateConflict(payout, 'reversed');
     return { status: 200, body: success(payoutView(payout)) };
   });
+}
+
+/**
+ * Reverses a payout in the caller's transaction when it can be (FUNDS-IN-ESCROW or FAILED): the
+ * money back to its wallet (`reverse` posting, a conversion it took reversed too), the new
+ * status, `payout-complete`. Value a dispute traced into the payout (its `payout_waiting`
+ * holds) is held where it landed (clawed back at once for a lost dispute): it is still the
+ * disputed value. Answers the payout as it is now (undefined: there is none) and whether this
+ * reversed it. The disputes waiting on it are locked first, as a dispute's
+ * close locks them before it reverses the payout: one order, no deadlock.
+ */
+async function reverseLockedPayout(db: Db, payoutId: string, by: ReverseBy): Promise<{ payout?: PayoutRecord; reversed: boolean }> {
+  await lockWaitingHolds(db, 'payout_waiting', payoutId);
+  const payout = await lockPayout(db, payoutId);
+  if (!payout || !canReverse(payout.status)) return { payout, reversed: false };
+  await postBackToWallet(db, payout, 'reverse', 'reversed');
+  const back = [`payout:${payout.id}:reverse`, ...(payout.tokenExchangeId ? [`exchange:${payout.tokenExchangeId}:reverse`] : [])];
+  await takeBackReturnedValue(db, 'payout_waiting', payout.id, back, payout.amount);
+  payout.status = reversedStatus(by);
+  payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
+  await changed(db, payout);
+  return { payout, reversed: true };
+}
+
+/**
+ * A lost dispute's reversal of a payout not yet sent that holds its value (the dispute runners
+ * get it where the runners are assembled): SUPPORT-REVERSED, in the dispute's transaction.
+ * Answers whether it was reversed (false: it had moved on, or is gone).
+ */
+export async function reversePayoutForDispute(db: Db, payoutId: string): Promise<boolean> {
+  return (await reverseLockedPayout(db, payoutId, 'support')).reversed;
 }
 
 /** The payouts module's runners, the execution on `rail` (the adapter the process runs on). */
