@@ -98,7 +98,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an escrow
-         * @description Only from `ESCROWED`: every charged payment method is refunded in full (the buyer sees both the charge and the refund); nothing goes to the sellers. A card part under an open or lost dispute is not refunded (the processor gave it back to the cardholder already): it goes to the integrator's default wallet, which the dispute took it from. `cancel_invoice_id` is set. Cancel again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR`.
+         * @description Only from `ESCROWED`: every charged payment method is refunded in full (the buyer sees both the charge and the refund); nothing goes to the sellers. A card part under an open or lost dispute is not refunded (the processor gave it back to the cardholder already): it goes to the integrator's default wallet, which the dispute took it from. What goes back to the buyer's wallets that a dispute traced into the escrow (the tokens a disputed card bought) is disputed value still: under an open dispute it is held in the wallet it returns to (the dispute's `traced` entry becomes `in_wallet` there, with `held`; WON releases it, LOST claws it back); under a LOST dispute it is clawed back at once (`dispute-updated`, the dispute's `unrecovered` less it). `cancel_invoice_id` is set. Cancel again answers the escrow as it is; from any other state, 409 `ESCROW_STATE_ERROR`.
          *
          *     Runs as a command on a worker. The call waits for it (up to `SYNC_WAIT_MS`, 10 s by
          *     default) and answers 200; with `Prefer: respond-async`, or past the wait, it answers 202

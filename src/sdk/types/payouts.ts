@@ -129,7 +129,11 @@ export interface paths {
          *     payout, or `202` + `Location` with `Prefer: respond-async`). From any other state `409
          *     PAYOUT_STATE_ERROR` naming it — among them `PROCESSING`: a payout sent to the payout rail
          *     can no longer be taken back. A reversal racing the execution: exactly one of them
-         *     happens, the other answers `409`. Emits `payout-complete`.
+         *     happens, the other answers `409`. Emits `payout-complete`. A payout holding value an open
+         *     card dispute traced (it waits for the dispute) may be taken back: what returns is held in
+         *     the wallet until the dispute is decided (for a token conversion's payout, in the tokens
+         *     the conversion gives back). A dispute that is LOST reverses such a payout itself
+         *     (`SUPPORT-REVERSED`) and claws back what it returned.
          */
         delete: operations["reversePayout"];
         options?: never;
