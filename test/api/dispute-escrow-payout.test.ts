@@ -275,6 +275,47 @@ describe('disputes: traced value coming back from an escrow cancel or a payout r
     await clean();
   });
 
+  it('LOST reversing the payout of a token conversion claws back the tokens the reversal gives back', async () => {
+    const { buyer, invoice, card } = await buyerWithTokens();
+    const seller = await party(client);
+    await decideKyc(h().orm.em.fork(), seller.account_id, 'ACCEPT', false);
+    await escrowOf(buyer, seller, 1000, true);
+    const quote = await write('POST', '/v2/token/convert', { account_id: seller.account_id, amount: 1000, currency: 'GEM' });
+    const exchangeId = quote.body.payload.token_exchange_id;
+    assert.equal((await write('POST', `/v2/token/convert/${exchangeId}`)).body.payload.status, 'EXECUTED');
+    const paypal = await write('POST', `/v1/${seller.account_id}/payment_methods`, {
+      type: 'paypal',
+      paypal: { email: `${unique('p')}@example.com` },
+    });
+    const requested = await write('POST', `/v2/${seller.account_id}/payout`, {
+      source_payment_method_id: seller.wallets['USD:fiat'].pm,
+      destination_payment_method_id: paypal.body.payload.id,
+      amount: 1000,
+      currency: 'USD',
+      token_exchange_id: exchangeId,
+    });
+    assert.equal(requested.body.payload.payout_status, 'FUNDS-IN-ESCROW', requested.text);
+    const payoutId = requested.body.payload.payout_status_id;
+    const d = await openDispute(invoice, card);
+    assert.deepEqual(traceOf(d), [['payout', 'payout_waiting', 'USD', 1000, 0, 0, 0]]);
+    const issuance = await systemBalance('token_issuance', 'GEM');
+    const publisher = await systemBalance('publisher_wallet', 'USD');
+    const lost = await close(d.dispute_id, 'lost');
+    // The reversal gave the tokens back to the convertible wallet (the conversion reversed): they are what is clawed back.
+    assert.deepEqual(traceOf(lost), [['payout', 'in_wallet', 'GEM', 1000, 0, 0, 1000]]);
+    assert.equal(lost.traced[0].wallet_id, seller.wallets['GEM:convertible'].wallet);
+    assert.deepEqual(lost.unrecovered, {});
+    assert.deepEqual(await postings(`exchange:${exchangeId}:%`), [`exchange:${exchangeId}:execute`, `exchange:${exchangeId}:reverse`]);
+    // The conversion's reversal took the 1000 GEM from issuance and gave the USD 10.00 back to the integrator; the clawback returned the GEM.
+    assert.equal(await systemBalance('token_issuance', 'GEM'), issuance);
+    assert.equal((await systemBalance('publisher_wallet', 'USD')) - publisher, 1000);
+    assert.equal(await stored(seller.wallets['GEM:convertible'].wallet), 0);
+    assert.equal(await stored(seller.wallets['USD:fiat'].wallet), 0);
+    const payout = (await call('GET', `/v2/${seller.account_id}/payout/${payoutId}`, { token: client.token })).body.payload;
+    assert.equal(payout.payout_status, 'SUPPORT-REVERSED');
+    await clean();
+  });
+
   it('the trace locks each escrow it finds ESCROWED and refuses one that moved after it read the ledger (the opening is run again)', async () => {
     const { buyer, invoice, card } = await buyerWithTokens();
     const escrow = await escrowOf(buyer, await party(client), 300, false);

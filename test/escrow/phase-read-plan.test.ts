@@ -25,6 +25,14 @@ describe('escrow phase read: key lookups at any size (plan)', () => {
     for (const n of invoices) assert.match(n['Index Cond'] ?? '', /escrow_invoice_id/, `invoice by the escrow's: ${summary(all)}`);
   });
 
+  it('the dispute checks of a commit and a cancel read only the escrowed holds, by their partial index', async () => {
+    const [plan] = await plansOf((db) => readPhaseCommands(db, ['cmd_a', 'cmd_b']), { settings, answer: [] });
+    const all = nodes(plan);
+    const holds = all.filter((n) => n['Relation Name'] === 'dispute_hold');
+    assert.ok(holds.length >= 2, `the commit's and the cancel's checks: ${summary(all)}`);
+    for (const n of holds) assert.equal(n['Index Name'], 'dispute_hold_escrowed_idx', summary(all));
+  });
+
   it("the merge check reads each open escrow's invoice by its key", async () => {
     const [plan] = await plansOf((db) => unfinishedEscrowsNaming(db, 'int_x', 'acc_x', ['wal_x']), { settings, answer: [{}] });
     const all = nodes(plan);
