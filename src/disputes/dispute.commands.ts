@@ -76,7 +76,7 @@ export interface DisputeRunnerDeps {
    * Reverses a payout not yet sent in the caller's transaction, as an operator's rejection does
    * (SUPPORT-REVERSED, its `payout:<id>:reverse` posting and `payout-complete` event), its
    * disputed value held where it landed; false when it can no longer be reversed
-   * (payout.commands' `reversePayoutInTransaction`).
+   * (payout.commands' `reversePayoutForDispute`).
    */
   reversePayout(db: Db, payoutId: string): Promise<boolean>;
 }
