@@ -132,10 +132,19 @@ function purchasePostings(invoice: InvoiceRecord): { references: string[]; via: 
   };
 }
 
+/** How many times the trace is read again after locking the wallets it found, at most, before it stands as read. */
+const TRACE_READS = 5;
+
 /**
  * Traces the dispute's value and holds what is still in wallets (each hold within what the
  * wallet has free: its balance less what other disputes hold); records every finding as a hold
  * row (`held` 0 for value that left, or waits in an escrow or a payout). Answers the rows.
+ *
+ * The trace reads the ledger without locks, so a move out of a traced wallet (a payout, a
+ * conversion, a merge) may commit between the reading and the holds. So the wallets found
+ * holding value are locked (a move out of them now waits for this opening) and the trace is read
+ * again: when it reads the same, nothing slipped in between; otherwise the new reading is the
+ * trace, its wallets locked in turn.
  */
 export async function traceAndHold(
   db: Db,
@@ -144,31 +153,20 @@ export async function traceAndHold(
   accountOf: (wallet: string) => Promise<string>,
   lockEscrow: EscrowLock,
 ) {
-  const found: Found[] = [];
-  if (dispute.amount > 0) {
-    const { references, via, referenceId } = purchasePostings(invoice);
-    const entries = await entriesOfPostings(db, references);
-    // The value the purchase paid in: its total (a token purchase's tokens are counted in proportion to it, as its refunds do).
-    const paid = Number(invoice.totalAmount);
-    for (const credit of walletCredits(entries)) {
-      const buyers = (await accountOf(credit.account_id)) === invoice.accountId;
-      await follow(db, credit, disputedShare(credit.amount, dispute.amount, paid), via, referenceId, buyers ? 0 : 1, found, lockEscrow);
-    }
-    // An escrow paid by card and still ESCROWED: its value waits in the escrow.
-    if (invoice.escrowId && (await entriesOfPostings(db, [`escrow:${invoice.escrowId}:commit`])).length === 0) {
-      await lockStillEscrowed(lockEscrow, db, invoice.escrowId);
-      found.push({
-        wallet: '',
-        currency: invoice.currency,
-        amount: dispute.amount,
-        via: 'escrow',
-        referenceId: invoice.escrowId,
-        state: 'escrowed',
-      });
+  let found = await traceOf(db, dispute, invoice, accountOf, lockEscrow);
+  let locked = new Map<string, { balance: number; held: number }>();
+  for (let read = 1; ; read++) {
+    locked = await lockHeldOf(db, walletsHolding(found));
+    const again = await traceOf(db, dispute, invoice, accountOf, lockEscrow);
+    const moved = JSON.stringify(again) !== JSON.stringify(found);
+    found = again;
+    if (!moved) break;
+    if (read >= TRACE_READS) {
+      locked = await lockHeldOf(db, walletsHolding(found));
+      break;
     }
   }
-  const wallets = [...new Set(found.filter((f) => f.state === 'in_wallet').map((f) => f.wallet))];
-  const free = new Map([...(await lockHeldOf(db, wallets))].map(([id, a]) => [id, Math.max(a.balance - a.held, 0)]));
+  const free = new Map([...locked].map(([id, a]) => [id, Math.max(a.balance - a.held, 0)]));
   const holds: DisputeHold[] = [];
   for (const f of found) {
     const held = f.state === 'in_wallet' ? Math.min(f.amount, free.get(f.wallet) ?? 0) : 0;
@@ -194,6 +192,43 @@ export async function traceAndHold(
   }
   await insertHolds(db, holds);
   return holds;
+}
+
+/** The wallets a trace found value still in. */
+const walletsHolding = (found: readonly Found[]) => [...new Set(found.filter((f) => f.state === 'in_wallet').map((f) => f.wallet))];
+
+/** One reading of where the dispute's value went (no locks). */
+async function traceOf(
+  db: Db,
+  dispute: DisputeRecord,
+  invoice: InvoiceRecord,
+  accountOf: (wallet: string) => Promise<string>,
+  lockEscrow: EscrowLock,
+): Promise<Found[]> {
+  const found: Found[] = [];
+  if (dispute.amount > 0) {
+    const { references, via, referenceId } = purchasePostings(invoice);
+    const entries = await entriesOfPostings(db, references);
+    // The value the purchase paid in: its total (a token purchase's tokens are counted in proportion to it, as its refunds do).
+    const paid = Number(invoice.totalAmount);
+    for (const credit of walletCredits(entries)) {
+      const buyers = (await accountOf(credit.account_id)) === invoice.accountId;
+      await follow(db, credit, disputedShare(credit.amount, dispute.amount, paid), via, referenceId, buyers ? 0 : 1, found, lockEscrow);
+    }
+    // An escrow paid by card and still ESCROWED: its value waits in the escrow.
+    if (invoice.escrowId && (await entriesOfPostings(db, [`escrow:${invoice.escrowId}:commit`])).length === 0) {
+      await lockStillEscrowed(lockEscrow, db, invoice.escrowId);
+      found.push({
+        wallet: '',
+        currency: invoice.currency,
+        amount: dispute.amount,
+        via: 'escrow',
+        referenceId: invoice.escrowId,
+        state: 'escrowed',
+      });
+    }
+  }
+  return found;
 }
 
 export { ownerOf };

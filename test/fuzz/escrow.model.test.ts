@@ -92,9 +92,10 @@ interface Escrow {
   share: number;
 }
 
-/** A purchase invoice the refunds may name: a standard invoice, or an escrow's escrow invoice. */
+/** A purchase invoice the refunds (and disputes) may name: a standard invoice, an escrow's escrow invoice, a token purchase. */
 interface Purchase {
   invoiceId: string;
+  buyer: Account;
   currency: Currency;
   charges: Charge[];
   lines: Line[];
@@ -157,7 +158,39 @@ type Op =
    * executed, `amount` tokens or, when set, that much more than the wallet holds (refused);
    * with `payOut`, its money is then paid out by a payout naming it.
    */
-  | { kind: 'convert'; account: number; amount: number; over: number | null; payOut: boolean };
+  | { kind: 'convert'; account: number; amount: number; over: number | null; payOut: boolean }
+  /** A token purchase with one of the buyer's cards (USD cents, one token a cent): disputes may name it; refunds do not. */
+  | { kind: 'token-buy'; buyer: number; amount: number; card: CardKind }
+  /**
+   * The sandbox processor's notice that the card charge of a purchase (an escrow's, a standard
+   * invoice's or a token purchase's; a wallet-only purchase names its wallet, refused) is disputed;
+   * `twice`: the notice again (it answers the same dispute, nothing moves twice).
+   */
+  | { kind: 'dispute'; purchase: number; card: boolean; twice: boolean }
+  /** The sandbox processor decides a dispute (mostly an open one); `twice`: the decision again (the same answers as it is). */
+  | { kind: 'decide'; dispute: number; open: boolean; outcome: 'won' | 'lost'; twice: boolean };
+
+/** The integrator's dispute fee in the model (small, so that its wallet is not always below zero). */
+const DISPUTE_FEE = 40;
+
+/** A dispute as the model holds it. */
+interface Dispute {
+  id: string;
+  purchase: Purchase;
+  charge: Charge;
+  amount: number;
+  status: 'OPEN' | 'WON' | 'LOST';
+  /**
+   * What it holds in each wallet. Where the trace finds the value (first in, first out through the
+   * wallets) is taken from the dispute's `traced` list as the API answers it; what follows from it —
+   * spendable balances, refusals, clawbacks, releases — is the model's.
+   */
+  holds: Array<{ wallet: string; held: number }>;
+  /** ESCROWED escrows it traced value into (not committed while it is open). */
+  escrows: Set<string>;
+  /** Payouts not yet sent it traced value into (not executed while it is open). */
+  payouts: Set<string>;
+}
 
 const cardKind = fc.constantFrom<CardKind>('good', 'good', 'refund-fails');
 const payWith = fc.constantFrom<PayWith>('wallet', 'card', 'split', 'split');
@@ -247,6 +280,35 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       payOut: fc.boolean(),
     }),
   },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('token-buy' as const),
+      buyer: fc.nat(2),
+      amount: fc.integer({ min: 1, max: 600 }),
+      card: cardKind,
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('dispute' as const),
+      purchase: fc.nat(30),
+      // Mostly a purchase a card paid; else any (a wallet-only one is refused).
+      card: fc.constantFrom(true, true, true, false),
+      twice: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('decide' as const),
+      dispute: fc.nat(10),
+      open: fc.constantFrom(true, true, true, false),
+      outcome: fc.constantFrom('won' as const, 'lost' as const),
+      twice: fc.boolean(),
+    }),
+  },
 );
 
 /** The seed can be fixed from outside (FC_SEED=n) to replay or vary a run, and the number of runs raised (FC_RUNS=n). */
@@ -263,7 +325,12 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         name,
         tokenCurrency: 'VCD',
         tokensPerUsd: 100,
-        settings: { payoutAutoApproveMax: AUTO_APPROVE_MAX, payoutOpenLimit: PAYOUT_OPEN_LIMIT, conversionFeeBps: CONVERSION_FEE_BPS },
+        settings: {
+          payoutAutoApproveMax: AUTO_APPROVE_MAX,
+          payoutOpenLimit: PAYOUT_OPEN_LIMIT,
+          conversionFeeBps: CONVERSION_FEE_BPS,
+          disputeFee: DISPUTE_FEE,
+        },
       })
     ).id;
     client = await newClient({ integrator: name });
@@ -330,13 +397,21 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
       );
   }
 
-  /** Pays a wallet's whole balance out (to card clearing, or back to token issuance). */
+  /** Pays a wallet's whole balance out (to card clearing, or back to token issuance); one below zero (a dispute took it there) is filled up. */
   async function drain(wallet: string, currency: Currency) {
     const held = (await balances(h().orm.em.fork(), [wallet])).get(wallet) ?? 0;
-    if (held > 0) await fund(wallet, currency, -held);
+    if (held !== 0) await fund(wallet, currency, -held);
   }
 
-  it('holds for random escrows, purchases, full and line-item refunds, payouts and their reversals, token conversions (paid out or not), repeated calls across accounts and currencies', async function () {
+  /** Ledger accounts' stored balances and what is held on them. */
+  async function stored(ids: string[]): Promise<Map<string, { balance: number; held: number }>> {
+    const rows = await h()
+      .orm.em.fork()
+      .execute<Array<{ id: string; balance: string; held: string }>>('select id, balance, held from ledger_account where id in (?)', [ids]);
+    return new Map(rows.map((r) => [r.id, { balance: Number(r.balance), held: Number(r.held) }]));
+  }
+
+  it('holds for random escrows, purchases, full and line-item refunds, payouts and their reversals, token conversions (paid out or not), token purchases, disputes won and lost, repeated calls across accounts and currencies', async function () {
     this.timeout(240_000);
     const publisher = {
       USD: await systemAccount(h().orm.em.fork(), integratorId, 'publisher_wallet', 'USD'),
@@ -344,22 +419,34 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
     };
     const payoutHolding = await systemAccount(h().orm.em.fork(), integratorId, 'payout_holding', 'USD');
     const payoutClearing = await systemAccount(h().orm.em.fork(), integratorId, 'payout_clearing', 'USD');
+    const disputeHolding = await systemAccount(h().orm.em.fork(), integratorId, 'dispute_holding', 'USD');
+    const disputeFees = await systemAccount(h().orm.em.fork(), integratorId, 'dispute_fees', 'USD');
+    const disputeLosses = await systemAccount(h().orm.em.fork(), integratorId, 'dispute_losses', 'USD');
+    const opsArb = fc.array(opArb, { minLength: 1, maxLength: 24, size: 'max' });
+    // Some runs start the wallets low, so that what a token purchase or a sale brought in is spent
+    // soon (first in, first out) and disputes find it in escrows, conversions and payouts.
+    const startArb = fc.constantFrom(1000, 1000, 150);
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 24, size: 'max' }), async (ops) => {
+      fc.asyncProperty(opsArb, startArb, async (ops, start) => {
         // Two sellers may request payouts; the third has no KYC decision.
         const accounts = [await account(true), await account(true), await account(false)];
+        /** Each ledger account's stored balance, and what open disputes hold on it (not spendable). */
         const model = new Map<string, number>();
+        const heldModel = new Map<string, number>();
         const get = (wallet: string) => model.get(wallet)!;
         const add = (wallet: string, amount: number) => model.set(wallet, get(wallet) + amount);
+        const heldOf = (wallet: string) => heldModel.get(wallet) ?? 0;
+        const spendable = (wallet: string) => get(wallet) - heldOf(wallet);
+        const usdWallets = new Set(accounts.map((a) => a.wallet.USD));
         const spendKey = (c: Currency) => (c === 'USD' ? 'USD' : 'VCD:standard');
         // A seller's share lands in its USD wallet, or in its convertible wallet for tokens.
         const payoutKey = (c: Currency) => (c === 'USD' ? 'USD' : 'VCD:convertible');
         for (const a of accounts) {
           for (const key of ['USD', 'VCD:standard', 'VCD:convertible']) model.set(a.wallet[key], 0);
-          await fund(a.wallet.USD, 'USD', 1000);
-          await fund(a.wallet['VCD:standard'], 'VCD', 1000);
-          model.set(a.wallet.USD, 1000);
-          model.set(a.wallet['VCD:standard'], 1000);
+          await fund(a.wallet.USD, 'USD', start);
+          await fund(a.wallet['VCD:standard'], 'VCD', start);
+          model.set(a.wallet.USD, start);
+          model.set(a.wallet['VCD:standard'], start);
           // Convertible tokens to convert (commits of token lines add more).
           await fund(a.wallet['VCD:convertible'], 'VCD', 500);
           model.set(a.wallet['VCD:convertible'], 500);
@@ -370,8 +457,9 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         await drain(publisher.VCD, 'VCD');
         model.set(publisher.USD, 0);
         model.set(publisher.VCD, 0);
-        // Payout holding holds what open payouts hold (earlier runs' open ones too); clearing what was paid out.
-        for (const account of [payoutHolding, payoutClearing]) {
+        // Payout holding holds what open payouts hold (earlier runs' open ones too); clearing what was
+        // paid out; the dispute accounts what earlier runs' disputes left there.
+        for (const account of [payoutHolding, payoutClearing, disputeHolding, disputeFees, disputeLosses]) {
           model.set(account, (await balances(h().orm.em.fork(), [account])).get(account) ?? 0);
         }
 
@@ -401,7 +489,19 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           }));
           return { payment_methods, charges };
         }
-        const affordable = (charges: Charge[]) => charges.every((c) => !c.wallet || get(c.wallet) >= c.paid);
+        // Held money is not spendable: a pay needs what each wallet has free.
+        const affordable = (charges: Charge[]) => charges.every((c) => !c.wallet || spendable(c.wallet) >= c.paid);
+
+        const disputes: Dispute[] = [];
+        const openDisputes = () => disputes.filter((d) => d.status === 'OPEN');
+        /** What open and lost disputes took of a charge: not the integrator's to refund (a won one gave it back). */
+        const disputedOf = (c: Charge) => disputes.filter((d) => d.charge === c && d.status !== 'WON').reduce((s, d) => s + d.amount, 0);
+        /** What a charge may still have back: what it paid, less what it had back and what its disputes took. */
+        const chargeLeft = (c: Charge) => Math.max(c.paid - c.back - disputedOf(c), 0);
+        /** The buyer of an open dispute: its payout and conversion requests wait (409 DISPUTE_OPEN). */
+        const disputing = (a: Account) => openDisputes().some((d) => d.purchase.buyer === a);
+        const frozen = (e: Escrow) => openDisputes().some((d) => d.escrows.has(e.id));
+        const waitsForDispute = (p: Payout) => openDisputes().some((d) => d.payouts.has(p.id));
         const canRefund = (p: Purchase) => (p.escrow ? p.escrow.status === 'COMMITTED' : p.state === 'SUCCESS');
         const described = (p: Purchase) =>
           `${p.invoiceId} (${p.escrow ? `escrow ${p.escrow.status}` : p.state}, ${p.currency}, charges ${JSON.stringify(
@@ -420,6 +520,13 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             expected = ok ? 'ESCROWED' : 'ESCROW-FAILED';
             if (ok) for (const c of e.charges) if (c.wallet) add(c.wallet, -c.paid);
           } else if (kind === 'commit') {
+            if (e.status === 'ESCROWED' && frozen(e)) {
+              // An open dispute traced value into it: not committed until the dispute is decided.
+              assert.equal(res.status, 409, `commit of an escrow an open dispute holds: ${res.text}`);
+              assert.deepEqual(res.body.codes, ['DISPUTE_OPEN']);
+              assert.equal(res.body.payload.status, 'ESCROWED');
+              return;
+            }
             if (e.status === 'ESCROWED') {
               expected = 'COMMITTED';
               if (e.share > 0) add(e.seller.wallet[payoutKey(e.currency)], e.share);
@@ -429,7 +536,8 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             // A cancel refunds every method in full, the refund-failing card too (its refunds fail on the refund endpoints only).
             if (e.status === 'ESCROWED') {
               expected = 'CANCELLED';
-              for (const c of e.charges) if (c.wallet) add(c.wallet, c.paid);
+              // A card part an open or lost dispute took is not refunded to the card: it goes to the integrator.
+              for (const c of e.charges) add(c.wallet ?? publisher.USD, c.wallet ? c.paid : Math.min(disputedOf(c), c.paid));
             } else if (e.status !== 'CANCELLED') http = 409;
           }
           assert.equal(res.status, http, `${kind} on ${e.status}: ${res.text}`);
@@ -491,7 +599,9 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         /** The refund summary against the model: totals, and every refund in order with its parts. */
         function checkSummary(p: Purchase, summary: any, what: string) {
           const refunded = p.charges.reduce((s, c) => s + c.back, 0);
-          const left = canRefund(p) ? p.charges.reduce((s, c) => s + c.paid - c.back, 0) : 0;
+          // What disputes took is left out of what may be refunded (only on a purchase that may be refunded).
+          const left = canRefund(p) ? p.charges.reduce((s, c) => s + chargeLeft(c), 0) : 0;
+          const unrefunded = (c: Charge) => (canRefund(p) ? chargeLeft(c) : c.paid - c.back);
           assert.deepEqual(
             {
               refunded: summary.refunded,
@@ -508,7 +618,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
               refunded: { [p.currency]: refunded },
               refundable: { [p.currency]: left },
               // Everything paid came back (whether or not the purchase may still be refunded).
-              is_fully_refunded: refunded > 0 && p.charges.every((c) => c.back === c.paid),
+              is_fully_refunded: refunded > 0 && p.charges.every((c) => unrefunded(c) === 0),
               refunds: p.refunds,
             },
             what,
@@ -547,6 +657,12 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             assert.deepEqual(res.body.codes, ['PAYOUT_STATE_ERROR'], what);
             return;
           }
+          if (mode !== 'auto' && waitsForDispute(p)) {
+            // It holds value an open dispute traced: it waits for the dispute.
+            assert.equal(res.status, 409, `${what}: ${JSON.stringify(res.body)}`);
+            assert.deepEqual(res.body.codes, ['DISPUTE_OPEN'], what);
+            return;
+          }
           assert.equal(res.status, 200, `${what}: ${JSON.stringify(res.body)}`);
           if (p.destination === 'good') {
             p.status = 'SUCCESS';
@@ -583,9 +699,9 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         async function requestPayout(op: Extract<Op, { kind: 'payout' }>) {
           const a = accounts[op.account];
           const wallet = a.wallet.USD;
-          const amount = op.over !== null ? get(wallet) + op.over : op.amount;
+          const amount = op.over !== null ? spendable(wallet) + op.over : op.amount;
           const open = payouts.filter((p) => p.account === a && openPayout(p)).length;
-          const what = `payout request of ${amount} to the ${op.destination} destination (kyc ${a.kyc}, wallet holds ${get(wallet)}, ${open} open)`;
+          const what = `payout request of ${amount} to the ${op.destination} destination (kyc ${a.kyc}, wallet holds ${get(wallet)}, ${heldOf(wallet)} held, ${open} open)`;
           const res = await call('POST', `/v2/${a.id}/payout`, {
             token: client.token,
             body: {
@@ -595,6 +711,11 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
               currency: 'USD',
             },
           });
+          if (disputing(a)) {
+            assert.equal(res.status, 409, `${what}: ${res.text}`);
+            assert.deepEqual(res.body.codes, ['DISPUTE_OPEN'], what);
+            return;
+          }
           if (!a.kyc) {
             assert.equal(res.status, 409, `${what}: ${res.text}`);
             assert.deepEqual(res.body.codes, ['KYC_REQUIRED'], what);
@@ -605,7 +726,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             assert.deepEqual(res.body.codes, ['PAYOUT_LIMIT'], what);
             return;
           }
-          if (amount > get(wallet)) {
+          if (amount > spendable(wallet)) {
             assert.equal(res.status, 400, `${what}: ${res.text}`);
             assert.deepEqual(res.body.payload.errors, { amount: ['INSUFFICIENT_BALANCE'] }, what);
             return;
@@ -648,8 +769,8 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         async function convert(op: Extract<Op, { kind: 'convert' }>) {
           const a = accounts[op.account];
           const convertible = a.wallet['VCD:convertible'];
-          const tokens = op.over !== null ? get(convertible) + op.over : op.amount;
-          const what = `conversion of ${tokens} VCD (kyc ${a.kyc}, convertible holds ${get(convertible)}, integrator USD ${get(publisher.USD)})`;
+          const tokens = op.over !== null ? spendable(convertible) + op.over : op.amount;
+          const what = `conversion of ${tokens} VCD (kyc ${a.kyc}, convertible holds ${get(convertible)}, ${heldOf(convertible)} held, integrator USD ${get(publisher.USD)})`;
           const quote = await call('POST', '/v2/token/convert', {
             token: client.token,
             body: { account_id: a.id, amount: tokens, currency: 'VCD' },
@@ -659,7 +780,12 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             assert.deepEqual(quote.body.codes, ['KYC_REQUIRED'], what);
             return;
           }
-          if (tokens > get(convertible)) {
+          if (disputing(a)) {
+            assert.equal(quote.status, 409, `${what}: ${quote.text}`);
+            assert.deepEqual(quote.body.codes, ['DISPUTE_OPEN'], what);
+            return;
+          }
+          if (tokens > spendable(convertible)) {
             assert.equal(quote.status, 400, `${what}: ${quote.text}`);
             assert.deepEqual(quote.body.payload.errors, { amount: ['INSUFFICIENT_BALANCE'] }, what);
             return;
@@ -737,6 +863,136 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
           else reversePayout(p, 'user', res, what);
         }
 
+        /** A token purchase with a card: its USD to the integrator, its tokens (a cent each) to the buyer's standard wallet. */
+        async function buyTokens(op: Extract<Op, { kind: 'token-buy' }>) {
+          const buyer = accounts[op.buyer];
+          const card = buyer.cards[op.card];
+          const res = await call('POST', '/v2/token/purchase', {
+            token: client.token,
+            body: { payment_method_id: card, amount: op.amount, currency: 'USD' },
+          });
+          assert.equal(res.status, 201, `token purchase of ${op.amount}: ${res.text}`);
+          assert.equal(res.body.payload.state, 'SUCCESS', res.text);
+          add(publisher.USD, op.amount);
+          add(buyer.wallet['VCD:standard'], op.amount);
+          tokenBuys.push({
+            invoiceId: res.body.payload.invoice_id,
+            buyer,
+            currency: 'USD',
+            charges: [{ pm: card, refundFails: op.card === 'refund-fails', paid: op.amount, back: 0 }],
+            lines: [{ amount: op.amount, back: 0 }],
+            state: 'SUCCESS',
+            refunds: [],
+          });
+        }
+
+        /**
+         * The sandbox processor's notice on a purchase's card charge, answered by the model first: a
+         * charge of a paid purchase opens a dispute of what it still has (nothing after an escrow
+         * cancel), taking that and the fee from the integrator's wallet (below zero if need be); the
+         * same charge again answers its dispute; anything else is 400 naming `payment_method_id`.
+         */
+        async function openDispute(p: Purchase) {
+          const charge = p.charges.find((c) => !c.wallet) ?? p.charges[0];
+          const what = `dispute of ${described(p)}`;
+          const res = await call('POST', '/v2/sandbox/disputes', {
+            token: client.token,
+            body: { invoice_id: p.invoiceId, payment_method_id: charge.pm },
+          });
+          const paid = p.escrow ? ['ESCROWED', 'COMMITTED', 'CANCELLED'].includes(p.escrow.status) : p.state === 'SUCCESS';
+          if (charge.wallet || !paid) {
+            assert.equal(res.status, 400, `${what}: ${res.text}`);
+            assert.deepEqual(Object.keys(res.body.payload.errors), ['payment_method_id'], what);
+            return;
+          }
+          assert.equal(res.status, 200, `${what}: ${res.text}`);
+          const existing = disputes.find((d) => d.charge === charge);
+          if (existing) {
+            assert.equal(res.body.payload.dispute_id, existing.id, what);
+            assert.equal(res.body.payload.status, existing.status === 'OPEN' ? 'NEEDS_RESPONSE' : existing.status, what);
+            return;
+          }
+          const amount = p.escrow?.status === 'CANCELLED' ? 0 : charge.paid - charge.back;
+          const got = res.body.payload;
+          assert.deepEqual([got.status, got.amount, got.fee, got.account_id], ['NEEDS_RESPONSE', amount, DISPUTE_FEE, p.buyer.id], what);
+          add(publisher.USD, -(amount + DISPUTE_FEE));
+          add(disputeHolding, amount);
+          add(disputeFees, DISPUTE_FEE);
+          const d: Dispute = {
+            id: got.dispute_id,
+            purchase: p,
+            charge,
+            amount,
+            status: 'OPEN',
+            holds: [],
+            escrows: new Set(),
+            payouts: new Set(),
+          };
+          // Where the value is, as the trace found it: what is in a wallet is held there, within what the wallet had free.
+          const free = new Map<string, number>();
+          for (const t of got.traced as Array<{ wallet_id: string; amount: number; held: number; state: string; reference_id: string }>) {
+            assert.ok(t.held <= t.amount, `${what}: hold over its finding ${JSON.stringify(t)}`);
+            if (t.state === 'escrowed') {
+              assert.ok(
+                escrows.some((e) => e.id === t.reference_id && e.status === 'ESCROWED'),
+                `${what}: traced into an escrow that is not ESCROWED ${JSON.stringify(t)}`,
+              );
+              d.escrows.add(t.reference_id);
+            } else if (t.state === 'payout_waiting') {
+              assert.ok(
+                payouts.some((x) => x.id === t.reference_id && openPayout(x)),
+                `${what}: traced into a payout that is not open ${JSON.stringify(t)}`,
+              );
+              d.payouts.add(t.reference_id);
+            } else if (t.held > 0) {
+              assert.ok(model.has(t.wallet_id), `${what}: held in a wallet the model does not know ${JSON.stringify(t)}`);
+              if (!free.has(t.wallet_id)) free.set(t.wallet_id, spendable(t.wallet_id));
+              free.set(t.wallet_id, free.get(t.wallet_id)! - t.held);
+              assert.ok(free.get(t.wallet_id)! >= 0, `${what}: more held than the wallet had free ${JSON.stringify(got.traced)}`);
+              d.holds.push({ wallet: t.wallet_id, held: t.held });
+              heldModel.set(t.wallet_id, heldOf(t.wallet_id) + t.held);
+            }
+          }
+          disputes.push(d);
+        }
+
+        /** The sandbox processor decides a dispute: WON gives the amount back and releases its holds, LOST claws them back. */
+        async function decide(d: Dispute, outcome: 'won' | 'lost') {
+          const status = outcome === 'won' ? 'WON' : 'LOST';
+          const what = `${outcome} on dispute ${d.id} (${d.status}, ${d.amount}, holds ${JSON.stringify(d.holds)})`;
+          const res = await call('POST', `/v2/sandbox/disputes/${d.id}/close`, { token: client.token, body: { outcome } });
+          if (d.status !== 'OPEN') {
+            if (d.status === status) {
+              assert.equal(res.status, 200, `${what}: ${res.text}`);
+              assert.equal(res.body.payload.status, status, what);
+            } else {
+              assert.equal(res.status, 409, `${what}: ${res.text}`);
+              assert.deepEqual(res.body.codes, ['DISPUTE_STATE_ERROR'], what);
+            }
+            return;
+          }
+          assert.equal(res.status, 200, `${what}: ${res.text}`);
+          assert.equal(res.body.payload.status, status, what);
+          d.status = status;
+          add(disputeHolding, -d.amount);
+          add(status === 'WON' ? publisher.USD : disputeLosses, d.amount);
+          for (const hold of d.holds) {
+            heldModel.set(hold.wallet, heldOf(hold.wallet) - hold.held);
+            if (status === 'WON') continue;
+            // Clawed back: tokens to issuance (outside the model), fiat to the integrator's wallet.
+            add(hold.wallet, -hold.held);
+            if (usdWallets.has(hold.wallet)) add(publisher.USD, hold.held);
+          }
+          const traced = res.body.payload.traced as Array<{ held: number; released: number; clawed_back: number }>;
+          const total = d.holds.reduce((s, x) => s + x.held, 0);
+          assert.deepEqual(
+            [traced.reduce((s, t) => s + t.held, 0), traced.reduce((s, t) => s + (status === 'WON' ? t.released : t.clawed_back), 0)],
+            [0, total],
+            what,
+          );
+        }
+
+        const tokenBuys: Purchase[] = [];
         const escrows: Escrow[] = [];
         const purchases: Purchase[] = [];
         for (const op of ops) {
@@ -776,6 +1032,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             escrows.push(escrow);
             purchases.push({
               invoiceId: res.body.payload.escrow_invoice_id,
+              buyer,
               currency: op.currency,
               charges,
               lines: [{ amount: op.amount, back: 0 }],
@@ -828,6 +1085,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             }
             purchases.push({
               invoiceId,
+              buyer,
               currency: op.currency,
               charges,
               lines: lines.map((l) => ({ amount: l.amount, back: 0 })),
@@ -855,7 +1113,13 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
                 assert.deepEqual(res.body.codes, ['REFUND_NOT_ALLOWED'], what);
                 continue;
               }
-              const methodLeft = new Map(p.charges.map((c) => [c, c.paid - c.back]));
+              // A disputed card part went back to the cardholder through the processor: not refunded again.
+              const methodLeft = new Map(p.charges.map((c) => [c, chargeLeft(c)]));
+              if (p.charges.some((c) => c.paid > c.back) && [...methodLeft.values()].every((v) => v === 0)) {
+                assert.equal(res.status, 409, `${what}: ${res.text}`);
+                assert.deepEqual(res.body.codes, ['DISPUTED'], what);
+                continue;
+              }
               if ([...methodLeft.values()].every((v) => v === 0)) {
                 assert.equal(res.status, 409, `${what}: ${res.text}`);
                 assert.deepEqual(res.body.codes, ['NOTHING_TO_REFUND'], what);
@@ -902,6 +1166,11 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
               assert.deepEqual(res.body.codes, ['REFUND_NOT_ALLOWED'], what);
               continue;
             }
+            if (named.some((c) => c.paid > c.back) && named.every((c) => chargeLeft(c) === 0)) {
+              assert.equal(res.status, 409, `${what}: ${res.text}`);
+              assert.deepEqual(res.body.codes, ['DISPUTED'], what);
+              continue;
+            }
             if (lineLeft === 0) {
               assert.equal(res.status, 409, `${what}: ${res.text}`);
               assert.deepEqual(res.body.codes, ['NOTHING_TO_REFUND'], what);
@@ -915,7 +1184,7 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             const cells: Array<{ line: Line; charge: Charge; amount: number }> = [];
             let rest = amount;
             for (const charge of named) {
-              const take = Math.min(charge.paid - charge.back, rest);
+              const take = Math.min(chargeLeft(charge), rest);
               if (take > 0) cells.push({ line, charge, amount: take });
               rest -= take;
             }
@@ -935,6 +1204,26 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
             await convert(op);
             continue;
           }
+          if (op.kind === 'token-buy') {
+            await buyTokens(op);
+            continue;
+          }
+          if (op.kind === 'dispute') {
+            const all = [...purchases, ...tokenBuys].filter((x) => !op.card || x.charges.some((c) => !c.wallet));
+            // Nothing a card paid yet: a token purchase first, to dispute.
+            if (all.length === 0)
+              await buyTokens({ kind: 'token-buy', buyer: op.purchase % 3, amount: 10 + op.purchase * 10, card: 'good' });
+            const p = all[op.purchase % Math.max(all.length, 1)] ?? tokenBuys[0];
+            for (let round = 0; round < (op.twice ? 2 : 1); round++) await openDispute(p);
+            continue;
+          }
+          if (op.kind === 'decide') {
+            const among = op.open && openDisputes().length ? openDisputes() : disputes;
+            const d = among[op.dispute % Math.max(among.length, 1)];
+            if (!d) continue;
+            for (let round = 0; round < (op.twice ? 2 : 1); round++) await decide(d, op.outcome);
+            continue;
+          }
           if (op.kind === 'payout-move') {
             const p = payouts[op.payout % Math.max(payouts.length, 1)];
             if (!p) continue;
@@ -949,7 +1238,20 @@ describe('escrow model (fast-check): random sequences keep every invariant and e
         const report = await verifyAll(h().orm.em.fork());
         assert.deepEqual(report.problems, []);
         const actual = await balances(h().orm.em.fork(), [...model.keys()]);
-        for (const [wallet, balance] of model) assert.equal(actual.get(wallet) ?? 0, balance, `wallet ${wallet}`);
+        const rows = await stored([...model.keys()]);
+        for (const [wallet, balance] of model) {
+          assert.equal(rows.get(wallet)?.balance ?? 0, balance, `wallet ${wallet}`);
+          assert.equal(rows.get(wallet)?.held ?? 0, heldOf(wallet), `held on wallet ${wallet}`);
+          assert.equal(actual.get(wallet) ?? 0, spendable(wallet), `spendable in wallet ${wallet}`);
+        }
+        for (const d of disputes) {
+          const got = await call('GET', `/v2/disputes/${d.id}`, { token: client.token });
+          assert.equal(got.status, 200, got.text);
+          assert.deepEqual(
+            [got.body.payload.status, got.body.payload.amount],
+            [d.status === 'OPEN' ? 'NEEDS_RESPONSE' : d.status, d.amount],
+          );
+        }
         for (const p of purchases) {
           const summary = await call('GET', `/v2/invoice/${p.invoiceId}/refunds`, { token: client.token });
           assert.equal(summary.status, 200, summary.text);
