@@ -74,6 +74,39 @@ export async function saveProviderObjectForward(
 }
 
 /**
+ * Stores the object unless the one stored is further along by `rank` (a higher number): a sight
+ * ranked at least as far as the stored one replaces it, so the last word of a provider that
+ * promises no order is the furthest one seen. The stored row is locked for the comparison:
+ * concurrent sights of one object keep the furthest. Answers whether this sight was stored.
+ */
+export async function saveProviderObjectUnlessBehind(
+  db: Db,
+  o: ProviderObjectRecord,
+  rank: (snapshot: Record<string, unknown>) => number,
+): Promise<boolean> {
+  const snapshot = JSON.stringify(withoutProviderSecrets(o.snapshot));
+  const inserted = await db.execute<Array<{ stored: number }>>(
+    `insert into provider_object (provider, object_id, object_type, integrator_id, holdfast_ref, snapshot)
+     values (?, ?, ?, ?, ?, ?::jsonb)
+     on conflict (provider, object_id) do nothing
+     returning 1 as stored`,
+    [o.provider, o.objectId, o.objectType, o.integratorId, o.holdfastRef, snapshot],
+  );
+  if (inserted.length) return true;
+  const [row] = await db.execute<Array<{ snapshot: Record<string, unknown> }>>(
+    'select snapshot from provider_object where provider = ? and object_id = ? for update',
+    [o.provider, o.objectId],
+  );
+  if (row && rank(row.snapshot) > rank(o.snapshot)) return false;
+  await db.execute('update provider_object set snapshot = ?::jsonb, updated_at = now() where provider = ? and object_id = ?', [
+    snapshot,
+    o.provider,
+    o.objectId,
+  ]);
+  return true;
+}
+
+/**
  * Moves a stored object out from behind its Holdfast record, to `holdfastRef` (a PaymentIntent
  * a later pay replaced: the record keeps one). Its snapshot stays, for operators.
  */
