@@ -11,7 +11,7 @@ import {
 } from '../ledger/ledger.repository.js';
 import { disputingSandboxCardsSql } from '../payment-methods/payment-method.repository.js';
 import { tenantNowSql } from '../sandbox/sandbox.repository.js';
-import type { DisputeFunds, DisputeHold, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
+import type { DisputeFlag, DisputeFunds, DisputeHold, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
 
 const COLUMNS = `id, integrator_id as "integratorId", invoice_id as "invoiceId", payment_method_id as "paymentMethodId",
   account_id as "accountId", amount, reported_amount as "reportedAmount", currency, reason, status,
@@ -156,6 +156,8 @@ export interface DisputeFilter {
   status?: DisputeStatus;
   accountId?: string;
   invoiceId?: string;
+  /** Only disputes carrying this flag. */
+  flag?: DisputeFlag;
 }
 
 /** A page of the integrator's disputes, newest first, and how many match in all. */
@@ -170,6 +172,7 @@ export async function listDisputes(
   if (filter.status) where.push('status = ?') && params.push(filter.status);
   if (filter.accountId) where.push('account_id = ?') && params.push(filter.accountId);
   if (filter.invoiceId) where.push('invoice_id = ?') && params.push(filter.invoiceId);
+  if (filter.flag) where.push('flags @> ?::jsonb') && params.push(JSON.stringify([filter.flag]));
   const rows = await db.execute<Array<DisputeRecord & { total: string }>>(
     `select ${COLUMNS}, count(*) over () as total from dispute where ${where.join(' and ')}
       order by created_at desc, id desc limit ? offset ?`,

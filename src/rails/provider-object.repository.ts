@@ -11,7 +11,7 @@ export type Provider = 'stripe' | 'paypal';
 export interface ProviderObjectRecord {
   provider: Provider;
   objectId: string;
-  /** The provider's own name of its kind: `payment_intent`, `refund`, `payout_item`, `identity.verification_session`. */
+  /** The provider's own name of its kind: `payment_intent`, `refund`, `dispute`, `payout_item`, `identity.verification_session`. */
   objectType: string;
   integratorId: string | null;
   /** The Holdfast record behind it, such as `payout:<id>:<attempt>` or `invoice:<id>:charge:<payment method id>`. */

@@ -136,6 +136,18 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
     const d = (await open({ invoice_id: invoice, payment_method_id: buyer.card, amount: 1000 })).body.payload;
     assert.equal(d.amount, 600);
     assert.equal(d.reported_amount, 1000);
+    assert.deepEqual(d.flags, ['CAPPED']);
+    // An operator finds the notices Holdfast could not take in full.
+    const flagged = await call('GET', `/v2/disputes?flag=CAPPED&invoice_id=${invoice}`, { token: client.token });
+    assert.deepEqual(
+      flagged.body.payload.disputes.map((x: any) => x.dispute_id),
+      [d.dispute_id],
+    );
+    const other = await call('GET', `/v2/disputes?flag=NOT_A_PAID_CHARGE&invoice_id=${invoice}`, { token: client.token });
+    assert.equal(other.body.payload.total, 0);
+    const unflagged = await paidInvoice(buyer.card!, 100);
+    const whole = (await open({ invoice_id: unflagged, payment_method_id: buyer.card })).body.payload;
+    assert.deepEqual([whole.flags, whole.inquiry], [[], false]);
   });
 
   it('refuses what is not a card charge of a paid purchase, and another integrator’s invoice', async () => {
