@@ -24,6 +24,7 @@ import { addHeld, paymentMethodOfAccount } from '../ledger/ledger.repository.js'
 import { methodById } from '../payment-methods/payment-method.repository.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import {
+  addDisputeFlag,
   applyDisputeNotice,
   closeDisputeRow,
   disputeOfCharge,
@@ -220,7 +221,8 @@ async function clawBack(db: Db, d: DisputeRecord, holds: readonly DisputeHold[])
  * each at most once), UNDER_REVIEW, the evidence deadline, and a decision submitted as
  * `dispute.close` (named in `next`). A notice whose dispute is still being opened waits for it
  * (on the invoice's row, which the opening holds; its job is retried when the opening has not
- * started yet); one whose opening was refused is refused.
+ * started yet); one whose opening was refused is refused. A notice of another processor dispute
+ * of the same charge flags the charge's dispute `SECOND_PROVIDER_DISPUTE` (once) and moves nothing.
  */
 export async function runDisputeNoticeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   // The opening submitted with the notice usually runs beside it: wait for it a little here
@@ -258,8 +260,17 @@ function applyNotice(em: EntityManager, commandId: string): Promise<CommandResul
         throw new OpeningPending(`dispute notice ${command.id}: the dispute is still being opened (${input.opened_by})`);
       throw disputeNotFound();
     }
-    if (d.integratorId !== input.integrator_id || d.providerDisputeId !== input.provider_dispute_id)
-      throw disputeStateError(d, "The charge's dispute is not the one this notice is about.");
+    if (d.integratorId !== input.integrator_id) throw disputeStateError(d, "The charge's dispute is not the one this notice is about.");
+    if (d.providerDisputeId !== input.provider_dispute_id) {
+      // The processor reports a second dispute of a charge Holdfast keeps one dispute for: it is
+      // recorded as a flag on the charge's dispute (its object is stored, and `ledger verify`
+      // names it); its money moves nothing here, for an operator to settle with the processor.
+      if (d.flags.includes('SECOND_PROVIDER_DISPUTE')) return { status: 200, body: success(await viewOf(db, d)) };
+      const flagged = await addDisputeFlag(db, d.id, 'SECOND_PROVIDER_DISPUTE');
+      const view = await viewOf(db, flagged);
+      await insertEvent(db, d.integratorId, 'dispute-updated', view);
+      return { status: 200, body: success(view) };
+    }
     const change = noticeChange(d, {
       status: input.status,
       dueBy: input.due_by ? new Date(input.due_by) : null,

@@ -135,6 +135,16 @@ export async function applyDisputeNotice(
   return fromRow(row!);
 }
 
+/** Adds a flag to a dispute (once); the record after. */
+export async function addDisputeFlag(db: Db, disputeId: string, flag: DisputeFlag): Promise<DisputeRecord> {
+  const [row] = await db.execute<DisputeRecord[]>(
+    `update dispute set flags = case when flags @> ?::jsonb then flags else flags || ?::jsonb end, updated_at = clock_timestamp()
+      where id = ? returning ${COLUMNS}`,
+    [JSON.stringify([flag]), JSON.stringify([flag]), disputeId],
+  );
+  return fromRow(row!);
+}
+
 /** A dispute of the integrator's. */
 export async function findDispute(db: Db, integratorId: string, disputeId: string): Promise<DisputeRecord | undefined> {
   const [row] = await db.execute<DisputeRecord[]>(`select ${COLUMNS} from dispute where id = ? and integrator_id = ?`, [

@@ -35,13 +35,16 @@ export const OPEN_DISPUTE_STATUSES: readonly DisputeStatus[] = ['NEEDS_RESPONSE'
 export type DisputeFunds = 'none' | 'withdrawn' | 'reinstated' | 'lost';
 
 /**
- * What an operator should look at on a dispute, set when it opens: the processor reported more
- * than the charge still had in Holdfast (`CAPPED`: refunded, an escrow cancel gave it back, or
- * nothing paid), or Holdfast has no paid card charge of a purchase behind the notice
- * (`NOT_A_PAID_CHARGE`: its invoice is not a SUCCESS purchase paid by that card). Either way the
- * notice is recorded as it came (`reported_amount`) and no more than `amount` moves.
+ * What an operator should look at on a dispute: the processor reported more than the charge
+ * still had in Holdfast (`CAPPED`: refunded, an escrow cancel gave it back, or nothing paid), or
+ * Holdfast has no paid card charge of a purchase behind the notice (`NOT_A_PAID_CHARGE`: its
+ * invoice is not a SUCCESS purchase paid by that card) — both set when it opens; either way the
+ * notice is recorded as it came (`reported_amount`) and no more than `amount` moves. Later, the
+ * processor reported a second dispute of the same charge (`SECOND_PROVIDER_DISPUTE`: Holdfast
+ * keeps one per charge; the second moves nothing, its object is stored and `ledger verify`
+ * names it).
  */
-export const DISPUTE_FLAGS = ['CAPPED', 'NOT_A_PAID_CHARGE'] as const;
+export const DISPUTE_FLAGS = ['CAPPED', 'NOT_A_PAID_CHARGE', 'SECOND_PROVIDER_DISPUTE'] as const;
 export type DisputeFlag = (typeof DISPUTE_FLAGS)[number];
 
 /** The flags of a dispute as it opens: whether a paid card charge stands behind it, and whether its amount was capped. */

@@ -494,6 +494,36 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
     await verifyClean();
   });
 
+  it('a second Stripe dispute of a charge already disputed is recorded as a flag, moves nothing, and verify names it', async () => {
+    const c = await paidCharge(640);
+    const dp = fake.openDispute(c.intentId);
+    await settled();
+    const d = await disputeOfInvoice(c.invoiceId);
+    const before = await money(c.integratorId);
+    const second = fake.openDispute(c.intentId, { amount: 100 });
+    await settled();
+    fake.resend(ofType(eventsOf(second.id), 'funds_withdrawn'));
+    await settled();
+    const now = await disputeOfInvoice(c.invoiceId);
+    assert.deepEqual(
+      [now.dispute_id, now.provider_dispute_id, now.flags, now.amount, now.funds],
+      [d.dispute_id, dp.id, ['SECOND_PROVIDER_DISPUTE'], 640, 'withdrawn'],
+    );
+    assert.equal((await sql(`select id from dispute where invoice_id = ?`, [c.invoiceId])).length, 1);
+    assert.deepEqual(await money(c.integratorId), before, 'the second dispute moves nothing here');
+    // Opened, its money withdrawn, then flagged once (the second dispute's further events add nothing).
+    assert.deepEqual(await eventNamesOf(d.dispute_id), ['dispute-opened', 'dispute-updated', 'dispute-updated']);
+    assert.equal((await storedDispute(second.id))!.holdfast_ref, `invoice:${c.invoiceId}:charge:${c.pm}:dispute`);
+    const problems = (await verifyAll(h().orm.em.fork())).problems;
+    assert.ok(
+      problems.some((p) => p.includes(d.dispute_id) && p.includes(`another dispute of its charge, ${second.id}`)),
+      problems.join('\n'),
+    );
+    // An operator settled it with Stripe (here: its stored object set aside), and verify is clean again.
+    await sql(`update provider_object set holdfast_ref = 'settled-by-operator' where provider = 'stripe' and object_id = ?`, [second.id]);
+    await verifyClean();
+  });
+
   describe('inquiries', () => {
     afterEach(() => fake.releaseEvents());
 
