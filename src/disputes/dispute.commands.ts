@@ -1,8 +1,9 @@
 /**
  * The disputes module's command runners, each in the one command transaction:
- * - `dispute.open` records a processor's notice: it locks the purchase invoice (a refund of it
- *   waits, and waits for it), caps the amount at what the charge still has (what was refunded is
- *   no longer the processor's to take: the notice is kept, with `reported_amount`), and, when the
+ * - `dispute.open` records a processor's notice, never refusing one (only the sandbox's API
+ *   opening refuses): it locks the purchase invoice (a refund of it waits, and waits for it),
+ *   caps the amount at what the charge still has (what was refunded is no longer the processor's
+ *   to take: the notice is kept, with `reported_amount`, and flagged), and, when the
  *   processor has taken the money, posts `dispute:<id>:open` — the amount to dispute holding and
  *   the integrator's dispute fee to dispute fees, from its default wallet, which this posting
  *   alone may take below zero. A second notice for the same charge answers the dispute it has.
@@ -28,6 +29,7 @@ import { clawBackHolds } from './dispute-returns.service.js';
 import { methodById } from '../payment-methods/payment-method.repository.js';
 import { insertEvent } from '../webhooks/outbox.service.js';
 import {
+  addDisputeFlag,
   applyDisputeNotice,
   closeDisputeRow,
   disputeOfCharge,
@@ -46,6 +48,7 @@ import {
   fundsAfterClose,
   isDisputablePurchase,
   lostPosting,
+  openingFlags,
   openPosting,
   wonPosting,
   type DisputeAccounts,
@@ -81,7 +84,13 @@ export interface DisputeRunnerDeps {
   reversePayout(db: Db, payoutId: string): Promise<boolean>;
 }
 
-/** The `dispute.open` runner. */
+/**
+ * The `dispute.open` runner. A processor's notice (`provider` stripe) is never refused: when
+ * Holdfast has no paid card charge of a purchase behind it (its invoice is not SUCCESS, say), it
+ * is recorded with nothing to dispute (`amount` 0, flagged `NOT_A_PAID_CHARGE`), and a notice for
+ * more than the charge still has is capped (`CAPPED`), for an operator to look at. Only the
+ * sandbox's opening (`POST /v2/sandbox/disputes`) answers 400 `NOT_A_CARD_CHARGE`.
+ */
 function runOpenDisputeCommand(deps: DisputeRunnerDeps) {
   return (em: EntityManager, commandId: string) => openDispute(em, commandId, deps);
 }
@@ -97,7 +106,8 @@ function openDispute(em: EntityManager, commandId: string, deps: DisputeRunnerDe
       .filter((c) => c.payment_method_id === input.payment_method_id)
       .reduce((sum, c) => sum + c.amount, 0);
     const method = charged > 0 ? await methodById(db, input.payment_method_id) : undefined;
-    if (!isDisputablePurchase(invoice.invoiceType) || invoice.state !== 'SUCCESS' || method?.provider !== 'card') {
+    const paidCharge = isDisputablePurchase(invoice.invoiceType) && invoice.state === 'SUCCESS' && method?.provider === 'card';
+    if (!paidCharge && input.provider === 'sandbox') {
       throw AppError.invalid(
         { payment_method_id: ['NOT_A_CARD_CHARGE'] },
         'A dispute belongs to a card that paid a purchase invoice (state SUCCESS).',
@@ -105,10 +115,12 @@ function openDispute(em: EntityManager, commandId: string, deps: DisputeRunnerDe
     }
     const existing = await disputeOfCharge(db, invoice.id, input.payment_method_id);
     if (existing) return { status: 200, body: success(await viewOf(db, existing)) };
-    // What the charge still has: what it paid less what refunds gave back (a cancelled escrow gave it all back).
+    // What the charge still has: what it paid less what refunds gave back (a cancelled escrow gave
+    // it all back; a charge Holdfast does not hold as paid has nothing).
     const cancelled = invoice.escrowId ? (await escrowOutcome(db, invoice.escrowId)) === 'cancelled' : false;
-    const left = cancelled ? 0 : Math.max(charged - (await givenBackToMethod(db, invoice.id, input.payment_method_id)), 0);
-    const { amount } = disputedAmount(input.amount ?? left, left);
+    const left = !paidCharge || cancelled ? 0 : Math.max(charged - (await givenBackToMethod(db, invoice.id, input.payment_method_id)), 0);
+    const reported = input.amount ?? left;
+    const { amount, capped } = disputedAmount(reported, left);
     const fee = (await integratorSettings(db, invoice.integratorId)).disputeFee;
     const moves = input.withdrawn && amount + fee > 0;
     const inserted = await insertDispute(
@@ -120,7 +132,7 @@ function openDispute(em: EntityManager, commandId: string, deps: DisputeRunnerDe
         paymentMethodId: input.payment_method_id,
         accountId: invoice.accountId,
         amount,
-        reportedAmount: Math.max(input.amount ?? left, amount),
+        reportedAmount: Math.max(reported, amount),
         currency: invoice.currency,
         reason: input.reason,
         status: 'NEEDS_RESPONSE',
@@ -130,12 +142,14 @@ function openDispute(em: EntityManager, commandId: string, deps: DisputeRunnerDe
         unrecovered: {},
         provider: input.provider,
         providerDisputeId: input.provider_dispute_id,
+        flags: openingFlags({ paidCharge, capped }),
+        inquiry: !!input.inquiry,
       },
       input.due_in_seconds,
     );
     if (!inserted) throw new Error(`dispute of ${invoice.id}/${input.payment_method_id} written meanwhile`);
     // Where the purchase's value went: what is still in wallets is held there from now on.
-    const holds = await traceAndHold(db, inserted, invoice, (wallet) => accountOfWallet(db, wallet), deps.lockEscrowStatus);
+    const holds = amount > 0 ? await traceAndHold(db, inserted, invoice, (wallet) => accountOfWallet(db, wallet), deps.lockEscrowStatus) : [];
     const view = disputeView(inserted, holds);
     await insertEvent(db, inserted.integratorId, 'dispute-opened', view);
     const postings: Posting[] = moves ? [openPosting(inserted, await accountsOf(db, inserted))] : [];
@@ -222,7 +236,8 @@ async function releaseHolds(db: Db, holds: readonly DisputeHold[]): Promise<Post
  * each at most once), UNDER_REVIEW, the evidence deadline, and a decision submitted as
  * `dispute.close` (named in `next`). A notice whose dispute is still being opened waits for it
  * (on the invoice's row, which the opening holds; its job is retried when the opening has not
- * started yet); one whose opening was refused is refused.
+ * started yet); one whose opening was refused is refused. A notice of another processor dispute
+ * of the same charge flags the charge's dispute `SECOND_PROVIDER_DISPUTE` (once) and moves nothing.
  */
 export async function runDisputeNoticeCommand(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   // The opening submitted with the notice usually runs beside it: wait for it a little here
@@ -260,13 +275,23 @@ function applyNotice(em: EntityManager, commandId: string): Promise<CommandResul
         throw new OpeningPending(`dispute notice ${command.id}: the dispute is still being opened (${input.opened_by})`);
       throw disputeNotFound();
     }
-    if (d.integratorId !== input.integrator_id || d.providerDisputeId !== input.provider_dispute_id)
-      throw disputeStateError(d, "The charge's dispute is not the one this notice is about.");
+    if (d.integratorId !== input.integrator_id) throw disputeStateError(d, "The charge's dispute is not the one this notice is about.");
+    if (d.providerDisputeId !== input.provider_dispute_id) {
+      // The processor reports a second dispute of a charge Holdfast keeps one dispute for: it is
+      // recorded as a flag on the charge's dispute (its object is stored, and `ledger verify`
+      // names it); its money moves nothing here, for an operator to settle with the processor.
+      if (d.flags.includes('SECOND_PROVIDER_DISPUTE')) return { status: 200, body: success(await viewOf(db, d)) };
+      const flagged = await addDisputeFlag(db, d.id, 'SECOND_PROVIDER_DISPUTE');
+      const view = await viewOf(db, flagged);
+      await insertEvent(db, d.integratorId, 'dispute-updated', view);
+      return { status: 200, body: success(view) };
+    }
     const change = noticeChange(d, {
       status: input.status,
       dueBy: input.due_by ? new Date(input.due_by) : null,
       withdrawn: input.withdrawn,
       reinstated: input.reinstated,
+      inquiry: !!input.inquiry,
     });
     const postings: Posting[] = [];
     if (change.phases.length) {
@@ -275,10 +300,15 @@ function applyNotice(em: EntityManager, commandId: string): Promise<CommandResul
         postings.push(phase === 'open' ? openPosting(d, accounts) : phase === 'won' ? wonPosting(d, accounts) : lostPosting(d, accounts));
     }
     let after = d;
-    if (change.funds !== d.funds || change.status || change.dueBy) {
-      after = await applyDisputeNotice(db, d.id, { funds: change.funds, status: change.status, evidenceDueBy: change.dueBy });
+    if (change.funds !== d.funds || change.status || change.dueBy || change.escalated) {
+      after = await applyDisputeNotice(db, d.id, {
+        funds: change.funds,
+        status: change.status,
+        evidenceDueBy: change.dueBy,
+        escalated: change.escalated,
+      });
       const moved = change.dueBy && Math.abs(change.dueBy.getTime() - d.evidenceDueBy.getTime()) >= DEADLINE_NOISE_MS;
-      if (change.funds !== d.funds || change.status || moved)
+      if (change.funds !== d.funds || change.status || change.escalated || moved)
         await insertEvent(db, d.integratorId, 'dispute-updated', await viewOf(db, after));
     }
     const next: CommandResult['next'] = [];

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, type Evidence } from './dispute.rules.js';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeFlag, type Evidence } from './dispute.rules.js';
 
 /** A dispute (chargeback) of one card charge of one purchase invoice (docs/money.md). */
 export const Dispute = defineEntity({
@@ -41,6 +41,8 @@ export const Dispute = defineEntity({
     unrecovered: p.json<Record<string, number>>().defaultRaw(`'{}'`),
     provider: p.enum(['sandbox', 'stripe'] as const).columnType('varchar(16)'),
     providerDisputeId: p.string().length(255).nullable(),
+    flags: p.json<DisputeFlag[]>().defaultRaw(`'[]'`),
+    inquiry: p.boolean().default(false),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

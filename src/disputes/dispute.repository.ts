@@ -11,12 +11,12 @@ import {
 } from '../ledger/ledger.repository.js';
 import { disputingSandboxCardsSql } from '../payment-methods/payment-method.repository.js';
 import { tenantNowSql } from '../sandbox/sandbox.repository.js';
-import type { DisputeFunds, DisputeHold, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
+import type { DisputeFlag, DisputeFunds, DisputeHold, DisputeRecord, DisputeStatus, Evidence } from './dispute.rules.js';
 
 const COLUMNS = `id, integrator_id as "integratorId", invoice_id as "invoiceId", payment_method_id as "paymentMethodId",
   account_id as "accountId", amount, reported_amount as "reportedAmount", currency, reason, status,
   evidence_due_by as "evidenceDueBy", evidence, evidence_submitted_at as "evidenceSubmittedAt", fee, funds, unrecovered,
-  provider, provider_dispute_id as "providerDisputeId", created_at as "createdAt", updated_at as "updatedAt", closed_at as "closedAt"`;
+  provider, provider_dispute_id as "providerDisputeId", flags, inquiry, created_at as "createdAt", updated_at as "updatedAt", closed_at as "closedAt"`;
 
 /** A row as read (bigints and timestamps may come back as text) → the record. */
 function fromRow(row: DisputeRecord): DisputeRecord {
@@ -45,8 +45,8 @@ export async function insertDispute(
 ): Promise<DisputeRecord | undefined> {
   const [row] = await db.execute<DisputeRecord[]>(
     `insert into dispute (id, integrator_id, invoice_id, payment_method_id, account_id, amount, reported_amount, currency, reason, status,
-                          evidence_due_by, evidence, fee, funds, unrecovered, provider, provider_dispute_id)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${tenantNowSql('?')} + ? * interval '1 second', ?::jsonb, ?, ?, ?::jsonb, ?, ?)
+                          evidence_due_by, evidence, fee, funds, unrecovered, provider, provider_dispute_id, flags, inquiry)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${tenantNowSql('?')} + ? * interval '1 second', ?::jsonb, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?)
      on conflict (invoice_id, payment_method_id) do nothing
      returning ${COLUMNS}`,
     [
@@ -68,6 +68,8 @@ export async function insertDispute(
       JSON.stringify(d.unrecovered),
       d.provider,
       d.providerDisputeId,
+      JSON.stringify(d.flags),
+      d.inquiry,
     ],
   );
   return row && fromRow(row);
@@ -105,18 +107,40 @@ export async function disputeByProviderId(db: Db, providerDisputeId: string): Pr
 
 /**
  * A processor's later notice on a dispute: where its money is now, its status while open
- * (null: unchanged) and its evidence deadline (null: unchanged); the record after.
+ * (null: unchanged) and its evidence deadline (null: unchanged); `escalated`: an inquiry became
+ * a chargeback (no longer `inquiry`; back to NEEDS_RESPONSE, its evidence no longer submitted,
+ * when `status` says so). The record after.
  */
 export async function applyDisputeNotice(
   db: Db,
   disputeId: string,
-  change: { funds: DisputeFunds; status: DisputeStatus | null; evidenceDueBy: Date | null },
+  change: { funds: DisputeFunds; status: DisputeStatus | null; evidenceDueBy: Date | null; escalated: boolean },
 ): Promise<DisputeRecord> {
   const [row] = await db.execute<DisputeRecord[]>(
     `update dispute set funds = ?, status = coalesce(?, status), evidence_due_by = coalesce(?::timestamptz, evidence_due_by),
+            inquiry = inquiry and not ?,
+            evidence_submitted_at = case when ? and ? = 'NEEDS_RESPONSE' then null else evidence_submitted_at end,
             updated_at = clock_timestamp()
       where id = ? returning ${COLUMNS}`,
-    [change.funds, change.status, change.evidenceDueBy ? change.evidenceDueBy.toISOString() : null, disputeId],
+    [
+      change.funds,
+      change.status,
+      change.evidenceDueBy ? change.evidenceDueBy.toISOString() : null,
+      change.escalated,
+      change.escalated,
+      change.status,
+      disputeId,
+    ],
+  );
+  return fromRow(row!);
+}
+
+/** Adds a flag to a dispute (once); the record after. */
+export async function addDisputeFlag(db: Db, disputeId: string, flag: DisputeFlag): Promise<DisputeRecord> {
+  const [row] = await db.execute<DisputeRecord[]>(
+    `update dispute set flags = case when flags @> ?::jsonb then flags else flags || ?::jsonb end, updated_at = clock_timestamp()
+      where id = ? returning ${COLUMNS}`,
+    [JSON.stringify([flag]), JSON.stringify([flag]), disputeId],
   );
   return fromRow(row!);
 }
@@ -142,6 +166,8 @@ export interface DisputeFilter {
   status?: DisputeStatus;
   accountId?: string;
   invoiceId?: string;
+  /** Only disputes carrying this flag. */
+  flag?: DisputeFlag;
 }
 
 /** A page of the integrator's disputes, newest first, and how many match in all. */
@@ -156,6 +182,7 @@ export async function listDisputes(
   if (filter.status) where.push('status = ?') && params.push(filter.status);
   if (filter.accountId) where.push('account_id = ?') && params.push(filter.accountId);
   if (filter.invoiceId) where.push('invoice_id = ?') && params.push(filter.invoiceId);
+  if (filter.flag) where.push('flags @> ?::jsonb') && params.push(JSON.stringify([filter.flag]));
   const rows = await db.execute<Array<DisputeRecord & { total: string }>>(
     `select ${COLUMNS}, count(*) over () as total from dispute where ${where.join(' and ')}
       order by created_at desc, id desc limit ? offset ?`,
@@ -454,4 +481,17 @@ export async function landHold(
     `update dispute_hold set state = 'in_wallet', wallet_id = ?, account_id = ?, currency = ?, amount = ?, held = ? where id = ?`,
     [landed.walletId, landed.accountId, landed.currency, landed.amount, landed.held, holdId],
   );
+}
+
+/** `ledger verify`: Stripe's disputes after `afterId` in id order, at most `limit` (the page's last id, null when none are left). */
+export async function stripeDisputesPage(
+  db: Db,
+  afterId: string,
+  limit: number,
+): Promise<{ disputes: DisputeRecord[]; last: string | null }> {
+  const rows = await db.execute<DisputeRecord[]>(
+    `select ${COLUMNS} from dispute where provider = 'stripe' and id > ? order by id limit ?`,
+    [afterId, limit],
+  );
+  return { disputes: rows.map(fromRow), last: rows.length ? rows[rows.length - 1]!.id : null };
 }

@@ -4,19 +4,26 @@ import { principalOf } from '../http/auth.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import type { CardProcessor } from '../rails/card-processor.port.js';
-import type { DisputeStatus } from './dispute.rules.js';
+import type { DisputeFlag, DisputeStatus } from './dispute.rules.js';
 import { closeSandboxDispute, getDispute, getDisputes, openSandboxDispute, submitEvidence } from './dispute.service.js';
 
 /** Disputes API (`listDisputes`, `getDispute`, `submitDisputeEvidence`: a Stripe dispute's evidence through `cards`). Requests arrive validated. */
 export function disputeRoutes(router: Router, deps: { cards: CardProcessor }): void {
   router.get('/v2/disputes', async (req, res) => {
-    const q = req.query as { status?: DisputeStatus; account_id?: string; invoice_id?: string; limit?: string; offset?: string };
+    const q = req.query as {
+      status?: DisputeStatus;
+      account_id?: string;
+      invoice_id?: string;
+      flag?: DisputeFlag;
+      limit?: string;
+      offset?: string;
+    };
     res.json(
       success(
         await getDisputes(
           req.em,
           principalOf(req),
-          { status: q.status, accountId: q.account_id, invoiceId: q.invoice_id },
+          { status: q.status, accountId: q.account_id, invoiceId: q.invoice_id, flag: q.flag },
           { limit: q.limit === undefined ? 20 : Number(q.limit), offset: q.offset === undefined ? 0 : Number(q.offset) },
         ),
       ),

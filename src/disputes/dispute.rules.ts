@@ -34,6 +34,27 @@ export const OPEN_DISPUTE_STATUSES: readonly DisputeStatus[] = ['NEEDS_RESPONSE'
  */
 export type DisputeFunds = 'none' | 'withdrawn' | 'reinstated' | 'lost';
 
+/**
+ * What an operator should look at on a dispute: the processor reported more than the charge
+ * still had in Holdfast (`CAPPED`: refunded, an escrow cancel gave it back, or nothing paid), or
+ * Holdfast has no paid card charge of a purchase behind the notice (`NOT_A_PAID_CHARGE`: its
+ * invoice is not a SUCCESS purchase paid by that card) — both set when it opens; either way the
+ * notice is recorded as it came (`reported_amount`) and no more than `amount` moves. Later, the
+ * processor reported a second dispute of the same charge (`SECOND_PROVIDER_DISPUTE`: Holdfast
+ * keeps one per charge; the second moves nothing, its object is stored and `ledger verify`
+ * names it).
+ */
+export const DISPUTE_FLAGS = ['CAPPED', 'NOT_A_PAID_CHARGE', 'SECOND_PROVIDER_DISPUTE'] as const;
+export type DisputeFlag = (typeof DISPUTE_FLAGS)[number];
+
+/** The flags of a dispute as it opens: whether a paid card charge stands behind it, and whether its amount was capped. */
+export function openingFlags(o: { paidCharge: boolean; capped: boolean }): DisputeFlag[] {
+  const flags: DisputeFlag[] = [];
+  if (o.capped) flags.push('CAPPED');
+  if (!o.paidCharge) flags.push('NOT_A_PAID_CHARGE');
+  return flags;
+}
+
 /** Who reports the dispute: the sandbox card rail, or Stripe's webhooks. */
 export type DisputeProvider = 'sandbox' | 'stripe';
 
@@ -87,6 +108,10 @@ export interface DisputeRecord {
   unrecovered: Record<string, number>;
   provider: DisputeProvider;
   providerDisputeId: string | null;
+  /** What an operator should look at (`DISPUTE_FLAGS`); empty for most. */
+  flags: DisputeFlag[];
+  /** A Stripe inquiry (`warning_*`) not escalated to a chargeback: no money is taken unless it escalates. */
+  inquiry: boolean;
   createdAt: Date;
   updatedAt: Date;
   closedAt: Date | null;
@@ -258,6 +283,8 @@ export function disputeView(d: DisputeRecord, holds: readonly DisputeHold[] = []
     unrecovered: d.unrecovered,
     provider: d.provider,
     provider_dispute_id: d.providerDisputeId,
+    inquiry: d.inquiry,
+    flags: d.flags,
     created: d.createdAt.toISOString(),
     updated: d.updatedAt.toISOString(),
     closed: d.closedAt ? d.closedAt.toISOString() : null,

@@ -182,6 +182,8 @@ export interface OpenDisputeInput {
   withdrawn: boolean;
   /** When the evidence is due, in seconds from now on the integrator's clock. */
   due_in_seconds: number;
+  /** A Stripe inquiry (`warning_*`): recorded as one until Stripe escalates it (absent: false). */
+  inquiry?: boolean;
 }
 
 function openInput(

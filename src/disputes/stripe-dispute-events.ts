@@ -11,18 +11,22 @@
  * (`stripe-dispute.rules.ts`), which moves the dispute forward once it exists: the funds events move the money, `closed` submits the decision
  * (`dispute.close`). Both commands are named in the answer's `next` for the worker. A dispute
  * of a charge Holdfast did not make is `ignored`; an event without a readable dispute is
- * refused (`failed`).
+ * refused (`failed`). An inquiry (`warning_*`) is told apart in both commands: it moves nothing
+ * until Stripe escalates it. Each event's dispute object is also kept as Stripe's last word
+ * (`provider_object`, behind the charge's dispute ref, the furthest along of those seen), which
+ * `ledger verify` compares the dispute with.
  */
 import { submitCommand } from '../commands/command.service.js';
 import type { CommandKind } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { findProviderObject, paymentIntentOfCharge } from '../rails/provider-object.repository.js';
+import { disputeRef } from '../rails/card-processor.port.js';
+import { findProviderObject, paymentIntentOfCharge, saveProviderObjectUnlessBehind } from '../rails/provider-object.repository.js';
 import { readClock } from '../sandbox/sandbox.repository.js';
 import { disputeByProviderId, disputeOfCharge } from './dispute.repository.js';
 import type { OpenDisputeInput } from './dispute.service.js';
-import { secondsUntil, stripeDisputeNotice, type DisputeNoticeInput } from './stripe-dispute.rules.js';
+import { secondsUntil, stripeDisputeNotice, stripeDisputeRank, type DisputeNoticeInput } from './stripe-dispute.rules.js';
 
 /** What this handler reads of a stored provider event (the provider-events module's record, restated: this module does not import that one). */
 export interface StripeDisputeEvent {
@@ -55,6 +59,20 @@ export async function applyStripeDisputeEvent(db: Db, event: StripeDisputeEvent)
   if (!intent?.integratorId || !charge) return 'ignored';
   const [, invoiceId, paymentMethodId] = charge as unknown as [string, string, string];
   const integratorId = intent.integratorId;
+  // Stripe's last word on the dispute (the furthest along of the objects seen), for `ledger verify`
+  // and operators: behind the charge's dispute ref, which names the charge, not a Holdfast id.
+  await saveProviderObjectUnlessBehind(
+    db,
+    {
+      provider: 'stripe',
+      objectId: notice.disputeId,
+      objectType: 'dispute',
+      integratorId,
+      holdfastRef: disputeRef(invoiceId, paymentMethodId),
+      snapshot: (event.payload.data as { object: Record<string, unknown> }).object,
+    },
+    stripeDisputeRank,
+  );
 
   const existing = (await disputeByProviderId(db, notice.disputeId)) ?? (await disputeOfCharge(db, invoiceId, paymentMethodId));
   const next: Array<{ commandId: string; kind: CommandKind }> = [];
@@ -73,6 +91,7 @@ export async function applyStripeDisputeEvent(db: Db, event: StripeDisputeEvent)
       provider_dispute_id: notice.disputeId,
       withdrawn: notice.withdrawn,
       due_in_seconds: secondsUntil(notice.dueBy, now, DEFAULT_DUE_SECONDS),
+      inquiry: notice.inquiry,
     };
     openedBy = await submitCommand(db, { integratorId, kind: 'dispute.open', targetId: target, input: { ...open } });
     next.push({ commandId: openedBy, kind: 'dispute.open' });
@@ -89,6 +108,7 @@ export async function applyStripeDisputeEvent(db: Db, event: StripeDisputeEvent)
       due_by: notice.dueBy ? notice.dueBy.toISOString() : null,
       withdrawn: notice.withdrawn,
       reinstated: notice.reinstated,
+      inquiry: notice.inquiry,
       opened_by: openedBy,
     };
     const commandId = await submitCommand(db, {

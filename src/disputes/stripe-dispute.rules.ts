@@ -127,6 +127,8 @@ export interface DisputeNoticeInput {
   due_by: string | null;
   withdrawn: boolean;
   reinstated: boolean;
+  /** Stripe's status is an inquiry's (`warning_*`); absent in notices stored before inquiries were told apart: false. */
+  inquiry?: boolean;
   /** The `dispute.open` submitted with it (the charge had no dispute yet), which it waits for. */
   opened_by: string | null;
 }
@@ -138,12 +140,14 @@ export type FundsPhase = 'open' | 'won' | 'lost';
 export interface NoticeChange {
   funds: DisputeFunds;
   phases: FundsPhase[];
-  /** The new open status (UNDER_REVIEW after NEEDS_RESPONSE), or null: unchanged. */
+  /** The new open status (UNDER_REVIEW after NEEDS_RESPONSE; NEEDS_RESPONSE again when an inquiry escalates), or null: unchanged. */
   status: DisputeStatus | null;
   /** The evidence deadline Stripe gave, for a dispute still open; null: unchanged. */
   dueBy: Date | null;
   /** The processor decided: `dispute.close` is submitted with this outcome (null: nothing to decide). */
   close: 'WON' | 'LOST' | null;
+  /** An inquiry became a chargeback with this notice (the dispute is no longer `inquiry`). */
+  escalated: boolean;
 }
 
 const PHASES: Record<DisputeFunds, Partial<Record<DisputeFunds, FundsPhase[]>>> = {
@@ -155,18 +159,29 @@ const PHASES: Record<DisputeFunds, Partial<Record<DisputeFunds, FundsPhase[]>>> 
 
 /**
  * What a notice changes on a dispute as it is now (its status, where its money is, its amount
- * and fee). Funds move forward only: none → withdrawn when Stripe took the money (the opening:
- * amount and fee); → reinstated when Stripe gave it back, or took it from a dispute already WON
- * (a won dispute's money comes back); → lost when Stripe took it from a dispute already LOST.
- * Reinstated and lost are final. The decision itself (WON, LOST on an open dispute) is
- * `dispute.close`'s, which moves withdrawn money as the sandbox's close does. A dispute of
- * nothing (amount and fee 0) moves nothing; one of amount 0 moves its fee only.
+ * and fee, whether it is still an inquiry). Funds move forward only: none → withdrawn when
+ * Stripe took the money (the opening: amount and fee); → reinstated when Stripe gave it back, or
+ * took it from a dispute already WON (a won dispute's money comes back); → lost when Stripe took
+ * it from a dispute already LOST. Reinstated and lost are final. The decision itself (WON, LOST
+ * on an open dispute) is `dispute.close`'s, which moves withdrawn money as the sandbox's close
+ * does. A dispute of nothing (amount and fee 0) moves nothing; one of amount 0 moves its fee only.
+ *
+ * Inquiries: an inquiry (`warning_*`) withdraws nothing, and `warning_closed` decides it WON with
+ * nothing moved. Stripe escalates an inquiry on the same dispute object (`needs_response`, then
+ * `funds_withdrawn`): the first chargeback notice on an open inquiry escalates it — from then on
+ * it is a chargeback, and the one step back the rules allow is its own: an inquiry whose evidence
+ * was submitted (UNDER_REVIEW) needs a response again when the chargeback does. An inquiry's
+ * notice arriving after the escalation is stale: its status and deadline change nothing.
  */
 export function noticeChange(
-  d: { status: DisputeStatus; funds: DisputeFunds; amount: number; fee: number; evidenceDueBy: Date },
-  n: Pick<StripeDisputeNotice, 'status' | 'dueBy' | 'withdrawn' | 'reinstated'>,
+  d: { status: DisputeStatus; funds: DisputeFunds; amount: number; fee: number; evidenceDueBy: Date; inquiry?: boolean },
+  n: Pick<StripeDisputeNotice, 'status' | 'dueBy' | 'withdrawn' | 'reinstated'> & { inquiry?: boolean },
 ): NoticeChange {
   const open = OPEN_DISPUTE_STATUSES.includes(d.status);
+  const chargebackNotice = !n.inquiry && (n.status !== null || n.withdrawn || n.reinstated);
+  const escalated = !!d.inquiry && open && chargebackNotice;
+  // An inquiry's word on a chargeback is stale (it came late): only the money facts count.
+  const stale = !d.inquiry && !!n.inquiry;
   let funds = d.funds;
   if (d.amount + d.fee > 0 && (d.funds === 'none' || d.funds === 'withdrawn')) {
     const withdrawn = d.funds === 'withdrawn' || n.withdrawn || n.reinstated;
@@ -178,15 +193,93 @@ export function noticeChange(
     }
   }
   const phases = PHASES[d.funds][funds] ?? [];
-  const status = open && n.status === 'UNDER_REVIEW' && d.status === 'NEEDS_RESPONSE' ? 'UNDER_REVIEW' : null;
-  const close = open && (n.status === 'WON' || n.status === 'LOST') ? n.status : null;
-  const dueBy = open && n.dueBy && n.dueBy.getTime() !== d.evidenceDueBy.getTime() ? n.dueBy : null;
-  return { funds, phases, status, dueBy, close };
+  const said = stale ? null : n.status;
+  const status =
+    open && said === 'UNDER_REVIEW' && d.status === 'NEEDS_RESPONSE'
+      ? 'UNDER_REVIEW'
+      : escalated && said === 'NEEDS_RESPONSE' && d.status === 'UNDER_REVIEW'
+        ? 'NEEDS_RESPONSE'
+        : null;
+  const close = open && (said === 'WON' || said === 'LOST') ? said : null;
+  const dueBy = open && !stale && n.dueBy && n.dueBy.getTime() !== d.evidenceDueBy.getTime() ? n.dueBy : null;
+  return { funds, phases, status, dueBy, close, escalated };
 }
 
 /** Whether a notice changes anything of a dispute. */
 export function noticeChanges(c: NoticeChange, funds: DisputeFunds): boolean {
-  return c.funds !== funds || c.status !== null || c.dueBy !== null || c.close !== null;
+  return c.funds !== funds || c.status !== null || c.dueBy !== null || c.close !== null || c.escalated;
+}
+
+/**
+ * How far along Stripe's life a dispute object is, to keep the furthest one seen (events come in
+ * any order): its status (an inquiry's, then a chargeback's, then a decision), then how many
+ * balance transactions it carries (a withdrawal, then its reinstatement). A sight ranked at
+ * least as far as the one stored replaces it; a status Stripe adds later ranks with the open ones.
+ */
+export function stripeDisputeRank(snapshot: Record<string, unknown>): number {
+  const STATUS_RANK: Record<string, number> = {
+    warning_needs_response: 1,
+    warning_under_review: 2,
+    needs_response: 3,
+    under_review: 4,
+    warning_closed: 5,
+    won: 5,
+    lost: 5,
+    prevented: 5,
+  };
+  const status = STATUS_RANK[String(snapshot.status)] ?? 3;
+  const moves = Array.isArray(snapshot.balance_transactions) ? Math.min(snapshot.balance_transactions.length, 9) : 0;
+  return status * 10 + moves;
+}
+
+/** A dispute as `ledger verify` compares it with Stripe's last word. */
+export interface DisputeAgainstStripe {
+  id: string;
+  providerDisputeId: string | null;
+  reportedAmount: number;
+  currency: string;
+  status: DisputeStatus;
+  funds: DisputeFunds;
+}
+
+/** A stored Stripe object as the check reads it (the rails repository's record, in part). */
+export interface StoredStripeObject {
+  objectId: string;
+  objectType: string;
+  snapshot: Record<string, unknown>;
+}
+
+/**
+ * The problems of a Stripe dispute against the Stripe objects stored behind its charge's dispute
+ * ref (`stored`, `dispute` objects) and the charge's PaymentIntent (`intent`): its Stripe dispute
+ * stored, no other Stripe dispute on the charge, Stripe's amount its `reported_amount`, the same
+ * currency, the same charge, Stripe's decision (or its being open) its status, and Stripe's
+ * withdrawal and reinstatement where its money is. Pure; an empty list when they agree.
+ */
+export function stripeDisputeMismatches(d: DisputeAgainstStripe, stored: StoredStripeObject[], intent?: StoredStripeObject): string[] {
+  const what = `dispute ${d.id} (Stripe ${d.providerDisputeId ?? 'none'})`;
+  const disputes = stored.filter((o) => o.objectType === 'dispute');
+  const others = disputes.filter((o) => o.objectId !== d.providerDisputeId).map((o) => o.objectId);
+  const problems: string[] = [];
+  if (others.length) problems.push(`${what}: Stripe reports another dispute of its charge, ${others.join(', ')}`);
+  const own = disputes.find((o) => o.objectId === d.providerDisputeId);
+  if (!own) return [...problems, `${what} has no stored Stripe dispute`];
+  const s = own.snapshot;
+  if (Number(s.amount) !== d.reportedAmount) problems.push(`${what}: Stripe reports ${String(s.amount)}, Holdfast ${d.reportedAmount}`);
+  if (String(s.currency ?? '').toUpperCase() !== d.currency.toUpperCase())
+    problems.push(`${what}: Stripe's currency is ${String(s.currency)}, Holdfast's ${d.currency}`);
+  const pi = typeof s.payment_intent === 'string' ? s.payment_intent : null;
+  const charge = typeof s.charge === 'string' ? s.charge : null;
+  if (intent && ((pi && pi !== intent.objectId) || (!pi && charge && charge !== intent.snapshot.latest_charge)))
+    problems.push(`${what}: Stripe disputes ${pi ?? charge}, not its charge's PaymentIntent ${intent.objectId}`);
+  const stripeStatus = stripeDisputeStatus(s.status);
+  const open = OPEN_DISPUTE_STATUSES.includes(d.status);
+  if (stripeStatus && (OPEN_DISPUTE_STATUSES.includes(stripeStatus) ? !open : stripeStatus !== d.status))
+    problems.push(`${what}: Stripe says ${String(s.status)}, Holdfast's is ${d.status}`);
+  const moves = Array.isArray(s.balance_transactions) ? s.balance_transactions.map((t) => Number(record(t)?.amount ?? 0)) : [];
+  if (moves.some((m) => m < 0) && d.funds === 'none') problems.push(`${what}: Stripe withdrew its funds, Holdfast moved nothing`);
+  if (moves.some((m) => m > 0) && d.funds === 'withdrawn') problems.push(`${what}: Stripe reinstated its funds, Holdfast holds them`);
+  return problems;
 }
 
 /** Seconds from `now` to a due date (at least 0): how `dispute.open` is told the deadline. */

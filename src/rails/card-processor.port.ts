@@ -185,6 +185,15 @@ export function chargeRef(invoiceId: string, paymentMethodId: string): string {
   return `invoice:${invoiceId}:charge:${paymentMethodId}`;
 }
 
+/**
+ * What a card charge's dispute stands behind in `provider_object`:
+ * `invoice:<invoice id>:charge:<payment method id>:dispute` (a charge has one dispute in Holdfast,
+ * so the ref is known before the dispute is written, whichever event comes first).
+ */
+export function disputeRef(invoiceId: string, paymentMethodId: string): string {
+  return `${chargeRef(invoiceId, paymentMethodId)}:dispute`;
+}
+
 /** What a card refund stands behind: `invoice:<refund or cancel invoice id>:refund:<payment method id>`. */
 export function refundRef(invoiceId: string, paymentMethodId: string): string {
   return `invoice:${invoiceId}:refund:${paymentMethodId}`;

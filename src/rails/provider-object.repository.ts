@@ -11,7 +11,7 @@ export type Provider = 'stripe' | 'paypal';
 export interface ProviderObjectRecord {
   provider: Provider;
   objectId: string;
-  /** The provider's own name of its kind: `payment_intent`, `refund`, `payout_item`, `identity.verification_session`. */
+  /** The provider's own name of its kind: `payment_intent`, `refund`, `dispute`, `payout_item`, `identity.verification_session`. */
   objectType: string;
   integratorId: string | null;
   /** The Holdfast record behind it, such as `payout:<id>:<attempt>` or `invoice:<id>:charge:<payment method id>`. */
@@ -71,6 +71,39 @@ export async function saveProviderObjectForward(
     ],
   );
   return rows.length > 0;
+}
+
+/**
+ * Stores the object unless the one stored is further along by `rank` (a higher number): a sight
+ * ranked at least as far as the stored one replaces it, so the last word of a provider that
+ * promises no order is the furthest one seen. The stored row is locked for the comparison:
+ * concurrent sights of one object keep the furthest. Answers whether this sight was stored.
+ */
+export async function saveProviderObjectUnlessBehind(
+  db: Db,
+  o: ProviderObjectRecord,
+  rank: (snapshot: Record<string, unknown>) => number,
+): Promise<boolean> {
+  const snapshot = JSON.stringify(withoutProviderSecrets(o.snapshot));
+  const inserted = await db.execute<Array<{ stored: number }>>(
+    `insert into provider_object (provider, object_id, object_type, integrator_id, holdfast_ref, snapshot)
+     values (?, ?, ?, ?, ?, ?::jsonb)
+     on conflict (provider, object_id) do nothing
+     returning 1 as stored`,
+    [o.provider, o.objectId, o.objectType, o.integratorId, o.holdfastRef, snapshot],
+  );
+  if (inserted.length) return true;
+  const [row] = await db.execute<Array<{ snapshot: Record<string, unknown> }>>(
+    'select snapshot from provider_object where provider = ? and object_id = ? for update',
+    [o.provider, o.objectId],
+  );
+  if (row && rank(row.snapshot) > rank(o.snapshot)) return false;
+  await db.execute('update provider_object set snapshot = ?::jsonb, updated_at = now() where provider = ? and object_id = ?', [
+    snapshot,
+    o.provider,
+    o.objectId,
+  ]);
+  return true;
 }
 
 /**

@@ -136,6 +136,18 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
     const d = (await open({ invoice_id: invoice, payment_method_id: buyer.card, amount: 1000 })).body.payload;
     assert.equal(d.amount, 600);
     assert.equal(d.reported_amount, 1000);
+    assert.deepEqual(d.flags, ['CAPPED']);
+    // An operator finds the notices Holdfast could not take in full.
+    const flagged = await call('GET', `/v2/disputes?flag=CAPPED&invoice_id=${invoice}`, { token: client.token });
+    assert.deepEqual(
+      flagged.body.payload.disputes.map((x: any) => x.dispute_id),
+      [d.dispute_id],
+    );
+    const other = await call('GET', `/v2/disputes?flag=NOT_A_PAID_CHARGE&invoice_id=${invoice}`, { token: client.token });
+    assert.equal(other.body.payload.total, 0);
+    const unflagged = await paidInvoice(buyer.card!, 100);
+    const whole = (await open({ invoice_id: unflagged, payment_method_id: buyer.card })).body.payload;
+    assert.deepEqual([whole.flags, whole.inquiry], [[], false]);
   });
 
   it('refuses what is not a card charge of a paid purchase, and another integrator’s invoice', async () => {
@@ -314,6 +326,33 @@ describe('disputes (sandbox processor, GET /v2/disputes, evidence)', () => {
     await close(d.dispute_id, 'won');
     const after = await call('GET', `/v2/invoice/${invoice}/refunds`, { token: client.token });
     assert.deepEqual(after.body.payload.refundable, { USD: 800 });
+  });
+
+  it('a notice on the card of an escrow already cancelled is recorded at 0, flagged CAPPED: nothing but the fee moves', async () => {
+    const created = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.card, amount: 0 }],
+        line_items: [{ amount: 500, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const escrow = created.body.payload;
+    const paid = await call('POST', `/v2/escrow/${escrow.id}/pay`, { token: client.token, headers: { 'idempotency-key': unique('k') } });
+    assert.equal(paid.body.payload.status, 'ESCROWED', paid.text);
+    const cancelled = await call('POST', `/v2/escrow/${escrow.id}/cancel`, {
+      token: client.token,
+      headers: { 'idempotency-key': unique('k') },
+    });
+    assert.equal(cancelled.body.payload.status, 'CANCELLED', cancelled.text);
+    const before = await accountBalance(buyer.integrator_id, 'publisher_wallet');
+    const holding = await accountBalance(buyer.integrator_id, 'dispute_holding');
+    const d = (await open({ invoice_id: escrow.escrow_invoice_id, payment_method_id: buyer.card, amount: 500 })).body.payload;
+    assert.deepEqual([d.amount, d.reported_amount, d.flags, d.traced], [0, 500, ['CAPPED'], []]);
+    assert.equal((await accountBalance(buyer.integrator_id, 'publisher_wallet')) - before, -1500, 'the fee only');
+    assert.equal(await accountBalance(buyer.integrator_id, 'dispute_holding'), holding);
+    assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
   });
 
   it('cancelling an escrow whose card part is disputed returns everything else to the buyer; the disputed part goes to the integrator', async () => {

@@ -12,7 +12,7 @@ import { loadConfig } from '../../config/index.js';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { db as pooled } from '../../src/db/sql.js';
 import { buildApp } from '../../src/http/app.js';
-import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
+import { balances, post, systemAccount } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { QueueName } from '../../src/queues/names.js';
 import { cardProcessorFor } from '../../src/rails/card-processor.js';
@@ -360,10 +360,275 @@ describe('disputes on Stripe (CARD_PROCESSOR=stripe, charge.dispute.* from the S
     fake.closeDispute(dp.id, 'warning_closed');
     await settled();
     const d = await disputeOfInvoice(c.invoiceId);
-    assert.deepEqual([d.status, d.funds], ['WON', 'none']);
+    assert.deepEqual([d.status, d.funds, d.inquiry], ['WON', 'none', true]);
+    assert.equal((await storedDispute(dp.id))!.snapshot.status, 'warning_closed');
     assert.deepEqual(await phasesOf(d.dispute_id), []);
     assert.deepEqual(await money(c.integratorId), before);
     await verifyClean();
+  });
+
+  /** The Stripe dispute object stored as Stripe's last word on a dispute (provider_object), if any. */
+  const storedDispute = async (dpId: string) =>
+    (
+      await sql<{ snapshot: any; holdfast_ref: string }>(
+        `select snapshot, holdfast_ref from provider_object where provider = 'stripe' and object_type = 'dispute' and object_id = ?`,
+        [dpId],
+      )
+    )[0];
+
+  it('a dispute of a charge refunded in full is recorded, capped at 0 and flagged CAPPED: only its fee moves', async () => {
+    const c = await paidCharge(1000);
+    // Earlier disputes took the integrator's wallet below zero: give it what the refund needs.
+    const clearing = await systemAccount(h().orm.em.fork(), c.integratorId, 'card_clearing', 'USD');
+    const wallet = await systemAccount(h().orm.em.fork(), c.integratorId, 'publisher_wallet', 'USD');
+    await h()
+      .orm.em.fork()
+      .transactional((tx) =>
+        post(tx, {
+          integratorId: c.integratorId,
+          reference: unique('fund-'),
+          description: 'test',
+          entries: [
+            { account: clearing, currency: 'USD', amount: -100_000 },
+            { account: wallet, currency: 'USD', amount: 100_000 },
+          ],
+        }),
+      );
+    const refunded = await api('POST', '/v2/refund', { invoice_id: c.invoiceId, reason: 'billing' });
+    assert.equal(refunded.status, 200, refunded.text);
+    const before = await money(c.integratorId);
+    // The cardholder's bank disputes the whole charge all the same.
+    const dp = fake.openDispute(c.intentId, { amount: 1000 });
+    await settled();
+    const d = await disputeOfInvoice(c.invoiceId);
+    assert.ok(d, 'the notice is recorded, not refused');
+    assert.deepEqual(
+      [d.status, d.amount, d.reported_amount, d.flags, d.funds, d.provider_dispute_id],
+      ['NEEDS_RESPONSE', 0, 1000, ['CAPPED'], 'withdrawn', dp.id],
+    );
+    assert.deepEqual(d.traced, []);
+    const after = await money(c.integratorId);
+    assert.deepEqual([after.wallet - before.wallet, after.holding - before.holding, after.fees - before.fees], [-FEE, 0, FEE]);
+    // Opened by `created`, its fee taken on `funds_withdrawn`.
+    assert.deepEqual(await eventNamesOf(d.dispute_id), ['dispute-opened', 'dispute-updated']);
+    await verifyClean();
+    fake.closeDispute(dp.id, 'lost');
+    await settled();
+    const lost = await disputeOfInvoice(c.invoiceId);
+    assert.deepEqual([lost.status, lost.funds, lost.flags], ['LOST', 'withdrawn', ['CAPPED']]);
+    assert.deepEqual(await money(c.integratorId), after, 'nothing beyond the fee moves');
+    await verifyClean();
+  });
+
+  it('a notice on a charge Holdfast does not hold as paid is recorded with nothing disputed, flagged NOT_A_PAID_CHARGE', async () => {
+    const c = await paidCharge(800);
+    // Holdfast's invoice says the purchase did not go through (whatever Stripe's charge says).
+    await sql(`update invoice set state = 'FAILED', failure_reason = 'test' where id = ?`, [c.invoiceId]);
+    try {
+      const before = await money(c.integratorId);
+      const dp = fake.openDispute(c.intentId, { withdraw: false });
+      await settled();
+      const d = await disputeOfInvoice(c.invoiceId);
+      assert.ok(d, 'the notice is recorded, not refused');
+      assert.deepEqual([d.amount, d.reported_amount, d.flags, d.funds], [0, 800, ['CAPPED', 'NOT_A_PAID_CHARGE'], 'none']);
+      const opened = await sql<{ result_status: number }>(
+        `select result_status from command where kind = 'dispute.open' and target_id = ?`,
+        [d.dispute_id],
+      );
+      assert.deepEqual(
+        opened.map((r) => r.result_status),
+        [200],
+      );
+      assert.equal(d.provider_dispute_id, dp.id);
+      assert.deepEqual(await money(c.integratorId), before);
+    } finally {
+      await sql(`update invoice set state = 'SUCCESS', failure_reason = null where id = ?`, [c.invoiceId]);
+    }
+  });
+
+  it("Stripe's last word on a dispute is stored, and ledger verify names a dispute that disagrees with it", async () => {
+    const c = await paidCharge(450);
+    const dp = fake.openDispute(c.intentId);
+    await settled();
+    fake.closeDispute(dp.id, 'lost');
+    await settled();
+    const d = await disputeOfInvoice(c.invoiceId);
+    const stored = await storedDispute(dp.id);
+    assert.equal(stored!.holdfast_ref, `invoice:${c.invoiceId}:charge:${c.pm}:dispute`);
+    assert.deepEqual(
+      [stored!.snapshot.status, stored!.snapshot.amount, stored!.snapshot.currency, stored!.snapshot.payment_intent],
+      ['lost', 450, 'usd', c.intentId],
+    );
+    await verifyClean();
+    // A late event with an older view of the dispute does not replace the stored one.
+    fake.resend(ofType(eventsOf(dp.id), 'created'));
+    await settled();
+    assert.equal((await storedDispute(dp.id))!.snapshot.status, 'lost');
+    // Deliberately broken: Holdfast's dispute still open though Stripe lost it, and another amount.
+    const [{ closed_at: closedAt }] = await sql<{ closed_at: Date }>(`select closed_at from dispute where id = ?`, [d.dispute_id]);
+    await sql(`update dispute set status = 'NEEDS_RESPONSE', closed_at = null, reported_amount = 999 where id = ?`, [d.dispute_id]);
+    try {
+      const problems = (await verifyAll(h().orm.em.fork())).problems;
+      assert.ok(
+        problems.some((p) => p.includes(d.dispute_id) && p.includes('Stripe says lost') && p.includes('NEEDS_RESPONSE')),
+        problems.join('\n'),
+      );
+      assert.ok(
+        problems.some((p) => p.includes(d.dispute_id) && p.includes('Stripe reports 450, Holdfast 999')),
+        problems.join('\n'),
+      );
+    } finally {
+      await sql(`update dispute set status = 'LOST', closed_at = ?, reported_amount = 450 where id = ?`, [closedAt, d.dispute_id]);
+    }
+    // Its stored Stripe dispute gone: named too.
+    await sql(`update provider_object set holdfast_ref = 'elsewhere' where provider = 'stripe' and object_id = ?`, [dp.id]);
+    try {
+      const problems = (await verifyAll(h().orm.em.fork())).problems;
+      assert.ok(
+        problems.some((p) => p.includes(d.dispute_id) && p.includes('has no stored Stripe dispute')),
+        problems.join('\n'),
+      );
+    } finally {
+      await sql(`update provider_object set holdfast_ref = ? where provider = 'stripe' and object_id = ?`, [stored!.holdfast_ref, dp.id]);
+    }
+    await verifyClean();
+  });
+
+  it('a second Stripe dispute of a charge already disputed is recorded as a flag, moves nothing, and verify names it', async () => {
+    const c = await paidCharge(640);
+    const dp = fake.openDispute(c.intentId);
+    await settled();
+    const d = await disputeOfInvoice(c.invoiceId);
+    const before = await money(c.integratorId);
+    const second = fake.openDispute(c.intentId, { amount: 100 });
+    await settled();
+    fake.resend(ofType(eventsOf(second.id), 'funds_withdrawn'));
+    await settled();
+    const now = await disputeOfInvoice(c.invoiceId);
+    assert.deepEqual(
+      [now.dispute_id, now.provider_dispute_id, now.flags, now.amount, now.funds],
+      [d.dispute_id, dp.id, ['SECOND_PROVIDER_DISPUTE'], 640, 'withdrawn'],
+    );
+    assert.equal((await sql(`select id from dispute where invoice_id = ?`, [c.invoiceId])).length, 1);
+    assert.deepEqual(await money(c.integratorId), before, 'the second dispute moves nothing here');
+    // Opened, its money withdrawn, then flagged once (the second dispute's further events add nothing).
+    assert.deepEqual(await eventNamesOf(d.dispute_id), ['dispute-opened', 'dispute-updated', 'dispute-updated']);
+    assert.equal((await storedDispute(second.id))!.holdfast_ref, `invoice:${c.invoiceId}:charge:${c.pm}:dispute`);
+    const problems = (await verifyAll(h().orm.em.fork())).problems;
+    assert.ok(
+      problems.some((p) => p.includes(d.dispute_id) && p.includes(`another dispute of its charge, ${second.id}`)),
+      problems.join('\n'),
+    );
+    // An operator settled it with Stripe (here: its stored object set aside), and verify is clean again.
+    await sql(`update provider_object set holdfast_ref = 'settled-by-operator' where provider = 'stripe' and object_id = ?`, [second.id]);
+    await verifyClean();
+  });
+
+  describe('inquiries', () => {
+    afterEach(() => fake.releaseEvents());
+
+    it('an inquiry moves nothing; escalated to a chargeback it needs a response again and moves the money once', async () => {
+      const c = await paidCharge(1400);
+      const before = await money(c.integratorId);
+      const dp = fake.openDispute(c.intentId, { inquiry: true });
+      await settled();
+      const d = await disputeOfInvoice(c.invoiceId);
+      assert.deepEqual([d.status, d.funds, d.inquiry, d.flags], ['NEEDS_RESPONSE', 'none', true, []]);
+      // The inquiry answered: under review at Stripe and in Holdfast.
+      const submitted = await api('POST', `/v2/disputes/${d.dispute_id}/evidence`, { product_description: '1400 gems', submit: true });
+      assert.equal(submitted.status, 200, submitted.text);
+      await settled();
+      assert.equal(fake.api.disputes.get(dp.id)!.status, 'warning_under_review');
+      assert.deepEqual(await money(c.integratorId), before, 'an inquiry takes no money');
+
+      // The bank escalates: the same dispute, a chargeback now, needing a response again.
+      const escalated = fake.escalateInquiry(dp.id, 10);
+      await settled();
+      const now = await disputeOfInvoice(c.invoiceId);
+      assert.deepEqual(
+        [now.dispute_id, now.status, now.inquiry, now.funds, now.evidence_submitted, now.evidence],
+        [d.dispute_id, 'NEEDS_RESPONSE', false, 'none', null, { product_description: '1400 gems' }],
+      );
+      assert.equal(now.evidence_due_by, new Date(escalated.evidence_details.due_by * 1000).toISOString());
+      assert.deepEqual(await money(c.integratorId), before, 'escalated, no money moves before Stripe withdraws it');
+
+      fake.withdrawDisputeFunds(dp.id);
+      await settled();
+      for (const e of eventsOf(dp.id)) fake.redeliver(e.id);
+      fake.resend(ofType(eventsOf(dp.id), 'funds_withdrawn'));
+      await settled();
+      assert.deepEqual(await phasesOf(d.dispute_id), ['open']);
+      const taken = await money(c.integratorId);
+      assert.deepEqual(
+        [taken.wallet - before.wallet, taken.holding - before.holding, taken.fees - before.fees],
+        [-(1400 + FEE), 1400, FEE],
+      );
+      assert.deepEqual(
+        [(await disputeOfInvoice(c.invoiceId)).status, (await disputeOfInvoice(c.invoiceId)).inquiry],
+        ['NEEDS_RESPONSE', false],
+        'the inquiry events again change nothing back',
+      );
+
+      // The chargeback's evidence goes to Stripe like any other; Stripe decides it.
+      const again = await api('POST', `/v2/disputes/${d.dispute_id}/evidence`, { uncategorized_text: 'delivered', submit: true });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(fake.api.disputes.get(dp.id)!.status, 'under_review');
+      fake.closeDispute(dp.id, 'lost');
+      await settled();
+      const lost = await disputeOfInvoice(c.invoiceId);
+      assert.deepEqual([lost.status, lost.funds], ['LOST', 'lost']);
+      assert.deepEqual(await phasesOf(d.dispute_id), ['lost', 'open']);
+      assert.equal((await storedDispute(dp.id))!.snapshot.status, 'lost');
+      await verifyClean();
+    });
+
+    it('an escalation whose events come in reverse, each twice: recorded from the last word, the money moved and lost once', async () => {
+      const c = await paidCharge(1250);
+      const before = await money(c.integratorId);
+      fake.holdEvents();
+      const dp = fake.openDispute(c.intentId, { inquiry: true });
+      fake.escalateInquiry(dp.id);
+      fake.withdrawDisputeFunds(dp.id);
+      fake.closeDispute(dp.id, 'lost');
+      const events = eventsOf(dp.id);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['charge.dispute.created', 'charge.dispute.updated', 'charge.dispute.funds_withdrawn', 'charge.dispute.closed'],
+      );
+      fake.releaseEvents('reversed');
+      await settled();
+      for (const e of [...events].reverse()) fake.redeliver(e.id);
+      fake.resend(ofType(events, 'created'));
+      await settled();
+      const d = await disputeOfInvoice(c.invoiceId);
+      assert.deepEqual([d.status, d.funds, d.inquiry, d.amount], ['LOST', 'lost', false, 1250]);
+      assert.deepEqual(await phasesOf(d.dispute_id), ['lost', 'open']);
+      const after = await money(c.integratorId);
+      assert.deepEqual(
+        [after.wallet - before.wallet, after.losses - before.losses, after.holding - before.holding],
+        [-(1250 + FEE), 1250, 0],
+      );
+      assert.equal((await storedDispute(dp.id))!.snapshot.status, 'lost');
+      await verifyClean();
+    });
+
+    it('an inquiry first, its escalation next, the inquiry event again last: the late inquiry changes nothing', async () => {
+      const c = await paidCharge(975);
+      fake.holdEvents();
+      const dp = fake.openDispute(c.intentId, { inquiry: true });
+      fake.escalateInquiry(dp.id);
+      const events = eventsOf(dp.id);
+      fake.releaseEvents([ofType(events, 'created'), ofType(events, 'updated')]);
+      await settled();
+      const escalated = await disputeOfInvoice(c.invoiceId);
+      assert.deepEqual([escalated.status, escalated.inquiry], ['NEEDS_RESPONSE', false]);
+      fake.resend(ofType(events, 'created'));
+      await settled();
+      const d = await disputeOfInvoice(c.invoiceId);
+      assert.deepEqual([d.status, d.inquiry, d.evidence_due_by], ['NEEDS_RESPONSE', false, escalated.evidence_due_by]);
+      assert.equal((await storedDispute(dp.id))!.snapshot.status, 'needs_response');
+      await verifyClean();
+    });
   });
 
   describe('out of order', () => {

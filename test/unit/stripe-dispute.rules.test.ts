@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { closeDecision, fundsAfterClose, type DisputeFunds, type DisputeStatus } from '../../src/disputes/dispute.rules.js';
+import { openingFlags } from '../../src/disputes/dispute.rules.js';
 import {
   noticeChange,
+  stripeDisputeMismatches,
   stripeDisputeNotice,
+  stripeDisputeRank,
   stripeDisputeReason,
   stripeDisputeStatus,
   type FundsPhase,
@@ -179,5 +182,120 @@ describe('Stripe disputes (rules)', () => {
       phases: ['open'],
     });
     assert.deepEqual(run(['withdrawn', 'lost'], { amount: 0, fee: 0 }), { status: 'LOST', funds: 'none', phases: [] });
+  });
+});
+
+describe('Stripe inquiries, escalation and the last word (rules)', () => {
+  const base = { amount: 1000, fee: 1500, evidenceDueBy: new Date(0) };
+  const notice = (status: DisputeStatus | null, o: { inquiry?: boolean; withdrawn?: boolean; dueBy?: Date } = {}) => ({
+    status,
+    dueBy: o.dueBy ?? null,
+    withdrawn: !!o.withdrawn,
+    reinstated: false,
+    inquiry: !!o.inquiry,
+  });
+
+  it('an inquiry withdraws nothing; its first chargeback notice escalates it, back to NEEDS_RESPONSE after a submitted inquiry', () => {
+    const inquiry = { ...base, status: 'UNDER_REVIEW' as DisputeStatus, funds: 'none' as DisputeFunds, inquiry: true };
+    const quiet = noticeChange(inquiry, notice('UNDER_REVIEW', { inquiry: true }));
+    assert.deepEqual([quiet.funds, quiet.phases, quiet.escalated, quiet.status], ['none', [], false, null]);
+    const escalated = noticeChange(inquiry, notice('NEEDS_RESPONSE', { dueBy: new Date(5000) }));
+    assert.deepEqual(
+      [escalated.escalated, escalated.status, escalated.funds, escalated.dueBy?.getTime()],
+      [true, 'NEEDS_RESPONSE', 'none', 5000],
+    );
+    // Escalated straight to review, or by the withdrawal itself (which moves the money once).
+    assert.deepEqual(
+      [noticeChange(inquiry, notice('UNDER_REVIEW')).escalated, noticeChange(inquiry, notice('UNDER_REVIEW')).status],
+      [true, null],
+    );
+    const withdrawn = noticeChange({ ...inquiry, status: 'NEEDS_RESPONSE' }, notice('NEEDS_RESPONSE', { withdrawn: true }));
+    assert.deepEqual([withdrawn.escalated, withdrawn.funds, withdrawn.phases], [true, 'withdrawn', ['open']]);
+    // An inquiry closed (warning_closed) is decided WON with nothing moved.
+    const closed = noticeChange({ ...inquiry, status: 'NEEDS_RESPONSE' }, notice('WON', { inquiry: true }));
+    assert.deepEqual([closed.close, closed.funds, closed.phases], ['WON', 'none', []]);
+  });
+
+  it("an inquiry's notice after the escalation is stale: its status, deadline and close change nothing", () => {
+    const chargeback = { ...base, status: 'NEEDS_RESPONSE' as DisputeStatus, funds: 'withdrawn' as DisputeFunds, inquiry: false };
+    for (const status of ['NEEDS_RESPONSE', 'UNDER_REVIEW', 'WON'] as const) {
+      const c = noticeChange(chargeback, notice(status, { inquiry: true, dueBy: new Date(9000) }));
+      assert.deepEqual([c.status, c.close, c.dueBy, c.escalated, c.phases], [null, null, null, false, []], status);
+    }
+    // A chargeback never goes back to NEEDS_RESPONSE from review (only an inquiry's escalation does).
+    assert.equal(noticeChange({ ...chargeback, status: 'UNDER_REVIEW' }, notice('NEEDS_RESPONSE')).status, null);
+    // A decided inquiry is not escalated (ledger verify names the disagreement).
+    assert.equal(noticeChange({ ...chargeback, status: 'WON', funds: 'none', inquiry: true }, notice('NEEDS_RESPONSE')).escalated, false);
+  });
+
+  it('the stored dispute object moves forward: status first, then its balance transactions', () => {
+    const r = (status: string, moves = 0) => stripeDisputeRank({ status, balance_transactions: Array.from({ length: moves }, () => ({})) });
+    const life = [
+      r('warning_needs_response'),
+      r('warning_under_review'),
+      r('needs_response'),
+      r('needs_response', 1),
+      r('under_review', 1),
+      r('lost', 1),
+    ];
+    assert.deepEqual(
+      [...life].sort((a, b) => a - b),
+      life,
+    );
+    assert.ok(r('won', 2) > r('won', 1));
+    assert.ok(r('warning_closed') > r('warning_under_review'));
+  });
+
+  it('ledger verify: a dispute against the stored Stripe object, each disagreement named', () => {
+    const d = {
+      id: 'dsp_1',
+      providerDisputeId: 'dp_1',
+      reportedAmount: 500,
+      currency: 'USD',
+      status: 'LOST' as DisputeStatus,
+      funds: 'lost' as DisputeFunds,
+    };
+    const intent = { objectId: 'pi_1', objectType: 'payment_intent', snapshot: { latest_charge: 'ch_1' } };
+    const object = (extra: Record<string, unknown> = {}) => ({
+      objectId: 'dp_1',
+      objectType: 'dispute',
+      snapshot: {
+        amount: 500,
+        currency: 'usd',
+        status: 'lost',
+        payment_intent: 'pi_1',
+        charge: 'ch_1',
+        balance_transactions: [{ amount: -500 }],
+        ...extra,
+      },
+    });
+    assert.deepEqual(stripeDisputeMismatches(d, [object()], intent), []);
+    assert.deepEqual(stripeDisputeMismatches(d, [], intent), ['dispute dsp_1 (Stripe dp_1) has no stored Stripe dispute']);
+    const one = (extra: Record<string, unknown>, against = d) => stripeDisputeMismatches(against, [object(extra)], intent);
+    assert.match(one({ amount: 600 }).join(), /Stripe reports 600, Holdfast 500/);
+    assert.match(one({ currency: 'eur' }).join(), /currency is eur/);
+    assert.match(one({ payment_intent: 'pi_2' }).join(), /Stripe disputes pi_2/);
+    assert.match(one({ payment_intent: null, charge: 'ch_9' }).join(), /Stripe disputes ch_9/);
+    assert.match(one({}, { ...d, status: 'NEEDS_RESPONSE', funds: 'withdrawn' }).join(), /Stripe says lost, Holdfast's is NEEDS_RESPONSE/);
+    assert.match(one({ status: 'needs_response' }).join(), /Stripe says needs_response, Holdfast's is LOST/);
+    assert.deepEqual(one({ status: 'under_review' }, { ...d, status: 'NEEDS_RESPONSE', funds: 'withdrawn' }), [], 'open is open');
+    assert.match(
+      one({ status: 'needs_response' }, { ...d, status: 'NEEDS_RESPONSE', funds: 'none' }).join(),
+      /Stripe withdrew its funds, Holdfast moved nothing/,
+    );
+    assert.match(
+      one({ status: 'won', balance_transactions: [{ amount: -500 }, { amount: 500 }] }, { ...d, status: 'WON', funds: 'withdrawn' }).join(),
+      /Stripe reinstated its funds, Holdfast holds them/,
+    );
+    assert.match(
+      stripeDisputeMismatches(d, [object(), { ...object(), objectId: 'dp_2' }], intent).join(),
+      /another dispute of its charge, dp_2/,
+    );
+  });
+
+  it('a notice is flagged for an operator when capped or with no paid charge behind it', () => {
+    assert.deepEqual(openingFlags({ paidCharge: true, capped: false }), []);
+    assert.deepEqual(openingFlags({ paidCharge: true, capped: true }), ['CAPPED']);
+    assert.deepEqual(openingFlags({ paidCharge: false, capped: true }), ['CAPPED', 'NOT_A_PAID_CHARGE']);
   });
 });

@@ -785,6 +785,25 @@ export class StripeApi {
     return dispute;
   }
 
+  /**
+   * The cardholder's bank escalates an inquiry to a chargeback, on the same dispute object: its
+   * status becomes `needs_response` with a new deadline (`charge.dispute.updated`); the withdrawal
+   * follows with `withdrawDisputeFunds`.
+   */
+  escalateInquiry(id: string, dueInDays = 7): Obj {
+    const dispute = this.dispute(id);
+    if (!['warning_needs_response', 'warning_under_review'].includes(dispute.status))
+      throw new Error(`stripe fake: ${id} is no open inquiry (${dispute.status})`);
+    const previous = { status: dispute.status };
+    dispute.status = 'needs_response';
+    dispute.is_charge_refundable = false;
+    dispute.network_reason_code = '10.4';
+    dispute.payment_method_details.card.case_type = 'chargeback';
+    dispute.evidence_details.due_by = now() + dueInDays * 86_400;
+    this.emit('charge.dispute.updated', dispute, NO_REQUEST, previous);
+    return dispute;
+  }
+
   /** Stripe takes the disputed amount and its fee from the balance: a withdrawal, `charge.dispute.funds_withdrawn`. */
   withdrawDisputeFunds(id: string, fee = 1500): Obj {
     const dispute = this.dispute(id);

@@ -134,6 +134,8 @@ export interface StripeFake {
   ): Record<string, any>;
   /** Stripe takes a dispute's money now (`charge.dispute.funds_withdrawn`), if it has not. */
   withdrawDisputeFunds(disputeId: string): Record<string, any>;
+  /** The bank escalates an inquiry to a chargeback on the same dispute (`needs_response`, `charge.dispute.updated`); no money moves yet. */
+  escalateInquiry(disputeId: string, dueInDays?: number): Record<string, any>;
   /** The network decides a dispute (`charge.dispute.closed`; for `won` with the money taken, `charge.dispute.funds_reinstated` after it). */
   closeDispute(disputeId: string, outcome: 'won' | 'lost' | 'warning_closed'): Record<string, any>;
   /** Starts a fault of the provider. */
@@ -582,6 +584,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
       return o.inquiry || o.withdraw === false ? dispute : api.withdrawDisputeFunds(dispute.id);
     },
     withdrawDisputeFunds: (id) => api.withdrawDisputeFunds(id),
+    escalateInquiry: (id, days) => api.escalateInquiry(id, days),
     closeDispute: (id, outcome) => api.closeDisputeAs(id, outcome),
     expireAuthorization: (id) => api.expireAuthorization(id),
     fault(mode, o) {
