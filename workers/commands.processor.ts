@@ -13,6 +13,7 @@ import { mergeCommands } from '../src/merge/merge.commands.js';
 import { tokenCommands } from '../src/tokens/tokens.commands.js';
 import { disputeCommandsWith } from '../src/disputes/dispute.commands.js';
 import { lockEscrowStatus } from '../src/escrow/escrow.repository.js';
+import { lockPayoutStatus } from '../src/payouts/payout.repository.js';
 import { providerEventCommands } from '../src/provider-events/provider-event.commands.js';
 import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
@@ -28,7 +29,7 @@ export function commandRunners(rails: Pick<RailAdapters, 'cards' | 'payouts'>): 
     'provider-events': providerEventCommands,
     refunds: refundCommandsWith(rails.cards),
     tokens: tokenCommands,
-    disputes: disputeCommandsWith({ lockEscrowStatus, reversePayout: reversePayoutForDispute }),
+    disputes: disputeCommandsWith({ lockEscrowStatus, lockPayoutStatus, reversePayout: reversePayoutForDispute }),
   };
 }
 

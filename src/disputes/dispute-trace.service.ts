@@ -35,6 +35,18 @@ async function lockStillEscrowed(lockEscrowStatus: EscrowLock, db: Db, escrowId:
 /** The escrow's status, its row locked against a move until the transaction ends (given by the runners' assembly). */
 export type EscrowLock = (db: Db, escrowId: string) => Promise<string | undefined>;
 
+/**
+ * The row locks the trace takes on what it finds value waiting in (given by the modules that
+ * own those rows, which import disputes): an escrow's status (`for share`), and a payout's.
+ */
+export interface TraceLocks {
+  escrow: EscrowLock;
+  payoutStatus: (db: Db, payoutId: string) => Promise<string | undefined>;
+}
+
+/** A payout in these states has not been claimed for the rail: its value waits in it (a reversed one's came back to its wallet). */
+const WAITING_PAYOUT: ReadonlySet<string> = new Set(['FUNDS-IN-ESCROW', 'FAILED', 'USER-REVERSED', 'SUPPORT-REVERSED']);
+
 /** How many later entries of one wallet the trace reads at most (a wallet busier than that is traced that far). */
 const TRACE_ENTRY_LIMIT = 5_000;
 
@@ -65,7 +77,7 @@ async function follow(
   referenceId: string,
   depth: number,
   found: Found[],
-  lockEscrow: EscrowLock,
+  locks: TraceLocks,
 ) {
   if (disputed <= 0 || entry.applied_seq === null || entry.balance_after === null) return;
   const after = await entriesAfter(db, entry.account_id, entry.applied_seq, TRACE_ENTRY_LIMIT);
@@ -78,10 +90,13 @@ async function follow(
       const entries = await entriesOfPostings(db, [spend.reference]);
       const paid = entries.filter((e) => e.account_id === entry.account_id).reduce((s, e) => s - e.amount, 0);
       for (const credit of walletCredits(entries)) {
-        await follow(db, credit, disputedShare(credit.amount, spend.amount, paid), 'conversion', id!, depth, found, lockEscrow);
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, paid), 'conversion', id!, depth, found, locks);
       }
     } else if (kind === 'payout' && phase === 'hold') {
-      const executed = (await entriesOfPostings(db, [`payout:${id}:execute`])).length > 0;
+      // Locked, so an execution's claim waits for this opening (and then finds the payout waiting
+      // for the dispute); one claimed first is on its way to the rail, whatever the ledger says yet.
+      const status = await locks.payoutStatus(db, id!);
+      const executed = status !== undefined && !WAITING_PAYOUT.has(status);
       found.push({
         wallet: entry.account_id,
         currency: entry.currency,
@@ -93,7 +108,7 @@ async function follow(
     } else if (depth === 0 && kind === 'escrow' && phase === 'pay') {
       const commit = await entriesOfPostings(db, [`escrow:${id}:commit`, `escrow:${id}:commit:shares`]);
       if (commit.length === 0) {
-        await lockStillEscrowed(lockEscrow, db, id!);
+        await lockStillEscrowed(locks.escrow, db, id!);
         found.push({
           wallet: entry.account_id,
           currency: entry.currency,
@@ -107,14 +122,14 @@ async function follow(
       // What the escrow held (its commit empties its holding), and the shares its commit paid on.
       const total = commit.filter((e) => e.kind === 'escrow_holding').reduce((s, e) => s - e.amount, 0);
       for (const credit of walletCredits(commit)) {
-        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'escrow', id!, 1, found, lockEscrow);
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'escrow', id!, 1, found, locks);
       }
     } else if (depth === 0 && kind === 'invoice' && phase === 'pay') {
       const entries = await entriesOfPostings(db, [spend.reference, `${spend.reference}:shares`]);
       // What the invoice cost: what its pay took from where it was paid from.
       const total = entries.filter((e) => e.reference === spend.reference && e.amount < 0).reduce((s, e) => s - e.amount, 0);
       for (const credit of walletCredits(entries, new Set([entry.account_id]))) {
-        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'purchase', id!, 1, found, lockEscrow);
+        await follow(db, credit, disputedShare(credit.amount, spend.amount, total), 'purchase', id!, 1, found, locks);
       }
     }
   }
@@ -151,13 +166,13 @@ export async function traceAndHold(
   dispute: DisputeRecord,
   invoice: InvoiceRecord,
   accountOf: (wallet: string) => Promise<string>,
-  lockEscrow: EscrowLock,
+  locks: TraceLocks,
 ) {
-  let found = await traceOf(db, dispute, invoice, accountOf, lockEscrow);
+  let found = await traceOf(db, dispute, invoice, accountOf, locks);
   let locked = new Map<string, { balance: number; held: number }>();
   for (let read = 1; ; read++) {
     locked = await lockHeldOf(db, walletsHolding(found));
-    const again = await traceOf(db, dispute, invoice, accountOf, lockEscrow);
+    const again = await traceOf(db, dispute, invoice, accountOf, locks);
     const moved = JSON.stringify(again) !== JSON.stringify(found);
     found = again;
     if (!moved) break;
@@ -203,7 +218,7 @@ async function traceOf(
   dispute: DisputeRecord,
   invoice: InvoiceRecord,
   accountOf: (wallet: string) => Promise<string>,
-  lockEscrow: EscrowLock,
+  locks: TraceLocks,
 ): Promise<Found[]> {
   const found: Found[] = [];
   if (dispute.amount > 0) {
@@ -213,11 +228,11 @@ async function traceOf(
     const paid = Number(invoice.totalAmount);
     for (const credit of walletCredits(entries)) {
       const buyers = (await accountOf(credit.account_id)) === invoice.accountId;
-      await follow(db, credit, disputedShare(credit.amount, dispute.amount, paid), via, referenceId, buyers ? 0 : 1, found, lockEscrow);
+      await follow(db, credit, disputedShare(credit.amount, dispute.amount, paid), via, referenceId, buyers ? 0 : 1, found, locks);
     }
     // An escrow paid by card and still ESCROWED: its value waits in the escrow.
     if (invoice.escrowId && (await entriesOfPostings(db, [`escrow:${invoice.escrowId}:commit`])).length === 0) {
-      await lockStillEscrowed(lockEscrow, db, invoice.escrowId);
+      await lockStillEscrowed(locks.escrow, db, invoice.escrowId);
       found.push({
         wallet: '',
         currency: invoice.currency,

@@ -75,6 +75,8 @@ export interface DisputeRunnerDeps {
    * ends; undefined when there is no such escrow (escrow.repository's `lockEscrowStatus`).
    */
   lockEscrowStatus(db: Db, escrowId: string): Promise<string | undefined>;
+  /** The payout's status, its row locked (`for share`) against an execution's claim (payout.repository's `lockPayoutStatus`). */
+  lockPayoutStatus(db: Db, payoutId: string): Promise<string | undefined>;
   /**
    * Reverses a payout not yet sent in the caller's transaction, as an operator's rejection does
    * (SUPPORT-REVERSED, its `payout:<id>:reverse` posting and `payout-complete` event), its
@@ -149,7 +151,13 @@ function openDispute(em: EntityManager, commandId: string, deps: DisputeRunnerDe
     );
     if (!inserted) throw new Error(`dispute of ${invoice.id}/${input.payment_method_id} written meanwhile`);
     // Where the purchase's value went: what is still in wallets is held there from now on.
-    const holds = amount > 0 ? await traceAndHold(db, inserted, invoice, (wallet) => accountOfWallet(db, wallet), deps.lockEscrowStatus) : [];
+    const holds =
+      amount > 0
+        ? await traceAndHold(db, inserted, invoice, (wallet) => accountOfWallet(db, wallet), {
+            escrow: deps.lockEscrowStatus,
+            payoutStatus: deps.lockPayoutStatus,
+          })
+        : [];
     const view = disputeView(inserted, holds);
     await insertEvent(db, inserted.integratorId, 'dispute-opened', view);
     const postings: Posting[] = moves ? [openPosting(inserted, await accountsOf(db, inserted))] : [];

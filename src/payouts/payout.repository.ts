@@ -55,6 +55,16 @@ export async function lockPayout(db: Db, payoutId: string): Promise<PayoutRecord
   return row && fromRow(row);
 }
 
+/**
+ * The payout's status, its row locked `for share` until the caller's transaction ends: an
+ * execution's claim of it (which locks it `for update`) waits, and one that committed first is
+ * seen. A dispute's trace takes it on each payout it finds holding traced value.
+ */
+export async function lockPayoutStatus(db: Db, payoutId: string): Promise<string | undefined> {
+  const [row] = await db.execute<Array<{ status: string }>>('select status from payout where id = ? for share', [payoutId]);
+  return row?.status;
+}
+
 /** A payout by its id alone (the operator's commands). */
 export async function payoutById(db: Db, payoutId: string): Promise<PayoutRecord | undefined> {
   const [row] = await db.execute<PayoutRecord[]>(`select ${COLUMNS} from payout where id = ?`, [payoutId]);

@@ -4,6 +4,7 @@ import { db as pooled } from '../../src/db/sql.js';
 import { traceAndHold } from '../../src/disputes/dispute-trace.service.js';
 import { disputeOfCharge } from '../../src/disputes/dispute.repository.js';
 import { lockEscrowStatus } from '../../src/escrow/escrow.repository.js';
+import { lockPayoutStatus } from '../../src/payouts/payout.repository.js';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { readInvoice } from '../../src/invoices/invoice.repository.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
@@ -327,16 +328,13 @@ describe('disputes: traced value coming back from an escrow cancel or a payout r
     // A cancel that committed after the trace read the ledger: the locked row says so.
     await assert.rejects(
       db.transaction((tx) =>
-        traceAndHold(
-          tx,
-          { ...dispute, id: unique('dsp') },
-          purchase,
-          async () => buyer.account_id,
-          async (_db, id) => {
+        traceAndHold(tx, { ...dispute, id: unique('dsp') }, purchase, async () => buyer.account_id, {
+          escrow: async (_db, id) => {
             asked.push(id);
             return 'CANCELLED';
           },
-        ),
+          payoutStatus: lockPayoutStatus,
+        }),
       ),
       /moved \(CANCELLED\) while a dispute traced it/,
     );
