@@ -404,3 +404,37 @@ export async function payoutWaitsForDispute(db: Db, payoutId: string): Promise<b
   );
   return row!.waits;
 }
+
+/**
+ * Fragment for an export: the integrator's disputes matching the filter (and created in [from,
+ * to), either end open when null), oldest first (ties by id), as rows (`dispute_id`,
+ * `created_at`, `closed_at`, `account_id`, `invoice_id`, `payment_method_id`, `status`,
+ * `reason`, `funds`, `currency`, `amount`, `reported_amount`, `fee`, `provider`).
+ */
+export function disputeExportSql(
+  integratorId: string,
+  f: DisputeFilter & { from: string | null; to: string | null },
+): { sql: string; params: unknown[] } {
+  return {
+    sql: `select id as dispute_id, created_at, closed_at, account_id, invoice_id, payment_method_id, status, reason, funds, currency,
+                 amount::text as amount, reported_amount::text as reported_amount, fee::text as fee, provider
+            from dispute
+           where integrator_id = ? and (?::varchar is null or status = ?::varchar) and (?::varchar is null or account_id = ?::varchar)
+             and (?::varchar is null or invoice_id = ?::varchar)
+             and (?::timestamptz is null or created_at >= ?::timestamptz) and (?::timestamptz is null or created_at < ?::timestamptz)
+           order by created_at, id`,
+    params: [
+      integratorId,
+      f.status ?? null,
+      f.status ?? null,
+      f.accountId ?? null,
+      f.accountId ?? null,
+      f.invoiceId ?? null,
+      f.invoiceId ?? null,
+      f.from,
+      f.from,
+      f.to,
+      f.to,
+    ],
+  };
+}
