@@ -70,6 +70,12 @@ export function checkExport(kind: ExportKind, q: ExportQuery): { ok: true; reque
     if (q[name as keyof ExportQuery] !== undefined && !allowed.includes(name)) addFieldError(fields, name, 'NOT_A_FILTER_OF_KIND');
   }
   if (kind === 'statement' && q.account_id === undefined) addFieldError(fields, 'account_id', 'REQUIRED');
+  // A time the format allows but no clock has (a leap second `…:60`, the year 0) is no time.
+  for (const name of ['from', 'to'] as const) {
+    const at = q[name] === undefined ? undefined : new Date(q[name] as string);
+    if (at && (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999))
+      addFieldError(fields, name, 'INVALID_VALUE');
+  }
   if (q.from !== undefined && q.to !== undefined && Date.parse(q.to) <= Date.parse(q.from)) addFieldError(fields, 'to', 'BEFORE_FROM');
   if (q.status !== undefined && allowed.includes('status')) {
     const statuses: readonly string[] = kind === 'payouts' ? PAYOUT_STATUSES : DISPUTE_STATUSES;
@@ -436,7 +442,7 @@ export function settlementRows(sums: ReadonlyArray<{ currency: string; line: str
 export function utcDay(date: string): { from: string; to: string } | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
   const start = new Date(`${date}T00:00:00.000Z`);
-  if (Number.isNaN(start.getTime()) || start.toISOString().slice(0, 10) !== date) return undefined;
+  if (Number.isNaN(start.getTime()) || start.toISOString().slice(0, 10) !== date || start.getUTCFullYear() < 1) return undefined;
   return { from: start.toISOString(), to: new Date(start.getTime() + 24 * 3_600_000).toISOString() };
 }
 

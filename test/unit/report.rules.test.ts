@@ -39,6 +39,10 @@ describe('report rules', () => {
     assert.equal(ok.request.from, '2026-11-01T00:00:00.000Z', 'times are read as instants, in UTC');
     assert.equal(ok.request.format, 'jsonl');
     assert.equal(checkExport('disputes', { status: 'LOST' }).ok, true);
+    for (const at of ['2026-11-28T23:59:60Z', '0000-01-01T00:00:00Z']) {
+      const odd = checkExport('invoices', { from: at });
+      assert.deepEqual(odd.ok ? {} : { ...odd.fields }, { from: ['INVALID_VALUE'] }, at);
+    }
   });
 
   it("shapes rows: every column of the kind, amounts as numbers with their display, nulls kept; an event's payload an object in JSON lines", () => {
@@ -91,7 +95,7 @@ describe('report rules', () => {
   it('reads a UTC day, refusing what is not one', () => {
     assert.deepEqual(utcDay('2026-11-28'), { from: '2026-11-28T00:00:00.000Z', to: '2026-11-29T00:00:00.000Z' });
     assert.deepEqual(utcDay('2024-02-29'), { from: '2024-02-29T00:00:00.000Z', to: '2024-03-01T00:00:00.000Z' });
-    for (const bad of ['2026-02-30', '2026-11-28T00:00:00Z', 'today', '20261128']) assert.equal(utcDay(bad), undefined, bad);
+    for (const bad of ['2026-02-30', '2026-11-28T00:00:00Z', 'today', '20261128', '0000-01-01']) assert.equal(utcDay(bad), undefined, bad);
   });
 
   it('tries literal path segments before parameters, left to right', () => {
