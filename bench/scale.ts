@@ -5,7 +5,9 @@
  * between the two in rounds, so the machine's drift weighs on both alike. Measured: the
  * profile read, an account's invoice list and statement, the escrow lookup by reference, an
  * escrow lifecycle (create → pay → commit) and webhook delivery (outbox write → local
- * receiver). Prints p50/p99, throughput and the CPU per operation of each process, seeded
+ * receiver); and an export of a million invoices of one integrator (`holdfast export invoices`,
+ * the path `GET /v2/exports/{kind}` streams through) against a tenth of them, with each one's
+ * peak memory: flat when the rows stream. Prints p50/p99, throughput and the CPU per operation of each process, seeded
  * against empty; exits 1 when a seeded figure is more than 20% worse than the empty one (p99
  * above 1.2×, throughput below 0.8×) or a request failed.
  *
@@ -58,6 +60,8 @@ const LIFECYCLES = knob('SCALE_LIFECYCLES', 1600, 160);
 const EVENTS = knob('SCALE_EVENTS', 3200, 320);
 /** Escrow lifecycles each buyer goes through before the clock starts: the measured accounts' shape. */
 const SHAPE = knob('SCALE_SHAPE', 10, 2);
+/** Invoices of one integrator of their own that the export measurement streams out (`holdfast export invoices`). */
+const EXPORT_ROWS = knob('SCALE_EXPORT_ROWS', 1_000_000, 20_000);
 /** Runs `holdfast ledger verify` on the whole seeded database when at most this many entries (the full seed is). */
 const VERIFY_MAX = Number(process.env.SCALE_VERIFY_MAX_ENTRIES ?? 20_000_000);
 /** Loaded first in the `ledger verify` child: prints its peak memory (maxRSS, KB) on stderr as it exits. */
@@ -618,6 +622,11 @@ async function main(): Promise<void> {
     );
 
     const problems: string[] = [];
+    if (process.env.SCALE_ONLY === 'export') {
+      problems.push(...(await measureExport(s.databaseUrl)));
+      if (problems.length) process.exitCode = 1;
+      return;
+    }
     const seedKey = JSON.stringify({ seed: SEED_VERSION, sizes, integrators: INTEGRATORS });
     if (reuse && (await seedMarker(s.databaseUrl)) === seedKey) {
       console.log('reusing the seed a run with SCALE_KEEP_DATABASE=1 left (SCALE_REUSE=1): no seeding, no verify');
@@ -633,6 +642,7 @@ async function main(): Promise<void> {
       problems.push(...(await seedAndCheck(s.databaseUrl, sizes, log)));
       if (problems.length === 0) await seedMarker(s.databaseUrl, seedKey);
     }
+    problems.push(...(await measureExport(s.databaseUrl)));
     await measureAll(receiver, problems);
   } finally {
     receiverServer.closeAllConnections();
@@ -640,6 +650,97 @@ async function main(): Promise<void> {
     await freshBenchDatabase(EMPTY_DB);
     if (!process.env.SCALE_KEEP_DATABASE) await freshBenchDatabase(BENCH_DB);
   }
+}
+
+/**
+ * The export at a million rows: `EXPORT_ROWS` invoices of an integrator of their own (made once,
+ * by SQL, spread over a year), exported by `holdfast export invoices` in a child process whose
+ * peak memory (maxRSS) is read as it exits — all of them, then the last tenth (`--from`), so the
+ * two peaks say whether memory grows with the rows. The rows and bytes are counted as they arrive
+ * on the child's stdout, never held. A problem: a row count that is not the seeded one, a child
+ * that fails, or a peak for all the rows more than 1.5× the tenth's.
+ */
+async function measureExport(databaseUrl: string): Promise<string[]> {
+  const { spawn } = await import('node:child_process');
+  const pg = (await import('pg')).default;
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const name = 'bench-export';
+  const rowsOf = async () =>
+    Number(
+      (await db.query(`select count(*) as n from invoice where integrator_id = (select id from integrator where name = $1)`, [name]))
+        .rows[0].n,
+    );
+  try {
+    await db.query(`insert into integrator (id, name) values ('int_export', $1) on conflict (name) do nothing`, [name]);
+    if ((await rowsOf()) !== EXPORT_ROWS) {
+      const t = performance.now();
+      await db.query(`delete from invoice where integrator_id = 'int_export'`);
+      await db.query(
+        `insert into account (id, integrator_id, username, email_address, full_name)
+         select 'acc_export' || g, 'int_export', 'export' || g, 'export' || g || '@example.com', 'Export Buyer'
+           from generate_series(0, 999) g on conflict do nothing`,
+      );
+      await db.query(
+        `insert into invoice (id, integrator_id, account_id, invoice_type, state, reference_type, reference_id, description, currency, total_amount, created_at, updated_at)
+         select 'inv_export' || x, 'int_export', 'acc_export' || (x % 1000), 'user_purchase', 'SUCCESS', 'order', 'ref-' || x,
+                'item "' || x || '", with a comma', 'USD', 100 + x % 10000,
+                now() - (x % 365) * interval '1 day' - x * interval '1 millisecond', now() - (x % 365) * interval '1 day'
+           from generate_series(1, $1::bigint) x`,
+        [EXPORT_ROWS],
+      );
+      await db.query('analyze invoice');
+      console.log(`export seed: ${EXPORT_ROWS} invoices in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    }
+  } finally {
+    await db.end();
+  }
+  const run = (args: string[]) =>
+    new Promise<{ rows: number; bytes: number; seconds: number; maxRssMb: number; status: number | null; stderr: string }>((resolve) => {
+      const t = performance.now();
+      const child = spawn(
+        process.execPath,
+        ['--import', REPORT_MAX_RSS, 'bin/holdfast.js', 'export', 'invoices', '--integrator', name, ...args],
+        {
+          env: { ...process.env, DATABASE_URL: databaseUrl },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let rows = 0;
+      let bytes = 0;
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) rows += 1;
+      });
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+      });
+      child.on('close', (status) => {
+        const maxRssMb = Number(/maxrss-kb (\d+)/.exec(stderr)?.[1] ?? Number.NaN) / 1024;
+        // A record's quoted fields hold no line end: lines less the header are the rows.
+        resolve({ rows: rows - 1, bytes, seconds: (performance.now() - t) / 1000, maxRssMb, status, stderr });
+      });
+    });
+  console.log(`\nexport (holdfast export invoices, CSV to a pipe; the web route streams the same way):`);
+  const problems: string[] = [];
+  const tenthFrom = new Date(Date.now() - 36.5 * 86_400_000).toISOString();
+  const results: Array<[string, Awaited<ReturnType<typeof run>>]> = [
+    ['a tenth (last 36.5 days)', await run(['--from', tenthFrom])],
+    [`all ${EXPORT_ROWS}`, await run([])],
+  ];
+  for (const [label, r] of results) {
+    console.log(
+      `  ${label.padEnd(26)} ${String(r.rows).padStart(9)} rows ${(r.bytes / 1e6).toFixed(0).padStart(5)} MB ${r.seconds.toFixed(1).padStart(6)} s ${(r.rows / r.seconds).toFixed(0).padStart(7)} rows/s  peak memory ${r.maxRssMb.toFixed(0)} MB`,
+    );
+    if (r.status !== 0) problems.push(`export ${label}: exit ${r.status}: ${r.stderr.slice(0, 500)}`);
+  }
+  if (results[1][1].rows !== EXPORT_ROWS) problems.push(`export: ${results[1][1].rows} rows out, ${EXPORT_ROWS} seeded`);
+  if (results[1][1].maxRssMb > 1.5 * results[0][1].maxRssMb)
+    problems.push(
+      `export: peak memory ${results[1][1].maxRssMb.toFixed(0)} MB for all rows, over 1.5× the tenth's ${results[0][1].maxRssMb.toFixed(0)} MB`,
+    );
+  return problems;
 }
 
 /** Reads (or, given a value, writes) which seed the database holds: the database's comment. */

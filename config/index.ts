@@ -2,7 +2,7 @@
  * The typed configuration: read from the environment once, validated at boot.
  * A bad value stops the process with one line naming the variable (ConfigError).
  */
-import { FAILPOINTS } from '../src/runtime/failpoints.js';
+import { FAILPOINTS, THROWING_FAILPOINTS } from '../src/runtime/failpoints.js';
 import { DEFAULT_COMMAND_JOB_BATCH, QueueName } from '../src/queues/names.js';
 import { parseRedisUrl, RedisUrlError } from '../src/queues/redis-url.rules.js';
 import { RAILS, type Rail, type RailAdapter, type RailChoice } from '../src/rails/rail-choice.rules.js';
@@ -165,7 +165,7 @@ function failpoints(env: Env, appEnv: AppEnv): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   if (list.length && appEnv === 'production') throw new ConfigError('HOLDFAST_FAILPOINTS must not be set when APP_ENV=production');
-  const unknown = list.filter((f) => !(FAILPOINTS as readonly string[]).includes(f));
+  const unknown = list.filter((f) => !([...FAILPOINTS, ...THROWING_FAILPOINTS] as readonly string[]).includes(f));
   if (unknown.length) throw new ConfigError(`HOLDFAST_FAILPOINTS names unknown failpoints: ${unknown.join(', ')}`);
   return list;
 }

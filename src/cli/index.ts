@@ -11,6 +11,7 @@ import { AppError } from '../errors.js';
 import { describeError } from '../runtime/describe-error.js';
 import { type Command, LedgerBreach, NotFound, Refused, UsageError, type Values } from './cli-support.js';
 import { clientCommands } from './client.js';
+import { exportCommands } from './export.js';
 import { integratorCommands } from './integrator.js';
 import { keysCommands } from './keys.js';
 import { kycCommands } from './kyc.js';
@@ -24,6 +25,7 @@ import { webhooksCommands } from './webhooks.js';
 /** Every command by its words, in the order `holdfast --help` lists their groups. */
 const commands: Record<string, Command> = {
   ...clientCommands,
+  ...exportCommands,
   ...integratorCommands,
   ...kycCommands,
   ...keysCommands,

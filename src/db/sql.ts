@@ -7,6 +7,7 @@
  * MikroORM transaction. MikroORM itself (`em.find`, `em.create`…) stays for simple entity CRUD.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import Cursor from 'pg-cursor';
 
 export interface Db {
   /** Runs one statement; resolves to its rows (typed by the caller: the driver returns them untyped). */
@@ -123,4 +124,41 @@ export function isoTimestampSql(column: string): string {
 /** For code that runs either inside a plain-SQL transaction or a MikroORM one: a `Db` for either. */
 export function asDb(target: Db | EntityManager): Db {
   return 'getConnection' in target ? emDb(target) : target;
+}
+
+/**
+ * The rows of one statement through a PostgreSQL cursor, `batchSize` at a time, for answers that
+ * stream however many rows there are (exports): memory holds one batch, not the result. The
+ * cursor holds one connection of the ORM's pool (and one snapshot: every batch comes from the
+ * same moment) until the last batch is read or the caller stops early (`return`/`throw` out of
+ * the loop), when it is closed and the connection given back.
+ */
+export async function* cursorRows<T>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[] = [],
+  batchSize = 1000,
+): AsyncGenerator<T[]> {
+  const client = pool(em);
+  const connection = (await client.acquireConnection()) as PgConnection & { query(cursor: Cursor): Cursor };
+  const { text } = toPg(sql);
+  const cursor = connection.query(new Cursor(text, params as unknown[]));
+  let broken = false;
+  try {
+    for (;;) {
+      let rows: T[];
+      try {
+        rows = (await cursor.read(batchSize)) as T[];
+      } catch (err) {
+        broken = true;
+        throw err;
+      }
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < batchSize) return;
+    }
+  } finally {
+    if (!broken) await cursor.close().catch(() => undefined);
+    await client.releaseConnection(connection);
+  }
 }

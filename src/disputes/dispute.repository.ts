@@ -495,3 +495,40 @@ export async function stripeDisputesPage(
   );
   return { disputes: rows.map(fromRow), last: rows.length ? rows[rows.length - 1]!.id : null };
 }
+
+/**
+ * Fragment for an export: the integrator's disputes matching the filter (and created in [from,
+ * to), either end open when null), oldest first (ties by id), as rows (`dispute_id`,
+ * `created_at`, `closed_at`, `account_id`, `invoice_id`, `payment_method_id`, `status`,
+ * `reason`, `funds`, `currency`, `amount`, `reported_amount`, `fee`, `provider`, `flags`).
+ */
+export function disputeExportSql(
+  integratorId: string,
+  f: DisputeFilter & { from: string | null; to: string | null },
+): { sql: string; params: unknown[] } {
+  return {
+    sql: `select id as dispute_id, created_at, closed_at, account_id, invoice_id, payment_method_id, status, reason, funds, currency,
+                 amount::text as amount, reported_amount::text as reported_amount, fee::text as fee, provider, flags
+            from dispute
+           where integrator_id = ? and (?::varchar is null or status = ?::varchar) and (?::varchar is null or account_id = ?::varchar)
+             and (?::varchar is null or invoice_id = ?::varchar)
+             and (?::jsonb is null or flags @> ?::jsonb)
+             and (?::timestamptz is null or created_at >= ?::timestamptz) and (?::timestamptz is null or created_at < ?::timestamptz)
+           order by created_at, id`,
+    params: [
+      integratorId,
+      f.status ?? null,
+      f.status ?? null,
+      f.accountId ?? null,
+      f.accountId ?? null,
+      f.invoiceId ?? null,
+      f.invoiceId ?? null,
+      f.flag ? JSON.stringify([f.flag]) : null,
+      f.flag ? JSON.stringify([f.flag]) : null,
+      f.from,
+      f.from,
+      f.to,
+      f.to,
+    ],
+  };
+}

@@ -4,6 +4,7 @@
  * module routers, 404/405 and the error middleware.
  */
 import { disputeRoutes, sandboxDisputeRoutes } from '../disputes/dispute.routes.js';
+import { reportRoutes } from '../reports/report.routes.js';
 import { invoiceDisputes, runSandboxDisputeClock } from '../disputes/dispute.service.js';
 import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
@@ -228,6 +229,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     // their check as it stands (the tab keeps its session; see docs/operations.md, Money rails).
     returnUrl: `${deps.config.publicUrl}/ui/kyc`,
   });
+  // Before the payouts' `/v2/:account_id/payouts`: `/v2/exports/payouts` is an export.
+  reportRoutes(api);
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   disputeRoutes(api, { cards: deps.cards ?? sandboxCardProcessor });
   if (sandboxClock) {

@@ -20,7 +20,17 @@ export const openapiDir = ((): string => {
 })();
 
 /** API documents (common.yaml holds shared components only). */
-export const apiDocumentNames = ['accounts', 'auth', 'payments', 'invoicing', 'payouts', 'disputes', 'webhooks', 'sandbox'] as const;
+export const apiDocumentNames = [
+  'accounts',
+  'auth',
+  'payments',
+  'invoicing',
+  'payouts',
+  'disputes',
+  'reports',
+  'webhooks',
+  'sandbox',
+] as const;
 
 export interface OpenApiDocument {
   openapi: string;
@@ -96,6 +106,25 @@ function mergedSecuritySchemes(documents: OpenApiDocument[], publicUrl: string):
 }
 
 export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
+
+/**
+ * The order in which path templates are tried against a request that could match several: literal
+ * paths first (`/v1/user-info/search` before `/v1/user-info/{account_id}`), then, segment by
+ * segment from the left, a literal segment before a parameter (`/v2/exports/{kind}` before
+ * `/v2/{account_id}/payouts`: an account id is never `exports`). A comparator for `sort`.
+ */
+export function templateOrder(a: string, b: string): number {
+  const literal = Number(a.includes('{')) - Number(b.includes('{'));
+  if (literal !== 0) return literal;
+  const sa = a.split('/');
+  const sb = b.split('/');
+  for (let i = 0; i < Math.min(sa.length, sb.length); i += 1) {
+    const pa = sa[i].startsWith('{');
+    const pb = sb[i].startsWith('{');
+    if (pa !== pb) return pa ? 1 : -1;
+  }
+  return 0;
+}
 
 /** Turns an OpenAPI path template into a matcher (`{id}` matches one non-empty segment). */
 export function pathMatcher(template: string): RegExp {

@@ -11,7 +11,7 @@ import { match, type MatchFunction } from 'path-to-regexp';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { AppError, addFieldError, fieldErrors, type FieldErrors } from '../errors.js';
-import { httpMethods, type OpenApiDocument } from './openapi.js';
+import { httpMethods, type OpenApiDocument, templateOrder } from './openapi.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020, opts?: { mode: 'full' | 'fast' }) => Ajv2020;
 
@@ -259,8 +259,9 @@ export function requestValidation(doc: OpenApiDocument, authenticate: SecurityCh
   // A query string carries only text: `limit=5` is the integer 5 (and `limit=5x` is not).
   const queryAjv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: true }), { mode: 'full' });
   const byMethod = new Map<string, Route[]>();
-  // Literal paths first, so `/v1/user-info/search` is not taken for `/v1/user-info/{account_id}`.
-  const templates = Object.keys(doc.paths).sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')));
+  // Literal paths first, so `/v1/user-info/search` is not taken for `/v1/user-info/{account_id}`;
+  // then literal segments before parameters (`/v2/exports/payouts` is an export, not an account's payouts).
+  const templates = Object.keys(doc.paths).sort(templateOrder);
   for (const template of templates) {
     const expressPath = template.replace(/\{([^}]+)\}/g, ':$1');
     for (const method of httpMethods) {

@@ -436,3 +436,44 @@ export async function givenBackToMethod(db: Db, invoiceId: string, paymentMethod
   );
   return Number(row?.back ?? 0);
 }
+
+/** What an export of invoices filters on (`from` inclusive, `to` exclusive, on the creation time). */
+export interface InvoiceExportFilter {
+  accountId?: string;
+  states?: string[];
+  invoiceTypes?: string[];
+  from: string | null;
+  to: string | null;
+}
+
+/**
+ * Fragment for an export: the integrator's invoices (purchases, phase and refund invoices alike)
+ * matching the filter, oldest first (ties by id), as rows (`invoice_id`, `created_at`,
+ * `updated_at`, `account_id`, `invoice_type`, `state`, `currency`, `amount`, `escrow_id`,
+ * `refunded_invoice_id`, `reference_type`, `reference_id`, `description`, `failure_reason`).
+ * `refundsOnly`: the refund invoices (`user_refund…`), optionally of one purchase.
+ */
+export function invoiceExportSql(
+  integratorId: string,
+  f: InvoiceExportFilter & { refundsOnly?: boolean; refundedInvoiceId?: string },
+): { sql: string; params: unknown[] } {
+  const where = ['integrator_id = ?'];
+  const params: unknown[] = [integratorId];
+  const add = (condition: string, value: unknown) => {
+    where.push(condition);
+    params.push(value);
+  };
+  if (f.refundsOnly) where.push(`invoice_type like 'user_refund%'`);
+  if (f.refundedInvoiceId !== undefined) add('refunded_invoice_id = ?', f.refundedInvoiceId);
+  if (f.accountId !== undefined) add('account_id = ?', f.accountId);
+  if (f.states !== undefined) add('state = any (?::varchar[])', f.states);
+  if (f.invoiceTypes !== undefined) add('invoice_type = any (?::varchar[])', f.invoiceTypes);
+  if (f.from !== null) add('created_at >= ?::timestamptz', f.from);
+  if (f.to !== null) add('created_at < ?::timestamptz', f.to);
+  return {
+    sql: `select id as invoice_id, created_at, updated_at, account_id, invoice_type, state, currency, total_amount::text as amount,
+                 escrow_id, refunded_invoice_id, reference_type, reference_id, description, failure_reason
+            from invoice where ${where.join(' and ')} order by created_at, id`,
+    params,
+  };
+}

@@ -102,6 +102,11 @@ export function planMoney(
 /** Decimal places of a currency's minor unit: ISO 4217 for fiat; tokens are whole. */
 const DECIMALS: Record<string, number> = { USD: 2, EUR: 2, GBP: 2, CAD: 2, AUD: 2, JPY: 0, KRW: 0 };
 
+/** How many decimal places a currency's minor unit has (2 for USD; 0 for tokens and unknown codes). */
+export function currencyDecimals(currency: string): number {
+  return DECIMALS[currency] ?? 0;
+}
+
 /** `USD 1.55`, `VCD 100`: an amount (never negative: invoices carry none) in its currency's units. */
 export function displayAmount(amount: number, currency: string): string {
   const decimals = DECIMALS[currency] ?? 0;

@@ -466,3 +466,81 @@ export async function paymentMethodOfAccount(db: Db, accountId: string): Promise
   ]);
   return row?.payment_method_id ?? undefined;
 }
+
+/**
+ * Fragment for an export of a statement: the entries of these ledger accounts whose postings
+ * were made in [from, to) (either end open when null), in the order balances changed (entries
+ * from before that order was recorded first, by id), as rows (`entry_id`, `wallet_id`,
+ * `currency`, `amount` — signed by the account's normal side —, `balance_after`, `reference`,
+ * `description`, `posted_at`). For a cursor: no limit.
+ */
+export function statementExportSql(accountIds: string[], from: string | null, to: string | null): { sql: string; params: unknown[] } {
+  return {
+    sql: `select e.id::text as entry_id, e.ledger_account_id as wallet_id, e.currency,
+                 (case a.normal_side when 'debit' then -e.amount else e.amount end)::text as amount,
+                 e.balance_after::text as balance_after, p.reference, p.description, p.created_at as posted_at
+            from ledger_entry e join ledger_posting p on p.id = e.posting_id join ledger_account a on a.id = e.ledger_account_id
+           where e.ledger_account_id = any (?::varchar[])
+             and (?::timestamptz is null or p.created_at >= ?::timestamptz) and (?::timestamptz is null or p.created_at < ?::timestamptz)
+           order by e.applied_seq asc nulls first, e.id asc`,
+    params: [accountIds, from, from, to, to],
+  };
+}
+
+/** A settlement line's sum: what the entries of postings matching `referencePattern` (SQL `like`) on accounts of `kinds` add up to. */
+export interface PostingSumSpec {
+  line: string;
+  referencePattern: string;
+  /** The number of `:`-separated parts the reference has (excludes longer references sharing the prefix). */
+  parts: number;
+  kinds: readonly string[];
+  /** +1 or −1: how the sum counts toward the line. */
+  sign: 1 | -1;
+  /** Each entry by its size (`abs`), not its sign: for lines whose entries are credits in one currency and debits in another. */
+  magnitude: boolean;
+}
+
+/**
+ * Per integrator, currency and line, the sum of the entries (+ credit, − debit; by size where a
+ * spec says `magnitude`), times each spec's sign, of postings made in [from, to) whose reference
+ * matches a spec of the line, on that spec's account kinds, and how many postings; rows (`integrator_id`, `currency`, `line`, `amount`, `postings`). `integratorId`
+ * null: every integrator.
+ */
+export async function postingSums(
+  db: Db,
+  specs: readonly PostingSumSpec[],
+  from: string,
+  to: string,
+  integratorId: string | null,
+): Promise<Array<{ integrator_id: string; currency: string; line: string; amount: string; postings: string }>> {
+  return db.execute(
+    `select p.integrator_id, e.currency, s.line,
+            sum(s.sign * case when s.magnitude then abs(e.amount) else e.amount end)::text as amount,
+            count(distinct p.id)::text as postings
+       from jsonb_to_recordset(?::jsonb) as s (line text, pattern text, parts int, kinds text[], sign int, magnitude boolean)
+       join ledger_posting p on p.reference like s.pattern
+                            and array_length(string_to_array(p.reference, ':'), 1) = s.parts
+       join ledger_entry e on e.posting_id = p.id
+       join ledger_account a on a.id = e.ledger_account_id and a.kind = any (s.kinds)
+      where p.created_at >= ?::timestamptz and p.created_at < ?::timestamptz
+        and (?::varchar is null or p.integrator_id = ?::varchar)
+      group by p.integrator_id, e.currency, s.line
+      order by p.integrator_id, e.currency, s.line`,
+    [
+      JSON.stringify(
+        specs.map((s) => ({
+          line: s.line,
+          pattern: s.referencePattern,
+          parts: s.parts,
+          kinds: s.kinds,
+          sign: s.sign,
+          magnitude: s.magnitude,
+        })),
+      ),
+      from,
+      to,
+      integratorId,
+      integratorId,
+    ],
+  );
+}

@@ -230,3 +230,24 @@ export async function sentPayoutsPage(
   );
   return rows.map((r) => ({ ...r, amount: Number(r.amount), attempt: Number(r.attempt) }));
 }
+
+/**
+ * Fragment for an export: the integrator's payouts (of one account, of one status, created in
+ * [from, to): each optional), oldest first (ties by id), as rows (`payout_id`, `created_at`,
+ * `updated_at`, `account_id`, `status`, `currency`, `amount`, `destination_payment_method_id`,
+ * `token_exchange_id`, `attempt`, `failure_code`, `failure_reason`).
+ */
+export function payoutExportSql(
+  integratorId: string,
+  f: { accountId?: string; status?: string; from: string | null; to: string | null },
+): { sql: string; params: unknown[] } {
+  return {
+    sql: `select id as payout_id, created_at, updated_at, account_id, status, currency, amount::text as amount,
+                 destination_payment_method_id, token_exchange_id, attempt, failure_code, failure_reason
+            from payout
+           where integrator_id = ? and (?::varchar is null or account_id = ?::varchar) and (?::varchar is null or status = ?::varchar)
+             and (?::timestamptz is null or created_at >= ?::timestamptz) and (?::timestamptz is null or created_at < ?::timestamptz)
+           order by created_at, id`,
+    params: [integratorId, f.accountId ?? null, f.accountId ?? null, f.status ?? null, f.status ?? null, f.from, f.from, f.to, f.to],
+  };
+}

@@ -9,6 +9,7 @@ import { mergedAccountSql } from '../accounts/account-block.repository.js';
 import type { Db } from '../db/sql.js';
 import {
   INVOICE_COLUMNS,
+  invoiceExportSql,
   invoiceFromRow,
   purchaseChargesSql,
   purchaseLineCostsSql,
@@ -181,4 +182,23 @@ export function overRefundedLines(
       order by 1, 2 limit ?`,
     [limit],
   );
+}
+
+/**
+ * Fragment for an export: the integrator's refund invoices (of one buyer, of one refunded
+ * purchase, in some states, created in [from, to): each optional), oldest first, as invoices'
+ * `invoiceExportSql` rows (`refunded_invoice_id` the purchase).
+ */
+export function refundExportSql(
+  integratorId: string,
+  f: { accountId?: string; invoiceId?: string; states?: string[]; from: string | null; to: string | null },
+): { sql: string; params: unknown[] } {
+  return invoiceExportSql(integratorId, {
+    accountId: f.accountId,
+    states: f.states,
+    from: f.from,
+    to: f.to,
+    refundsOnly: true,
+    refundedInvoiceId: f.invoiceId,
+  });
 }

@@ -109,3 +109,17 @@ export async function findEvent(db: Db, integratorId: string, eventId: string): 
   );
   return row;
 }
+
+/**
+ * Fragment for an export: the integrator's events matching the filter (as `GET /v2/events`
+ * filters them, `since` its oldest), oldest first (ties by id), as rows (`event_id`,
+ * `created_at`, `type`, `account_id`, `message` — the event's body as JSON).
+ */
+export function eventExportSql(integratorId: string, filter: EventFilter): { sql: string; params: unknown[] } {
+  const where = eventConditions(integratorId, filter);
+  return {
+    sql: `select o.id as event_id, o.created_at, o.event_name as type, o.message ->> 'account_id' as account_id, o.message
+            from outbox o where ${where.sql} order by o.created_at, o.id`,
+    params: where.params,
+  };
+}

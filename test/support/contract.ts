@@ -7,7 +7,7 @@ import path from 'node:path';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { loadMergedDocument, openapiDir, pathMatcher, type OpenApiDocument } from '../../src/http/openapi.js';
+import { loadMergedDocument, openapiDir, pathMatcher, templateOrder, type OpenApiDocument } from '../../src/http/openapi.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
@@ -20,8 +20,8 @@ function load() {
     const doc = await loadMergedDocument();
     const common = (await $RefParser.dereference(path.join(openapiDir, 'common.yaml'))) as unknown as OpenApiDocument;
     const routes = Object.keys(doc.paths)
-      // Literal paths win over templated ones, as in OpenAPI.
-      .sort((a, b) => (a.includes('{') ? 1 : 0) - (b.includes('{') ? 1 : 0))
+      // Literal paths win over templated ones, as in OpenAPI; then literal segments before parameters, as request validation orders them.
+      .sort(templateOrder)
       .map((template) => ({ template, matcher: pathMatcher(template) }));
     return { doc, routes, failure: common.components!.schemas.FailureEnvelope };
   })();

@@ -116,6 +116,7 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
     .replace('{token_exchange_id}', 'tex_00000000000000000000000000')
     // No dispute exists in the fixture: its operations answer the dispute's 404 to the owner.
     .replace('{dispute_id}', 'dsp_00000000000000000000000000')
+    .replace('{kind}', 'invoices')
     .replace('{webhook_id}', op.operationId === 'deleteWebhook' ? f.deletable_webhook_id : f.webhook_id);
   switch (op.operationId) {
     case 'blockAccount':
@@ -190,6 +191,8 @@ export function sampleRequest(op: Operation, f: Fixture): { path: string; body?:
       return { path, status: 409 }; // the fixture's escrow was never paid
     case 'getDispute':
       return { path, status: 404 };
+    case 'getSettlementReport':
+      return { path: `${path}?date=2026-11-28`, status: 200 };
     case 'submitDisputeEvidence':
       return { path, body: { product_description: 'gems' }, status: 404 };
     case 'closeSandboxDispute':
