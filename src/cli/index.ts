@@ -11,6 +11,7 @@ import { AppError } from '../errors.js';
 import { describeError } from '../runtime/describe-error.js';
 import { type Command, LedgerBreach, NotFound, Refused, UsageError, type Values } from './cli-support.js';
 import { clientCommands } from './client.js';
+import { consoleCommands } from './console.js';
 import { integratorCommands } from './integrator.js';
 import { keysCommands } from './keys.js';
 import { kycCommands } from './kyc.js';
@@ -24,6 +25,7 @@ import { webhooksCommands } from './webhooks.js';
 /** Every command by its words, in the order `holdfast --help` lists their groups. */
 const commands: Record<string, Command> = {
   ...clientCommands,
+  ...consoleCommands,
   ...integratorCommands,
   ...kycCommands,
   ...keysCommands,
@@ -114,7 +116,8 @@ async function main(argv: string[]): Promise<void> {
     if (groups[topic]) throw new Help(groupHelp(topic), false);
     throw unknownCommand(topic, [...Object.keys(commands), ...Object.keys(groups)]);
   }
-  const name = [argv.slice(0, 2).join(' '), argv[0]].find((n) => n && commands[n]);
+  // The longest command its first words name (`console user add` is three words).
+  const name = [argv.slice(0, 3).join(' '), argv.slice(0, 2).join(' '), argv[0]].find((n) => n && commands[n]);
   if (!name) {
     const group = groups[argv[0]];
     if (!group) throw unknownCommand(argv[0], [...Object.keys(commands), ...Object.keys(groups)]);

@@ -3,6 +3,7 @@
  * validation compiled from the OpenAPI documents (with the bearer-token check), idempotency, the
  * module routers, 404/405 and the error middleware.
  */
+import { consoleRoutes } from '../console/console.routes.js';
 import { disputeRoutes, sandboxDisputeRoutes } from '../disputes/dispute.routes.js';
 import { invoiceDisputes, runSandboxDisputeClock } from '../disputes/dispute.service.js';
 import { kycRoutes } from '../kyc/kyc.routes.js';
@@ -175,6 +176,15 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       frameAncestors: deps.config.frameAncestors,
       demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
       stripe: hostedStripe(deps.cards, deps.config.stripeApi),
+    }),
+  );
+  // The operator console: its own pages, sessions and forms, outside the API's documents.
+  app.use(
+    consoleRoutes({
+      bus: deps.bus,
+      syncWaitMs: deps.config.syncWaitMs,
+      production: deps.config.appEnv === 'production',
+      publicUrl: deps.config.publicUrl,
     }),
   );
   app.use(userTokenCors(doc));

@@ -1,0 +1,186 @@
+/**
+ * The console's signed-in pages: account search, an account, the payouts queue, the KYC review
+ * queue, disputes and the second factor. Each takes what the console service read and renders
+ * it with the helpers of console.pages.ts (escaped, labelled, readable on a phone).
+ */
+import type { accountOverview, disputeList, kycQueue, payoutQueue, searchAccounts } from './console.service.js';
+import { csrfField, decisionForm, facts, html, money, notice, type PageUser, page, table } from './console.pages.js';
+
+type Overview = Awaited<ReturnType<typeof accountOverview>>;
+
+const accountLink = (id: string) => html`<a href="/console/accounts/${encodeURIComponent(id)}"><code>${id}</code></a>`;
+
+export function searchPage(who: PageUser, q: string, found: Awaited<ReturnType<typeof searchAccounts>> | undefined): string {
+  const results =
+    found === undefined
+      ? html``
+      : table(
+          'Accounts found',
+          ['Account', 'Username', 'Email', 'Created'],
+          found.map((a) => [accountLink(a.account_id), a.username, a.email ?? '', a.created]),
+          'No account has this id, username or external platform user id.',
+        );
+  return page(
+    'Accounts',
+    html`<form method="get" action="/console" role="search" class="stack">
+<label for="q">Account id, username or external platform user id</label>
+<input id="q" name="q" value="${q}" required maxlength="255">
+<button type="submit">Search</button></form>${results}`,
+    who,
+    '/console',
+  );
+}
+
+export function accountPage(who: PageUser, o: Overview, done?: string): string {
+  const p = o.profile;
+  const blocks = Object.entries(p.blocked_capabilities ?? {}) as Array<[string, unknown]>;
+  return page(
+    `Account ${p.username}`,
+    html`${notice('ok', done)}${facts([
+      ['Account id', html`<code>${p.account_id}</code>`],
+      ['Username', p.username],
+      ['Email', p.email ?? ''],
+      ['Created', p.created],
+      ['Blocked', p.is_blocked ? 'yes' : 'no'],
+      ['KYC', `${o.kyc.state}${o.kyc.kyc_id ? ` (${o.kyc.kyc_id})` : ''}`],
+    ])}
+${table(
+  'Blocks',
+  ['Capability', 'Block'],
+  blocks.map(([capability, b]) => [capability, html`<code>${JSON.stringify(b)}</code>`]),
+  'No active block.',
+)}
+${table(
+  'Wallets and holds',
+  ['Currency', 'Spendable', 'Convertible', 'Held by disputes', 'Held in escrow'],
+  o.balances.map((b) => [
+    b.currency,
+    money(b.spendable, b.currency),
+    money(b.convertible, b.currency),
+    money(b.held, b.currency),
+    money(b.held_in_escrow, b.currency),
+  ]),
+  'No wallet.',
+)}
+${table(
+  'Payment methods',
+  ['Id', 'Kind', 'Shown as', 'State'],
+  o.methods.map((m) => [html`<code>${m.payment_method_id}</code>`, `${m.provider} ${m.method_class}`, m.display_string, m.pm_state]),
+)}
+${table(
+  `Invoices (${o.invoices.total ?? o.invoices.invoices.length})`,
+  ['Invoice', 'Type', 'State', 'Amount', 'Created'],
+  o.invoices.invoices.map((i) => [html`<code>${i.invoice_id}</code>`, i.invoice_type, i.state, i.summary.display_amount, i.created]),
+)}
+${table(
+  `Payouts (${o.payouts.total})`,
+  ['Payout', 'Status', 'Amount', 'Created'],
+  o.payouts.payouts.map((x) => [html`<code>${x.payout_status_id}</code>`, x.payout_status, money(x.amount, x.currency), x.created]),
+)}
+${table(
+  `Disputes (${o.disputes.total})`,
+  ['Dispute', 'Status', 'Amount', 'Reason', 'Evidence due'],
+  o.disputes.disputes.map((d) => [html`<code>${d.dispute_id}</code>`, d.status, money(d.amount, d.currency), d.reason, d.evidence_due_by]),
+)}`,
+    who,
+  );
+}
+
+export function payoutQueuePage(who: PageUser, payouts: Awaited<ReturnType<typeof payoutQueue>>, done?: string): string {
+  return page(
+    'Payouts queue',
+    html`${notice('ok', done)}<p>Payouts waiting for an operator (FUNDS-IN-ESCROW) and failed ones (approve retries them), oldest first.</p>
+${table(
+  'Payouts to decide',
+  ['Payout', 'Account', 'Amount', 'Status', 'Requested', 'Decide'],
+  payouts.map((x) => [
+    html`<code>${x.payout_status_id}</code>`,
+    accountLink(x.account_id),
+    money(x.amount, x.currency),
+    html`${x.payout_status}${x.failure_code ? ` (${x.failure_code})` : ''}`,
+    x.created,
+    html`${decisionForm(who, 'payout.approve', {
+      url: `/console/payouts/${x.payout_status_id}/approve`,
+      label: 'Approve',
+      id: `approve-${x.payout_status_id}`,
+    })}${decisionForm(who, 'payout.reject', {
+      url: `/console/payouts/${x.payout_status_id}/reject`,
+      label: 'Reject',
+      id: `reject-${x.payout_status_id}`,
+    })}`,
+  ]),
+  'No payout is waiting.',
+)}`,
+    who,
+    '/console/payouts',
+  );
+}
+
+export function kycQueuePage(who: PageUser, checks: Awaited<ReturnType<typeof kycQueue>>, done?: string): string {
+  return page(
+    'KYC reviews',
+    html`${notice('ok', done)}<p>Identity checks the verifier left for a person to decide (MANUAL_REVIEW), oldest first.</p>
+${table(
+  'Checks to review',
+  ['Account', 'Check', 'Submissions', 'Decide'],
+  checks.map((c) => [
+    accountLink(c.accountId),
+    html`<code>${c.kycId}</code>`,
+    c.submissions,
+    decisionForm(who, 'kyc.decide', {
+      url: `/console/kyc/${c.accountId}/decide`,
+      label: 'Decide',
+      id: c.accountId,
+      extra: html`<label for="state-${c.accountId}">Decision</label><select id="state-${c.accountId}" name="state">
+<option>ACCEPT</option><option>DENY</option><option>CANCEL</option></select>`,
+    }),
+  ]),
+  'No check is waiting for review.',
+)}`,
+    who,
+    '/console/kyc',
+  );
+}
+
+export function disputesPage(who: PageUser, disputes: Awaited<ReturnType<typeof disputeList>>): string {
+  return page(
+    'Disputes',
+    table(
+      'Disputes, newest first',
+      ['Dispute', 'Account', 'Status', 'Amount', 'Held', 'Unrecovered', 'Evidence due'],
+      disputes.map((d) => [
+        html`<code>${d.dispute_id}</code>`,
+        accountLink(d.account_id),
+        d.status,
+        money(d.amount, d.currency),
+        d.traced
+          .filter((t) => t.held > 0)
+          .map((t) => money(t.held, t.currency))
+          .join(', '),
+        Object.entries(d.unrecovered)
+          .map(([c, a]) => money(a, c))
+          .join(', '),
+        d.evidence_due_by,
+      ]),
+      'No dispute.',
+    ),
+    who,
+    '/console/disputes',
+  );
+}
+
+export function securityPage(who: PageUser, enrolling: { secret: string; uri: string } | undefined): string {
+  const on = Boolean(who.user.totpSecret);
+  const body = enrolling
+    ? html`<p>Add this key to your authenticator app (or open the link on your phone), then enter the code it shows.</p>
+${facts([
+  ['Key', html`<code>${enrolling.secret}</code>`],
+  ['Link', html`<a href="${enrolling.uri}">${enrolling.uri}</a>`],
+])}
+<form method="post" action="/console/security/totp" class="stack">${csrfField(who)}
+<label for="code">Code from the app</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required pattern="[0-9]{6}">
+<button type="submit">Turn on</button></form>`
+    : html`<p>Second factor (TOTP): ${on ? 'on' : 'off'}.</p>
+<form method="post" action="/console/security/totp">${csrfField(who)}<button type="submit">${on ? 'Replace the authenticator' : 'Set up an authenticator'}</button></form>`;
+  return page('Security', body, who, '/console/security');
+}
