@@ -52,6 +52,7 @@ const NAV: Array<{ href: string; label: string }> = [
   { href: '/console/payouts', label: 'Payouts queue' },
   { href: '/console/kyc', label: 'KYC reviews' },
   { href: '/console/disputes', label: 'Disputes' },
+  { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/security', label: 'Security' },
 ];
 

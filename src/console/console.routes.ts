@@ -8,6 +8,15 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { CommandBus } from '../queues/command-bus.js';
+import { CAPABILITIES, type Capability, REASONS, type Reason } from '../accounts/account-block.rules.js';
+import { blockAccount, unblockCapability } from '../blocks/block.service.js';
+import { EVIDENCE_FIELDS } from '../disputes/dispute.rules.js';
+import { submitEvidence } from '../disputes/dispute.service.js';
+import type { CardProcessor } from '../rails/card-processor.port.js';
+import { REFUND_REASONS, type RefundRequest } from '../refunds/refund.rules.js';
+import { requestRefund } from '../refunds/refund.service.js';
+import { resendEvent } from '../webhooks/event.service.js';
+import type { DeliveryQueue } from '../webhooks/relay.service.js';
 import { AppError, errorReply } from '../errors.js';
 import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { decidePayout } from '../payouts/payout.service.js';
@@ -30,15 +39,32 @@ import {
   decideKycInConsole,
   disputeList,
   integratorNameOf,
+  disputeOf,
+  invoiceWithRefunds,
   kycQueue,
   payoutQueue,
   searchAccounts,
+  webhooksOverview,
 } from './console.service.js';
 import { CONSOLE_CSS, loginPage, messagePage, type PageUser, setPasswordPage } from './console.pages.js';
-import { accountPage, disputesPage, kycQueuePage, payoutQueuePage, searchPage, securityPage } from './console.views.js';
+import {
+  accountPage,
+  disputePage,
+  disputesPage,
+  invoicePage,
+  kycQueuePage,
+  payoutQueuePage,
+  searchPage,
+  securityPage,
+  webhooksPage,
+} from './console.views.js';
 
 export interface ConsoleDeps {
   bus: CommandBus;
+  /** The card processor (a Stripe dispute's evidence goes to Stripe first). */
+  cards: CardProcessor;
+  /** Where a resent event's deliveries go. */
+  webhooks: DeliveryQueue;
   syncWaitMs: number;
   production: boolean;
   publicUrl: string;
@@ -336,6 +362,124 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     signedIn,
     handle(async (req, res) => {
       res.type('html').send(disputesPage(signed(res).who, await disputeList(req.em, principal(res))));
+    }),
+  );
+
+  router.post(
+    '/console/accounts/:account_id/block',
+    signedIn,
+    handle(async (req, res) => {
+      if (!allowed(res, 'block.apply')) return;
+      if (reasonOf(req, res) === undefined) return;
+      const body = req.body as Record<string, unknown>;
+      const capability = String(body.block_capability ?? '');
+      const reason = String(body.block_reason ?? '');
+      const fields: Record<string, string[]> = {};
+      if (!(CAPABILITIES as readonly string[]).includes(capability)) fields.block_capability = ['INVALID_CAPABILITY'];
+      if (!(REASONS as readonly string[]).includes(reason)) fields.block_reason = ['INVALID_REASON'];
+      if (Object.keys(fields).length) throw AppError.invalid(fields, 'Choose a capability and a block reason from the lists.');
+      const accountId = String(req.params.account_id);
+      await blockAccount(req.em, principal(res), {
+        account_id: accountId,
+        block_capability: capability as Capability,
+        block_reason: reason as Reason,
+      });
+      res.redirect(303, `/console/accounts/${encodeURIComponent(accountId)}?done=${encodeURIComponent(`${capability}: blocked`)}`);
+    }),
+  );
+
+  router.post(
+    '/console/accounts/:account_id/unblock/:capability',
+    signedIn,
+    handle(async (req, res) => {
+      if (!allowed(res, 'block.lift')) return;
+      if (reasonOf(req, res) === undefined) return;
+      const capability = String(req.params.capability);
+      if (!(CAPABILITIES as readonly string[]).includes(capability)) throw AppError.notFound('NOT_FOUND', 'No such capability.');
+      const accountId = String(req.params.account_id);
+      await unblockCapability(req.em, principal(res), accountId, capability as Capability);
+      res.redirect(303, `/console/accounts/${encodeURIComponent(accountId)}?done=${encodeURIComponent(`${capability}: lifted`)}`);
+    }),
+  );
+
+  router.get(
+    '/console/invoices/:invoice_id',
+    signedIn,
+    handle(async (req, res) => {
+      res
+        .type('html')
+        .send(invoicePage(signed(res).who, await invoiceWithRefunds(req.em, principal(res), String(req.params.invoice_id)), noticeOf(req)));
+    }),
+  );
+
+  router.post(
+    '/console/invoices/:invoice_id/refund',
+    signedIn,
+    handle(async (req, res) => {
+      if (!allowed(res, 'refund.request')) return;
+      const note = reasonOf(req, res);
+      if (note === undefined) return;
+      const reason = String((req.body as Record<string, unknown>).refund_reason ?? '');
+      if (!(REFUND_REASONS as readonly string[]).includes(reason))
+        throw AppError.invalid({ refund_reason: ['INVALID_REASON'] }, 'Choose a refund reason.');
+      const invoiceId = String(req.params.invoice_id);
+      const result = await requestRefund(
+        req.em,
+        deps.bus,
+        principal(res),
+        { invoice_id: invoiceId, reason: reason as RefundRequest['reason'], note },
+        { respondAsync: false, syncWaitMs: deps.syncWaitMs },
+      );
+      if (result.status >= 300 && result.status !== 202) throw refusedBy(result);
+      res.redirect(
+        303,
+        `/console/invoices/${encodeURIComponent(invoiceId)}?done=${encodeURIComponent(`${invoiceId}: refund ${result.status === 202 ? 'PROCESSING' : 'done'}`)}`,
+      );
+    }),
+  );
+
+  router.get(
+    '/console/disputes/:dispute_id',
+    signedIn,
+    handle(async (req, res) => {
+      res
+        .type('html')
+        .send(disputePage(signed(res).who, await disputeOf(req.em, principal(res), String(req.params.dispute_id)), noticeOf(req)));
+    }),
+  );
+
+  router.post(
+    '/console/disputes/:dispute_id/evidence',
+    signedIn,
+    handle(async (req, res) => {
+      if (!allowed(res, 'dispute.evidence')) return;
+      if (reasonOf(req, res) === undefined) return;
+      const body = req.body as Record<string, unknown>;
+      const evidence: Record<string, string> = {};
+      for (const f of EVIDENCE_FIELDS) if (typeof body[f] === 'string') evidence[f] = body[f] as string;
+      const disputeId = String(req.params.dispute_id);
+      const view = await submitEvidence(req.em, principal(res), disputeId, { ...evidence, submit: body.submit === 'true' }, deps.cards);
+      res.redirect(303, `/console/disputes/${encodeURIComponent(disputeId)}?done=${encodeURIComponent(`${disputeId}: ${view.status}`)}`);
+    }),
+  );
+
+  router.get(
+    '/console/webhooks',
+    signedIn,
+    handle(async (req, res) => {
+      res.type('html').send(webhooksPage(signed(res).who, await webhooksOverview(req.em, principal(res)), noticeOf(req)));
+    }),
+  );
+
+  router.post(
+    '/console/events/:event_id/resend',
+    signedIn,
+    handle(async (req, res) => {
+      if (!allowed(res, 'webhook.resend')) return;
+      if (reasonOf(req, res) === undefined) return;
+      const eventId = String(req.params.event_id);
+      await resendEvent(req.em, deps.webhooks, principal(res), eventId, undefined);
+      res.redirect(303, `/console/webhooks?done=${encodeURIComponent(`${eventId}: resent`)}`);
     }),
   );
 

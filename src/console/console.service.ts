@@ -7,9 +7,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { getProfile } from '../accounts/account.service.js';
 import { accountsWithPlatformUserId, profileByUsername, accountExists } from '../accounts/account.repository.js';
 import { db as pooled } from '../db/sql.js';
-import { getDisputes } from '../disputes/dispute.service.js';
+import { getDispute, getDisputes } from '../disputes/dispute.service.js';
 import { AppError } from '../errors.js';
-import { listAccountInvoices } from '../invoices/invoice.service.js';
+import { getInvoice, listAccountInvoices } from '../invoices/invoice.service.js';
+import { refundSummaryOf } from '../refunds/refund.service.js';
+import { getBlocks } from '../blocks/block.service.js';
+import { listEvents } from '../webhooks/event.service.js';
+import { listEndpoints } from '../webhooks/webhook.service.js';
 import { integratorProfile } from '../integrators/integrator.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { checksInReview } from '../kyc/kyc.repository.js';
@@ -45,7 +49,8 @@ export async function searchAccounts(em: EntityManager, principal: Principal, qu
 /** Everything the account page shows, read as the API reads it. */
 export async function accountOverview(em: EntityManager, principal: Principal, accountId: string) {
   const profile = await getProfile(em, principal, accountId);
-  const [kyc, balances, methods, invoices, payouts, disputes] = await Promise.all([
+  const [blocks, kyc, balances, methods, invoices, payouts, disputes] = await Promise.all([
+    getBlocks(em.fork(), principal, accountId),
     getKyc(em.fork(), principal, accountId),
     accountBalances(em.fork(), principal, accountId),
     listPaymentMethods(em.fork(), principal, accountId),
@@ -53,7 +58,7 @@ export async function accountOverview(em: EntityManager, principal: Principal, a
     listPayouts(em.fork(), principal, accountId, { limit: PAGE, offset: 0 }),
     getDisputes(em.fork(), principal, { accountId }, { limit: PAGE, offset: 0 }),
   ]);
-  return { profile, kyc, balances: balances.balances, methods, invoices, payouts, disputes };
+  return { profile, blocks: blocks.blocks, kyc, balances: balances.balances, methods, invoices, payouts, disputes };
 }
 
 /** The integrator's disputes, newest first (the disputes page). */
@@ -77,4 +82,24 @@ export async function decideKycInConsole(em: EntityManager, principal: Principal
     throw AppError.notFound('ACCOUNT_GET_ERROR', 'No account with this id.');
   }
   return decideKyc(em, accountId, state, production);
+}
+
+/** An invoice with its refund summary (the invoice page). */
+export async function invoiceWithRefunds(em: EntityManager, principal: Principal, invoiceId: string) {
+  const invoice = await getInvoice(em, principal, invoiceId);
+  return { invoice, refunds: await refundSummaryOf(em.fork(), principal, invoiceId) };
+}
+
+/** One dispute with its trace (the dispute page). */
+export function disputeOf(em: EntityManager, principal: Principal, disputeId: string) {
+  return getDispute(em, principal, disputeId);
+}
+
+/** The integrator's webhook endpoints and its latest events (the webhooks page). */
+export async function webhooksOverview(em: EntityManager, principal: Principal) {
+  const [endpoints, events] = await Promise.all([
+    listEndpoints(em.fork(), principal),
+    listEvents(em.fork(), principal, { limit: PAGE, offset: 0, sort: 'desc' }),
+  ]);
+  return { endpoints, events: events.events, total: events.total };
 }

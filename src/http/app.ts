@@ -178,10 +178,13 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       stripe: hostedStripe(deps.cards, deps.config.stripeApi),
     }),
   );
+  const webhookBus = new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger);
   // The operator console: its own pages, sessions and forms, outside the API's documents.
   app.use(
     consoleRoutes({
       bus: deps.bus,
+      cards: deps.cards ?? sandboxCardProcessor,
+      webhooks: webhookBus,
       syncWaitMs: deps.config.syncWaitMs,
       production: deps.config.appEnv === 'production',
       publicUrl: deps.config.publicUrl,
@@ -217,7 +220,6 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   mergeRoutes(api, deps.bus, deps.config.syncWaitMs);
   commandRoutes(api);
   webhookRoutes(api, deps.config.webhookAllowPrivateTargets ?? deps.config.appEnv === 'staging');
-  const webhookBus = new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger);
   eventRoutes(api, webhookBus);
   tosRoutes(api, { allowUnsign });
   paymentMethodRoutes(api, deps.cards ?? sandboxCardProcessor);

@@ -293,6 +293,119 @@ describe('the operator console (/console)', () => {
     assert.equal((await v.post('/console/login', { email, password: PASSWORD, code: totp.generate() })).status, 303);
   });
 
+  /** A purchase invoice of a new buyer paid by card. */
+  async function paidInvoice(amount = 1_000): Promise<{ invoiceId: string; accountId: string; card: string }> {
+    const buyer = await party(client, true);
+    const created = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.card!, amount: 0 }],
+        line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const invoiceId = created.body.payload.invoice_id;
+    const paid = await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token });
+    assert.equal(paid.body.payload.state, 'SUCCESS', paid.text);
+    return { invoiceId, accountId: buyer.account_id, card: buyer.card! };
+  }
+
+  it('blocks and lifts a block from the account page (support); a viewer cannot; a publisher may only block login for account_close', async () => {
+    const acct = await register(client);
+    const viewer = await consoleUser(client, 'viewer');
+    await viewer.visitor.get(`/console/accounts/${acct.account_id}`);
+    assert.equal(
+      (
+        await viewer.visitor.post(`/console/accounts/${acct.account_id}/block`, {
+          block_capability: 'login',
+          block_reason: 'account_close',
+          reason: 'x',
+        })
+      ).status,
+      403,
+    );
+    const support = await consoleUser(client, 'support');
+    await support.visitor.get(`/console/accounts/${acct.account_id}`);
+    const refused = await support.visitor.post(`/console/accounts/${acct.account_id}/block`, {
+      block_capability: 'payouts',
+      block_reason: 'compliance',
+      reason: 'suspicious payouts',
+    });
+    assert.equal(refused.status, 400, 'the API rule for a publisher holds here too');
+    const blocked = await support.visitor.post(`/console/accounts/${acct.account_id}/block`, {
+      block_capability: 'login',
+      block_reason: 'account_close',
+      reason: 'the user asked',
+    });
+    assert.equal(blocked.status, 303, blocked.text);
+    assert.ok((await call('GET', `/v2/block/${acct.account_id}`, { token: client.token })).body.blocks.login);
+    assert.match((await support.visitor.get(`/console/accounts/${acct.account_id}`)).text, /<td>account_close<\/td><td>publisher<\/td>/);
+    const lifted = await support.visitor.post(`/console/accounts/${acct.account_id}/unblock/login`, { reason: 'the user came back' });
+    assert.equal(lifted.status, 303, lifted.text);
+    assert.equal((await call('GET', `/v2/block/${acct.account_id}`, { token: client.token })).body.blocks.login, undefined);
+  });
+
+  it('refunds an invoice from its page (finance, with a reason); support cannot', async () => {
+    const { invoiceId } = await paidInvoice(1_200);
+    const support = await consoleUser(client, 'support');
+    await support.visitor.get(`/console/invoices/${invoiceId}`);
+    assert.equal(
+      (await support.visitor.post(`/console/invoices/${invoiceId}/refund`, { refund_reason: 'other', reason: 'x' })).status,
+      403,
+    );
+    const finance = await consoleUser(client, 'finance');
+    const page = await finance.visitor.get(`/console/invoices/${invoiceId}`);
+    assert.match(page.text, /Refund USD 12\.00/);
+    const res = await finance.visitor.post(`/console/invoices/${invoiceId}/refund`, {
+      refund_reason: 'product_related',
+      reason: 'never delivered',
+    });
+    assert.equal(res.status, 303, res.text);
+    const summary = await call('GET', `/v2/invoice/${invoiceId}/refunds`, { token: client.token });
+    assert.equal(summary.body.payload.refunded.USD, 1_200);
+    assert.match((await finance.visitor.get(`/console/invoices/${invoiceId}`)).text, /Nothing is left to refund/);
+  });
+
+  it('shows a dispute with its trace and takes evidence (finance): submitting moves it to UNDER_REVIEW', async () => {
+    const { invoiceId, card } = await paidInvoice(900);
+    const opened = await call('POST', '/v2/sandbox/disputes', {
+      token: client.token,
+      body: { invoice_id: invoiceId, payment_method_id: card },
+      headers: { 'idempotency-key': unique('k') },
+    });
+    assert.equal(opened.status, 200, opened.text);
+    const disputeId = opened.body.payload.dispute_id;
+    const viewer = await consoleUser(client, 'viewer');
+    const seen = await viewer.visitor.get(`/console/disputes/${disputeId}`);
+    assert.equal(seen.status, 200);
+    assert.doesNotMatch(seen.text, /Save evidence/);
+    const finance = await consoleUser(client, 'finance');
+    assert.match((await finance.visitor.get(`/console/disputes/${disputeId}`)).text, /Save evidence/);
+    const res = await finance.visitor.post(`/console/disputes/${disputeId}/evidence`, {
+      product_description: 'A sword <b>of</b> light',
+      submit: 'true',
+      reason: 'customer used the item',
+    });
+    assert.equal(res.status, 303, res.text);
+    const d = await call('GET', `/v2/disputes/${disputeId}`, { token: client.token });
+    assert.equal(d.body.payload.status, 'UNDER_REVIEW');
+    assert.equal(d.body.payload.evidence.product_description, 'A sword <b>of</b> light');
+  });
+
+  it('lists webhook endpoints and events; support resends an event, a viewer cannot', async () => {
+    const acct = await register(client);
+    const events = await call('GET', `/v2/events?account_id=${acct.account_id}`, { token: client.token });
+    const eventId = events.body.payload.events[0].id;
+    const viewer = await consoleUser(client, 'viewer');
+    await viewer.visitor.get('/console/webhooks');
+    assert.equal((await viewer.visitor.post(`/console/events/${eventId}/resend`, { reason: 'x' })).status, 403);
+    const support = await consoleUser(client, 'support');
+    const page = await support.visitor.get('/console/webhooks');
+    assert.match(page.text, new RegExp(eventId));
+    const res = await support.visitor.post(`/console/events/${eventId}/resend`, { reason: 'receiver was down' });
+    assert.equal(res.status, 303, res.text);
+  });
+
   it('holdfast console user add prints a one-time link; a taken email and an unknown role are refused', async function () {
     this.timeout(120_000);
     const email = `${unique('cli')}@example.com`;

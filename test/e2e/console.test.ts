@@ -43,7 +43,7 @@ describe('the console in Chromium', function () {
   });
 
   it('sets a password, signs in, finds an account, approves a payout with a reason; every page passes axe (no serious or critical)', async () => {
-    const p = await party(client);
+    const p = await party(client, true);
     await fund(p, 'USD:fiat', 10_000);
     await decideKyc(h().orm.em.fork(), p.account_id, 'ACCEPT', false);
     const dest = await call('POST', `/v1/${p.account_id}/payment_methods`, {
@@ -104,9 +104,29 @@ describe('the console in Chromium', function () {
     await page.locator(`#reason-approve-${payoutId}`).fill('destination verified by phone');
     await page.locator(`form[action$="/${payoutId}/approve"] button`).click();
     await page.getByRole('status').waitFor();
-    assert.match(await page.getByRole('status').innerText(), new RegExp(`${payoutId}: SUCCESS`));
+    assert.match((await page.getByRole('status').textContent()) ?? '', new RegExp(`${payoutId}: SUCCESS`));
 
+    // A card purchase, disputed: the invoice page with its refund form, the dispute with its trace and evidence form.
+    const created = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: p.account_id,
+        payment_methods: [{ payment_method_id: p.card!, amount: 0 }],
+        line_items: [{ amount: 700, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const invoiceId = created.body.payload.invoice_id;
+    await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token });
+    const disputed = await call('POST', '/v2/sandbox/disputes', {
+      token: client.token,
+      body: { invoice_id: invoiceId, payment_method_id: p.card! },
+      headers: { 'idempotency-key': unique('k') },
+    });
     for (const [name, path] of [
+      ['account', `/console/accounts/${p.account_id}`],
+      ['invoice', `/console/invoices/${invoiceId}`],
+      ['dispute', `/console/disputes/${disputed.body.payload.dispute_id}`],
+      ['webhooks', '/console/webhooks'],
       ['kyc', '/console/kyc'],
       ['disputes', '/console/disputes'],
       ['security', '/console/security'],
