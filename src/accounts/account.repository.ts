@@ -95,6 +95,15 @@ export async function accountWithPlatformUser(
   return row?.account_id;
 }
 
+/** The accounts that linked an external platform user id (any platform): the console's search. */
+export async function accountsWithPlatformUserId(db: Db, integratorId: string, userId: string): Promise<string[]> {
+  const rows = await db.execute<Array<{ account_id: string }>>(
+    'select distinct account_id from account_external_platform where integrator_id = ? and user_id = ? limit 20',
+    [integratorId, userId],
+  );
+  return rows.map((r) => r.account_id);
+}
+
 /** What the profile read returns. */
 export interface ProfileRecord {
   id: string;

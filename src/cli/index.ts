@@ -12,6 +12,7 @@ import { describeError } from '../runtime/describe-error.js';
 import { type Command, LedgerBreach, NotFound, Refused, UsageError, type Values } from './cli-support.js';
 import { clientCommands } from './client.js';
 import { exportCommands } from './export.js';
+import { consoleCommands } from './console.js';
 import { integratorCommands } from './integrator.js';
 import { keysCommands } from './keys.js';
 import { kycCommands } from './kyc.js';
@@ -26,6 +27,7 @@ import { webhooksCommands } from './webhooks.js';
 const commands: Record<string, Command> = {
   ...clientCommands,
   ...exportCommands,
+  ...consoleCommands,
   ...integratorCommands,
   ...kycCommands,
   ...keysCommands,
@@ -116,7 +118,8 @@ async function main(argv: string[]): Promise<void> {
     if (groups[topic]) throw new Help(groupHelp(topic), false);
     throw unknownCommand(topic, [...Object.keys(commands), ...Object.keys(groups)]);
   }
-  const name = [argv.slice(0, 2).join(' '), argv[0]].find((n) => n && commands[n]);
+  // The longest command its first words name (`console user add` is three words).
+  const name = [argv.slice(0, 3).join(' '), argv.slice(0, 2).join(' '), argv[0]].find((n) => n && commands[n]);
   if (!name) {
     const group = groups[argv[0]];
     if (!group) throw unknownCommand(argv[0], [...Object.keys(commands), ...Object.keys(groups)]);

@@ -3,6 +3,7 @@
  * validation compiled from the OpenAPI documents (with the bearer-token check), idempotency, the
  * module routers, 404/405 and the error middleware.
  */
+import { consoleRoutes } from '../console/console.routes.js';
 import { disputeRoutes, sandboxDisputeRoutes } from '../disputes/dispute.routes.js';
 import { reportRoutes } from '../reports/report.routes.js';
 import { invoiceDisputes, runSandboxDisputeClock } from '../disputes/dispute.service.js';
@@ -178,6 +179,18 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
       stripe: hostedStripe(deps.cards, deps.config.stripeApi),
     }),
   );
+  const webhookBus = new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger);
+  // The operator console: its own pages, sessions and forms, outside the API's documents.
+  app.use(
+    consoleRoutes({
+      bus: deps.bus,
+      cards: deps.cards ?? sandboxCardProcessor,
+      webhooks: webhookBus,
+      syncWaitMs: deps.config.syncWaitMs,
+      production: deps.config.appEnv === 'production',
+      publicUrl: deps.config.publicUrl,
+    }),
+  );
   app.use(userTokenCors(doc));
   app.use('/token', useOAuthErrors);
   // Any JSON value, not only objects and arrays: a `null` body is no body (the reference's SDK
@@ -208,7 +221,6 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   mergeRoutes(api, deps.bus, deps.config.syncWaitMs);
   commandRoutes(api);
   webhookRoutes(api, deps.config.webhookAllowPrivateTargets ?? deps.config.appEnv === 'staging');
-  const webhookBus = new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger);
   eventRoutes(api, webhookBus);
   tosRoutes(api, { allowUnsign });
   paymentMethodRoutes(api, deps.cards ?? sandboxCardProcessor);

@@ -10,6 +10,13 @@ import { KYC_DECIDERS, KYC_STATES } from './kyc.rules.js';
 export const KycCheck = defineEntity({
   name: 'KycCheck',
   tableName: 'kyc_check',
+  indexes: [
+    // The console's KYC review queue, per integrator, oldest first.
+    {
+      name: 'kyc_check_review_idx',
+      expression: `create index kyc_check_review_idx on kyc_check (integrator_id, updated_at) where state = 'MANUAL_REVIEW'`,
+    },
+  ],
   properties: {
     accountId: p.string().primary().length(36),
     integratorId: p.string().length(36),

@@ -24,6 +24,14 @@ export async function findKycCheck(db: Db, accountId: string): Promise<KycCheckR
   return row;
 }
 
+/** The integrator's checks in MANUAL_REVIEW, oldest first: the console's KYC review queue. */
+export async function checksInReview(db: Db, integratorId: string, limit: number): Promise<KycCheckRow[]> {
+  return db.execute<KycCheckRow[]>(
+    `select ${COLUMNS} from kyc_check where integrator_id = ? and state = 'MANUAL_REVIEW' order by updated_at, kyc_id limit ?`,
+    [integratorId, limit],
+  );
+}
+
 /** The check of a kyc id, if there is one. */
 export async function findKycCheckById(db: Db, kycId: string): Promise<KycCheckRow | undefined> {
   const [row] = await db.execute<KycCheckRow[]>(`select ${COLUMNS} from kyc_check where kyc_id = ?`, [kycId]);

@@ -13,6 +13,11 @@ export const Payout = defineEntity({
       name: 'payout_provider_item_idx',
       expression: 'create index payout_provider_item_idx on payout (provider_item_id) where provider_item_id is not null',
     },
+    // The console's payouts queue: what an operator decides, per integrator, oldest first.
+    {
+      name: 'payout_awaiting_decision_idx',
+      expression: `create index payout_awaiting_decision_idx on payout (integrator_id, created_at) where status in ('FUNDS-IN-ESCROW', 'FAILED')`,
+    },
   ],
   properties: {
     id: p.string().primary().length(36),

@@ -168,6 +168,15 @@ export async function payoutsOf(
   return { total: Number(count?.n ?? 0), payouts: payouts.map(fromRow) };
 }
 
+/** The integrator's payouts an operator decides (FUNDS-IN-ESCROW, FAILED), oldest first: the console's payouts queue. */
+export async function payoutsAwaitingDecision(db: Db, integratorId: string, limit: number): Promise<PayoutRecord[]> {
+  const rows = await db.execute<PayoutRecord[]>(
+    `select ${COLUMNS} from payout where integrator_id = ? and status in ('FUNDS-IN-ESCROW', 'FAILED') order by created_at, id limit ?`,
+    [integratorId, limit],
+  );
+  return rows.map(fromRow);
+}
+
 /**
  * `ledger verify`: where payout holding (per integrator and currency) differs from what its open
  * payouts hold (the first `limit`, each with the count of all as `total`).

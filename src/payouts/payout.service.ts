@@ -202,6 +202,29 @@ export async function reversePayout(
 }
 
 /**
+ * An operator's decision on one of the integrator's payouts, through the workers (the console):
+ * approve runs its `payout.execute`, reject its `payout.reverse` (SUPPORT-REVERSED) — the same
+ * commands, with the same input keys, as `holdfast payouts approve|reject`, so a decision made
+ * twice, or from both, runs once.
+ */
+export async function decidePayout(
+  em: EntityManager,
+  bus: CommandBus,
+  principal: Principal,
+  payoutId: string,
+  action: 'approve' | 'reject',
+  opts: CommandOptions,
+) {
+  const payout = await findPayout(pooled(em), principal.integratorId, payoutId);
+  if (!payout) throw payoutNotFound();
+  const command =
+    action === 'approve'
+      ? { kind: 'payout.execute' as const, input: { mode: 'approve' }, inputKey: 'approve' }
+      : { kind: 'payout.reverse' as const, input: { by: 'support' }, inputKey: 'reject' };
+  return payoutCommand(em, bus, principal, payout, command, opts);
+}
+
+/**
  * `PATCH /v2/{account_id}/payout/{id}` (staging only): approves and executes it at once; with a
  * `rail_outcome`, applies that outcome of the payout rail to a PROCESSING payout instead, as the
  * provider's webhook would (a `payout.settle` command on its current attempt), so that RETURNED

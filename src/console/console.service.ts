@@ -1,0 +1,105 @@
+/**
+ * What the console's pages show and do, through the same services as the API and the CLI: a
+ * console user is a caller of its integrator (`consolePrincipal`), so another integrator's
+ * objects are not found, exactly as through the API.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { getProfile } from '../accounts/account.service.js';
+import { accountsWithPlatformUserId, profileByUsername, accountExists } from '../accounts/account.repository.js';
+import { db as pooled } from '../db/sql.js';
+import { getDispute, getDisputes } from '../disputes/dispute.service.js';
+import { AppError } from '../errors.js';
+import { getInvoice, listAccountInvoices } from '../invoices/invoice.service.js';
+import { refundSummaryOf } from '../refunds/refund.service.js';
+import { getBlocks } from '../blocks/block.service.js';
+import { listEvents } from '../webhooks/event.service.js';
+import { listEndpoints } from '../webhooks/webhook.service.js';
+import { integratorProfile } from '../integrators/integrator.service.js';
+import type { Principal } from '../integrators/principal.js';
+import { checksInReview } from '../kyc/kyc.repository.js';
+import type { Decision } from '../kyc/kyc.rules.js';
+import { decideKyc, getKyc } from '../kyc/kyc.service.js';
+import { listPaymentMethods } from '../payment-methods/payment-method.service.js';
+import { payoutsAwaitingDecision } from '../payouts/payout.repository.js';
+import { payoutView } from '../payouts/payout.rules.js';
+import { listPayouts } from '../payouts/payout.service.js';
+import { accountBalances } from '../statements/statement.service.js';
+
+/** How many rows a console queue or an account's list shows. */
+const PAGE = 50;
+
+/** The integrator's name, for the header. */
+export async function integratorNameOf(em: EntityManager, integratorId: string): Promise<string> {
+  return (await integratorProfile(pooled(em), integratorId)).name;
+}
+
+/** Accounts whose id, username (any case) or linked external platform user id is `query`. */
+export async function searchAccounts(em: EntityManager, principal: Principal, query: string) {
+  const q = query.trim();
+  if (!q || q.length > 255) return [];
+  const db = pooled(em);
+  const ids = new Set<string>();
+  if (await accountExists(db, principal.integratorId, q)) ids.add(q);
+  const byName = await profileByUsername(db, principal.integratorId, q);
+  if (byName) ids.add(byName.id);
+  for (const id of await accountsWithPlatformUserId(db, principal.integratorId, q)) ids.add(id);
+  return Promise.all([...ids].map((id) => getProfile(em, principal, id)));
+}
+
+/** Everything the account page shows, read as the API reads it. */
+export async function accountOverview(em: EntityManager, principal: Principal, accountId: string) {
+  const profile = await getProfile(em, principal, accountId);
+  const [blocks, kyc, balances, methods, invoices, payouts, disputes] = await Promise.all([
+    getBlocks(em.fork(), principal, accountId),
+    getKyc(em.fork(), principal, accountId),
+    accountBalances(em.fork(), principal, accountId),
+    listPaymentMethods(em.fork(), principal, accountId),
+    listAccountInvoices(em.fork(), principal, accountId, { sortField: 'created', sort: 'desc', limit: PAGE, offset: 0 }),
+    listPayouts(em.fork(), principal, accountId, { limit: PAGE, offset: 0 }),
+    getDisputes(em.fork(), principal, { accountId }, { limit: PAGE, offset: 0 }),
+  ]);
+  return { profile, blocks: blocks.blocks, kyc, balances: balances.balances, methods, invoices, payouts, disputes };
+}
+
+/** The integrator's disputes, newest first (the disputes page). */
+export async function disputeList(em: EntityManager, principal: Principal) {
+  return (await getDisputes(em, principal, {}, { limit: PAGE, offset: 0 })).disputes;
+}
+
+/** The payouts queue: the integrator's payouts in FUNDS-IN-ESCROW or FAILED, oldest first. */
+export async function payoutQueue(em: EntityManager, principal: Principal) {
+  return (await payoutsAwaitingDecision(pooled(em), principal.integratorId, PAGE)).map(payoutView);
+}
+
+/** The KYC review queue: the integrator's checks in MANUAL_REVIEW, oldest first. */
+export async function kycQueue(em: EntityManager, principal: Principal) {
+  return checksInReview(pooled(em), principal.integratorId, PAGE);
+}
+
+/** A console user's KYC decision on one of its integrator's accounts (the CLI's `kyc decide` rules). */
+export async function decideKycInConsole(em: EntityManager, principal: Principal, accountId: string, state: Decision, production: boolean) {
+  if (!(await accountExists(pooled(em), principal.integratorId, accountId))) {
+    throw AppError.notFound('ACCOUNT_GET_ERROR', 'No account with this id.');
+  }
+  return decideKyc(em, accountId, state, production);
+}
+
+/** An invoice with its refund summary (the invoice page). */
+export async function invoiceWithRefunds(em: EntityManager, principal: Principal, invoiceId: string) {
+  const invoice = await getInvoice(em, principal, invoiceId);
+  return { invoice, refunds: await refundSummaryOf(em.fork(), principal, invoiceId) };
+}
+
+/** One dispute with its trace (the dispute page). */
+export function disputeOf(em: EntityManager, principal: Principal, disputeId: string) {
+  return getDispute(em, principal, disputeId);
+}
+
+/** The integrator's webhook endpoints and its latest events (the webhooks page). */
+export async function webhooksOverview(em: EntityManager, principal: Principal) {
+  const [endpoints, events] = await Promise.all([
+    listEndpoints(em.fork(), principal),
+    listEvents(em.fork(), principal, { limit: PAGE, offset: 0, sort: 'desc' }),
+  ]);
+  return { endpoints, events: events.events, total: events.total };
+}

@@ -1,0 +1,422 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { TOTP, Secret } from 'otpauth';
+import { addConsoleUser } from '../../src/console/console-auth.service.js';
+import { CONSOLE_ROLES, permissionMatrix } from '../../src/console/console.rules.js';
+import type { ConsoleRole } from '../../src/console/console.rules.js';
+import { decideKyc } from '../../src/kyc/kyc.service.js';
+import { call, h, holdfastCli, newClient, register, unique, type TestClient } from '../support/harness.js';
+import { fund, party } from '../support/money.js';
+
+/** A browser of the console: a cookie jar, the last form's CSRF token, and this origin on every post. */
+class ConsoleVisitor {
+  private cookies = new Map<string, string>();
+  csrf = '';
+
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
+    const res = await fetch(`${h().baseUrl}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(method === 'POST' ? { origin: h().baseUrl, 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const value = pair!.slice(eq + 1);
+      if (value) this.cookies.set(pair!.slice(0, eq), value);
+      else this.cookies.delete(pair!.slice(0, eq));
+    }
+    const text = await res.text();
+    const token = /name="csrf" value="([^"]+)"/.exec(text);
+    if (token) this.csrf = token[1]!;
+    return { status: res.status, text, headers: res.headers };
+  }
+
+  get(path: string) {
+    return this.request('GET', path);
+  }
+
+  post(path: string, form: Record<string, string>, headers?: Record<string, string>) {
+    return this.request('POST', path, { csrf: this.csrf, ...form }, headers);
+  }
+
+  hasSession(): boolean {
+    return this.cookies.has('hf_console');
+  }
+}
+
+const PASSWORD = 'correct horse battery staple';
+
+/** A console user of the client's integrator with its password set through its link; a visitor signed in as it. */
+async function consoleUser(client: TestClient, role: ConsoleRole, operator = false) {
+  const email = `${unique('ops')}@example.com`;
+  const made = await addConsoleUser(h().orm.em.fork(), { email, integrator: client.integrator, role, operator, publicUrl: h().baseUrl });
+  const visitor = new ConsoleVisitor();
+  const path = new URL(made.link).pathname;
+  assert.equal((await visitor.get(path)).status, 200);
+  const set = await visitor.post(path, { password: PASSWORD, confirm: PASSWORD });
+  assert.equal(set.status, 200, set.text);
+  await visitor.get('/console/login');
+  const login = await visitor.post('/console/login', { email, password: PASSWORD });
+  assert.equal(login.status, 303, login.text);
+  return { email, visitor, id: made.user.id, link: path };
+}
+
+/** A payout in FUNDS-IN-ESCROW of an account of the client's integrator. */
+async function waitingPayout(client: TestClient): Promise<{ payoutId: string; accountId: string }> {
+  const p = await party(client);
+  await fund(p, 'USD:fiat', 10_000);
+  await decideKyc(h().orm.em.fork(), p.account_id, 'ACCEPT', false);
+  const dest = await call('POST', `/v1/${p.account_id}/payment_methods`, {
+    token: client.token,
+    body: { type: 'paypal', paypal: { email: `${p.account_id.toLowerCase()}@example.com` } },
+  });
+  const res = await call('POST', `/v2/${p.account_id}/payout`, {
+    token: client.token,
+    body: {
+      source_payment_method_id: p.wallets['USD:fiat'].pm,
+      destination_payment_method_id: dest.body.payload.id,
+      amount: 2_500,
+      currency: 'USD',
+    },
+  });
+  assert.equal(res.status, 201, res.text);
+  return { payoutId: res.body.payload.payout_status_id, accountId: p.account_id };
+}
+
+async function payoutStatus(client: TestClient, accountId: string, payoutId: string): Promise<string> {
+  return (await call('GET', `/v2/${accountId}/payout/${payoutId}`, { token: client.token })).body.payload.payout_status;
+}
+
+describe('the operator console (/console)', () => {
+  let client: TestClient;
+
+  before(async () => {
+    client = await newClient();
+  });
+
+  it('a set-password link works once; sign-in sets an HttpOnly, SameSite=Strict session cookie; sign-out ends it', async () => {
+    const { visitor, link, email } = await consoleUser(client, 'viewer');
+    const again = new ConsoleVisitor();
+    assert.equal((await again.get(link)).status, 404, 'a spent link');
+    assert.equal((await visitor.get('/console')).status, 200);
+    const fresh = new ConsoleVisitor();
+    await fresh.get('/console/login');
+    const res = await fresh.post('/console/login', { email, password: PASSWORD });
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('hf_console='))!;
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    assert.doesNotMatch(cookie, /Secure/, 'staging over plain http');
+    await visitor.post('/console/logout', {});
+    const after = await visitor.get('/console');
+    assert.equal(after.status, 303);
+    assert.equal(after.headers.get('location'), '/console/login');
+  });
+
+  it('refuses a short password and two that differ; the link still works after', async () => {
+    const made = await addConsoleUser(h().orm.em.fork(), {
+      email: `${unique('ops')}@example.com`,
+      integrator: client.integrator,
+      role: 'viewer',
+      operator: false,
+      publicUrl: h().baseUrl,
+    });
+    const v = new ConsoleVisitor();
+    const path = new URL(made.link).pathname;
+    await v.get(path);
+    assert.equal((await v.post(path, { password: 'short', confirm: 'short' })).status, 400);
+    assert.equal((await v.post(path, { password: PASSWORD, confirm: `${PASSWORD}!` })).status, 400);
+    assert.equal((await v.post(path, { password: PASSWORD, confirm: PASSWORD })).status, 200);
+  });
+
+  it('locks a user out after five wrong passwords: the right one is then refused too', async () => {
+    const { email } = await consoleUser(client, 'viewer');
+    const v = new ConsoleVisitor();
+    await v.get('/console/login');
+    for (let i = 0; i < 4; i++) assert.equal((await v.post('/console/login', { email, password: 'wrong password here' })).status, 401);
+    assert.equal((await v.post('/console/login', { email, password: 'wrong password here' })).status, 429);
+    const right = await v.post('/console/login', { email, password: PASSWORD });
+    assert.equal(right.status, 429);
+    assert.equal(v.hasSession(), false);
+    // Lifted when the lockout is over.
+    await h()
+      .orm.em.fork()
+      .getConnection()
+      .execute(`update console_user set locked_until = now() - interval '1 second' where lower(email) = lower(?)`, [email]);
+    assert.equal((await v.post('/console/login', { email, password: PASSWORD })).status, 303);
+  });
+
+  it('refuses a form without the session CSRF token, or from another origin', async () => {
+    const { visitor } = await consoleUser(client, 'finance', true);
+    const { payoutId, accountId } = await waitingPayout(client);
+    const noToken = await visitor.request('POST', `/console/payouts/${payoutId}/reject`, { reason: 'test' });
+    assert.equal(noToken.status, 403);
+    const elsewhere = await visitor.post(`/console/payouts/${payoutId}/reject`, { reason: 'test' }, { origin: 'https://evil.example' });
+    assert.equal(elsewhere.status, 403);
+    const login = await new ConsoleVisitor().request('POST', '/console/login', { email: 'x@example.com', password: PASSWORD });
+    assert.equal(login.status, 403, 'the sign-in form has its token too');
+    assert.equal(await payoutStatus(client, accountId, payoutId), 'FUNDS-IN-ESCROW');
+  });
+
+  it('a session idle for 30 minutes is over', async () => {
+    const { visitor, id } = await consoleUser(client, 'viewer');
+    await h()
+      .orm.em.fork()
+      .getConnection()
+      .execute(`update console_session set last_seen_at = now() - interval '31 minutes' where user_id = ?`, [id]);
+    assert.equal((await visitor.get('/console')).status, 303);
+  });
+
+  it('the role matrix: a viewer cannot approve, a finance user without operator rights cannot either, a finance operator does', async () => {
+    const { payoutId, accountId } = await waitingPayout(client);
+    const viewer = await consoleUser(client, 'viewer');
+    await viewer.visitor.get('/console/payouts');
+    assert.doesNotMatch((await viewer.visitor.get('/console/payouts')).text, /Approve/, 'no form for who may not');
+    assert.equal((await viewer.visitor.post(`/console/payouts/${payoutId}/approve`, { reason: 'checked' })).status, 403);
+    const finance = await consoleUser(client, 'finance');
+    await finance.visitor.get('/console/payouts');
+    assert.equal((await finance.visitor.post(`/console/payouts/${payoutId}/approve`, { reason: 'checked' })).status, 403);
+    assert.equal(await payoutStatus(client, accountId, payoutId), 'FUNDS-IN-ESCROW');
+    const operator = await consoleUser(client, 'finance', true);
+    const queue = await operator.visitor.get('/console/payouts');
+    assert.match(queue.text, new RegExp(payoutId));
+    assert.equal((await operator.visitor.post(`/console/payouts/${payoutId}/approve`, { reason: '' })).status, 400, 'a reason is required');
+    const approved = await operator.visitor.post(`/console/payouts/${payoutId}/approve`, { reason: 'KYC and history checked' });
+    assert.equal(approved.status, 303, approved.text);
+    assert.equal(await payoutStatus(client, accountId, payoutId), 'SUCCESS');
+    assert.doesNotMatch((await operator.visitor.get('/console/payouts')).text, new RegExp(payoutId));
+  });
+
+  it('matrix: every action is open to admin; support and finance split; viewer none; operator-only decisions need --operator; docs/security.md publishes it as it is', () => {
+    const m = permissionMatrix();
+    const doc = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+    const published = doc.slice(doc.indexOf('<!-- console-matrix -->'), doc.indexOf('<!-- /console-matrix -->'));
+    const rows = published.split('\n').filter((l) => l.startsWith('| `'));
+    const cell = ([plain, operator]: [boolean, boolean]) => (plain && operator ? 'yes' : operator ? 'operator only' : '—');
+    assert.deepEqual(
+      rows.map((r) =>
+        r
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      ),
+      Object.entries(m).map(([action, roles]) => [`\`${action}\``, ...CONSOLE_ROLES.map((role) => cell(roles[role]))]),
+    );
+    for (const [action, roles] of Object.entries(m)) {
+      assert.deepEqual(roles.viewer, [false, false], action);
+      assert.equal(roles.admin[1], true, action);
+    }
+    assert.deepEqual(m['payout.approve'].finance, [false, true]);
+    assert.deepEqual(m['payout.approve'].support, [false, false]);
+    assert.deepEqual(m['kyc.decide'].support, [false, true]);
+    assert.deepEqual(m['refund.request'].finance, [true, true]);
+    assert.deepEqual(m['block.apply'].support, [true, true]);
+    assert.deepEqual(m['console.user.add'].finance, [false, false]);
+  });
+
+  it("a console user sees only its integrator's data: another's account and payout are not found", async () => {
+    const other = await newClient();
+    const theirs = await register(other);
+    const { payoutId } = await waitingPayout(other);
+    const { visitor } = await consoleUser(client, 'admin', true);
+    assert.equal((await visitor.get(`/console/accounts/${theirs.account_id}`)).status, 404);
+    const search = await visitor.get(`/console?q=${encodeURIComponent(theirs.username)}`);
+    assert.match(search.text, /No account has this id/);
+    await visitor.get('/console/payouts');
+    assert.equal((await visitor.post(`/console/payouts/${payoutId}/reject`, { reason: 'not ours' })).status, 404);
+  });
+
+  it('searches by id, username and external platform user id, and shows the account with its wallets and payouts', async () => {
+    const platformUser = unique('steam');
+    const made = await call('POST', '/register', {
+      token: client.token,
+      body: { username: unique('plat'), external_platforms: { steam: { user_id: platformUser } } },
+    });
+    assert.equal(made.status, 200, made.text);
+    const mine = made.body.payload;
+    const { visitor } = await consoleUser(client, 'viewer');
+    for (const q of [mine.account_id, mine.username.toUpperCase(), platformUser]) {
+      const res = await visitor.get(`/console?q=${encodeURIComponent(q)}`);
+      assert.match(res.text, new RegExp(`/console/accounts/${mine.account_id}`), q);
+    }
+    const page = await visitor.get(`/console/accounts/${mine.account_id}`);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /Wallets and holds/);
+    assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  });
+
+  it('escapes what accounts hold: a username with markup shows as text', async () => {
+    const mine = await register(client, { username: `x<b>${unique('')}`.slice(0, 30) });
+    const { visitor } = await consoleUser(client, 'viewer');
+    const page = await visitor.get(`/console/accounts/${mine.account_id}`);
+    assert.doesNotMatch(page.text, /x<b>/);
+    assert.match(page.text, /x&lt;b&gt;/);
+  });
+
+  it('KYC review queue: a support operator decides a MANUAL_REVIEW check with a reason', async () => {
+    const acct = await register(client);
+    const userToken = (
+      await call('POST', '/authorize/user', { token: client.token, body: { account_id: acct.account_id, return_token: true } })
+    ).body.payload.token.access_token;
+    const review = await call('POST', `/v1/kyc/${acct.account_id}`, {
+      token: userToken,
+      body: { first_name: 'Ada', last_name: 'Review', date_of_birth: '1990-12-10', address: '1 Analytical Row, London', country: 'GB' },
+    });
+    assert.equal(review.body.payload.state, 'MANUAL_REVIEW');
+    const { visitor } = await consoleUser(client, 'support', true);
+    assert.match((await visitor.get('/console/kyc')).text, new RegExp(acct.account_id));
+    const res = await visitor.post(`/console/kyc/${acct.account_id}/decide`, { state: 'ACCEPT', reason: 'documents match' });
+    assert.equal(res.status, 303, res.text);
+    assert.equal((await call('GET', `/v1/kyc/${acct.account_id}`, { token: client.token })).body.payload.state, 'ACCEPT');
+  });
+
+  it('a second factor: once confirmed, sign-in asks for the authenticator code', async () => {
+    const { visitor, email } = await consoleUser(client, 'viewer');
+    await visitor.get('/console/security');
+    const start = await visitor.post('/console/security/totp', {});
+    const secret = /<dt>Key<\/dt><dd><code>([A-Z2-7]+)<\/code>/.exec(start.text)![1]!;
+    const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 });
+    assert.equal((await visitor.post('/console/security/totp', { code: totp.generate() })).status, 200);
+    const v = new ConsoleVisitor();
+    await v.get('/console/login');
+    assert.equal((await v.post('/console/login', { email, password: PASSWORD })).status, 401);
+    assert.equal(v.hasSession(), false);
+    assert.equal(
+      (await v.post('/console/login', { email, password: PASSWORD, code: '000000' === totp.generate() ? '111111' : '000000' })).status,
+      401,
+    );
+    assert.equal((await v.post('/console/login', { email, password: PASSWORD, code: totp.generate() })).status, 303);
+  });
+
+  /** A purchase invoice of a new buyer paid by card. */
+  async function paidInvoice(amount = 1_000): Promise<{ invoiceId: string; accountId: string; card: string }> {
+    const buyer = await party(client, true);
+    const created = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.card!, amount: 0 }],
+        line_items: [{ amount, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const invoiceId = created.body.payload.invoice_id;
+    const paid = await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token });
+    assert.equal(paid.body.payload.state, 'SUCCESS', paid.text);
+    return { invoiceId, accountId: buyer.account_id, card: buyer.card! };
+  }
+
+  it('blocks and lifts a block from the account page (support); a viewer cannot; a publisher may only block login for account_close', async () => {
+    const acct = await register(client);
+    const viewer = await consoleUser(client, 'viewer');
+    await viewer.visitor.get(`/console/accounts/${acct.account_id}`);
+    assert.equal(
+      (
+        await viewer.visitor.post(`/console/accounts/${acct.account_id}/block`, {
+          block_capability: 'login',
+          block_reason: 'account_close',
+          reason: 'x',
+        })
+      ).status,
+      403,
+    );
+    const support = await consoleUser(client, 'support');
+    await support.visitor.get(`/console/accounts/${acct.account_id}`);
+    const refused = await support.visitor.post(`/console/accounts/${acct.account_id}/block`, {
+      block_capability: 'payouts',
+      block_reason: 'compliance',
+      reason: 'suspicious payouts',
+    });
+    assert.equal(refused.status, 400, 'the API rule for a publisher holds here too');
+    const blocked = await support.visitor.post(`/console/accounts/${acct.account_id}/block`, {
+      block_capability: 'login',
+      block_reason: 'account_close',
+      reason: 'the user asked',
+    });
+    assert.equal(blocked.status, 303, blocked.text);
+    assert.ok((await call('GET', `/v2/block/${acct.account_id}`, { token: client.token })).body.blocks.login);
+    assert.match((await support.visitor.get(`/console/accounts/${acct.account_id}`)).text, /<td>account_close<\/td><td>publisher<\/td>/);
+    const lifted = await support.visitor.post(`/console/accounts/${acct.account_id}/unblock/login`, { reason: 'the user came back' });
+    assert.equal(lifted.status, 303, lifted.text);
+    assert.equal((await call('GET', `/v2/block/${acct.account_id}`, { token: client.token })).body.blocks.login, undefined);
+  });
+
+  it('refunds an invoice from its page (finance, with a reason); support cannot', async () => {
+    const { invoiceId } = await paidInvoice(1_200);
+    const support = await consoleUser(client, 'support');
+    await support.visitor.get(`/console/invoices/${invoiceId}`);
+    assert.equal(
+      (await support.visitor.post(`/console/invoices/${invoiceId}/refund`, { refund_reason: 'other', reason: 'x' })).status,
+      403,
+    );
+    const finance = await consoleUser(client, 'finance');
+    const page = await finance.visitor.get(`/console/invoices/${invoiceId}`);
+    assert.match(page.text, /Refund USD 12\.00/);
+    const res = await finance.visitor.post(`/console/invoices/${invoiceId}/refund`, {
+      refund_reason: 'product_related',
+      reason: 'never delivered',
+    });
+    assert.equal(res.status, 303, res.text);
+    const summary = await call('GET', `/v2/invoice/${invoiceId}/refunds`, { token: client.token });
+    assert.equal(summary.body.payload.refunded.USD, 1_200);
+    assert.match((await finance.visitor.get(`/console/invoices/${invoiceId}`)).text, /Nothing is left to refund/);
+  });
+
+  it('shows a dispute with its trace and takes evidence (finance): submitting moves it to UNDER_REVIEW', async () => {
+    const { invoiceId, card } = await paidInvoice(900);
+    const opened = await call('POST', '/v2/sandbox/disputes', {
+      token: client.token,
+      body: { invoice_id: invoiceId, payment_method_id: card },
+      headers: { 'idempotency-key': unique('k') },
+    });
+    assert.equal(opened.status, 200, opened.text);
+    const disputeId = opened.body.payload.dispute_id;
+    const viewer = await consoleUser(client, 'viewer');
+    const seen = await viewer.visitor.get(`/console/disputes/${disputeId}`);
+    assert.equal(seen.status, 200);
+    assert.doesNotMatch(seen.text, /Save evidence/);
+    const finance = await consoleUser(client, 'finance');
+    assert.match((await finance.visitor.get(`/console/disputes/${disputeId}`)).text, /Save evidence/);
+    const res = await finance.visitor.post(`/console/disputes/${disputeId}/evidence`, {
+      product_description: 'A sword <b>of</b> light',
+      submit: 'true',
+      reason: 'customer used the item',
+    });
+    assert.equal(res.status, 303, res.text);
+    const d = await call('GET', `/v2/disputes/${disputeId}`, { token: client.token });
+    assert.equal(d.body.payload.status, 'UNDER_REVIEW');
+    assert.equal(d.body.payload.evidence.product_description, 'A sword <b>of</b> light');
+  });
+
+  it('lists webhook endpoints and events; support resends an event, a viewer cannot', async () => {
+    const acct = await register(client);
+    const events = await call('GET', `/v2/events?account_id=${acct.account_id}`, { token: client.token });
+    const eventId = events.body.payload.events[0].id;
+    const viewer = await consoleUser(client, 'viewer');
+    await viewer.visitor.get('/console/webhooks');
+    assert.equal((await viewer.visitor.post(`/console/events/${eventId}/resend`, { reason: 'x' })).status, 403);
+    const support = await consoleUser(client, 'support');
+    const page = await support.visitor.get('/console/webhooks');
+    assert.match(page.text, new RegExp(eventId));
+    const res = await support.visitor.post(`/console/events/${eventId}/resend`, { reason: 'receiver was down' });
+    assert.equal(res.status, 303, res.text);
+  });
+
+  it('holdfast console user add prints a one-time link; a taken email and an unknown role are refused', async function () {
+    this.timeout(120_000);
+    const email = `${unique('cli')}@example.com`;
+    const made = await holdfastCli(['console', 'user', 'add', email, '--integrator', client.integrator, '--role', 'support', '--json']);
+    assert.equal(made.status, 0, made.stderr);
+    const out = JSON.parse(made.stdout);
+    assert.equal(out.role, 'support');
+    assert.match(out.set_password_url, /\/console\/set-password\//);
+    const taken = await holdfastCli(['console', 'user', 'add', email, '--integrator', client.integrator, '--role', 'support']);
+    assert.equal(taken.status, 1);
+    const role = await holdfastCli(['console', 'user', 'add', `x${email}`, '--integrator', client.integrator, '--role', 'boss']);
+    assert.equal(role.status, 2);
+  });
+});
