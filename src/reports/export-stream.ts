@@ -9,7 +9,7 @@ import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { ExportStream } from './export.service.js';
-import { type ExportRecord, jsonLine } from './report.rules.js';
+import { type ExportRecord, jsonLine, spreadsheetSafe } from './report.rules.js';
 
 /** The media type of a format. */
 export function exportContentType(format: ExportStream['format']): string {
@@ -17,7 +17,8 @@ export function exportContentType(format: ExportStream['format']): string {
 }
 
 function encoder(s: ExportStream): Transform {
-  if (s.format === 'csv') return stringify({ header: true, columns: [...s.columns], record_delimiter: 'windows' });
+  if (s.format === 'csv')
+    return stringify({ header: true, columns: [...s.columns], record_delimiter: 'windows', cast: { string: spreadsheetSafe } });
   return new Transform({
     writableObjectMode: true,
     transform(record: ExportRecord, _encoding, done) {

@@ -454,3 +454,14 @@ export function utcDay(date: string): { from: string; to: string } | undefined {
 
 /** The columns of the settlement report as CSV (the CLI's `--csv`). */
 export const SETTLEMENT_COLUMNS = ['integrator', 'date', 'currency', 'line', 'amount', 'amount_display', 'postings'] as const;
+
+/**
+ * A CSV text cell a spreadsheet will not run as a formula: one that starts with `=`, `+`, `-`,
+ * `@`, a tab or a carriage return (CWE-1236) gets a leading `'`, unless it is a plain number
+ * (`-12.34` stays a number). Free text in an export (descriptions, failure reasons, notes) is
+ * whatever a caller sent; finance opens these files in spreadsheets.
+ */
+export function spreadsheetSafe(value: string): string {
+  if (!/^[=+\-@\t\r]/.test(value) || /^[+-]?\d+(\.\d+)?$/.test(value)) return value;
+  return `'${value}`;
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { templateOrder } from '../../src/http/openapi.js';
 import {
+  spreadsheetSafe,
   amountDisplay,
   checkExport,
   EXPORT_COLUMNS,
@@ -12,6 +13,22 @@ import {
 } from '../../src/reports/report.rules.js';
 
 describe('report rules', () => {
+  it('a CSV text cell never starts a spreadsheet formula; numbers and plain text stay as they are', () => {
+    const cases: Array<[string, string]> = [
+      ['=HYPERLINK("http://x","y")', `'=HYPERLINK("http://x","y")`],
+      ['+1+2', "'+1+2"],
+      ['-2+3', "'-2+3"],
+      ['@SUM(A1)', "'@SUM(A1)"],
+      ['\tcmd', "'\tcmd"],
+      ['\rcmd', "'\rcmd"],
+      ['-12.34', '-12.34'],
+      ['+5', '+5'],
+      ['a sword', 'a sword'],
+      ['', ''],
+    ];
+    for (const [given, safe] of cases) assert.equal(spreadsheetSafe(given), safe, JSON.stringify(given));
+  });
+
   it('shows amounts as digits in the currency units, signs and leading zeros kept, tokens whole', () => {
     assert.equal(amountDisplay(1234, 'USD'), '12.34');
     assert.equal(amountDisplay(5, 'USD'), '0.05');
