@@ -24,6 +24,7 @@ import { Environment } from '../src/environment/environment.entity.js';
 import { ProviderObject } from '../src/rails/provider-object.entity.js';
 import { ProviderEvent } from '../src/provider-events/provider-event.entity.js';
 import { Dispute, DisputeHoldRow } from '../src/disputes/dispute.entity.js';
+import { AuditChain, AuditRecord } from '../src/audit/audit.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -61,6 +62,8 @@ export const entities = [
   ProviderEvent,
   Dispute,
   DisputeHoldRow,
+  AuditRecord,
+  AuditChain,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

@@ -27,7 +27,8 @@ export type IdPrefix =
   | 'tex'
   | 'pev'
   | 'dsp'
-  | 'dhl';
+  | 'dhl'
+  | 'aud';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

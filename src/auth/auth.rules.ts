@@ -24,6 +24,7 @@ export const ALL_SCOPES = [
   'write_process_credits',
   'read_disputes',
   'write_disputes',
+  'read_audit',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 

@@ -4,6 +4,7 @@
  * module routers, 404/405 and the error middleware.
  */
 import { disputeRoutes, sandboxDisputeRoutes } from '../disputes/dispute.routes.js';
+import { auditRoutes } from '../audit/audit.routes.js';
 import { invoiceDisputes, runSandboxDisputeClock } from '../disputes/dispute.service.js';
 import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
@@ -230,6 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   });
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   disputeRoutes(api, { cards: deps.cards ?? sandboxCardProcessor });
+  auditRoutes(api);
   if (sandboxClock) {
     sandboxRoutes(api, {
       // Retries now due are sent, and the sandbox processor's disputes now due open (or are lost) at once.

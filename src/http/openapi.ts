@@ -20,7 +20,17 @@ export const openapiDir = ((): string => {
 })();
 
 /** API documents (common.yaml holds shared components only). */
-export const apiDocumentNames = ['accounts', 'auth', 'payments', 'invoicing', 'payouts', 'disputes', 'webhooks', 'sandbox'] as const;
+export const apiDocumentNames = [
+  'accounts',
+  'auth',
+  'payments',
+  'invoicing',
+  'payouts',
+  'disputes',
+  'audit',
+  'webhooks',
+  'sandbox',
+] as const;
 
 export interface OpenApiDocument {
   openapi: string;

@@ -32,6 +32,7 @@ import { Migration20261128180000OneIntentPerCharge } from './Migration2026112818
 import { Migration20261128190000Disputes } from './Migration20261128190000Disputes.js';
 import { Migration20261128195000DisputeHolds } from './Migration20261128195000DisputeHolds.js';
 import { Migration20261128200000StripeDisputeCharges } from './Migration20261128200000StripeDisputeCharges.js';
+import { Migration20261128230000AuditTrail } from './Migration20261128230000AuditTrail.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
@@ -80,4 +81,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128190000Disputes', class: Migration20261128190000Disputes },
   { name: 'Migration20261128195000DisputeHolds', class: Migration20261128195000DisputeHolds },
   { name: 'Migration20261128200000StripeDisputeCharges', class: Migration20261128200000StripeDisputeCharges },
+  { name: 'Migration20261128230000AuditTrail', class: Migration20261128230000AuditTrail },
 ];

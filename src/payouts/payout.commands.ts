@@ -19,6 +19,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 import { inCommandStep, inCommandTransaction, type LockedCommand, runCommandWith, submitCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
@@ -189,9 +190,20 @@ async function claimAttempt(
   if (kyc !== 'ACCEPT') throw kycRequired(kyc);
   // A crash here: nothing of the execution is committed.
   failpoint('payout.execute.before-post');
+  const before = { status: payout.status, attempt: payout.attempt };
   payout.attempt += 1;
   payout.status = 'PROCESSING';
   payout.updatedAt = await startPayoutAttempt(db, payout.id, payout.attempt, command.id);
+  // An approval (the CLI's, or the staging PATCH): recorded with the attempt it starts.
+  if (command.audit)
+    await recordAudit(db, {
+      integratorId: payout.integratorId,
+      context: command.audit,
+      action: 'payout.approve',
+      target: { type: 'payout', id: payout.id },
+      before,
+      after: { status: payout.status, attempt: payout.attempt, amount: payout.amount, currency: payout.currency },
+    });
   return attemptToSend(db, payout, true);
 }
 
@@ -337,7 +349,8 @@ export async function runPayoutSettle(em: EntityManager, commandId: string): Pro
     const input = command.input as unknown as SettleInput;
     const payout = await lockPayout(db, command.target_id);
     if (!payout) throw payoutNotFound();
-    await applyOutcome(db, payout, {
+    const before = { status: payout.status, attempt: payout.attempt };
+    const applied = await applyOutcome(db, payout, {
       status: input.status,
       attempt: input.attempt,
       providerBatchId: input.provider_batch_id,
@@ -346,6 +359,16 @@ export async function runPayoutSettle(em: EntityManager, commandId: string): Pro
       failureReason: input.failure_reason,
       snapshot: input.snapshot,
     });
+    // A rail outcome a client gave (the staging PATCH), not the provider's.
+    if (applied && command.audit)
+      await recordAudit(db, {
+        integratorId: payout.integratorId,
+        context: command.audit,
+        action: 'payout.rail_outcome',
+        target: { type: 'payout', id: payout.id },
+        before,
+        after: { status: payout.status, attempt: payout.attempt, rail_outcome: input.status },
+      });
     return { status: 200, body: success(payoutView(payout)) };
   });
 }
@@ -356,10 +379,21 @@ export async function runPayoutReverse(em: EntityManager, commandId: string): Pr
     const payout = await lockPayout(db, command.target_id);
     if (!payout) throw payoutNotFound();
     if (!canReverse(payout.status)) throw payoutStateConflict(payout, 'reversed');
+    const before = { status: payout.status };
     await postBackToWallet(db, payout, 'reverse', 'reversed');
     payout.status = reversedStatus(by);
     payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
     await changed(db, payout);
+    // The operator's rejection (`holdfast payouts reject`); a user's reversal is no operator action.
+    if (command.audit)
+      await recordAudit(db, {
+        integratorId: payout.integratorId,
+        context: command.audit,
+        action: 'payout.reject',
+        target: { type: 'payout', id: payout.id },
+        before,
+        after: { status: payout.status, amount: payout.amount, currency: payout.currency },
+      });
     return { status: 200, body: success(payoutView(payout)) };
   });
 }
@@ -377,7 +411,8 @@ export function payoutCommandRunners(rail: PayoutRail): CommandRunners {
 /**
  * The operator's `holdfast payouts approve|reject ID`: submits the payout's `payout.execute`
  * (approval; a FAILED payout is retried, a new attempt) or `payout.reverse` (SUPPORT-REVERSED)
- * command and runs it in this process, on `rail`. Answers the command's result (the payout, or
+ * command and runs it in this process, on `rail`, carrying `audit` (the operator, the reason)
+ * for the runner to record the decision in the audit trail. Answers the command's result (the payout, or
  * the refusal); when the rail is unavailable, 202 with the payout as it stands (PROCESSING): the
  * command stays pending and a worker's sweeper runs it again.
  */
@@ -386,6 +421,7 @@ export async function operatorPayoutCommand(
   rail: PayoutRail,
   payoutId: string,
   action: 'approve' | 'reject',
+  audit?: AuditContext,
 ): Promise<CommandResult> {
   const db = pooled(em);
   const payout = await payoutById(db, payoutId);
@@ -397,6 +433,7 @@ export async function operatorPayoutCommand(
     targetId: payout.id,
     input: action === 'approve' ? { mode: 'approve' } : { by: 'support' },
     inputKey: action,
+    audit,
   });
   try {
     const result = await runCommandWith(payoutCommandRunners(rail)[kind]!, em, commandId);

@@ -25,7 +25,7 @@ describe('auth rules', () => {
   });
 
   it('defines the reference contract scopes plus the ones Holdfast adds', () => {
-    assert.equal(ALL_SCOPES.length, 22);
+    assert.equal(ALL_SCOPES.length, 23);
     for (const s of [
       'write_payment_methods',
       'write_tokens',
@@ -34,6 +34,7 @@ describe('auth rules', () => {
       'write_sandbox',
       'read_disputes',
       'write_disputes',
+      'read_audit',
     ])
       assert.ok(ALL_SCOPES.includes(s as never));
   });

@@ -46,6 +46,8 @@ const OWNER: Record<string, string> = {
   provider_event: 'provider-events',
   dispute: 'disputes',
   dispute_hold: 'disputes',
+  audit_record: 'audit',
+  audit_chain: 'audit',
 };
 
 /**
