@@ -25,6 +25,7 @@ import { ProviderObject } from '../src/rails/provider-object.entity.js';
 import { ProviderEvent } from '../src/provider-events/provider-event.entity.js';
 import { Dispute, DisputeHoldRow } from '../src/disputes/dispute.entity.js';
 import { ConsoleSession, ConsoleUser } from '../src/console/console.entity.js';
+import { AuditChain, AuditRecord } from '../src/audit/audit.entity.js';
 import { migrations } from '../src/migrations/index.js';
 
 export const entities = [
@@ -64,6 +65,8 @@ export const entities = [
   DisputeHoldRow,
   ConsoleUser,
   ConsoleSession,
+  AuditRecord,
+  AuditChain,
 ];
 
 /** MikroORM options for one database URL; migrations are the checked-in list, never schema sync. */

@@ -28,7 +28,8 @@ export type IdPrefix =
   | 'pev'
   | 'dsp'
   | 'dhl'
-  | 'cu';
+  | 'cu'
+  | 'aud';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 // Random bytes are drawn from a pooled buffer: one getrandom call per 409 ids, not per id.

@@ -12,6 +12,7 @@ import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { openOrm, pendingMigrations } from '../src/db/orm.js';
 import { ServiceUnavailableError } from '../src/db/postgres-failures.js';
 import { closeRedis, createRedis, isConnectionFailure, queueErrors, reportOutages } from '../src/queues/connection.js';
+import { AUDIT_SEAL_EVERY_MS } from '../src/audit/audit.service.js';
 import { MaintenanceJob, QueueName } from '../src/queues/names.js';
 import { createLogger, type Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
@@ -133,6 +134,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     [MaintenanceJob.SweepDeliveries, sweepEvery],
     // The sandbox processor's disputes: a day after a disputing card's charge, and past their evidence deadline.
     [MaintenanceJob.SandboxDisputeClock, Math.min(sweepEvery, 5_000)],
+    // The audit trail's new records sealed into their integrator's chain, seconds after they commit.
+    [MaintenanceJob.SealAudit, Math.min(sweepEvery, AUDIT_SEAL_EVERY_MS)],
   ];
   // The schedules go with the queue their jobs run on: a process not serving `maintenance`
   // leaves them to the processes that do.

@@ -10,6 +10,7 @@ import { cancelsWithOpenRefunds } from '../src/escrow/escrow-phases.service.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';
 import { overdueDeliveries, purgeWebhookHistory } from '../src/webhooks/relay.service.js';
 import { runSandboxDisputeClock } from '../src/disputes/dispute.service.js';
+import { sealAudit } from '../src/audit/audit.service.js';
 
 /** How long one purge job may keep deleting batches before it leaves the rest to its next run. */
 export const PURGE_BUDGET_MS = 20_000;
@@ -32,7 +33,7 @@ export async function drain(batch: () => Promise<number>, budgetMs = PURGE_BUDGE
 /**
  * Housekeeping on a schedule: re-enqueue commands and webhook deliveries whose job was lost
  * (the sweepers; also done pays whose card holds a provider outage left open), and drop idempotency keys past their 24 h retention, finished commands past
- * their 30 days and webhook history past its 30 days, in batches.
+ * their 30 days and webhook history past its 30 days, in batches; seal the audit trail's new records.
  */
 export function maintenanceProcessor(
   orm: MikroORM,
@@ -68,6 +69,8 @@ export function maintenanceProcessor(
       }
       case MaintenanceJob.SandboxDisputeClock:
         return runSandboxDisputeClock(orm.em.fork(), bus);
+      case MaintenanceJob.SealAudit:
+        return sealAudit(orm.em.fork());
       default:
         throw new Error(`unknown maintenance job ${job.name}`);
     }

@@ -80,14 +80,18 @@ export async function insertClient(
  * are refused while its client is revoked. The revocation time, or null when there is no such
  * client; `already` when it was revoked before.
  */
-export async function revokeClientRow(db: Db, clientId: string): Promise<{ revokedAt: Date; already: boolean } | null> {
-  const [row] = await db.execute<Array<{ revoked_at: Date; already: boolean }>>(
-    `with target as (select id, revoked_at from client where id = ? for update),
+export async function revokeClientRow(
+  db: Db,
+  clientId: string,
+): Promise<{ revokedAt: Date; already: boolean; integratorId: string } | null> {
+  const [row] = await db.execute<Array<{ revoked_at: Date; already: boolean; integrator_id: string }>>(
+    `with target as (select id, integrator_id, revoked_at from client where id = ? for update),
           revoked as (update client c set revoked_at = now() from target t where c.id = t.id and t.revoked_at is null returning c.revoked_at)
-     select coalesce((select revoked_at from revoked), t.revoked_at) as revoked_at, t.revoked_at is not null as already from target t`,
+     select coalesce((select revoked_at from revoked), t.revoked_at) as revoked_at, t.revoked_at is not null as already, t.integrator_id
+       from target t`,
     [clientId],
   );
-  return row ? { revokedAt: new Date(row.revoked_at), already: row.already } : null;
+  return row ? { revokedAt: new Date(row.revoked_at), already: row.already, integratorId: row.integrator_id } : null;
 }
 
 /**
@@ -99,21 +103,22 @@ export async function rotateClientSecretRow(
   clientId: string,
   secretHash: string,
   graceSeconds: number,
-): Promise<{ previousExpiresAt: Date } | 'missing' | 'revoked'> {
-  const [row] = await db.execute<Array<{ revoked: boolean; previous_expires_at: Date | null }>>(
-    `with target as (select id, revoked_at from client where id = ? for update),
+): Promise<{ previousExpiresAt: Date; integratorId: string } | 'missing' | 'revoked'> {
+  const [row] = await db.execute<Array<{ revoked: boolean; previous_expires_at: Date | null; integrator_id: string }>>(
+    `with target as (select id, integrator_id, revoked_at from client where id = ? for update),
           rotated as (update client c
                          set previous_secret_hash = c.secret_hash,
                              previous_secret_expires_at = now() + make_interval(secs => ?),
                              secret_hash = ?
                         from target t where c.id = t.id and t.revoked_at is null
                       returning c.previous_secret_expires_at)
-     select t.revoked_at is not null as revoked, (select previous_secret_expires_at from rotated) as previous_expires_at from target t`,
+     select t.revoked_at is not null as revoked, (select previous_secret_expires_at from rotated) as previous_expires_at, t.integrator_id
+       from target t`,
     [clientId, graceSeconds, secretHash],
   );
   if (!row) return 'missing';
   if (row.revoked) return 'revoked';
-  return { previousExpiresAt: new Date(row.previous_expires_at!) };
+  return { previousExpiresAt: new Date(row.previous_expires_at!), integratorId: row.integrator_id };
 }
 
 /** Whether the client is revoked (an unknown one counts as revoked). */

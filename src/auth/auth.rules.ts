@@ -25,6 +25,7 @@ export const ALL_SCOPES = [
   'read_disputes',
   'write_disputes',
   'read_reports',
+  'read_audit',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
 

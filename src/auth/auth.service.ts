@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import { db as pooled, type Db } from '../db/sql.js';
@@ -238,8 +239,21 @@ export async function createClientReporting(
 export async function revokeClient(
   em: EntityManager,
   clientId: string,
+  audit?: AuditContext,
 ): Promise<{ client_id: string; revoked_at: string; already: boolean } | null> {
-  const revoked = await pooled(em).transaction((db) => revokeClientRow(db, clientId));
+  const revoked = await pooled(em).transaction(async (db) => {
+    const row = await revokeClientRow(db, clientId);
+    // Recorded when it revokes (a second revocation changes nothing).
+    if (row && !row.already && audit)
+      await recordAudit(db, {
+        integratorId: row.integratorId,
+        context: audit,
+        action: 'client.revoke',
+        target: { type: 'client', id: clientId },
+        after: { revoked_at: row.revokedAt.toISOString() },
+      });
+    return row;
+  });
   return revoked && { client_id: clientId, revoked_at: revoked.revokedAt.toISOString(), already: revoked.already };
 }
 
@@ -251,9 +265,22 @@ export async function rotateClientSecret(
   em: EntityManager,
   clientId: string,
   graceHours: number,
+  audit?: AuditContext,
 ): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string } | null> {
   const secret = newClientSecret();
-  const rotated = await pooled(em).transaction((db) => rotateClientSecretRow(db, clientId, hashSecret(secret), graceHours * 3600));
+  const rotated = await pooled(em).transaction(async (db) => {
+    const row = await rotateClientSecretRow(db, clientId, hashSecret(secret), graceHours * 3600);
+    // Never the secret, nor its hash: when the old one stops working.
+    if (typeof row === 'object' && audit)
+      await recordAudit(db, {
+        integratorId: row.integratorId,
+        context: audit,
+        action: 'client.rotate_secret',
+        target: { type: 'client', id: clientId },
+        after: { previous_secret_expires_at: row.previousExpiresAt.toISOString() },
+      });
+    return row;
+  });
   if (rotated === 'missing') return null;
   if (rotated === 'revoked') throw new AppError('conflict', `client ${clientId} is revoked`, { codes: ['CLIENT_REVOKED'] });
   return { client_id: clientId, client_secret: secret, previous_secret_expires_at: rotated.previousExpiresAt.toISOString() };

@@ -11,6 +11,7 @@ import { integratorProfile } from '../integrators/integrator.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { insertEvent } from '../webhooks/outbox.repository.js';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 import { accountExists, lockAccount as lockAccountRow } from '../accounts/account.repository.js';
 import {
   activeBlocks,
@@ -118,12 +119,17 @@ export async function liftBlock(
 }
 
 /** `POST /v2/block`: blocks one capability of an account; blocking it again changes nothing. */
-export async function blockAccount(em: EntityManager, principal: Principal, input: BlockInput): Promise<BlockResponse> {
+export async function blockAccount(
+  em: EntityManager,
+  principal: Principal,
+  input: BlockInput,
+  audit?: AuditContext,
+): Promise<BlockResponse> {
   const decision = issueDecision(principal, input.block_capability, input.block_reason);
   if (!decision.ok) throw AppError.invalid(decision.fields, 'Publishers may only block login with reason account_close.');
   return pooled(em).transaction(async (db) => {
     await lockAccount(db, principal.integratorId, input.account_id);
-    await applyBlock(db, {
+    const made = await applyBlock(db, {
       integratorId: principal.integratorId,
       accountId: input.account_id,
       capability: input.block_capability,
@@ -132,6 +138,15 @@ export async function blockAccount(em: EntityManager, principal: Principal, inpu
       note: input.note,
       clientId: principal.clientId,
     });
+    // A block made is recorded (blocking a blocked capability changes nothing).
+    if (made && audit)
+      await recordAudit(db, {
+        integratorId: principal.integratorId,
+        context: { ...audit, reason: audit.reason ?? input.note ?? input.block_reason },
+        action: 'block.apply',
+        target: { type: 'account', id: input.account_id },
+        after: { capability: input.block_capability, block_reason: input.block_reason, issuer: decision.issuer },
+      });
     return { account_id: input.account_id, blocks: blocksByCapability(await activeBlocks(db, input.account_id)) };
   });
 }
@@ -146,6 +161,7 @@ async function removeBlocks(
   principal: Principal,
   accountId: string,
   capabilities?: Capability[],
+  audit?: AuditContext,
 ): Promise<BlockResponse> {
   return pooled(em).transaction(async (db) => {
     await lockAccount(db, principal.integratorId, accountId);
@@ -159,6 +175,16 @@ async function removeBlocks(
       await markBlockRemoved(db, block.block_id, principal.clientId);
       response = await recordChange(db, principal.integratorId, accountId, { action: 'unblock', capability: block.capability });
     }
+    // One record for the blocks one request lifted (none when nothing was blocked).
+    if (targets.length && audit)
+      await recordAudit(db, {
+        integratorId: principal.integratorId,
+        context: audit,
+        action: 'block.lift',
+        target: { type: 'account', id: accountId },
+        before: { blocks: targets.map((b) => ({ capability: b.capability, block_reason: b.reason, issuer: b.issuer })) },
+        after: { lifted: targets.map((b) => b.capability) },
+      });
     return response ?? { account_id: accountId, blocks: blocksByCapability(await activeBlocks(db, accountId)) };
   });
 }
@@ -169,8 +195,9 @@ export function unblockCapability(
   principal: Principal,
   accountId: string,
   capability: Capability,
+  audit?: AuditContext,
 ): Promise<BlockResponse> {
-  return removeBlocks(em, principal, accountId, [capability]);
+  return removeBlocks(em, principal, accountId, [capability], audit);
 }
 
 /** `GET /v2/block/{account_id}`: the active blocks. */
@@ -184,19 +211,30 @@ export async function getBlocks(em: EntityManager, principal: Principal, account
  * `POST /v1/{account_id}/user-info/block` (earlier generation): the same block as v2; without
  * a body it blocks `login` with reason `account_close`.
  */
-export async function legacyBlock(em: EntityManager, principal: Principal, accountId: string, input: Partial<BlockInput>) {
-  await blockAccount(em, principal, {
-    account_id: accountId,
-    block_capability: input.block_capability ?? 'login',
-    block_reason: input.block_reason ?? 'account_close',
-    note: input.note,
-  });
+export async function legacyBlock(
+  em: EntityManager,
+  principal: Principal,
+  accountId: string,
+  input: Partial<BlockInput>,
+  audit?: AuditContext,
+) {
+  await blockAccount(
+    em,
+    principal,
+    {
+      account_id: accountId,
+      block_capability: input.block_capability ?? 'login',
+      block_reason: input.block_reason ?? 'account_close',
+      note: input.note,
+    },
+    audit,
+  );
   return { is_blocked: true };
 }
 
 /** `POST /v1/{account_id}/user-info/unblock` (earlier generation): removes every active block, all or nothing. */
-export async function legacyUnblock(em: EntityManager, principal: Principal, accountId: string) {
-  await removeBlocks(em, principal, accountId);
+export async function legacyUnblock(em: EntityManager, principal: Principal, accountId: string, audit?: AuditContext) {
+  await removeBlocks(em, principal, accountId, undefined, audit);
   return { is_blocked: false };
 }
 

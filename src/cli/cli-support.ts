@@ -2,6 +2,7 @@
  * What every `holdfast` command shares: the shape of a command, opening the database, printing,
  * announcing token changes, and the errors the dispatcher (index.ts) turns into exit codes.
  */
+import { userInfo } from 'node:os';
 import type { ParseArgsConfig } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { type AppEnv, loadConfig } from '../../config/index.js';
@@ -11,6 +12,7 @@ import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.j
 import { DatabaseMissingError } from '../db/postgres-failures.js';
 import { createRedis } from '../queues/connection.js';
 import { AppError } from '../errors.js';
+import { AUDIT_REASON_MAX, cliActor, type AuditContext } from '../audit/audit.rules.js';
 import { resolveServices } from '../runtime/services.js';
 import { assertEnvironmentBeforeMigrating, assertRailsFor, settleEnvironment } from '../environment/environment.service.js';
 
@@ -160,4 +162,26 @@ export async function announce(change: TokenChange): Promise<void> {
   } finally {
     redis.disconnect();
   }
+}
+
+/** The options of every command that makes an operator decision: why, and who (docs/security.md#audit-trail). */
+export const auditOptions = { reason: { type: 'string' }, actor: { type: 'string' } } as const;
+
+/** The usage lines of `auditOptions` (`required`: the command refuses to run without a reason). */
+export function auditUsage(required: boolean): string {
+  return `  --reason TEXT   why (${required ? 'required' : 'optional'}, at most ${AUDIT_REASON_MAX} characters; kept in the audit trail)
+  --actor NAME    who decides, as the audit trail names them (default: the operating-system user)`;
+}
+
+/**
+ * The audit context of a command line: the actor (`--actor NAME`, else the operating-system
+ * user) and the `--reason`, required for a money or identity decision (`required`).
+ */
+export function cliAuditContext(v: Values, required: boolean): AuditContext {
+  const reason = typeof v.reason === 'string' ? v.reason.trim() : '';
+  if (required && !reason) throw new UsageError('--reason is required: say why (it is kept in the audit trail)');
+  if (reason.length > AUDIT_REASON_MAX) throw new UsageError(`--reason is longer than ${AUDIT_REASON_MAX} characters`);
+  const given = typeof v.actor === 'string' ? v.actor.trim() : undefined;
+  if (given === '') throw new UsageError('--actor needs a NAME');
+  return { actor: cliActor(given, userInfo().username), reason: reason || null, requestId: null };
 }

@@ -3,7 +3,19 @@ import { ALL_SCOPES, parseScopeOption } from '../auth/auth.rules.js';
 import { createClientReporting, listClients, revokeClient, rotateClientSecret } from '../auth/auth.service.js';
 import { findIntegrator } from '../integrators/integrator.service.js';
 import { SECRET_ROTATION_GRACE_HOURS, parseGraceHours } from '../auth/credential.rules.js';
-import { type Command, UsageError, announce, notFound, onlyArgument, print, table, withOrm } from './cli-support.js';
+import {
+  type Command,
+  UsageError,
+  announce,
+  auditOptions,
+  auditUsage,
+  cliAuditContext,
+  notFound,
+  onlyArgument,
+  print,
+  table,
+  withOrm,
+} from './cli-support.js';
 
 /** A client's scopes in the table: "all" for every scope there is, else the list. */
 function scopesCell(scopes: string[]): string {
@@ -96,18 +108,21 @@ database is an error.
   },
   'client revoke': {
     summary: 'revoke a client and every token it holds or minted',
-    usage: `holdfast client revoke ID [--json]
+    usage: `holdfast client revoke ID [--reason TEXT] [--actor NAME] [--json]
 
 Revokes client ID for good: it gets no token any more (client credentials or refresh), its
 refresh tokens and session links stop working, and every access token it holds or minted —
 client tokens and the user password tokens of its sessions — is refused at once by every web
 process. Revoking a revoked client changes nothing. An unknown client is an error (exit 1).
-  --json   print {"client_id","revoked_at","already_revoked"}`,
-    options: { json: { type: 'boolean' } },
+The revocation is recorded in the audit trail.
+${auditUsage(false)}
+  --json          print {"client_id","revoked_at","already_revoked"}`,
+    options: { ...auditOptions, json: { type: 'boolean' } },
     positionals: 1,
     async run(v, positionals) {
       const id = onlyArgument(positionals, 'client ID');
-      const revoked = await withOrm({ read: 'client revoke' }, (orm) => revokeClient(orm.em.fork(), id));
+      const audit = cliAuditContext(v, false);
+      const revoked = await withOrm({ read: 'client revoke' }, (orm) => revokeClient(orm.em.fork(), id, audit));
       if (!revoked) throw notFound('client', id);
       await announce({ clients: [id] });
       print(
@@ -119,22 +134,24 @@ process. Revoking a revoked client changes nothing. An unknown client is an erro
   },
   'client rotate-secret': {
     summary: 'give a client a new secret (the old one works for a grace period)',
-    usage: `holdfast client rotate-secret ID [--grace-hours N] [--json]
+    usage: `holdfast client rotate-secret ID [--grace-hours N] [--reason TEXT] [--actor NAME] [--json]
 
 Gives client ID a new secret and prints it once (stored only as a hash). The old secret keeps
 working for a grace period — ${SECRET_ROTATION_GRACE_HOURS} hours by default — so the integrator can deploy the new one,
 then stops; rotating again within the grace forgets the first old secret. Tokens already
 issued are not affected (holdfast client revoke ends them). A revoked or unknown client is an
-error (exit 1).
+error (exit 1). The rotation is recorded in the audit trail (never the secret).
   --grace-hours N   how long the old secret still works: 0 (stops at once) to 168 (default ${SECRET_ROTATION_GRACE_HOURS})
+${auditUsage(false)}
   --json            print {"client_id","client_secret"}`,
-    options: { 'grace-hours': { type: 'string' }, json: { type: 'boolean' } },
+    options: { 'grace-hours': { type: 'string' }, ...auditOptions, json: { type: 'boolean' } },
     positionals: 1,
     async run(v, positionals) {
       const id = onlyArgument(positionals, 'client ID');
       const grace = parseGraceHours(typeof v['grace-hours'] === 'string' ? v['grace-hours'] : undefined);
       if (!grace.ok) throw new UsageError('--grace-hours must be a whole number of hours from 0 to 168');
-      const rotated = await withOrm({ read: 'client rotate-secret' }, (orm) => rotateClientSecret(orm.em.fork(), id, grace.hours));
+      const audit = cliAuditContext(v, false);
+      const rotated = await withOrm({ read: 'client rotate-secret' }, (orm) => rotateClientSecret(orm.em.fork(), id, grace.hours, audit));
       if (!rotated) throw notFound('client', id);
       print(
         v.json === true,

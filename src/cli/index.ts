@@ -10,6 +10,7 @@ import { ServiceUnavailableError } from '../db/postgres-failures.js';
 import { AppError } from '../errors.js';
 import { describeError } from '../runtime/describe-error.js';
 import { type Command, LedgerBreach, NotFound, Refused, UsageError, type Values } from './cli-support.js';
+import { auditCommands } from './audit.js';
 import { clientCommands } from './client.js';
 import { exportCommands } from './export.js';
 import { consoleCommands } from './console.js';
@@ -25,6 +26,7 @@ import { webhooksCommands } from './webhooks.js';
 
 /** Every command by its words, in the order `holdfast --help` lists their groups. */
 const commands: Record<string, Command> = {
+  ...auditCommands,
   ...clientCommands,
   ...exportCommands,
   ...consoleCommands,

@@ -2,7 +2,19 @@
 import { type IntegratorSettings, parseSettingFlags, SETTING_FLAGS } from '../integrators/integrator.rules.js';
 import { createIntegrator, listIntegrators, updateIntegrator } from '../integrators/integrator.service.js';
 import { fundIntegrator, integratorWallets } from '../payment-methods/integrator-wallet.service.js';
-import { type Command, Refused, UsageError, onlyArgument, orNotFound, print, table, withOrm } from './cli-support.js';
+import {
+  type Command,
+  Refused,
+  UsageError,
+  auditOptions,
+  auditUsage,
+  cliAuditContext,
+  onlyArgument,
+  orNotFound,
+  print,
+  table,
+  withOrm,
+} from './cli-support.js';
 
 /** The integrator settings' flags, as parseArgs options. */
 const SETTING_OPTIONS = Object.fromEntries(Object.keys(SETTING_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
@@ -123,15 +135,17 @@ processes read them at each payout or conversion.
   },
   'integrator fund': {
     summary: "staging: credit an integrator's default wallet from sandbox funding",
-    usage: `holdfast integrator fund NAME --currency CODE --amount N [--json]
+    usage: `holdfast integrator fund NAME --currency CODE --amount N --reason TEXT [--actor NAME] [--json]
 
 Staging only (refused on a production database): credits the default wallet of integrator NAME
 (a name or id) in currency CODE — USD or its token currency — with N minor units (USD cents,
 whole tokens) from its sandbox funding account, as one ledger posting with its own reference
 (fund:<ULID>), so that refunds, which that wallet pays, can be tried. Each call funds again.
-An unknown integrator or a currency it cannot hold is an error (exit 1).
-  --json   print {"integrator_id","integrator","currency","amount","wallet_id","balance","reference"}`,
-    options: { currency: { type: 'string' }, amount: { type: 'string' }, json: { type: 'boolean' } },
+An unknown integrator or a currency it cannot hold is an error (exit 1). The funding is
+recorded in the audit trail with its posting.
+${auditUsage(true)}
+  --json          print {"integrator_id","integrator","currency","amount","wallet_id","balance","reference"}`,
+    options: { currency: { type: 'string' }, amount: { type: 'string' }, ...auditOptions, json: { type: 'boolean' } },
     positionals: 1,
     async run(v, positionals) {
       const name = onlyArgument(positionals, 'integrator NAME');
@@ -141,12 +155,13 @@ An unknown integrator or a currency it cannot hold is an error (exit 1).
       if (!Number.isSafeInteger(amount) || amount <= 0) {
         throw new UsageError('--amount N is required: a positive whole number of minor units (cents, tokens)');
       }
+      const audit = cliAuditContext(v, true);
       const funded = await orNotFound(
         'integrator',
         name,
         withOrm({ read: 'integrator fund' }, (orm, _applied, environment) => {
           if (environment === 'production') throw new Refused('integrator fund is for staging only: this is a production database');
-          return fundIntegrator(orm.em.fork(), name, currency, amount);
+          return fundIntegrator(orm.em.fork(), name, currency, amount, audit);
         }),
       );
       print(

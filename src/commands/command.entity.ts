@@ -22,6 +22,8 @@ export const Command = defineEntity({
     targetId: p.string().length(36),
     state: p.enum(['pending', 'done'] as const).columnType('varchar(16)'),
     input: p.json<Record<string, unknown>>().nullable(),
+    /** Who asked for it (the actor, the reason, the request): its runner records the action in the audit trail (src/audit). */
+    audit: p.json<Record<string, unknown>>().nullable(),
     inputKey: p.string().length(100).default(''),
     resultStatus: p.integer().nullable(),
     resultBody: p.json<unknown>().nullable(),

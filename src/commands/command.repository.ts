@@ -13,6 +13,8 @@ export interface CommandRecord {
   kind: CommandKind;
   target_id: string;
   input: Record<string, unknown> | null;
+  /** Who asked for it, for the audit trail (an operator action's command), else null. */
+  audit: Record<string, unknown> | null;
   state: 'pending' | 'done';
   result_status: number | null;
   result_body: unknown;
@@ -28,12 +30,13 @@ export interface NewCommand {
   targetId: string;
   input: Record<string, unknown> | null;
   inputKey: string;
+  audit?: Record<string, unknown> | null;
 }
 
 /** Creates the pending command unless one exists for (target, kind, input key); its id when created. */
 export async function insertPendingCommand(db: Db, command: NewCommand): Promise<string | undefined> {
   const [created] = await db.execute<Array<{ id: string }>>(
-    `insert into command (id, integrator_id, kind, target_id, state, input, input_key) values (?, ?, ?, ?, 'pending', ?::jsonb, ?)
+    `insert into command (id, integrator_id, kind, target_id, state, input, input_key, audit) values (?, ?, ?, ?, 'pending', ?::jsonb, ?, ?::jsonb)
      on conflict (target_id, kind, input_key) where state = 'pending' do nothing returning id`,
     [
       command.id,
@@ -42,6 +45,7 @@ export async function insertPendingCommand(db: Db, command: NewCommand): Promise
       command.targetId,
       command.input ? JSON.stringify(command.input) : null,
       command.inputKey,
+      command.audit ? JSON.stringify(command.audit) : null,
     ],
   );
   return created?.id;
@@ -59,7 +63,7 @@ export async function pendingCommandId(db: Db, targetId: string, kind: CommandKi
 /** Locks a command for its worker (counting the attempt); undefined when it does not exist. */
 export async function lockCommandRow(db: Db, commandId: string): Promise<Omit<CommandRecord, 'created_at' | 'updated_at'> | undefined> {
   const [row] = await db.execute<Array<Omit<CommandRecord, 'created_at' | 'updated_at'>>>(
-    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body, input`,
+    `update command set attempts = attempts + 1, updated_at = now() where id = ? returning id, kind, target_id, state, result_status, result_body, input, audit`,
     [commandId],
   );
   return row;

@@ -22,6 +22,7 @@ import {
   storeCommandResult,
 } from './command.repository.js';
 import type { CommandKind, CommandResult, CommandRunner } from './command.registry.js';
+import type { AuditContext } from '../audit/audit.rules.js';
 
 /** What a command is asked to do: its kind, its target and, for some kinds, an input (merge: the destination). */
 export interface CommandRequest {
@@ -32,6 +33,11 @@ export interface CommandRequest {
   /** Stored with the command; requests with the same target, kind and `inputKey` share one pending command. */
   input?: Record<string, unknown>;
   inputKey?: string;
+  /**
+   * An operator action's actor, reason and request: stored with the command (not its input) for
+   * its runner to record the action in the audit trail, in the command's transaction.
+   */
+  audit?: AuditContext;
 }
 
 /**
@@ -48,6 +54,7 @@ export async function submitCommand(db: Db, input: CommandRequest): Promise<stri
       targetId: input.targetId,
       input: input.input ?? null,
       inputKey,
+      audit: input.audit ? { ...input.audit } : null,
     });
     if (created) return created;
     const pending = await pendingCommandId(db, input.targetId, input.kind, inputKey);
@@ -66,6 +73,8 @@ export interface LockedCommand {
   /** What the command acts on (an invoice, a payout, the merge's source account…). */
   target_id: string;
   input: Record<string, unknown> | null;
+  /** Who asked for it (an operator action's command): its runner records the action with `recordAudit`. */
+  audit: AuditContext | null;
 }
 
 /**
@@ -104,6 +113,7 @@ export async function inCommandTransaction(
           kind: command.kind,
           target_id: command.target_id,
           input: command.input,
+          audit: command.audit as AuditContext | null,
         });
         const { next: _next, ...stored } = result;
         await storeCommandResult(db, commandId, stored, false);
@@ -136,7 +146,15 @@ export async function inCommandStep<T>(
         const command = await lockCommandRow(db, commandId);
         if (!command) return null;
         if (command.state === 'done') return { done: { status: command.result_status!, body: command.result_body } };
-        return { value: await work(db, { id: command.id, kind: command.kind, target_id: command.target_id, input: command.input }) };
+        return {
+          value: await work(db, {
+            id: command.id,
+            kind: command.kind,
+            target_id: command.target_id,
+            input: command.input,
+            audit: command.audit as AuditContext | null,
+          }),
+        };
       });
     } catch (err) {
       if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;

@@ -53,6 +53,7 @@ const NAV: Array<{ href: string; label: string }> = [
   { href: '/console/kyc', label: 'KYC reviews' },
   { href: '/console/disputes', label: 'Disputes' },
   { href: '/console/webhooks', label: 'Webhooks' },
+  { href: '/console/audit', label: 'Audit trail' },
   { href: '/console/security', label: 'Security' },
 ];
 

@@ -17,6 +17,7 @@ import { REFUND_REASONS, type RefundRequest } from '../refunds/refund.rules.js';
 import { requestRefund } from '../refunds/refund.service.js';
 import { resendEvent } from '../webhooks/event.service.js';
 import type { DeliveryQueue } from '../webhooks/relay.service.js';
+import type { AuditContext } from '../audit/audit.rules.js';
 import { AppError, errorReply } from '../errors.js';
 import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { decidePayout } from '../payouts/payout.service.js';
@@ -36,6 +37,7 @@ import type { ConsoleSessionRecord } from './console.repository.js';
 import { type ConsoleAction, reasonProblem, refusal } from './console.rules.js';
 import {
   accountOverview,
+  auditTrail,
   decideKycInConsole,
   disputeList,
   integratorNameOf,
@@ -49,6 +51,7 @@ import {
 import { CONSOLE_CSS, loginPage, messagePage, type PageUser, setPasswordPage } from './console.pages.js';
 import {
   accountPage,
+  auditPage,
   disputePage,
   disputesPage,
   invoicePage,
@@ -270,6 +273,13 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     return false;
   }
 
+  /** Who decides (the console user) and why, for the audit record written with the change. */
+  const auditOf = (req: Request, res: Response, reason: string): AuditContext => ({
+    actor: { kind: 'console', id: signed(res).session.user.id, name: signed(res).session.user.email },
+    reason,
+    requestId: req.id,
+  });
+
   /** The decision's reason from the form, or a 400 page. */
   function reasonOf(req: Request, res: Response): string | undefined {
     const reason = String((req.body as Record<string, unknown>).reason ?? '');
@@ -322,12 +332,18 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
       const action = String(req.params.action);
       if (action !== 'approve' && action !== 'reject') throw AppError.notFound('NOT_FOUND', 'No such page.');
       if (!allowed(res, action === 'approve' ? 'payout.approve' : 'payout.reject')) return;
-      if (reasonOf(req, res) === undefined) return;
+      const reason = reasonOf(req, res);
+      if (reason === undefined) return;
       const payoutId = String(req.params.payout_id);
-      const result = await decidePayout(req.em, deps.bus, principal(res), payoutId, action, {
-        respondAsync: false,
-        syncWaitMs: deps.syncWaitMs,
-      });
+      const result = await decidePayout(
+        req.em,
+        deps.bus,
+        principal(res),
+        payoutId,
+        action,
+        { respondAsync: false, syncWaitMs: deps.syncWaitMs },
+        auditOf(req, res, reason),
+      );
       if (result.status >= 300 && result.status !== 202) throw refusedBy(result);
       const payout = (result.body as { payload?: { payout_status?: string } }).payload;
       res.redirect(303, `/console/payouts?done=${encodeURIComponent(`${payoutId}: ${payout?.payout_status ?? 'submitted'}`)}`);
@@ -347,12 +363,20 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     signedIn,
     handle(async (req, res) => {
       if (!allowed(res, 'kyc.decide')) return;
-      if (reasonOf(req, res) === undefined) return;
+      const reason = reasonOf(req, res);
+      if (reason === undefined) return;
       const state = String((req.body as Record<string, unknown>).state ?? '');
       if (!(DECISIONS as readonly string[]).includes(state))
         throw AppError.invalid({ state: ['INVALID_DECISION'] }, 'Choose ACCEPT, DENY or CANCEL.');
       const accountId = String(req.params.account_id);
-      const decided = await decideKycInConsole(req.em, principal(res), accountId, state as Decision, deps.production);
+      const decided = await decideKycInConsole(
+        req.em,
+        principal(res),
+        accountId,
+        state as Decision,
+        deps.production,
+        auditOf(req, res, reason),
+      );
       res.redirect(303, `/console/kyc?done=${encodeURIComponent(`${accountId}: KYC ${decided.state}`)}`);
     }),
   );
@@ -370,7 +394,8 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     signedIn,
     handle(async (req, res) => {
       if (!allowed(res, 'block.apply')) return;
-      if (reasonOf(req, res) === undefined) return;
+      const note = reasonOf(req, res);
+      if (note === undefined) return;
       const body = req.body as Record<string, unknown>;
       const capability = String(body.block_capability ?? '');
       const reason = String(body.block_reason ?? '');
@@ -379,11 +404,12 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
       if (!(REASONS as readonly string[]).includes(reason)) fields.block_reason = ['INVALID_REASON'];
       if (Object.keys(fields).length) throw AppError.invalid(fields, 'Choose a capability and a block reason from the lists.');
       const accountId = String(req.params.account_id);
-      await blockAccount(req.em, principal(res), {
-        account_id: accountId,
-        block_capability: capability as Capability,
-        block_reason: reason as Reason,
-      });
+      await blockAccount(
+        req.em,
+        principal(res),
+        { account_id: accountId, block_capability: capability as Capability, block_reason: reason as Reason },
+        auditOf(req, res, note),
+      );
       res.redirect(303, `/console/accounts/${encodeURIComponent(accountId)}?done=${encodeURIComponent(`${capability}: blocked`)}`);
     }),
   );
@@ -393,11 +419,12 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     signedIn,
     handle(async (req, res) => {
       if (!allowed(res, 'block.lift')) return;
-      if (reasonOf(req, res) === undefined) return;
+      const note = reasonOf(req, res);
+      if (note === undefined) return;
       const capability = String(req.params.capability);
       if (!(CAPABILITIES as readonly string[]).includes(capability)) throw AppError.notFound('NOT_FOUND', 'No such capability.');
       const accountId = String(req.params.account_id);
-      await unblockCapability(req.em, principal(res), accountId, capability as Capability);
+      await unblockCapability(req.em, principal(res), accountId, capability as Capability, auditOf(req, res, note));
       res.redirect(303, `/console/accounts/${encodeURIComponent(accountId)}?done=${encodeURIComponent(`${capability}: lifted`)}`);
     }),
   );
@@ -429,6 +456,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
         principal(res),
         { invoice_id: invoiceId, reason: reason as RefundRequest['reason'], note },
         { respondAsync: false, syncWaitMs: deps.syncWaitMs },
+        auditOf(req, res, note),
       );
       if (result.status >= 300 && result.status !== 202) throw refusedBy(result);
       res.redirect(
@@ -453,12 +481,20 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     signedIn,
     handle(async (req, res) => {
       if (!allowed(res, 'dispute.evidence')) return;
-      if (reasonOf(req, res) === undefined) return;
+      const reason = reasonOf(req, res);
+      if (reason === undefined) return;
       const body = req.body as Record<string, unknown>;
       const evidence: Record<string, string> = {};
       for (const f of EVIDENCE_FIELDS) if (typeof body[f] === 'string') evidence[f] = body[f] as string;
       const disputeId = String(req.params.dispute_id);
-      const view = await submitEvidence(req.em, principal(res), disputeId, { ...evidence, submit: body.submit === 'true' }, deps.cards);
+      const view = await submitEvidence(
+        req.em,
+        principal(res),
+        disputeId,
+        { ...evidence, submit: body.submit === 'true' },
+        deps.cards,
+        auditOf(req, res, reason),
+      );
       res.redirect(303, `/console/disputes/${encodeURIComponent(disputeId)}?done=${encodeURIComponent(`${disputeId}: ${view.status}`)}`);
     }),
   );
@@ -476,10 +512,21 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     signedIn,
     handle(async (req, res) => {
       if (!allowed(res, 'webhook.resend')) return;
-      if (reasonOf(req, res) === undefined) return;
+      const reason = reasonOf(req, res);
+      if (reason === undefined) return;
       const eventId = String(req.params.event_id);
-      await resendEvent(req.em, deps.webhooks, principal(res), eventId, undefined);
+      await resendEvent(req.em, deps.webhooks, principal(res), eventId, undefined, auditOf(req, res, reason));
       res.redirect(303, `/console/webhooks?done=${encodeURIComponent(`${eventId}: resent`)}`);
+    }),
+  );
+
+  router.get(
+    '/console/audit',
+    signedIn,
+    handle(async (req, res) => {
+      const q = (name: string) => (typeof req.query[name] === 'string' && req.query[name] ? String(req.query[name]) : undefined);
+      const filter = { action: q('action'), targetId: q('target_id'), actor: q('actor') };
+      res.type('html').send(auditPage(signed(res).who, filter, await auditTrail(req.em, principal(res), filter)));
     }),
   );
 

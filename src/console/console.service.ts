@@ -4,6 +4,8 @@
  * objects are not found, exactly as through the API.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuditContext } from '../audit/audit.rules.js';
+import { listAudit } from '../audit/audit.service.js';
 import { getProfile } from '../accounts/account.service.js';
 import { accountsWithPlatformUserId, profileByUsername, accountExists } from '../accounts/account.repository.js';
 import { db as pooled } from '../db/sql.js';
@@ -77,11 +79,18 @@ export async function kycQueue(em: EntityManager, principal: Principal) {
 }
 
 /** A console user's KYC decision on one of its integrator's accounts (the CLI's `kyc decide` rules). */
-export async function decideKycInConsole(em: EntityManager, principal: Principal, accountId: string, state: Decision, production: boolean) {
+export async function decideKycInConsole(
+  em: EntityManager,
+  principal: Principal,
+  accountId: string,
+  state: Decision,
+  production: boolean,
+  audit: AuditContext,
+) {
   if (!(await accountExists(pooled(em), principal.integratorId, accountId))) {
     throw AppError.notFound('ACCOUNT_GET_ERROR', 'No account with this id.');
   }
-  return decideKyc(em, accountId, state, production);
+  return decideKyc(em, accountId, state, production, audit);
 }
 
 /** An invoice with its refund summary (the invoice page). */
@@ -102,4 +111,9 @@ export async function webhooksOverview(em: EntityManager, principal: Principal) 
     listEvents(em.fork(), principal, { limit: PAGE, offset: 0, sort: 'desc' }),
   ]);
   return { endpoints, events: events.events, total: events.total };
+}
+
+/** The integrator's audit trail, newest first, filtered as `GET /v2/audit` is (the audit page). */
+export async function auditTrail(em: EntityManager, principal: Principal, filter: { action?: string; targetId?: string; actor?: string }) {
+  return listAudit(em, { integratorId: principal.integratorId, ...filter }, { limit: PAGE, offset: 0 });
 }

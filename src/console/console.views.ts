@@ -9,6 +9,7 @@ import { REFUND_REASONS } from '../refunds/refund.rules.js';
 import { permits } from './console.rules.js';
 import type {
   accountOverview,
+  auditTrail,
   disputeList,
   disputeOf,
   invoiceWithRefunds,
@@ -353,5 +354,39 @@ ${table(
 )}`,
     who,
     '/console/webhooks',
+  );
+}
+
+export function auditPage(
+  who: PageUser,
+  filter: { action?: string; targetId?: string; actor?: string },
+  trail: Awaited<ReturnType<typeof auditTrail>>,
+): string {
+  return page(
+    'Audit trail',
+    html`<p>Every decision made here, through the CLI, or by the integrator's server acting as an operator: who, what, why, newest first.
+Sealed records are chained by hash (<code>holdfast audit verify</code>).</p>
+<form method="get" action="/console/audit" class="stack">
+<label for="f-action">Action</label><input id="f-action" name="action" value="${filter.action ?? ''}" maxlength="64">
+<label for="f-target">Target id</label><input id="f-target" name="target_id" value="${filter.targetId ?? ''}" maxlength="64">
+<label for="f-actor">Actor (id or name)</label><input id="f-actor" name="actor" value="${filter.actor ?? ''}" maxlength="254">
+<button type="submit">Filter</button></form>
+${table(
+  `Records (${trail.total})`,
+  ['When', 'Actor', 'Action', 'Target', 'Reason', 'Before', 'After', 'Sealed'],
+  trail.records.map((r) => [
+    r.at,
+    `${r.actor.kind}: ${r.actor.name}`,
+    r.action,
+    html`${r.target.type} <code>${r.target.id}</code>`,
+    r.reason ?? '',
+    html`<code>${r.before ? JSON.stringify(r.before) : ''}</code>`,
+    html`<code>${r.after ? JSON.stringify(r.after) : ''}</code>`,
+    r.seq === null ? 'not yet' : `#${r.seq}`,
+  ]),
+  'No record matches.',
+)}`,
+    who,
+    '/console/audit',
   );
 }

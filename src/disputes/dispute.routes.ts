@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
+import { auditContextOf } from '../http/audit-context.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import type { CardProcessor } from '../rails/card-processor.port.js';
@@ -33,7 +34,9 @@ export function disputeRoutes(router: Router, deps: { cards: CardProcessor }): v
     res.json(success(await getDispute(req.em, principalOf(req), String(req.params.dispute_id))));
   });
   router.post('/v2/disputes/:dispute_id/evidence', async (req, res) => {
-    res.json(success(await submitEvidence(req.em, principalOf(req), String(req.params.dispute_id), req.body, deps.cards)));
+    res.json(
+      success(await submitEvidence(req.em, principalOf(req), String(req.params.dispute_id), req.body, deps.cards, auditContextOf(req))),
+    );
   });
 }
 

@@ -7,6 +7,7 @@
  */
 import { success } from '../envelope.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 import { runCommand, submitCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
@@ -100,6 +101,7 @@ export async function submitEvidence(
   disputeId: string,
   body: Evidence & { submit?: boolean },
   cards: CardProcessor,
+  audit?: AuditContext,
 ) {
   const { submit = false, ...sent } = body;
   const seen = await findDispute(pooled(em), principal.integratorId, disputeId);
@@ -117,6 +119,16 @@ export async function submitEvidence(
     const after = await saveEvidence(db, d.id, mergedEvidence(d.evidence, sent), submit);
     const view = await viewOf(db, after);
     await insertEvent(db, d.integratorId, 'dispute-updated', view);
+    // Which fields were sent, never their text (evidence may name the customer).
+    if (audit)
+      await recordAudit(db, {
+        integratorId: d.integratorId,
+        context: audit,
+        action: 'dispute.evidence',
+        target: { type: 'dispute', id: d.id },
+        before: { status: d.status },
+        after: { status: after.status, fields: Object.keys(sent).sort(), submitted: submit },
+      });
     return view;
   });
 }

@@ -6,6 +6,7 @@
 import { consoleRoutes } from '../console/console.routes.js';
 import { disputeRoutes, sandboxDisputeRoutes } from '../disputes/dispute.routes.js';
 import { reportRoutes } from '../reports/report.routes.js';
+import { auditRoutes } from '../audit/audit.routes.js';
 import { invoiceDisputes, runSandboxDisputeClock } from '../disputes/dispute.service.js';
 import { kycRoutes } from '../kyc/kyc.routes.js';
 import { payoutRoutes } from '../payouts/payout.routes.js';
@@ -245,6 +246,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   reportRoutes(api);
   payoutRoutes(api, { bus: deps.bus, syncWaitMs: deps.config.syncWaitMs, staging: deps.config.appEnv !== 'production' });
   disputeRoutes(api, { cards: deps.cards ?? sandboxCardProcessor });
+  auditRoutes(api);
   if (sandboxClock) {
     sandboxRoutes(api, {
       // Retries now due are sent, and the sandbox processor's disputes now due open (or are lost) at once.

@@ -28,6 +28,7 @@ export const apiDocumentNames = [
   'payouts',
   'disputes',
   'reports',
+  'audit',
   'webhooks',
   'sandbox',
 ] as const;

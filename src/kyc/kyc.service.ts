@@ -13,6 +13,7 @@ import { integratorOfAccount, lockAccount } from '../accounts/account.repository
 import { requireAccount } from '../accounts/account-access.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { activeBlockOf, applyBlock, liftBlock } from '../blocks/block.service.js';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -180,7 +181,7 @@ export async function submitKyc(
  * when the account has none). Deciding the state a check already has changes nothing, except
  * that a CANCEL of the user's own CANCEL becomes the operator's (final until reopened).
  */
-export async function decideKyc(em: EntityManager, accountId: string, state: Decision, production: boolean) {
+export async function decideKyc(em: EntityManager, accountId: string, state: Decision, production: boolean, audit?: AuditContext) {
   return pooled(em).transaction(async (db) => {
     const integratorId = await integratorOfAccount(db, accountId);
     if (!integratorId) throw AppError.notFound('ACCOUNT_GET_ERROR', `No account ${accountId}.`);
@@ -192,7 +193,18 @@ export async function decideKyc(em: EntityManager, accountId: string, state: Dec
     }
     // The same state changes nothing — but an operator's CANCEL of the user's own CANCEL makes it final.
     if (check.state === state && !(state === 'CANCEL' && !isFinal(check))) return kycView(accountId, check);
-    return moveTo(db, check, state, 'operator');
+    const view = await moveTo(db, check, state, 'operator');
+    // The state, never the identity.
+    if (audit)
+      await recordAudit(db, {
+        integratorId,
+        context: audit,
+        action: 'kyc.decide',
+        target: { type: 'account', id: accountId },
+        before: { state: check.state, decided_by: check.decidedBy ?? null },
+        after: { state, decided_by: 'operator' },
+      });
+    return view;
   });
 }
 
@@ -202,7 +214,7 @@ export async function decideKyc(em: EntityManager, accountId: string, state: Dec
  * when; its `payouts` block stays until an ACCEPT lifts it. Any other check is refused (409
  * `KYC_STATE_ERROR`), as is an empty reason.
  */
-export async function reopenKyc(em: EntityManager, accountId: string, reason: string) {
+export async function reopenKyc(em: EntityManager, accountId: string, reason: string, audit?: AuditContext) {
   const why = reason.trim();
   if (!why) throw AppError.invalid({ reason: ['REQUIRED'] }, 'A reason is required.');
   if (why.length > REOPEN_REASON_MAX)
@@ -222,6 +234,15 @@ export async function reopenKyc(em: EntityManager, accountId: string, reason: st
     const { reopenedAt } = await reopenKycCheck(db, accountId, why);
     const view = kycView(accountId, { ...check, state: 'NODATA', decidedBy: 'operator' });
     await insertEvent(db, check.integratorId, 'kyc-webhook', view);
+    if (audit)
+      await recordAudit(db, {
+        integratorId,
+        context: { ...audit, reason: audit.reason ?? why },
+        action: 'kyc.reopen',
+        target: { type: 'account', id: accountId },
+        before: { state: check.state, decided_by: check.decidedBy ?? null },
+        after: { state: 'NODATA' },
+      });
     return { ...view, reopen_reason: why, reopened_at: reopenedAt };
   });
 }
@@ -253,7 +274,23 @@ export async function applyVerifierOutcome(
   });
 }
 
-/** `holdfast kyc erase ACCOUNT_ID`: deletes the personal data behind the account's check (the state stays); whether there was any. */
-export function eraseKycData(em: EntityManager, accountId: string): Promise<boolean> {
-  return erasePersonalData(pooled(em), accountId);
+/**
+ * `holdfast kyc erase ACCOUNT_ID`: deletes the personal data behind the account's check (the
+ * state stays); whether there was any. An erasure is recorded in the audit trail (that it
+ * happened, not what was erased).
+ */
+export function eraseKycData(em: EntityManager, accountId: string, audit?: AuditContext): Promise<boolean> {
+  return pooled(em).transaction(async (db) => {
+    const erased = await erasePersonalData(db, accountId);
+    const integratorId = erased && audit ? await integratorOfAccount(db, accountId) : undefined;
+    if (integratorId && audit)
+      await recordAudit(db, {
+        integratorId,
+        context: audit,
+        action: 'kyc.erase',
+        target: { type: 'account', id: accountId },
+        after: { erased: true },
+      });
+    return erased;
+  });
 }

@@ -148,13 +148,15 @@ export async function publisherWallets(em: EntityManager, integratorId: string):
 export async function fundPublisherWallet(
   em: EntityManager,
   input: { integratorId: string; currency: string; amount: number },
+  /** More to write in the posting's transaction (its audit record), given the posting's reference and the wallet. */
+  alsoWrite?: (db: Db, posted: { reference: string; walletId: string }) => Promise<void>,
 ): Promise<{ reference: string; walletId: string; balance: number }> {
   const { integratorId, currency, amount } = input;
   const wallet = await systemAccount(em, integratorId, 'publisher_wallet', currency);
   const funding = await systemAccount(em, integratorId, 'sandbox_funding', currency);
   const reference = `fund:${newId('pst').slice('pst_'.length)}`;
-  await em.transactional((tx) =>
-    post(tx, {
+  await em.transactional(async (tx) => {
+    await post(tx, {
       integratorId,
       reference,
       description: `sandbox funding of the default ${currency} wallet`,
@@ -162,8 +164,9 @@ export async function fundPublisherWallet(
         { account: funding, currency, amount: -amount },
         { account: wallet, currency, amount },
       ],
-    }),
-  );
+    });
+    await alsoWrite?.(emDb(tx), { reference, walletId: wallet });
+  });
   const balance = (await balances(em, [wallet])).get(wallet) ?? 0;
   return { reference, walletId: wallet, balance };
 }

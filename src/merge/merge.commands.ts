@@ -10,6 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockAccountsInOrder } from '../accounts/account.repository.js';
 import { insertTags } from '../accounts/account-block.repository.js';
 import { applyBlock } from '../blocks/block.service.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { inCommandTransaction } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import type { Db } from '../db/sql.js';
@@ -48,6 +49,14 @@ export function runMergeCommand(em: EntityManager, commandId: string): Promise<C
       clientId: null,
     });
     await tagBoth(db, integratorId, sourceId, destinationId);
+    if (command.audit)
+      await recordAudit(db, {
+        integratorId,
+        context: command.audit,
+        action: 'account.merge',
+        target: { type: 'account', id: sourceId },
+        after: { destination_account_id: destinationId, moved: planned.transfers.map((t) => ({ currency: t.currency, amount: t.amount })) },
+      });
     return {
       status: 200,
       body: success(mergeView(sourceId, destinationId, planned.transfers)),

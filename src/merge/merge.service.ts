@@ -26,6 +26,7 @@ import { openPayoutCount } from '../payouts/payout.repository.js';
 import { walletsOfAccounts } from '../payment-methods/payment-method.repository.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
+import type { AuditContext } from '../audit/audit.service.js';
 import { mergeRefusal, type MergeFacts, type MergeWallet } from './merge.rules.js';
 
 export interface MergeInput {
@@ -86,6 +87,7 @@ export async function requestMerge(
   principal: Principal,
   input: MergeInput,
   opts: { respondAsync: boolean; syncWaitMs: number },
+  audit?: AuditContext,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const { source_account_id: sourceId, destination_account_id: destinationId } = input;
   if (sourceId === destinationId)
@@ -107,6 +109,7 @@ export async function requestMerge(
       targetId: sourceId,
       input: { destination_account_id: destinationId },
       inputKey: destinationId,
+      audit,
     },
     {
       ...opts,

@@ -33,6 +33,7 @@ import { Migration20261128190000Disputes } from './Migration20261128190000Disput
 import { Migration20261128195000DisputeHolds } from './Migration20261128195000DisputeHolds.js';
 import { Migration20261128200000StripeDisputeCharges } from './Migration20261128200000StripeDisputeCharges.js';
 import { Migration20261128215000DisputeFlags } from './Migration20261128215000DisputeFlags.js';
+import { Migration20261128230000AuditTrail } from './Migration20261128230000AuditTrail.js';
 import { Migration20261129000000ConsoleUsers } from './Migration20261129000000ConsoleUsers.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
@@ -83,5 +84,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128195000DisputeHolds', class: Migration20261128195000DisputeHolds },
   { name: 'Migration20261128200000StripeDisputeCharges', class: Migration20261128200000StripeDisputeCharges },
   { name: 'Migration20261128215000DisputeFlags', class: Migration20261128215000DisputeFlags },
+  { name: 'Migration20261128230000AuditTrail', class: Migration20261128230000AuditTrail },
   { name: 'Migration20261129000000ConsoleUsers', class: Migration20261129000000ConsoleUsers },
 ];

@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { findIntegrator, integratorSettings, type IntegratorProfile } from '../integrators/integrator.service.js';
 import { db as pooled } from '../db/sql.js';
 import { fundPublisherWallet, publisherWallets } from '../ledger/ledger.service.js';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 
 /** The currencies an integrator's default wallets hold: USD, then its token currency. */
 function heldCurrencies(integrator: IntegratorProfile): string[] {
@@ -74,9 +75,16 @@ export interface Funding {
  * `currency` with `amount` minor units from its sandbox funding account, as one ledger posting
  * with its own reference (`fund:<ULID>`), so calling it twice funds twice. An unknown
  * integrator, a currency it cannot hold or an amount that is not a positive whole number is an
- * AppError naming it.
+ * AppError naming it. With `audit`, the funding is recorded in the audit trail in the posting's
+ * transaction.
  */
-export async function fundIntegrator(em: EntityManager, integratorNameOrId: string, currency: string, amount: number): Promise<Funding> {
+export async function fundIntegrator(
+  em: EntityManager,
+  integratorNameOrId: string,
+  currency: string,
+  amount: number,
+  audit?: AuditContext,
+): Promise<Funding> {
   if (!Number.isSafeInteger(amount) || amount <= 0) {
     throw AppError.invalid({ amount: ['INVALID_AMOUNT'] }, 'the amount must be a positive whole number of minor units');
   }
@@ -88,7 +96,19 @@ export async function fundIntegrator(em: EntityManager, integratorNameOrId: stri
       `integrator "${integrator.name}" cannot hold ${currency} (it holds ${held.join(', ')})`,
     );
   }
-  const funded = await fundPublisherWallet(em, { integratorId: integrator.id, currency, amount });
+  const funded = await fundPublisherWallet(
+    em,
+    { integratorId: integrator.id, currency, amount },
+    audit &&
+      ((db, posted) =>
+        recordAudit(db, {
+          integratorId: integrator.id,
+          context: audit,
+          action: 'integrator.fund',
+          target: { type: 'integrator', id: integrator.id },
+          after: { currency, amount, wallet_id: posted.walletId, reference: posted.reference },
+        }).then(() => undefined)),
+  );
   return {
     integrator_id: integrator.id,
     integrator: integrator.name,

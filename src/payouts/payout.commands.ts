@@ -21,6 +21,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { integratorOfAccount, lockAccount } from '../accounts/account.repository.js';
 import { integratorSettings } from '../integrators/integrator.service.js';
 import { assertCanPayOut } from '../blocks/block.service.js';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 import { inCommandStep, inCommandTransaction, type LockedCommand, runCommandWith, submitCommand } from '../commands/command.service.js';
 import type { CommandResult, CommandRunners } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
@@ -191,9 +192,20 @@ async function claimAttempt(
   if (kyc !== 'ACCEPT') throw kycRequired(kyc);
   // A crash here: nothing of the execution is committed.
   failpoint('payout.execute.before-post');
+  const before = { status: payout.status, attempt: payout.attempt };
   payout.attempt += 1;
   payout.status = 'PROCESSING';
   payout.updatedAt = await startPayoutAttempt(db, payout.id, payout.attempt, command.id);
+  // An approval (the CLI's, or the staging PATCH): recorded with the attempt it starts.
+  if (command.audit)
+    await recordAudit(db, {
+      integratorId: payout.integratorId,
+      context: command.audit,
+      action: 'payout.approve',
+      target: { type: 'payout', id: payout.id },
+      before,
+      after: { status: payout.status, attempt: payout.attempt, amount: payout.amount, currency: payout.currency },
+    });
   return attemptToSend(db, payout, true);
 }
 
@@ -339,7 +351,8 @@ export async function runPayoutSettle(em: EntityManager, commandId: string): Pro
     const input = command.input as unknown as SettleInput;
     const payout = await lockPayout(db, command.target_id);
     if (!payout) throw payoutNotFound();
-    await applyOutcome(db, payout, {
+    const before = { status: payout.status, attempt: payout.attempt };
+    const applied = await applyOutcome(db, payout, {
       status: input.status,
       attempt: input.attempt,
       providerBatchId: input.provider_batch_id,
@@ -348,6 +361,16 @@ export async function runPayoutSettle(em: EntityManager, commandId: string): Pro
       failureReason: input.failure_reason,
       snapshot: input.snapshot,
     });
+    // A rail outcome a client gave (the staging PATCH), not the provider's.
+    if (applied && command.audit)
+      await recordAudit(db, {
+        integratorId: payout.integratorId,
+        context: command.audit,
+        action: 'payout.rail_outcome',
+        target: { type: 'payout', id: payout.id },
+        before,
+        after: { status: payout.status, attempt: payout.attempt, rail_outcome: input.status },
+      });
     return { status: 200, body: success(payoutView(payout)) };
   });
 }
@@ -355,9 +378,19 @@ export async function runPayoutSettle(em: EntityManager, commandId: string): Pro
 export async function runPayoutReverse(em: EntityManager, commandId: string): Promise<CommandResult | null> {
   return inCommandTransaction(em, commandId, async (db, command) => {
     const by = ((command.input as { by?: ReverseBy } | null)?.by ?? 'user') as ReverseBy;
-    const { payout, reversed } = await reverseLockedPayout(db, command.target_id, by);
+    const { payout, reversed, before } = await reverseLockedPayout(db, command.target_id, by);
     if (!payout) throw payoutNotFound();
-    if (!reversed) throw payoutStateConflict(payout, 'reversed');
+    if (!reversed || !before) throw payoutStateConflict(payout, 'reversed');
+    // The operator's rejection (`holdfast payouts reject`); a user's reversal is no operator action.
+    if (command.audit)
+      await recordAudit(db, {
+        integratorId: payout.integratorId,
+        context: command.audit,
+        action: 'payout.reject',
+        target: { type: 'payout', id: payout.id },
+        before: { status: before },
+        after: { status: payout.status, amount: payout.amount, currency: payout.currency },
+      });
     return { status: 200, body: success(payoutView(payout)) };
   });
 }
@@ -371,17 +404,22 @@ export async function runPayoutReverse(em: EntityManager, commandId: string): Pr
  * reversed it. The disputes waiting on it are locked first, as a dispute's
  * close locks them before it reverses the payout: one order, no deadlock.
  */
-async function reverseLockedPayout(db: Db, payoutId: string, by: ReverseBy): Promise<{ payout?: PayoutRecord; reversed: boolean }> {
+async function reverseLockedPayout(
+  db: Db,
+  payoutId: string,
+  by: ReverseBy,
+): Promise<{ payout?: PayoutRecord; reversed: boolean; before?: PayoutRecord['status'] }> {
   await lockWaitingHolds(db, 'payout_waiting', payoutId);
   const payout = await lockPayout(db, payoutId);
   if (!payout || !canReverse(payout.status)) return { payout, reversed: false };
+  const before = payout.status;
   await postBackToWallet(db, payout, 'reverse', 'reversed');
   const back = [`payout:${payout.id}:reverse`, ...(payout.tokenExchangeId ? [`exchange:${payout.tokenExchangeId}:reverse`] : [])];
   await takeBackReturnedValue(db, 'payout_waiting', payout.id, back, payout.amount);
   payout.status = reversedStatus(by);
   payout.updatedAt = await setPayoutStatus(db, payout.id, payout.status, { code: payout.failureCode, reason: payout.failureReason });
   await changed(db, payout);
-  return { payout, reversed: true };
+  return { payout, reversed: true, before };
 }
 
 /**
@@ -406,7 +444,8 @@ export function payoutCommandRunners(rail: PayoutRail): CommandRunners {
 /**
  * The operator's `holdfast payouts approve|reject ID`: submits the payout's `payout.execute`
  * (approval; a FAILED payout is retried, a new attempt) or `payout.reverse` (SUPPORT-REVERSED)
- * command and runs it in this process, on `rail`. Answers the command's result (the payout, or
+ * command and runs it in this process, on `rail`, carrying `audit` (the operator, the reason)
+ * for the runner to record the decision in the audit trail. Answers the command's result (the payout, or
  * the refusal); when the rail is unavailable, 202 with the payout as it stands (PROCESSING): the
  * command stays pending and a worker's sweeper runs it again.
  */
@@ -415,6 +454,7 @@ export async function operatorPayoutCommand(
   rail: PayoutRail,
   payoutId: string,
   action: 'approve' | 'reject',
+  audit?: AuditContext,
 ): Promise<CommandResult> {
   const db = pooled(em);
   const payout = await payoutById(db, payoutId);
@@ -426,6 +466,7 @@ export async function operatorPayoutCommand(
     targetId: payout.id,
     input: action === 'approve' ? { mode: 'approve' } : { by: 'support' },
     inputKey: action,
+    audit,
   });
   try {
     const result = await runCommandWith(payoutCommandRunners(rail)[kind]!, em, commandId);

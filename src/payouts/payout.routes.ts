@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
+import { auditContextOf } from '../http/audit-context.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { executePayoutNow, getPayout, listPayouts, requestPayout, reversePayout } from './payout.service.js';
@@ -46,6 +47,7 @@ export function payoutRoutes(router: Router, deps: { bus: CommandBus; syncWaitMs
           String(req.params.payout_status_id),
           req.body && typeof req.body === 'object' ? req.body : undefined,
           opts,
+          auditContextOf(req),
         ),
       );
     });

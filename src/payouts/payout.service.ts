@@ -25,6 +25,7 @@ import { balancesOf } from '../ledger/ledger.repository.js';
 import { fiatWalletOf, payoutDestination } from '../payment-methods/payment-method.repository.js';
 import { lockExchange } from '../tokens/conversion.service.js';
 import type { CommandBus } from '../queues/command-bus.js';
+import type { AuditContext } from '../audit/audit.service.js';
 import { findPayout, openPayoutCount, payoutById, payoutByProviderItem, payoutsOf } from './payout.repository.js';
 import { parseSenderBatchId, payoutView, railOutcomeOf, type PayoutRecord, type RailOutcome } from './payout.rules.js';
 
@@ -172,7 +173,12 @@ async function payoutCommand(
   bus: CommandBus,
   principal: Principal,
   payout: PayoutRecord,
-  command: { kind: 'payout.execute' | 'payout.reverse' | 'payout.settle'; input: Record<string, unknown>; inputKey: string },
+  command: {
+    kind: 'payout.execute' | 'payout.reverse' | 'payout.settle';
+    input: Record<string, unknown>;
+    inputKey: string;
+    audit?: AuditContext;
+  },
   opts: CommandOptions,
 ) {
   const db = pooled(em);
@@ -214,13 +220,14 @@ export async function decidePayout(
   payoutId: string,
   action: 'approve' | 'reject',
   opts: CommandOptions,
+  audit: AuditContext,
 ) {
   const payout = await findPayout(pooled(em), principal.integratorId, payoutId);
   if (!payout) throw payoutNotFound();
   const command =
     action === 'approve'
-      ? { kind: 'payout.execute' as const, input: { mode: 'approve' }, inputKey: 'approve' }
-      : { kind: 'payout.reverse' as const, input: { by: 'support' }, inputKey: 'reject' };
+      ? { kind: 'payout.execute' as const, input: { mode: 'approve' }, inputKey: 'approve', audit }
+      : { kind: 'payout.reverse' as const, input: { by: 'support' }, inputKey: 'reject', audit };
   return payoutCommand(em, bus, principal, payout, command, opts);
 }
 
@@ -238,15 +245,23 @@ export async function executePayoutNow(
   payoutId: string,
   body: { rail_outcome?: RailOutcome } | undefined,
   opts: CommandOptions,
+  audit?: AuditContext,
 ) {
   const payout = await accountPayout(em, principal, accountId, payoutId);
   const outcome = body?.rail_outcome;
   if (outcome === undefined) {
-    return payoutCommand(em, bus, principal, payout, { kind: 'payout.execute', input: { mode: 'staging' }, inputKey: 'staging' }, opts);
+    return payoutCommand(
+      em,
+      bus,
+      principal,
+      payout,
+      { kind: 'payout.execute', input: { mode: 'staging' }, inputKey: 'staging', audit },
+      opts,
+    );
   }
   if (payout.status !== 'PROCESSING') throw payoutStateConflict(payout, `given a rail outcome (${outcome})`);
   const input: SettleInput = { status: outcome, attempt: payout.attempt };
-  return payoutCommand(em, bus, principal, payout, { kind: 'payout.settle', input: { ...input }, inputKey: settleKey(input) }, opts);
+  return payoutCommand(em, bus, principal, payout, { kind: 'payout.settle', input: { ...input }, inputKey: settleKey(input), audit }, opts);
 }
 
 /**

@@ -43,4 +43,5 @@ export enum MaintenanceJob {
   PurgeWebhookHistory = 'purge-webhook-history',
   PurgeCommands = 'purge-commands',
   SandboxDisputeClock = 'sandbox-dispute-clock',
+  SealAudit = 'seal-audit',
 }

@@ -30,6 +30,7 @@ import { findProviderObject } from '../rails/provider-object.repository.js';
 import { saveRefundSight, storedIntent } from '../invoices/card-charges.service.js';
 import { db as pooled } from '../db/sql.js';
 import { failpoint } from '../runtime/failpoints.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { announceRefund, reverseRefundPart } from './refund-reversal.service.js';
 import { insertRefundInvoice, refundsOf, setRefundParts, type RefundRecord } from './refund.repository.js';
 import {
@@ -311,6 +312,22 @@ async function planRefund(
     refundedInvoiceId: purchase.id,
   };
   await insertRefundInvoice(db, refund);
+  // The refund a client asked for (POST /v2/refund, /v2/line-item/refund), recorded with the refund it made.
+  if (command.audit)
+    await recordAudit(db, {
+      integratorId,
+      context: { ...command.audit, reason: command.audit.reason ?? input.reason ?? null },
+      action: 'refund.request',
+      target: { type: 'invoice', id: purchase.id },
+      after: {
+        refund_invoice_id: refund.id,
+        state: refund.state,
+        amount: refund.totalAmount,
+        currency,
+        ...(input.line_item_id ? { line_item_id: input.line_item_id } : {}),
+        ...(input.sub_reason ? { sub_reason: input.sub_reason } : {}),
+      },
+    });
   // A crash here: the refund invoice is written but not committed.
   failpoint('refund.before-post');
   const postings =

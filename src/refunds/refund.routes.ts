@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { sendCommand } from '../http/command-response.js';
 import { principalOf } from '../http/auth.js';
+import { auditContextOf } from '../http/audit-context.js';
 import { success } from '../envelope.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import type { RefundStatus } from './refund.rules.js';
@@ -14,10 +15,12 @@ export function refundRoutes(router: Router, deps: { bus: CommandBus; syncWaitMs
   });
   router.post('/v2/refund', async (req, res) => {
     const principal = principalOf(req);
-    await sendCommand(req, res, deps.syncWaitMs, (opts) => requestRefund(req.em, deps.bus, principal, req.body, opts));
+    await sendCommand(req, res, deps.syncWaitMs, (opts) => requestRefund(req.em, deps.bus, principal, req.body, opts, auditContextOf(req)));
   });
   router.post('/v2/line-item/refund', async (req, res) => {
     const principal = principalOf(req);
-    await sendCommand(req, res, deps.syncWaitMs, (opts) => requestLineItemRefund(req.em, deps.bus, principal, req.body, opts));
+    await sendCommand(req, res, deps.syncWaitMs, (opts) =>
+      requestLineItemRefund(req.em, deps.bus, principal, req.body, opts, auditContextOf(req)),
+    );
   });
 }

@@ -13,6 +13,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.js';
 import type { Principal } from '../integrators/principal.js';
 import { runCommand } from '../commands/command.service.js';
+import type { AuditContext } from '../audit/audit.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import { db as pooled, type Db } from '../db/sql.js';
 import { success } from '../envelope.js';
@@ -129,11 +130,12 @@ function submitRefund(
   input: RefundInput,
   inputKey: string | undefined,
   opts: RefundOptions,
+  audit: AuditContext | undefined,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   return runCommand(
     em,
     bus,
-    { integratorId: principal.integratorId, kind: 'invoice.refund', targetId: purchase.id, input: { ...input }, inputKey },
+    { integratorId: principal.integratorId, kind: 'invoice.refund', targetId: purchase.id, input: { ...input }, inputKey, audit },
     {
       ...opts,
       location: `/v2/invoice/${purchase.id}/refunds`,
@@ -158,11 +160,12 @@ export async function requestRefund(
   principal: Principal,
   body: { invoice_id: string } & RefundRequest,
   opts: RefundOptions,
+  audit?: AuditContext,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const invoice = await findInvoice(em, principal, body.invoice_id);
   const refusal = await refusalOf(pooled(em), invoice);
   if (refusal) throw refundNotAllowed(refusal);
-  return submitRefund(em, bus, principal, invoice, reasonOf(body), undefined, opts);
+  return submitRefund(em, bus, principal, invoice, reasonOf(body), undefined, opts, audit);
 }
 
 /**
@@ -177,6 +180,7 @@ export async function requestLineItemRefund(
   principal: Principal,
   body: LineRefundRequest,
   opts: RefundOptions,
+  audit?: AuditContext,
 ): Promise<CommandResult & { headers?: Record<string, string> }> {
   const db = pooled(em);
   const invoiceId = await purchaseOfLineItem(db, principal.integratorId, body.line_item_id);
@@ -203,5 +207,5 @@ export async function requestLineItemRefund(
   // Identical requests in flight at once share one command (one refund); a request made after
   // an identical one finished is a new refund of its own.
   const inputKey = createHash('sha256').update(JSON.stringify(input)).digest('hex');
-  return submitRefund(em, bus, principal, invoice, input, inputKey, opts);
+  return submitRefund(em, bus, principal, invoice, input, inputKey, opts, audit);
 }

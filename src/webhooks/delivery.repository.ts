@@ -179,29 +179,33 @@ export type ReplayFilter = { eventId: string; endpointId?: string } | { endpoint
  * Sends again the finished deliveries of an event (or of an endpoint's events since a time) and
  * makes those it should have had, each under a job id ending in `suffix`.
  */
-export async function replayDeliveries(db: Db, filter: ReplayFilter, suffix: string): Promise<Array<DeliveryJob & { endpointId: string }>> {
+export async function replayDeliveries(
+  db: Db,
+  filter: ReplayFilter,
+  suffix: string,
+): Promise<Array<DeliveryJob & { endpointId: string; integratorId: string }>> {
   const byEvent = 'eventId' in filter;
   const toOne = byEvent && filter.endpointId !== undefined;
   const match = byEvent ? (toOne ? 'o.id = ? and e.id = ?' : 'o.id = ?') : 'e.id = ? and o.created_at >= ?';
   const params = byEvent ? (toOne ? [filter.eventId, filter.endpointId] : [filter.eventId]) : [filter.endpointId, filter.since];
-  const reset = await db.execute<Array<{ id: string; job_id: string; endpoint_id: string }>>(
+  const reset = await db.execute<Array<{ id: string; job_id: string; endpoint_id: string; integrator_id: string }>>(
     `update webhook_delivery d set state = 'pending', attempts = 0, next_attempt_at = now(), finished_at = null, updated_at = now(),
             job_id = d.event_id || '.' || d.endpoint_id || ?
        from outbox o, webhook_endpoint e
       where o.id = d.event_id and e.id = d.endpoint_id and d.state <> 'pending' and e.status = 'enabled' and ${match}
-     returning d.id, d.job_id, d.endpoint_id`,
+     returning d.id, d.job_id, d.endpoint_id, d.integrator_id`,
     [suffix, ...params],
   );
-  const made = await db.execute<Array<{ id: string; job_id: string; endpoint_id: string }>>(
+  const made = await db.execute<Array<{ id: string; job_id: string; endpoint_id: string; integrator_id: string }>>(
     `insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), o.id, e.id, o.integrator_id, 'pending', o.id || '.' || e.id || ?
        from outbox o join webhook_endpoint e on e.integrator_id = o.integrator_id and e.status = 'enabled' and o.event_name = any (e.events)
       where ${match}
      on conflict (event_id, endpoint_id) do nothing
-     returning id, job_id, endpoint_id`,
+     returning id, job_id, endpoint_id, integrator_id`,
     [suffix, ...params],
   );
-  return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id, endpointId: d.endpoint_id }));
+  return [...reset, ...made].map((d) => ({ deliveryId: d.id, jobId: d.job_id, endpointId: d.endpoint_id, integratorId: d.integrator_id }));
 }
 
 /**

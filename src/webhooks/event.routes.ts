@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { principalOf } from '../http/auth.js';
+import { auditContextOf } from '../http/audit-context.js';
 import { success } from '../envelope.js';
 import { getEvent, listEvents, resendEvent } from './event.service.js';
 import type { DeliveryQueue } from './relay.service.js';
@@ -27,7 +28,7 @@ export function eventRoutes(router: Router, queue: DeliveryQueue): void {
   });
   router.post('/v2/events/:event_id/resend', async (req, res) => {
     const eventId = req.params.event_id;
-    const answer = await resendEvent(req.em, queue, principalOf(req), eventId, req.body);
+    const answer = await resendEvent(req.em, queue, principalOf(req), eventId, req.body, auditContextOf(req));
     res
       .status(202)
       .location(`/v2/events/${encodeURIComponent(eventId)}`)

@@ -5,6 +5,7 @@
  * endpoints only. Another integrator's event or endpoint is exactly as absent as a missing one.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuditContext } from '../audit/audit.service.js';
 import { AppError } from '../errors.js';
 import type { Principal } from '../integrators/principal.js';
 import { db as pooled } from '../db/sql.js';
@@ -94,6 +95,7 @@ export async function resendEvent(
   principal: Principal,
   eventId: string,
   input: { endpoint_id?: string } | undefined,
+  audit?: AuditContext,
 ) {
   const db = pooled(em);
   const event = await findEvent(db, principal.integratorId, eventId);
@@ -111,6 +113,11 @@ export async function resendEvent(
       });
     }
   }
-  const resent = await replayAndEnqueue(em, queue, endpointId === undefined ? { eventId } : { eventId, endpointId });
+  const resent = await replayAndEnqueue(
+    em,
+    queue,
+    endpointId === undefined ? { eventId } : { eventId, endpointId },
+    audit && { context: audit, action: 'webhook.resend' },
+  );
   return { event_id: eventId, resent: resent.map((d) => ({ endpoint_id: d.endpointId, delivery_id: d.deliveryId })) };
 }

@@ -6,6 +6,7 @@
  * rows without jobs, which the sweeper re-enqueues: the rows, not Redis, are the truth.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { type AuditContext, recordAudit } from '../audit/audit.service.js';
 import { db } from '../db/sql.js';
 import * as deliveries from './delivery.repository.js';
 import { eventExists as outboxEventExists } from './outbox.repository.js';
@@ -39,8 +40,34 @@ export function outboxLagSeconds(em: EntityManager): Promise<number> {
  * retry schedule under a new job id; deliveries still pending are left to run. Only enabled
  * endpoints are sent to. Callers enqueue through `replayAndEnqueue`.
  */
-export function replayDeliveries(em: EntityManager, filter: deliveries.ReplayFilter): Promise<Array<NewDelivery & { endpointId: string }>> {
-  return db(em).transaction((tx) => deliveries.replayDeliveries(tx, filter, `.r${Date.now()}`));
+export function replayDeliveries(
+  em: EntityManager,
+  filter: deliveries.ReplayFilter,
+  audit?: ReplayAudit,
+): Promise<Array<NewDelivery & { endpointId: string }>> {
+  return db(em).transaction(async (tx) => {
+    const replayed = await deliveries.replayDeliveries(tx, filter, `.r${Date.now()}`);
+    // A replay that sends something is recorded, in its transaction (an event or an endpoint is one integrator's).
+    if (audit && replayed.length)
+      await recordAudit(tx, {
+        integratorId: replayed[0].integratorId,
+        context: audit.context,
+        action: audit.action,
+        target: 'eventId' in filter ? { type: 'event', id: filter.eventId } : { type: 'webhook_endpoint', id: filter.endpointId },
+        after: {
+          ...('eventId' in filter ? {} : { since: filter.since.toISOString() }),
+          endpoint_ids: [...new Set(replayed.map((d) => d.endpointId))],
+          deliveries: replayed.length,
+        },
+      });
+    return replayed.map(({ integratorId: _i, ...d }) => d);
+  });
+}
+
+/** Who replays, for the audit trail: `webhook.resend` (the API's resend) or `webhook.replay` (the CLI's). */
+export interface ReplayAudit {
+  context: AuditContext;
+  action: 'webhook.resend' | 'webhook.replay';
 }
 
 /** Where waiting retries are sent at once (the webhooks queue's producer, `WebhookBus`). */
@@ -72,8 +99,9 @@ export async function replayAndEnqueue(
   em: EntityManager,
   queue: DeliveryQueue,
   filter: deliveries.ReplayFilter,
+  audit?: ReplayAudit,
 ): Promise<Array<NewDelivery & { endpointId: string }>> {
-  const replayed = await replayDeliveries(em, filter);
+  const replayed = await replayDeliveries(em, filter, audit);
   await queue.enqueue(replayed);
   return replayed;
 }

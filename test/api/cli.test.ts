@@ -181,7 +181,7 @@ describe('holdfast CLI', function () {
       'a name or id; holdfast integrator list shows them',
       [
         ['integrator', 'update', 'int_nonexistent', '--payout-open-limit', '3'],
-        ['integrator', 'fund', 'int_nonexistent', '--currency', 'USD', '--amount', '1'],
+        ['integrator', 'fund', 'int_nonexistent', '--currency', 'USD', '--amount', '1', '--reason', 'test'],
         ['integrator', 'show', 'int_nonexistent'],
         ['client', 'list', '--integrator', 'int_nonexistent'],
       ],
@@ -191,7 +191,7 @@ describe('holdfast CLI', function () {
       'acc_nonexistent',
       'an account_id',
       [
-        ['kyc', 'decide', 'acc_nonexistent', '--state', 'ACCEPT'],
+        ['kyc', 'decide', 'acc_nonexistent', '--state', 'ACCEPT', '--reason', 'test'],
         ['kyc', 'reopen', 'acc_nonexistent', '--reason', 'checked again'],
       ],
     ],
@@ -200,8 +200,8 @@ describe('holdfast CLI', function () {
       'pay_nonexistent',
       'a payout_status_id',
       [
-        ['payouts', 'approve', 'pay_nonexistent'],
-        ['payouts', 'reject', 'pay_nonexistent'],
+        ['payouts', 'approve', 'pay_nonexistent', '--reason', 'test'],
+        ['payouts', 'reject', 'pay_nonexistent', '--reason', 'test'],
       ],
     ],
     ['event', 'evt_nonexistent', `the "id" field of a webhook's body`, [['webhooks', 'replay', '--event', 'evt_nonexistent']]],
@@ -234,6 +234,8 @@ describe('holdfast CLI', function () {
   it('every command and command group has --help (exit 0, on stdout)', async function () {
     this.timeout(120_000);
     const commands = [
+      ['audit', 'list'],
+      ['audit', 'verify'],
       ['client', 'create'],
       ['client', 'list'],
       ['client', 'revoke'],
@@ -634,7 +636,7 @@ describe('holdfast CLI', function () {
       assert.equal((await holdfastCli(['integrator', 'create', name, '--token-currency', 'GEM', '--tokens-per-usd', '100'])).status, 0);
       assert.deepEqual(await shown(name), { USD: { wallet_id: null, balance: 0 }, GEM: { wallet_id: null, balance: 0 } });
 
-      const first = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '5000', '--json']);
+      const first = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '5000', '--reason', 'test', '--json']);
       assert.equal(first.status, 0, first.stderr);
       const funded = JSON.parse(first.stdout);
       assert.equal(funded.integrator, name);
@@ -642,7 +644,7 @@ describe('holdfast CLI', function () {
       assert.equal(funded.amount, 5000);
       assert.equal(funded.balance, 5000);
       assert.match(funded.reference, /^fund:[0-9A-Z]{26}$/);
-      const text = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '250']);
+      const text = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '250', '--reason', 'test']);
       assert.equal(text.status, 0, text.stderr);
       assert.match(
         text.stdout,
@@ -683,7 +685,7 @@ describe('holdfast CLI', function () {
       const name = unique('cli-fund-');
       await holdfastCli(['integrator', 'create', name]);
       for (const currency of ['EUR', 'GEM']) {
-        const res = await holdfastCli(['integrator', 'fund', name, '--currency', currency, '--amount', '100']);
+        const res = await holdfastCli(['integrator', 'fund', name, '--currency', currency, '--amount', '100', '--reason', 'test']);
         assert.equal(res.status, 1);
         assert.equal(res.stderr, `holdfast: integrator "${name}" cannot hold ${currency} (it holds USD)\n`);
       }
@@ -695,7 +697,9 @@ describe('holdfast CLI', function () {
       await holdfastCli(['integrator', 'create', name]);
       // Production refuses the sandbox money rails before it opens the database (exit 2), and
       // with real rails the staging database refuses it (test/api/environment.test.ts).
-      const res = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '100'], { APP_ENV: 'production' });
+      const res = await holdfastCli(['integrator', 'fund', name, '--currency', 'USD', '--amount', '100', '--reason', 'test'], {
+        APP_ENV: 'production',
+      });
       assert.equal(res.status, 2);
       assert.match(res.stderr, /^holdfast: production \(APP_ENV=production\) refuses the sandbox money rails: /);
       assert.equal(res.stdout, '');

@@ -190,6 +190,16 @@ describe('the operator console (/console)', () => {
     assert.equal(approved.status, 303, approved.text);
     assert.equal(await payoutStatus(client, accountId, payoutId), 'SUCCESS');
     assert.doesNotMatch((await operator.visitor.get('/console/payouts')).text, new RegExp(payoutId));
+    // One audit record, the console user as the actor, with the reason; none for the refusals.
+    const audit = await call('GET', `/v2/audit?target_id=${payoutId}`, { token: client.token });
+    assert.equal(audit.status, 200, audit.text);
+    assert.deepEqual(
+      audit.body.payload.records.map((r: any) => [r.action, r.actor.kind, r.actor.id, r.reason]),
+      [['payout.approve', 'console', operator.id, 'KYC and history checked']],
+    );
+    const trail = await operator.visitor.get(`/console/audit?target_id=${payoutId}`);
+    assert.match(trail.text, /payout\.approve/);
+    assert.match(trail.text, /KYC and history checked/);
   });
 
   it('matrix: every action is open to admin; support and finance split; viewer none; operator-only decisions need --operator; docs/security.md publishes it as it is', () => {
@@ -273,6 +283,11 @@ describe('the operator console (/console)', () => {
     const res = await visitor.post(`/console/kyc/${acct.account_id}/decide`, { state: 'ACCEPT', reason: 'documents match' });
     assert.equal(res.status, 303, res.text);
     assert.equal((await call('GET', `/v1/kyc/${acct.account_id}`, { token: client.token })).body.payload.state, 'ACCEPT');
+    const audit = await call('GET', `/v2/audit?target_id=${acct.account_id}&action=kyc.decide`, { token: client.token });
+    assert.deepEqual(
+      audit.body.payload.records.map((r: any) => [r.actor.kind, r.reason, r.after?.state]),
+      [['console', 'documents match', 'ACCEPT']],
+    );
   });
 
   it('a second factor: once confirmed, sign-in asks for the authenticator code', async () => {

@@ -121,8 +121,8 @@ describe('the environment of a database', function () {
         }
         // The CLI that thinks it is staging funds nothing and decides nothing there.
         for (const args of [
-          ['integrator', 'fund', 'acme', '--currency', 'USD', '--amount', '100'],
-          ['kyc', 'decide', 'acc_x', '--state', 'ACCEPT'],
+          ['integrator', 'fund', 'acme', '--currency', 'USD', '--amount', '100', '--reason', 'test'],
+          ['kyc', 'decide', 'acc_x', '--state', 'ACCEPT', '--reason', 'test'],
           ['migrate'],
         ]) {
           const res = await holdfastCli(args, { DATABASE_URL: db.url, APP_ENV: '', NODE_ENV: '' });

@@ -37,7 +37,7 @@ async function payoutsBlock(client: TestClient, accountId: string) {
 }
 
 async function decide(accountId: string, state: string, env: Record<string, string> = {}) {
-  return holdfastCli(['kyc', 'decide', accountId, '--state', state, '--json'], env);
+  return holdfastCli(['kyc', 'decide', accountId, '--state', state, '--reason', 'checked', '--json'], env);
 }
 
 async function reopen(accountId: string, reason = 'documents re-checked by support') {
@@ -223,7 +223,7 @@ describe('KYC (GET/POST /v1/kyc/{account_id}, holdfast kyc decide and reopen)', 
     const db = h().orm.em.fork().getConnection();
     const stored = await db.execute('select last_name from kyc_personal_data where kyc_id = ?', [cancelled.kyc_id]);
     assert.deepEqual(stored, [{ last_name: 'Lovelace' }], 'stored apart, the latest submission');
-    const erased = await holdfastCli(['kyc', 'erase', account_id, '--json']);
+    const erased = await holdfastCli(['kyc', 'erase', account_id, '--reason', 'asked to be forgotten', '--json']);
     assert.equal(erased.status, 0, erased.stderr);
     assert.deepEqual(JSON.parse(erased.stdout), { account_id, erased: true });
     assert.deepEqual(await db.execute('select 1 from kyc_personal_data where kyc_id = ?', [cancelled.kyc_id]), []);

@@ -151,7 +151,7 @@ describe('payouts on the payout rail: PROCESSING, RETURNED, payout.settle', func
     const reject = await operatorPayoutCommand(h().orm.em.fork(), sandboxPayoutRail, id, 'reject');
     assert.equal(reject.status, 409, JSON.stringify(reject));
     assert.deepEqual((reject.body as { codes: string[] }).codes, ['PAYOUT_STATE_ERROR']);
-    const cli = await holdfastCli(['payouts', 'reject', id]);
+    const cli = await holdfastCli(['payouts', 'reject', id, '--reason', 'checked']);
     assert.equal(cli.status, 1, cli.stdout);
     assert.match(cli.stderr, /PROCESSING/);
     // Nor is it approved or executed a second time while the rail has it.

@@ -126,7 +126,7 @@ describe('payout review (issue 17, adversarial)', function () {
     const id = (await request(s, 700)).body.payload.payout_status_id;
     const [del, cli] = await Promise.all([
       call('DELETE', `/v2/${s.account_id}/payout/${id}`, { token: client.token }),
-      holdfastCli(['payouts', 'approve', id, '--json']),
+      holdfastCli(['payouts', 'approve', id, '--reason', 'checked', '--json']),
     ]);
     const got = (await call('GET', `/v2/${s.account_id}/payout/${id}`, { token: client.token })).body.payload.payout_status;
     if (del.status === 200) {

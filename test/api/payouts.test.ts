@@ -68,7 +68,7 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
     );
     assert.equal(await balance(s.wallet.wallet), 7500);
     assert.equal(await holding(s.integrator_id), heldBefore + 2500);
-    const approved = await holdfastCli(['payouts', 'approve', payout.payout_status_id, '--json']);
+    const approved = await holdfastCli(['payouts', 'approve', payout.payout_status_id, '--reason', 'checked', '--json']);
     assert.equal(approved.status, 0, approved.stderr);
     assert.equal(JSON.parse(approved.stdout).payout_status, 'SUCCESS');
     assert.equal(await holding(s.integrator_id), heldBefore);
@@ -91,7 +91,7 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
     ]);
     assert.equal(events[0].payout_flow, 'STANDARD');
     // Approving again: the state refuses it, naming it.
-    const again = await holdfastCli(['payouts', 'approve', payout.payout_status_id]);
+    const again = await holdfastCli(['payouts', 'approve', payout.payout_status_id, '--reason', 'checked']);
     assert.equal(again.status, 1);
     assert.match(again.stderr, /SUCCESS/);
   });
@@ -143,7 +143,7 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
     assert.deepEqual(twice.body.codes, ['PAYOUT_STATE_ERROR']);
 
     const second = (await request(s, 400)).body.payload.payout_status_id;
-    const rejected = await holdfastCli(['payouts', 'reject', second, '--json']);
+    const rejected = await holdfastCli(['payouts', 'reject', second, '--reason', 'checked', '--json']);
     assert.equal(rejected.status, 0, rejected.stderr);
     assert.equal(JSON.parse(rejected.stdout).payout_status, 'SUPPORT-REVERSED');
     assert.equal(await balance(s.wallet.wallet), 10_000);
@@ -159,7 +159,7 @@ describe('payouts (POST/GET/DELETE/PATCH /v2/{account_id}/payout…, holdfast pa
     assert.equal(await balance(s.wallet.wallet), 9300, 'still held');
     // The staging shortcut only executes FUNDS-IN-ESCROW; approval retries a FAILED one.
     assert.equal((await call('PATCH', `/v2/${s.account_id}/payout/${id}`, { token: client.token })).status, 409);
-    const retried = await holdfastCli(['payouts', 'approve', id, '--json']);
+    const retried = await holdfastCli(['payouts', 'approve', id, '--reason', 'checked', '--json']);
     assert.equal(JSON.parse(retried.stdout).payout_status, 'FAILED');
     const back = await call('DELETE', `/v2/${s.account_id}/payout/${id}`, { token: client.token });
     assert.equal(back.body.payload.payout_status, 'USER-REVERSED');

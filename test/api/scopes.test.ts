@@ -47,6 +47,7 @@ describe('scope matrix: every operation demands its scope', () => {
       'getTosStatus',
       'getWebhook',
       'listAccountInvoices',
+      'listAudit',
       'listDisputes',
       'listEvents',
       'listInvoices',

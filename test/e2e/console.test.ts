@@ -127,6 +127,7 @@ describe('the console in Chromium', function () {
       ['invoice', `/console/invoices/${invoiceId}`],
       ['dispute', `/console/disputes/${disputed.body.payload.dispute_id}`],
       ['webhooks', '/console/webhooks'],
+      ['audit', '/console/audit'],
       ['kyc', '/console/kyc'],
       ['disputes', '/console/disputes'],
       ['security', '/console/security'],

@@ -183,7 +183,7 @@ describe('the payouts walk-through with PAYOUT_RAIL=paypal, through the PayPal f
       assert.equal(res.body.payload.status, status, res.text);
     }
     if (opts.kycByCli) {
-      const decided = await holdfastCli(['kyc', 'decide', account, '--state', 'ACCEPT', '--json']);
+      const decided = await holdfastCli(['kyc', 'decide', account, '--state', 'ACCEPT', '--reason', 'checked', '--json']);
       assert.equal(decided.status, 0, decided.stderr);
     } else await decideKyc(h().orm.em.fork(), account, 'ACCEPT', false);
     assert.equal((await api('GET', `/v1/kyc/${account}`)).body.payload.state, 'ACCEPT');
@@ -217,7 +217,7 @@ describe('the payouts walk-through with PAYOUT_RAIL=paypal, through the PayPal f
     }
   };
   const approve = async (id: string) => {
-    const res = await holdfastCli(['payouts', 'approve', id, '--json'], paypalEnv);
+    const res = await holdfastCli(['payouts', 'approve', id, '--reason', 'checked', '--json'], paypalEnv);
     assert.equal(res.status, 0, res.stderr);
     return JSON.parse(res.stdout) as { payout_status: string };
   };

@@ -180,7 +180,7 @@ describe('production on the real rails (APP_ENV=production, Stripe and PayPal fa
     assert.equal(created.status, 0, created.stderr);
     const client = JSON.parse(created.stdout);
     integrator = client.integrator;
-    const fund = await cli(['integrator', 'fund', integrator, '--currency', 'USD', '--amount', '5000']);
+    const fund = await cli(['integrator', 'fund', integrator, '--currency', 'USD', '--amount', '5000', '--reason', 'test']);
     assert.equal(fund.status, 1, fund.stderr);
     assert.equal(fund.stderr, 'holdfast: integrator fund is for staging only: this is a production database\n');
     assert.deepEqual(await sql(`select id from ledger_account where kind = 'sandbox_funding'`), []);
@@ -298,7 +298,7 @@ describe('production on the real rails (APP_ENV=production, Stripe and PayPal fa
     );
     assert.equal(requested.body.payload?.payout_status, 'FUNDS-IN-ESCROW', requested.text);
     const payoutId = requested.body.payload.payout_status_id as string;
-    const approved = await cli(['payouts', 'approve', payoutId, '--json']);
+    const approved = await cli(['payouts', 'approve', payoutId, '--reason', 'checked', '--json']);
     assert.equal(approved.status, 0, approved.stderr);
     assert.equal(JSON.parse(approved.stdout).payout_status, 'PROCESSING');
     const settled = await waitFor('the payout SUCCESS', async () => {

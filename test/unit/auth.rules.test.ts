@@ -25,7 +25,7 @@ describe('auth rules', () => {
   });
 
   it('defines the reference contract scopes plus the ones Holdfast adds', () => {
-    assert.equal(ALL_SCOPES.length, 23);
+    assert.equal(ALL_SCOPES.length, 24);
     for (const s of [
       'write_payment_methods',
       'write_tokens',
@@ -35,6 +35,7 @@ describe('auth rules', () => {
       'read_disputes',
       'write_disputes',
       'read_reports',
+      'read_audit',
     ])
       assert.ok(ALL_SCOPES.includes(s as never));
   });

@@ -48,6 +48,8 @@ const OWNER: Record<string, string> = {
   dispute_hold: 'disputes',
   console_user: 'console',
   console_session: 'console',
+  audit_record: 'audit',
+  audit_chain: 'audit',
 };
 
 /**
