@@ -292,6 +292,21 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     return undefined;
   }
 
+  /**
+   * A decision's handler: the role matrix first (403), then the form's reason (400), then `work`
+   * with the audit context of the console user and that reason. `action` may depend on the path.
+   */
+  const decision = (
+    action: ConsoleAction | ((req: Request) => ConsoleAction),
+    work: (req: Request, res: Response, audit: AuditContext) => Promise<void>,
+  ) =>
+    handle(async (req, res) => {
+      if (!allowed(res, typeof action === 'function' ? action(req) : action)) return;
+      const reason = reasonOf(req, res);
+      if (reason === undefined) return;
+      await work(req, res, auditOf(req, res, reason));
+    });
+
   router.post('/console/logout', signedIn, async (req, res) => {
     await logOut(req.em, cookie(req, SESSION_COOKIE)!);
     setCookie(res, deps.production, SESSION_COOKIE, '', 0);
@@ -328,26 +343,26 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.post(
     '/console/payouts/:payout_id/:action',
     signedIn,
-    handle(async (req, res) => {
-      const action = String(req.params.action);
-      if (action !== 'approve' && action !== 'reject') throw AppError.notFound('NOT_FOUND', 'No such page.');
-      if (!allowed(res, action === 'approve' ? 'payout.approve' : 'payout.reject')) return;
-      const reason = reasonOf(req, res);
-      if (reason === undefined) return;
-      const payoutId = String(req.params.payout_id);
-      const result = await decidePayout(
-        req.em,
-        deps.bus,
-        principal(res),
-        payoutId,
-        action,
-        { respondAsync: false, syncWaitMs: deps.syncWaitMs },
-        auditOf(req, res, reason),
-      );
-      if (result.status >= 300 && result.status !== 202) throw refusedBy(result);
-      const payout = (result.body as { payload?: { payout_status?: string } }).payload;
-      res.redirect(303, `/console/payouts?done=${encodeURIComponent(`${payoutId}: ${payout?.payout_status ?? 'submitted'}`)}`);
-    }),
+    decision(
+      (req) => (req.params.action === 'approve' ? 'payout.approve' : 'payout.reject'),
+      async (req, res, audit) => {
+        const action = String(req.params.action);
+        if (action !== 'approve' && action !== 'reject') throw AppError.notFound('NOT_FOUND', 'No such page.');
+        const payoutId = String(req.params.payout_id);
+        const result = await decidePayout(
+          req.em,
+          deps.bus,
+          principal(res),
+          payoutId,
+          action,
+          { respondAsync: false, syncWaitMs: deps.syncWaitMs },
+          audit,
+        );
+        if (result.status >= 300 && result.status !== 202) throw refusedBy(result);
+        const payout = (result.body as { payload?: { payout_status?: string } }).payload;
+        res.redirect(303, `/console/payouts?done=${encodeURIComponent(`${payoutId}: ${payout?.payout_status ?? 'submitted'}`)}`);
+      },
+    ),
   );
 
   router.get(
@@ -361,22 +376,12 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.post(
     '/console/kyc/:account_id/decide',
     signedIn,
-    handle(async (req, res) => {
-      if (!allowed(res, 'kyc.decide')) return;
-      const reason = reasonOf(req, res);
-      if (reason === undefined) return;
+    decision('kyc.decide', async (req, res, audit) => {
       const state = String((req.body as Record<string, unknown>).state ?? '');
       if (!(DECISIONS as readonly string[]).includes(state))
         throw AppError.invalid({ state: ['INVALID_DECISION'] }, 'Choose ACCEPT, DENY or CANCEL.');
       const accountId = String(req.params.account_id);
-      const decided = await decideKycInConsole(
-        req.em,
-        principal(res),
-        accountId,
-        state as Decision,
-        deps.production,
-        auditOf(req, res, reason),
-      );
+      const decided = await decideKycInConsole(req.em, principal(res), accountId, state as Decision, deps.production, audit);
       res.redirect(303, `/console/kyc?done=${encodeURIComponent(`${accountId}: KYC ${decided.state}`)}`);
     }),
   );
@@ -392,10 +397,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.post(
     '/console/accounts/:account_id/block',
     signedIn,
-    handle(async (req, res) => {
-      if (!allowed(res, 'block.apply')) return;
-      const note = reasonOf(req, res);
-      if (note === undefined) return;
+    decision('block.apply', async (req, res, audit) => {
       const body = req.body as Record<string, unknown>;
       const capability = String(body.block_capability ?? '');
       const reason = String(body.block_reason ?? '');
@@ -408,7 +410,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
         req.em,
         principal(res),
         { account_id: accountId, block_capability: capability as Capability, block_reason: reason as Reason },
-        auditOf(req, res, note),
+        audit,
       );
       res.redirect(303, `/console/accounts/${encodeURIComponent(accountId)}?done=${encodeURIComponent(`${capability}: blocked`)}`);
     }),
@@ -417,14 +419,11 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.post(
     '/console/accounts/:account_id/unblock/:capability',
     signedIn,
-    handle(async (req, res) => {
-      if (!allowed(res, 'block.lift')) return;
-      const note = reasonOf(req, res);
-      if (note === undefined) return;
+    decision('block.lift', async (req, res, audit) => {
       const capability = String(req.params.capability);
       if (!(CAPABILITIES as readonly string[]).includes(capability)) throw AppError.notFound('NOT_FOUND', 'No such capability.');
       const accountId = String(req.params.account_id);
-      await unblockCapability(req.em, principal(res), accountId, capability as Capability, auditOf(req, res, note));
+      await unblockCapability(req.em, principal(res), accountId, capability as Capability, audit);
       res.redirect(303, `/console/accounts/${encodeURIComponent(accountId)}?done=${encodeURIComponent(`${capability}: lifted`)}`);
     }),
   );
@@ -442,10 +441,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.post(
     '/console/invoices/:invoice_id/refund',
     signedIn,
-    handle(async (req, res) => {
-      if (!allowed(res, 'refund.request')) return;
-      const note = reasonOf(req, res);
-      if (note === undefined) return;
+    decision('refund.request', async (req, res, audit) => {
       const reason = String((req.body as Record<string, unknown>).refund_reason ?? '');
       if (!(REFUND_REASONS as readonly string[]).includes(reason))
         throw AppError.invalid({ refund_reason: ['INVALID_REASON'] }, 'Choose a refund reason.');
@@ -454,9 +450,9 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
         req.em,
         deps.bus,
         principal(res),
-        { invoice_id: invoiceId, reason: reason as RefundRequest['reason'], note },
+        { invoice_id: invoiceId, reason: reason as RefundRequest['reason'], note: audit.reason ?? undefined },
         { respondAsync: false, syncWaitMs: deps.syncWaitMs },
-        auditOf(req, res, note),
+        audit,
       );
       if (result.status >= 300 && result.status !== 202) throw refusedBy(result);
       res.redirect(
@@ -479,10 +475,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.post(
     '/console/disputes/:dispute_id/evidence',
     signedIn,
-    handle(async (req, res) => {
-      if (!allowed(res, 'dispute.evidence')) return;
-      const reason = reasonOf(req, res);
-      if (reason === undefined) return;
+    decision('dispute.evidence', async (req, res, audit) => {
       const body = req.body as Record<string, unknown>;
       const evidence: Record<string, string> = {};
       for (const f of EVIDENCE_FIELDS) if (typeof body[f] === 'string') evidence[f] = body[f] as string;
@@ -493,7 +486,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
         disputeId,
         { ...evidence, submit: body.submit === 'true' },
         deps.cards,
-        auditOf(req, res, reason),
+        audit,
       );
       res.redirect(303, `/console/disputes/${encodeURIComponent(disputeId)}?done=${encodeURIComponent(`${disputeId}: ${view.status}`)}`);
     }),
@@ -510,12 +503,9 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.post(
     '/console/events/:event_id/resend',
     signedIn,
-    handle(async (req, res) => {
-      if (!allowed(res, 'webhook.resend')) return;
-      const reason = reasonOf(req, res);
-      if (reason === undefined) return;
+    decision('webhook.resend', async (req, res, audit) => {
       const eventId = String(req.params.event_id);
-      await resendEvent(req.em, deps.webhooks, principal(res), eventId, undefined, auditOf(req, res, reason));
+      await resendEvent(req.em, deps.webhooks, principal(res), eventId, undefined, audit);
       res.redirect(303, `/console/webhooks?done=${encodeURIComponent(`${eventId}: resent`)}`);
     }),
   );
