@@ -169,11 +169,15 @@ export async function sealedRecordsAfter(db: Db, integratorId: string, afterSeq:
 }
 
 /** Records unsealed for longer than `olderThanSeconds`: how many, and the oldest. */
-export async function staleUnsealed(db: Db, olderThanSeconds: number): Promise<{ count: number; oldest: string | null }> {
+export async function staleUnsealed(
+  db: Db,
+  olderThanSeconds: number,
+  integratorId?: string,
+): Promise<{ count: number; oldest: string | null }> {
   const [row] = await db.execute<Array<{ count: string; oldest: string | null }>>(
     `select count(*) as count, min(${isoTimestampSql('at')}) as oldest from audit_record
-      where seq is null and at < now() - make_interval(secs => ?)`,
-    [olderThanSeconds],
+      where seq is null and at < now() - make_interval(secs => ?)${integratorId === undefined ? '' : ' and integrator_id = ?'}`,
+    integratorId === undefined ? [olderThanSeconds] : [olderThanSeconds, integratorId],
   );
   return { count: Number(row.count), oldest: row.oldest };
 }

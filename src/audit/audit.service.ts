@@ -122,10 +122,12 @@ export interface AuditVerification {
  * Recomputes every integrator's chain from its first sealed record: each must follow the one
  * before (seq + 1, its `prev_hash`), hash to its own `hash`, and the last must be the chain head
  * — so an edited, removed or re-sealed record breaks it. Names the first break of each chain.
+ * With `integratorId`, only that integrator's chain (and its unsealed records).
  */
-export async function verifyAudit(em: EntityManager, batch = 1_000): Promise<AuditVerification> {
+export async function verifyAudit(em: EntityManager, opts: { integratorId?: string; batch?: number } = {}): Promise<AuditVerification> {
   const db = pooled(em);
-  const integrators = await chainIntegrators(db);
+  const batch = opts.batch ?? 1_000;
+  const integrators = (await chainIntegrators(db)).filter((id) => opts.integratorId === undefined || id === opts.integratorId);
   const breaks: ChainBreak[] = [];
   let sealed = 0;
   for (const integratorId of integrators) {
@@ -133,7 +135,7 @@ export async function verifyAudit(em: EntityManager, batch = 1_000): Promise<Aud
     sealed += found.sealed;
     if (found.break) breaks.push(found.break);
   }
-  return { integrators: integrators.length, sealed, breaks, unsealed: await staleUnsealed(db, UNSEALED_GRACE_SECONDS) };
+  return { integrators: integrators.length, sealed, breaks, unsealed: await staleUnsealed(db, UNSEALED_GRACE_SECONDS, opts.integratorId) };
 }
 
 async function verifyChain(db: Db, integratorId: string, batch: number): Promise<{ sealed: number; break?: ChainBreak }> {

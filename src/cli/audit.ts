@@ -1,4 +1,5 @@
 /** `holdfast audit …`: the audit trail of operator actions — prove its chains whole, list its records. */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { listAudit, UNSEALED_GRACE_SECONDS, verifyAudit } from '../audit/audit.service.js';
 import { findIntegrator } from '../integrators/integrator.service.js';
 import { type Command, LedgerBreach, UsageError, notFound, table, withOrm } from './cli-support.js';
@@ -9,6 +10,15 @@ function timeOption(value: unknown, name: string): Date | undefined {
   const at = new Date(String(value));
   if (Number.isNaN(at.getTime())) throw new UsageError(`--${name} must be a time (ISO 8601, e.g. 2026-11-28T00:00:00Z)`);
   return at;
+}
+
+/** `--integrator NAME` (a name or id) as the integrator's id; undefined when not given. */
+async function integratorOption(em: EntityManager, value: unknown): Promise<string | undefined> {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (!name) return undefined;
+  const integrator = await findIntegrator(em, name);
+  if (!integrator) throw notFound('integrator', name);
+  return integrator.id;
 }
 
 /** A whole-number option within bounds, or its default. */
@@ -22,9 +32,9 @@ function countOption(value: unknown, name: string, fallback: number, min: number
 export const auditCommands: Record<string, Command> = {
   'audit verify': {
     summary: "prove the audit trail whole: every integrator's sealed chain",
-    usage: `holdfast audit verify [--json]
+    usage: `holdfast audit verify [--integrator NAME] [--json]
 
-Recomputes every integrator's audit chain from its first sealed record: each record must carry
+Recomputes every integrator's audit chain (or only NAME's, a name or id) from its first sealed record: each record must carry
 the next sequence number, the hash of the record before it and the SHA-256 of its own content,
 and the last must be the chain's head — so a sealed record edited, removed or re-sealed (which
 the database refuses unless its triggers are bypassed) breaks the chain. Names the first break of
@@ -32,9 +42,11 @@ each chain and exits 1 when there is one. Also reports records left unsealed for
 ${UNSEALED_GRACE_SECONDS} seconds (the sealing worker, a maintenance job, is not running): a warning, exit 0.
 Only reads: a missing or unmigrated database is an error.
   --json   print {"ok","integrators","sealed","breaks":[{"integrator_id","seq","audit_id","problem"}],"unsealed":{"count","oldest"}}`,
-    options: { json: { type: 'boolean' } },
+    options: { integrator: { type: 'string' }, json: { type: 'boolean' } },
     async run(v) {
-      const report = await withOrm({ read: 'audit verify' }, (orm) => verifyAudit(orm.em.fork()));
+      const report = await withOrm({ read: 'audit verify' }, async (orm) =>
+        verifyAudit(orm.em.fork(), { integratorId: await integratorOption(orm.em.fork(), v.integrator) }),
+      );
       const ok = report.breaks.length === 0;
       if (v.json === true) {
         process.stdout.write(
@@ -99,13 +111,7 @@ whether sealed (its sequence number). The filters are those of GET /v2/audit; wi
       const page = { limit: countOption(v.limit, 'limit', 50, 1, 1000), offset: countOption(v.offset, 'offset', 0, 0, 1e9) };
       const text = (name: string) => (typeof v[name] === 'string' && (v[name] as string).trim() ? (v[name] as string).trim() : undefined);
       const listed = await withOrm({ read: 'audit list' }, async (orm) => {
-        const name = text('integrator');
-        let integratorId: string | undefined;
-        if (name !== undefined) {
-          const integrator = await findIntegrator(orm.em.fork(), name);
-          if (!integrator) throw notFound('integrator', name);
-          integratorId = integrator.id;
-        }
+        const integratorId = await integratorOption(orm.em.fork(), v.integrator);
         return listAudit(
           orm.em.fork(),
           { integratorId, action: text('action'), targetId: text('target'), actor: text('actor'), from, to },

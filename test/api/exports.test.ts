@@ -5,7 +5,7 @@ import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { fundPublisherWallet } from '../../src/ledger/ledger.service.js';
 import { armFailpoints } from '../../src/runtime/failpoints.js';
 import { call, h, holdfastCli, newClient, unique, type TestClient } from '../support/harness.js';
-import { balance, fund, party, type Party } from '../support/money.js';
+import { balance, fund, party, settlementFromPostings, settlementNet, type Party } from '../support/money.js';
 
 type Row = Record<string, string>;
 
@@ -265,31 +265,8 @@ describe('exports and the settlement report (GET /v2/exports/{kind}, GET /v2/rep
     assert.equal(report.integrator_id, integratorId);
     const line = (currency: string, l: string) => report.lines.find((x: any) => x.currency === currency && x.line === l);
 
-    // Independently: every entry of the integrator's postings of the day, classified here by reference and account kind.
-    const entries = await h()
-      .orm.em.fork()
-      .execute<Array<{ reference: string; kind: string; currency: string; amount: string }>>(
-        `select p.reference, a.kind, e.currency, e.amount from ledger_posting p
-           join ledger_entry e on e.posting_id = p.id join ledger_account a on a.id = e.ledger_account_id
-          where p.integrator_id = ? and p.created_at >= ?::date and p.created_at < ?::date + 1`,
-        [integratorId, today, today],
-      );
-    const clearing = (k: string) => k === 'card_clearing' || k === 'pobo_clearing';
-    const total = (currency: string, match: (ref: string, kind: string) => boolean, f: (amount: number) => number = (a) => a) =>
-      entries.filter((e) => e.currency === currency && match(e.reference, e.kind)).reduce((n, e) => n + f(Number(e.amount)), 0) || 0;
-    const usd = {
-      gross_charges: -total('USD', (r, k) => /^(invoice|escrow):[^:]+:pay$/.test(r) && clearing(k)),
-      refunds: total('USD', (r, k) => /^invoice:[^:]+:refund$|^escrow:[^:]+:cancel$|^refund:[^:]+:[^:]+:reversed$/.test(r) && clearing(k)),
-      disputes_opened: total('USD', (r, k) => /^dispute:[^:]+:open$/.test(r) && k === 'dispute_holding'),
-      disputes_won: 0 - total('USD', (r, k) => /^dispute:[^:]+:won$/.test(r) && k === 'dispute_holding'),
-      disputes_lost: total('USD', (r, k) => /^dispute:[^:]+:lost$/.test(r) && k === 'dispute_losses'),
-      dispute_fees: total('USD', (r, k) => /^dispute:[^:]+:open$/.test(r) && k === 'dispute_fees'),
-      payouts_sent: total('USD', (r, k) => /^payout:[^:]+:execute$/.test(r) && k === 'payout_clearing'),
-      payouts_returned: 0 - total('USD', (r, k) => /^payout:[^:]+:return$/.test(r) && k === 'payout_holding'),
-      conversions:
-        total('USD', (r, k) => /^exchange:[^:]+:execute$/.test(r) && k === 'user_wallet', Math.abs) -
-        total('USD', (r, k) => /^exchange:[^:]+:reverse$/.test(r) && k === 'user_wallet', Math.abs),
-    };
+    // Independently: every entry of the integrator's postings of the day, classified by the test's own query.
+    const usd = await settlementFromPostings(integratorId, today, 'USD');
     for (const [l, amount] of Object.entries(usd)) assert.equal(line('USD', l).amount, amount, `USD ${l}`);
     // …and what the activity was: three charges, one refund, a dispute opened and lost with its fee, a payout, a conversion.
     assert.deepEqual(usd, {
@@ -303,7 +280,8 @@ describe('exports and the settlement report (GET /v2/exports/{kind}, GET /v2/rep
       payouts_returned: 0,
       conversions: 200,
     });
-    assert.equal(line('USD', 'net').amount, 6000 - 1000 - 2000 - 1500 - 500);
+    assert.equal(line('USD', 'net').amount, settlementNet(usd));
+    assert.equal(settlementNet(usd), 6000 - 1000 - 2000 - 1500 - 500);
     assert.equal(line('USD', 'net').amount_display, '10.00');
     assert.equal(line('USD', 'gross_charges').postings, 3);
     assert.equal(line('USD', 'dispute_fees').amount_display, '15.00');

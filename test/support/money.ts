@@ -56,3 +56,54 @@ export async function fund(p: Party, key: string, amount: number): Promise<void>
 export async function balance(wallet: string): Promise<number> {
   return (await balances(h().orm.em.fork(), [wallet])).get(wallet)!;
 }
+
+/** The settlement report's lines (all but `net`), as the test suite computes them. */
+export type SettlementSums = Record<
+  | 'gross_charges'
+  | 'refunds'
+  | 'disputes_opened'
+  | 'disputes_won'
+  | 'disputes_lost'
+  | 'dispute_fees'
+  | 'payouts_sent'
+  | 'payouts_returned'
+  | 'conversions',
+  number
+>;
+
+/**
+ * A day's settlement lines in one currency, summed here from the integrator's ledger postings of
+ * that UTC day with a query of the test's own (classified by posting reference and ledger account
+ * kind), so that the report can be compared with the ledger rather than with itself.
+ */
+export async function settlementFromPostings(integratorId: string, day: string, currency: string): Promise<SettlementSums> {
+  const entries = await h()
+    .orm.em.fork()
+    .execute<Array<{ reference: string; kind: string; amount: string }>>(
+      `select p.reference, a.kind, e.amount from ledger_posting p
+         join ledger_entry e on e.posting_id = p.id join ledger_account a on a.id = e.ledger_account_id
+        where p.integrator_id = ? and e.currency = ? and p.created_at >= ?::date and p.created_at < ?::date + 1`,
+      [integratorId, currency, day, day],
+    );
+  const clearing = (k: string) => k === 'card_clearing' || k === 'pobo_clearing';
+  const total = (match: (ref: string, kind: string) => boolean, f: (amount: number) => number = (a) => a) =>
+    entries.filter((e) => match(e.reference, e.kind)).reduce((n, e) => n + f(Number(e.amount)), 0) || 0;
+  return {
+    gross_charges: -total((r, k) => /^(invoice|escrow):[^:]+:pay$/.test(r) && clearing(k)),
+    refunds: total((r, k) => /^invoice:[^:]+:refund$|^escrow:[^:]+:cancel$|^refund:[^:]+:[^:]+:reversed$/.test(r) && clearing(k)),
+    disputes_opened: total((r, k) => /^dispute:[^:]+:open$/.test(r) && k === 'dispute_holding'),
+    disputes_won: 0 - total((r, k) => /^dispute:[^:]+:won$/.test(r) && k === 'dispute_holding'),
+    disputes_lost: total((r, k) => /^dispute:[^:]+:lost$/.test(r) && k === 'dispute_losses'),
+    dispute_fees: total((r, k) => /^dispute:[^:]+:open$/.test(r) && k === 'dispute_fees'),
+    payouts_sent: total((r, k) => /^payout:[^:]+:execute$/.test(r) && k === 'payout_clearing'),
+    payouts_returned: 0 - total((r, k) => /^payout:[^:]+:return$/.test(r) && k === 'payout_holding'),
+    conversions:
+      total((r, k) => /^exchange:[^:]+:execute$/.test(r) && k === 'user_wallet', Math.abs) -
+      total((r, k) => /^exchange:[^:]+:reverse$/.test(r) && k === 'user_wallet', Math.abs),
+  };
+}
+
+/** The settlement net of those lines: what came in from outside less what went back out. */
+export function settlementNet(s: SettlementSums): number {
+  return s.gross_charges - s.refunds - s.disputes_opened - s.dispute_fees + s.disputes_won - s.payouts_sent;
+}

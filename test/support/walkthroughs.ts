@@ -28,9 +28,22 @@ export function shBlock(file: string, title: string): string {
   return block;
 }
 
+/** Every `sh` block of the section under the heading `## <title>`, up to the next `## ` heading. */
+export function shBlocks(file: string, title: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const start = text.indexOf(`\n## ${title}\n`);
+  assert.ok(start >= 0, `${file} has a "${title}" section`);
+  const rest = text.slice(start + 1);
+  const next = rest.indexOf('\n## ', 3);
+  const section = next < 0 ? rest : rest.slice(0, next);
+  return [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]);
+}
+
 export interface RunOptions {
   /** The Markdown file (default docs/walkthroughs.md). */
   file?: string;
+  /** The script to run instead of the section's first block (a later block of it, say). */
+  block?: string;
   /** Appends commands to the block (or changes it) before it runs. */
   extend?: (block: string) => string;
   /** The server the block talks to (default the suite's). */
@@ -52,7 +65,7 @@ export interface RunResult {
  * (or `opts.baseUrl`) and the demo client in `demoFile`; `extend` may append commands to it.
  */
 export async function runBlock(title: string, demoFile: string, opts: RunOptions = {}): Promise<RunResult> {
-  const block = shBlock(opts.file ?? WALKTHROUGHS, title);
+  const block = opts.block ?? shBlock(opts.file ?? WALKTHROUGHS, title);
   const pasted = opts.extend ? opts.extend(block) : block;
   // The webhook receiver's port (4817) becomes a free one: another suite may run at the same time.
   const script = pasted
