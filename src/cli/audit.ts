@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { listAudit, UNSEALED_GRACE_SECONDS, verifyAudit } from '../audit/audit.service.js';
 import { findIntegrator } from '../integrators/integrator.service.js';
-import { type Command, LedgerBreach, UsageError, notFound, table, withOrm } from './cli-support.js';
+import { type Command, LedgerBreach, UsageError, notFound, table, withOrm, stdout } from './cli-support.js';
 
 /** A time option: ISO 8601, or undefined when not given; a usage mistake when unreadable. */
 function timeOption(value: unknown, name: string): Date | undefined {
@@ -49,7 +49,7 @@ Only reads: a missing or unmigrated database is an error.
       );
       const ok = report.breaks.length === 0;
       if (v.json === true) {
-        process.stdout.write(
+        stdout().write(
           `${JSON.stringify({
             ok,
             integrators: report.integrators,
@@ -72,7 +72,7 @@ Only reads: a missing or unmigrated database is an error.
           lines.push(
             `warning: ${report.unsealed.count} record${report.unsealed.count === 1 ? '' : 's'} unsealed for over ${UNSEALED_GRACE_SECONDS} s (oldest ${report.unsealed.oldest}): is the workers' maintenance queue running?`,
           );
-        process.stdout.write(`${lines.join('\n')}\n`);
+        stdout().write(`${lines.join('\n')}\n`);
       }
       if (!ok) throw new LedgerBreach(`the audit trail breaks in ${report.breaks.length} chain${report.breaks.length === 1 ? '' : 's'}`);
     },
@@ -119,7 +119,7 @@ whether sealed (its sequence number). The filters are those of GET /v2/audit; wi
         );
       });
       if (v.json === true) {
-        process.stdout.write(`${JSON.stringify(listed)}\n`);
+        stdout().write(`${JSON.stringify(listed)}\n`);
         return;
       }
       const rows = listed.records.map((r) => [
@@ -130,7 +130,7 @@ whether sealed (its sequence number). The filters are those of GET /v2/audit; wi
         `${r.target.type} ${r.target.id}`,
         r.reason ?? '-',
       ]);
-      process.stdout.write(
+      stdout().write(
         `${table(['at', 'seq', 'actor', 'action', 'target', 'reason'], rows)}\n${listed.records.length} of ${listed.total} record${listed.total === 1 ? '' : 's'}\n`,
       );
     },

@@ -2,10 +2,12 @@
  * What every `holdfast` command shares: the shape of a command, opening the database, printing,
  * announcing token changes, and the errors the dispatcher (index.ts) turns into exit codes.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { userInfo } from 'node:os';
+import type { Writable } from 'node:stream';
 import type { ParseArgsConfig } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { type AppEnv, loadConfig } from '../../config/index.js';
+import { type AppEnv, type Config, loadConfig } from '../../config/index.js';
 import { TOKEN_STATE_RELOAD_MS } from '../auth/credential.rules.js';
 import { announceTokenChange, type TokenChange } from '../auth/token-state.service.js';
 import { ensureDatabase, migrate, openOrm, pendingMigrations } from '../db/orm.js';
@@ -15,6 +17,34 @@ import { AppError } from '../errors.js';
 import { AUDIT_REASON_MAX, cliActor, type AuditContext } from '../audit/audit.rules.js';
 import { resolveServices } from '../runtime/services.js';
 import { assertEnvironmentBeforeMigrating, assertRailsFor, settleEnvironment } from '../environment/environment.service.js';
+
+/**
+ * Where a command line reads its variables and writes its output: the process's own, unless
+ * `withCliIo` gives others (the test suite runs command lines in its own process this way).
+ */
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+}
+const cliIo = new AsyncLocalStorage<CliIo>();
+
+/** Runs `work` (a command line) with `io` as its output and variables. */
+export function withCliIo<T>(io: CliIo, work: () => Promise<T>): Promise<T> {
+  return cliIo.run(io, work);
+}
+/** The command line's standard output. */
+export function stdout(): Writable {
+  return cliIo.getStore()?.stdout ?? process.stdout;
+}
+/** The command line's standard error. */
+export function stderr(): Writable {
+  return cliIo.getStore()?.stderr ?? process.stderr;
+}
+/** The configuration from the command line's variables. */
+export function cliConfig(): Config {
+  return loadConfig(cliIo.getStore()?.env ?? process.env);
+}
 
 /** The parsed options of one command line. */
 export type Values = Record<string, string | boolean | undefined>;
@@ -72,7 +102,7 @@ export async function withOrm<T>(
   access: 'write' | { read: string },
   work: (orm: MikroORM, applied: string[], environment: AppEnv) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig();
+  const config = cliConfig();
   assertRailsFor(config);
   const services = await resolveServices({
     databaseUrl: config.databaseUrl,
@@ -116,7 +146,7 @@ export async function withOrm<T>(
 
 /** The Redis of REDIS_URL, or the one `npm start` finds. */
 export async function redisUrl(): Promise<string> {
-  const config = loadConfig();
+  const config = cliConfig();
   const services = await resolveServices({
     databaseUrl: config.databaseUrl,
     redisUrl: config.redisUrl,
@@ -128,7 +158,7 @@ export async function redisUrl(): Promise<string> {
 
 /** One result on stdout: one JSON line with --json, else the text. */
 export function print(json: boolean, value: Record<string, unknown>, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  stdout().write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
 /** Rows under a header, each column but the last padded to its widest cell. */
@@ -154,8 +184,8 @@ export async function announce(change: TokenChange): Promise<void> {
   const redis = createRedis(await redisUrl(), 'producer', { connectTimeout: 2000 });
   redis.on('error', () => {});
   try {
-    if (!(await announceTokenChange(redis, loadConfig().queuePrefix, change))) {
-      process.stderr.write(
+    if (!(await announceTokenChange(redis, cliConfig().queuePrefix, change))) {
+      stderr().write(
         `holdfast: warning: Redis (REDIS_URL) did not take the announcement; web processes apply the change within ${TOKEN_STATE_RELOAD_MS / 1000} s\n`,
       );
     }

@@ -15,6 +15,7 @@ import {
   print,
   table,
   withOrm,
+  stderr,
 } from './cli-support.js';
 
 /** A client's scopes in the table: "all" for every scope there is, else the list. */
@@ -58,7 +59,7 @@ only as a hash.
         }),
       );
       // A mistyped NAME makes a new integrator (as documented): say so, on stderr so that --json stays one JSON line.
-      if (integratorCreated) process.stderr.write(`holdfast: created integrator "${created.integrator}" (no token currency)\n`);
+      if (integratorCreated) stderr().write(`holdfast: created integrator "${created.integrator}" (no token currency)\n`);
       print(
         v.json === true,
         created,

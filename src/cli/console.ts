@@ -1,9 +1,8 @@
 /** `holdfast console user add`: a person of an integrator for the operator console, with a one-time set-password link. */
-import { loadConfig } from '../../config/index.js';
 import { addConsoleUser } from '../console/console-auth.service.js';
 import { CONSOLE_ROLES, type ConsoleRole, validEmail } from '../console/console.rules.js';
 import { AppError } from '../errors.js';
-import { type Command, UsageError, notFound, onlyArgument, print, withOrm } from './cli-support.js';
+import { type Command, UsageError, notFound, onlyArgument, print, withOrm, cliConfig } from './cli-support.js';
 
 export const consoleCommands: Record<string, Command> = {
   'console user add': {
@@ -32,7 +31,7 @@ Prints a link that sets the password; it works once, for 24 hours (PUBLIC_URL is
           integrator,
           role: role as ConsoleRole,
           operator: v.operator === true,
-          publicUrl: loadConfig().publicUrl,
+          publicUrl: cliConfig().publicUrl,
         }),
       ).catch((err: unknown) => {
         if (err instanceof AppError && err.kind === 'not_found') throw notFound('integrator', integrator);

@@ -11,7 +11,7 @@ import { operatorPrincipal, openExport } from '../reports/export.service.js';
 import { pipeExport } from '../reports/export-stream.js';
 import { EXPORT_KINDS, type ExportKind, type ExportQuery, SETTLEMENT_COLUMNS, utcDay } from '../reports/report.rules.js';
 import { settlementReports } from '../reports/settlement.service.js';
-import { type Command, notFound, onlyArgument, Refused, table, UsageError, type Values, withOrm } from './cli-support.js';
+import { type Command, notFound, onlyArgument, Refused, table, UsageError, type Values, withOrm, stdout } from './cli-support.js';
 
 /** The options every export filter has, as `--account-id`, … (the API's query names with dashes). */
 const FILTER_OPTIONS = {
@@ -54,7 +54,7 @@ async function runExport(v: Values, positionals: string[]): Promise<void> {
     });
     let started = false;
     try {
-      await pipeExport(stream, process.stdout, { end: false, begin: () => (started = true) });
+      await pipeExport(stream, stdout(), { end: false, begin: () => (started = true) });
     } catch (err) {
       if (!started) throw err;
       throw new Refused('the export failed after rows were written: the output is incomplete, export again');
@@ -79,20 +79,18 @@ async function runSettlement(v: Values): Promise<void> {
       r.lines.map((l) => ({ integrator: names.get(r.integrator_id) ?? r.integrator_id, date, ...l, postings: l.postings ?? '' })),
     );
     if (v.csv === true) {
-      process.stdout.write(stringify(rows, { header: true, columns: [...SETTLEMENT_COLUMNS], record_delimiter: 'windows' }));
+      stdout().write(stringify(rows, { header: true, columns: [...SETTLEMENT_COLUMNS], record_delimiter: 'windows' }));
       return;
     }
     if (v.json === true) {
-      process.stdout.write(
-        `${JSON.stringify(reports.map((r) => ({ ...r, integrator: names.get(r.integrator_id) ?? r.integrator_id })))}\n`,
-      );
+      stdout().write(`${JSON.stringify(reports.map((r) => ({ ...r, integrator: names.get(r.integrator_id) ?? r.integrator_id })))}\n`);
       return;
     }
     if (rows.length === 0) {
-      process.stdout.write(`no postings on ${date} (UTC)\n`);
+      stdout().write(`no postings on ${date} (UTC)\n`);
       return;
     }
-    process.stdout.write(
+    stdout().write(
       `${table(
         ['INTEGRATOR', 'CURRENCY', 'LINE', 'AMOUNT', 'POSTINGS'],
         rows.map((r) => [r.integrator, r.currency, r.line, r.amount_display, String(r.postings)]),

@@ -1,7 +1,7 @@
 /** `holdfast ledger verify`: every ledger invariant, checked on one snapshot. */
 import { verifyAll } from './ledger-checks.js';
 import { VERIFY_PROBLEM_CAP } from '../ledger/ledger-verify.service.js';
-import { type Command, LedgerBreach, withOrm } from './cli-support.js';
+import { type Command, LedgerBreach, withOrm, stdout } from './cli-support.js';
 
 export const ledgerCommands: Record<string, Command> = {
   'ledger verify': {
@@ -23,13 +23,13 @@ memory does not grow with the ledger. Only reads: a missing or unmigrated databa
     async run(v) {
       const report = await withOrm({ read: 'ledger verify' }, (orm) => verifyAll(orm.em.fork()));
       const summary = `${report.checked.accounts} accounts, ${report.checked.postings} postings, ${report.checked.entries} entries`;
-      if (v.json === true) process.stdout.write(`${JSON.stringify(report)}\n`);
-      else if (report.ok) process.stdout.write(`ledger ok: ${summary}\n`);
+      if (v.json === true) stdout().write(`${JSON.stringify(report)}\n`);
+      else if (report.ok) stdout().write(`ledger ok: ${summary}\n`);
       else {
         const n = report.problemCount;
         const more =
           n > report.problems.length ? `  … and ${n - report.problems.length} more (the first ${report.problems.length} are shown)\n` : '';
-        process.stdout.write(
+        stdout().write(
           `ledger BREACHED (${n} problem${n === 1 ? '' : 's'}; ${summary}):\n${report.problems.map((p) => `  - ${p}`).join('\n')}\n${more}`,
         );
       }

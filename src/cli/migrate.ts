@@ -1,5 +1,5 @@
 /** `holdfast migrate`: the release step — create the database when missing and apply the migrations. */
-import { type Command, withOrm } from './cli-support.js';
+import { type Command, withOrm, stdout } from './cli-support.js';
 
 export const migrateCommands: Record<string, Command> = {
   migrate: {
@@ -10,7 +10,7 @@ Creates the database when missing and applies every pending checked-in migration
     options: {},
     async run() {
       const applied = await withOrm('write', async (_orm, names) => names);
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
+      stdout().write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
     },
   },
 };

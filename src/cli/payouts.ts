@@ -1,5 +1,4 @@
 /** `holdfast payouts approve|reject`: the operator's decision on a payout, run as its command in this process. */
-import { loadConfig } from '../../config/index.js';
 import { operatorPayoutCommand } from '../payouts/payout.commands.js';
 import { railAdapters } from '../rails/rail-adapters.js';
 import {
@@ -14,6 +13,7 @@ import {
   orNotFound,
   print,
   withOrm,
+  cliConfig,
 } from './cli-support.js';
 
 /** Runs the payout's command and prints the payout, or fails with the refusal. */
@@ -24,7 +24,7 @@ async function decide(action: 'approve' | 'reject', v: Values, positionals: stri
     'payout',
     payoutId,
     withOrm({ read: `payouts ${action}` }, (orm) =>
-      operatorPayoutCommand(orm.em.fork(), railAdapters(loadConfig().rails, loadConfig()).payouts, payoutId, action, audit),
+      operatorPayoutCommand(orm.em.fork(), railAdapters(cliConfig().rails, cliConfig()).payouts, payoutId, action, audit),
     ),
   );
   // A payout gone by the time its command ran answers 404 (with no body when the command row went too).

@@ -1,9 +1,8 @@
 /** `holdfast provider-events list|replay`: the providers' webhooks Holdfast took in, and running one's command again. */
-import { loadConfig } from '../../config/index.js';
 import { CommandBus } from '../queues/command-bus.js';
 import { isProvider, PROVIDERS, type Provider } from '../provider-events/provider-event.rules.js';
 import { listProviderEvents, replayProviderEvent } from '../provider-events/provider-event.service.js';
-import { type Command, UsageError, onlyArgument, orNotFound, print, redisUrl, table, withOrm } from './cli-support.js';
+import { type Command, UsageError, onlyArgument, orNotFound, print, redisUrl, table, withOrm, stderr, cliConfig } from './cli-support.js';
 
 /** How long `replay` waits for the command's outcome before saying it is still running. */
 const REPLAY_WAIT_MS = 15_000;
@@ -69,7 +68,7 @@ event is an error (exit 1).
     async run(v, positionals) {
       const id = onlyArgument(positionals, 'EVENT_ID');
       const provider = providerOption(v);
-      const config = loadConfig();
+      const config = cliConfig();
       const bus = new CommandBus(await redisUrl(), config.queuePrefix);
       try {
         const replayed = await orNotFound(
@@ -80,7 +79,7 @@ event is an error (exit 1).
               provider,
               waitMs: REPLAY_WAIT_MS,
               onQueueError: () =>
-                process.stderr.write(
+                stderr().write(
                   'holdfast: warning: Redis (REDIS_URL) did not take the job; the command is pending and the sweeper runs it\n',
                 ),
             }),

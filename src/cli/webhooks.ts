@@ -1,15 +1,25 @@
 /** `holdfast webhooks replay`: send deliveries again, of one event or of an endpoint since a time. */
-import { loadConfig } from '../../config/index.js';
 import { createRedis } from '../queues/connection.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
 import { type DeliveryQueue, endpointExists, eventExists, replayAndEnqueue } from '../webhooks/relay.service.js';
-import { type Command, UsageError, auditOptions, auditUsage, cliAuditContext, notFound, print, redisUrl, withOrm } from './cli-support.js';
+import {
+  type Command,
+  UsageError,
+  auditOptions,
+  auditUsage,
+  cliAuditContext,
+  notFound,
+  print,
+  redisUrl,
+  withOrm,
+  cliConfig,
+} from './cli-support.js';
 
 /** The webhooks queue, reached only when deliveries are to be enqueued. */
 const deliveryQueue: DeliveryQueue = {
   async enqueue(deliveries) {
     const redis = createRedis(await redisUrl(), 'producer');
-    const bus = new WebhookBus(redis, loadConfig().queuePrefix);
+    const bus = new WebhookBus(redis, cliConfig().queuePrefix);
     try {
       return await bus.enqueue(deliveries);
     } finally {

@@ -284,8 +284,9 @@ describe('holdfast CLI', function () {
     for (const cmd of commands) assert.match(overview, new RegExp(`^  ${cmd.join(' ')} +\\S`, 'm'), cmd.join(' '));
   });
 
-  it('bare holdfast, or a group without its command, prints the help on stderr and exits 2', async () => {
-    const bare = await holdfastCli([]);
+  it('bare holdfast, or a group without its command, prints the help on stderr and exits 2 (as a process too)', async () => {
+    // As a process: bin/holdfast.js exits with the command line's code, its output on the right stream.
+    const bare = await holdfastCli([], {}, { process: true });
     assert.equal(bare.status, 2);
     assert.equal(bare.stdout, '');
     assert.match(bare.stderr, /^holdfast <command> \[options\]/);
@@ -293,6 +294,12 @@ describe('holdfast CLI', function () {
     const group = await holdfastCli(['webhooks']);
     assert.equal(group.status, 2);
     assert.equal((await holdfastCli(['client', 'create', '--scope', 'all'])).status, 2, 'a usage mistake exits 2');
+    const help = await holdfastCli(['--help'], {}, { process: true });
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^holdfast <command> \[options\]/);
+    const missing = await holdfastCli(['payouts', 'approve', 'po_00000000000000000000000000', '--reason', 'x'], {}, { process: true });
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /^holdfast: no payout "po_0+" /);
     assert.match(group.stderr, /^holdfast webhooks <command>\n\nholdfast webhooks replay/);
   });
 

@@ -10,6 +10,7 @@
  *   run deletes its keys at the end.
  */
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,8 @@ import { createClient } from '../../src/auth/auth.service.js';
 import { ensureDatabase, migrate, openOrm } from '../../src/db/orm.js';
 import { settleEnvironment } from '../../src/environment/environment.service.js';
 import { buildApp } from '../../src/http/app.js';
+import { withCliIo } from '../../src/cli/cli-support.js';
+import { runCli } from '../../src/cli/main.js';
 import type { IdentityVerifier } from '../../src/rails/identity-verifier.port.js';
 import { createRedis, type RedisConnection } from '../../src/queues/connection.js';
 import { createLogger, type Logger } from '../../src/runtime/logger.js';
@@ -325,19 +328,28 @@ export function unique(prefix = 'x'): string {
 }
 
 /**
- * Runs the `holdfast` command on the suite's database, without blocking this process: its event
- * loop also serves the suite's app, and a loop blocked for seconds (spawnSync under load) had the
- * server close a kept-alive socket just as the next request reused it (ECONNRESET).
+ * Runs a `holdfast` command line on the suite's database and answers its exit code and output.
+ * In this process by default (the same dispatcher, `runCli`, with its output and variables its
+ * own), which saves a process start of seconds per call; `{ process: true }`, or variables that
+ * arm failpoints, run `bin/holdfast.js` as a process of its own, for what only a process shows
+ * (its exit, its wiring). A process is spawned, never run synchronously: this process's event
+ * loop also serves the suite's app, and a loop blocked for seconds had the server close a
+ * kept-alive socket just as the next request reused it (ECONNRESET).
  */
-export function holdfastCli(
+export async function holdfastCli(
   args: string[],
   env: Record<string, string> = {},
+  opts: { process?: boolean } = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const variables: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: h().databaseUrl, ...env };
+  if (!opts.process && !variables.HOLDFAST_FAILPOINTS) {
+    const stdout = new Collected();
+    const stderr = new Collected();
+    const status = await withCliIo({ stdout, stderr, env: variables }, () => runCli(args));
+    return { status, stdout: stdout.text, stderr: stderr.text };
+  }
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/holdfast.js', ...args], {
-      env: { ...process.env, DATABASE_URL: h().databaseUrl, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, ['bin/holdfast.js', ...args], { env: variables, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -352,6 +364,15 @@ export function holdfastCli(
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+/** A command line's output, kept as text. */
+class Collected extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
 }
 
 /** Calls the API and checks the response against the OpenAPI documents. */

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
 import { createClient } from '../../src/auth/auth.service.js';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
+import { cliShim } from './cli-server.js';
 import { h, unique } from './harness.js';
 
 export const WALKTHROUGHS = 'docs/walkthroughs.md';
@@ -52,6 +53,11 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** How long the block may take before it is killed (default 85 s). */
   limitMs?: number;
+  /**
+   * `npx holdfast` as a process of its own (README.md's blocks always): otherwise the suite
+   * answers it in its own process through an `npx` shim (cli-server.ts), the same dispatcher.
+   */
+  realNpx?: boolean;
 }
 
 export interface RunResult {
@@ -72,10 +78,15 @@ export async function runBlock(title: string, demoFile: string, opts: RunOptions
     .replace(/^BASE=.*$/m, `BASE=${opts.baseUrl ?? h().baseUrl}`)
     .replaceAll('./.data/demo-client.json', demoFile)
     .replaceAll('4817', String(await freePort()));
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(opts.env ?? { DATABASE_URL: h().databaseUrl }) };
+  if (!(opts.realNpx ?? opts.file === 'README.md')) {
+    const shim = await cliShim();
+    Object.assign(env, shim.env, { PATH: `${shim.dir}${path.delimiter}${env.PATH ?? ''}` });
+  }
   // Asynchronously: the server under test may run in this process.
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], {
-      env: { ...process.env, ...(opts.env ?? { DATABASE_URL: h().databaseUrl }) },
+      env,
       detached: true,
     });
     let stdout = '';
