@@ -51,12 +51,13 @@ export const AUDIT_ACTIONS = [
   'webhook.resend',
   'webhook.replay',
   'account.merge',
+  'console.user.add',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What an action is about. */
 export interface AuditTarget {
-  type: 'payout' | 'account' | 'integrator' | 'invoice' | 'dispute' | 'client' | 'event' | 'webhook_endpoint';
+  type: 'payout' | 'account' | 'integrator' | 'invoice' | 'dispute' | 'client' | 'event' | 'webhook_endpoint' | 'console_user';
   id: string;
 }
 

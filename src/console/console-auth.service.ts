@@ -8,6 +8,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';
+import type { AuditContext } from '../audit/audit.rules.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { type Db, db as pooled } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -17,6 +19,7 @@ import {
   clearFailedLogins,
   consoleSessionById,
   consoleUserByEmail,
+  consoleUsersOf,
   type ConsoleSessionRecord,
   type ConsoleUserRecord,
   deleteConsoleSession,
@@ -39,28 +42,49 @@ export function setupLink(publicUrl: string, setupToken: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/console/set-password/${setupToken}`;
 }
 
-/** `holdfast console user add`: a console user of the integrator, and its one-time set-password link (valid 24 h). */
+/**
+ * A console user of the integrator, and its one-time set-password link (valid 24 h): from
+ * `holdfast console user add` or an admin's People page. With `audit`, the addition is recorded
+ * (`console.user.add`: the role and operator rights, never the email) in its transaction.
+ */
 export async function addConsoleUser(
   em: EntityManager,
   input: { email: string; integrator: string; role: ConsoleRole; operator: boolean; publicUrl: string },
+  audit?: AuditContext,
 ): Promise<{ user: ConsoleUserRecord; integrator: string; link: string; expires: Date }> {
   if (!validEmail(input.email)) throw AppError.invalid({ email: ['INVALID_EMAIL'] }, 'Not an email address.');
   const integrator = await findIntegrator(em, input.integrator);
   if (!integrator) throw AppError.notFound('INTEGRATOR_NOT_FOUND', `No integrator "${input.integrator}".`);
   const setupToken = token();
   const expires = new Date(Date.now() + SETUP_LINK_MS);
-  const user = await insertConsoleUser(pooled(em), {
-    id: newId('cu'),
-    integratorId: integrator.id,
-    email: input.email,
-    role: input.role,
-    operator: input.operator,
-    setupTokenHash: sha256(setupToken),
-    setupExpiresAt: expires,
+  const user = await pooled(em).transaction(async (tx) => {
+    const added = await insertConsoleUser(tx, {
+      id: newId('cu'),
+      integratorId: integrator.id,
+      email: input.email,
+      role: input.role,
+      operator: input.operator,
+      setupTokenHash: sha256(setupToken),
+      setupExpiresAt: expires,
+    });
+    if (added && audit)
+      await recordAudit(tx, {
+        integratorId: integrator.id,
+        context: audit,
+        action: 'console.user.add',
+        target: { type: 'console_user', id: added.id },
+        after: { role: added.role, operator: added.operator },
+      });
+    return added;
   });
   if (!user)
     throw new AppError('conflict', `A console user with the email ${input.email} exists already.`, { codes: ['CONSOLE_USER_EXISTS'] });
   return { user, integrator: integrator.name, link: setupLink(input.publicUrl, setupToken), expires };
+}
+
+/** An integrator's console users, by email (for its admins' People page). */
+export async function consoleUsers(em: EntityManager, integratorId: string): Promise<ConsoleUserRecord[]> {
+  return consoleUsersOf(pooled(em), integratorId);
 }
 
 /** The user a set-password link is for, while it works (undefined: spent, expired or unknown). */

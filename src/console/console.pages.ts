@@ -47,20 +47,22 @@ export interface PageUser {
   csrfToken: string;
 }
 
-const NAV: Array<{ href: string; label: string }> = [
+/** The navigation; a link with an `action` shows only to those the role matrix lets take it. */
+const NAV: Array<{ href: string; label: string; action?: ConsoleAction }> = [
   { href: '/console', label: 'Accounts' },
   { href: '/console/payouts', label: 'Payouts queue' },
   { href: '/console/kyc', label: 'KYC reviews' },
   { href: '/console/disputes', label: 'Disputes' },
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/audit', label: 'Audit trail' },
+  { href: '/console/users', label: 'People', action: 'console.user.add' },
   { href: '/console/security', label: 'Security' },
 ];
 
 /** A whole page: the document, the header with the navigation and the sign-out form, and `main`. */
 export function page(title: string, body: Safe, who?: PageUser, current?: string): string {
   const nav = who
-    ? html`<nav aria-label="Console"><ul>${NAV.map(
+    ? html`<nav aria-label="Console"><ul>${NAV.filter((n) => !n.action || permits(who.user, n.action)).map(
         (n) => html`<li><a href="${n.href}"${n.href === current ? new Safe(' aria-current="page"') : ''}>${n.label}</a></li>`,
       )}</ul>
       <form method="post" action="/console/logout" class="inline">${csrfField(who)}<button type="submit">Sign out</button></form>

@@ -23,9 +23,11 @@ import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { decidePayout } from '../payouts/payout.service.js';
 import { sameOriginPost } from '../web/web.rules.js';
 import {
+  addConsoleUser,
   beginTotp,
   confirmTotp,
   consolePrincipal,
+  consoleUsers,
   csrfMatches,
   logIn,
   logOut,
@@ -34,7 +36,8 @@ import {
   userOfSetupLink,
 } from './console-auth.service.js';
 import type { ConsoleSessionRecord } from './console.repository.js';
-import { type ConsoleAction, reasonProblem, refusal } from './console.rules.js';
+import { CONSOLE_ROLES, type ConsoleAction, type ConsoleRole, reasonProblem, refusal, validEmail } from './console.rules.js';
+import { usersPage } from './console-users.views.js';
 import {
   accountOverview,
   auditTrail,
@@ -547,6 +550,55 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
             ? messagePage('Second factor on', 'Sign-ins now ask for a code from your authenticator app.', signed(res).who)
             : messagePage('Wrong code', 'That code did not match: start again.', signed(res).who),
         );
+    }),
+  );
+
+  router.get(
+    '/console/users',
+    signedIn,
+    handle(async (req, res) => {
+      if (!allowed(res, 'console.user.add')) return;
+      const { who } = signed(res);
+      res.type('html').send(usersPage(who, await consoleUsers(req.em, who.user.integratorId)));
+    }),
+  );
+
+  router.post(
+    '/console/users',
+    signedIn,
+    decision('console.user.add', async (req, res, audit) => {
+      const { who } = signed(res);
+      const body = req.body as Record<string, unknown>;
+      const email = String(body.email ?? '').trim();
+      const role = String(body.role ?? '');
+      const operator = body.operator === 'yes';
+      const again = async (status: number, error: string) =>
+        void res
+          .status(status)
+          .type('html')
+          .send(usersPage(who, await consoleUsers(req.em, who.user.integratorId), { error }));
+      // No one gives rights they lack: only an operator adds an operator.
+      if (operator && !who.user.operator) return again(403, 'Only a console user with the operator’s rights can add one.');
+      if (!validEmail(email)) return again(400, 'The email: not an email address.');
+      if (!(CONSOLE_ROLES as readonly string[]).includes(role)) return again(400, `The role: one of ${CONSOLE_ROLES.join(', ')}.`);
+      try {
+        const made = await addConsoleUser(
+          req.em,
+          { email, integrator: who.user.integratorId, role: role as ConsoleRole, operator, publicUrl: deps.publicUrl },
+          audit,
+        );
+        res
+          .status(201)
+          .type('html')
+          .send(
+            usersPage(who, await consoleUsers(req.em, who.user.integratorId), {
+              added: { email: made.user.email, link: made.link, expires: made.expires },
+            }),
+          );
+      } catch (err) {
+        if (err instanceof AppError && err.kind === 'conflict') return again(409, `A console user with the email ${email} exists already.`);
+        throw err;
+      }
     }),
   );
 

@@ -433,5 +433,61 @@ describe('the operator console (/console)', () => {
     assert.equal(taken.status, 1);
     const role = await holdfastCli(['console', 'user', 'add', `x${email}`, '--integrator', client.integrator, '--role', 'boss']);
     assert.equal(role.status, 2);
+    // One audit record, of the addition that happened, with the CLI's actor: the role, never the email.
+    const audit = await call('GET', '/v2/audit?action=console.user.add', { token: client.token });
+    const records = audit.body.payload.records.filter((r: any) => r.target.id === out.console_user_id);
+    assert.deepEqual(
+      records.map((r: any) => [r.actor.kind, r.target.type, r.after]),
+      [['cli', 'console_user', { role: 'support', operator: false }]],
+    );
+    assert.doesNotMatch(JSON.stringify(audit.body.payload.records), new RegExp(email));
+  });
+
+  it('People: an admin adds a console user (its link shown once, the addition audited); only an operator adds an operator; others cannot', async () => {
+    const admin = await consoleUser(client, 'admin');
+    const page = await admin.visitor.get('/console/users');
+    assert.equal(page.status, 200);
+    assert.match(page.text, new RegExp(admin.email));
+    assert.match(page.text, /<a href="\/console\/users"[^>]*>People<\/a>/, 'the navigation shows People to an admin');
+
+    const email = `${unique('hire')}@example.com`;
+    const added = await admin.visitor.post('/console/users', { email, role: 'viewer', reason: 'new analyst' });
+    assert.equal(added.status, 201, added.text);
+    const link = /<code>(http[^<]+\/console\/set-password\/[^<]+)<\/code>/.exec(added.text)?.[1];
+    assert.ok(link, 'the answer shows the set-password link');
+    const newcomer = new ConsoleVisitor();
+    assert.equal((await newcomer.get(new URL(link).pathname)).status, 200, 'the link works');
+    assert.doesNotMatch((await admin.visitor.get('/console/users')).text, /set-password/, 'the link is shown only once');
+    const audit = await call('GET', '/v2/audit?action=console.user.add', { token: client.token });
+    const [record] = audit.body.payload.records.filter((r: any) => r.actor.id === admin.id);
+    assert.deepEqual([record.actor.kind, record.reason, record.after], ['console', 'new analyst', { role: 'viewer', operator: false }]);
+
+    // A non-operator admin cannot give the operator's rights; a taken email and a bad role are refused; none is recorded.
+    const escalate = await admin.visitor.post('/console/users', { email: `x${email}`, role: 'admin', operator: 'yes', reason: 'r' });
+    assert.equal(escalate.status, 403);
+    assert.equal((await admin.visitor.post('/console/users', { email, role: 'viewer', reason: 'again' })).status, 409);
+    assert.equal((await admin.visitor.post('/console/users', { email: `y${email}`, role: 'boss', reason: 'r' })).status, 400);
+    assert.equal((await admin.visitor.post('/console/users', { email: `z${email}`, role: 'viewer' })).status, 400, 'a reason is required');
+    const after = await call('GET', '/v2/audit?action=console.user.add', { token: client.token });
+    assert.equal(after.body.payload.records.filter((r: any) => r.actor.id === admin.id).length, 1);
+
+    // An operator admin may; a finance user may not add anyone, nor see the page.
+    const boss = await consoleUser(client, 'admin', true);
+    await boss.visitor.get('/console/users');
+    assert.equal(
+      (await boss.visitor.post('/console/users', { email: `op${email}`, role: 'support', operator: 'yes', reason: 'on call' })).status,
+      201,
+    );
+    const finance = await consoleUser(client, 'finance', true);
+    await finance.visitor.get('/console');
+    assert.equal((await finance.visitor.get('/console/users')).status, 403);
+    const refused = await finance.visitor.post('/console/users', { email: `f${email}`, role: 'viewer', reason: 'r' });
+    assert.equal(refused.status, 403);
+    assert.match(refused.text, /Your role \(finance\) cannot take this action/);
+    assert.doesNotMatch((await finance.visitor.get('/console')).text, />People</, 'no People link for others');
+
+    // Another integrator's admin does not see these people.
+    const other = await consoleUser(await newClient(), 'admin');
+    assert.doesNotMatch((await other.visitor.get('/console/users')).text, new RegExp(admin.email));
   });
 });
