@@ -193,12 +193,8 @@ export interface AuditFilter {
   to?: Date;
 }
 
-/** A page of records, newest first, and how many match. */
-export async function auditPage(
-  db: Db,
-  filter: AuditFilter,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; records: StoredAuditRecord[] }> {
+/** The where clause of `filter` over `audit_record a`, and its parameters. */
+function auditWhere(filter: AuditFilter): { clause: string; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, ...values: unknown[]) => {
@@ -211,7 +207,16 @@ export async function auditPage(
   if (filter.actor !== undefined) add('(a.actor_id = ? or a.actor_name = ?)', filter.actor, filter.actor);
   if (filter.from !== undefined) add('a.at >= ?', filter.from);
   if (filter.to !== undefined) add('a.at < ?', filter.to);
-  const clause = where.length ? `where ${where.join(' and ')}` : '';
+  return { clause: where.length ? `where ${where.join(' and ')}` : '', params };
+}
+
+/** A page of records, newest first, and how many match. */
+export async function auditPage(
+  db: Db,
+  filter: AuditFilter,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; records: StoredAuditRecord[] }> {
+  const { clause, params } = auditWhere(filter);
   const [{ total }] = await db.execute<Array<{ total: string }>>(`select count(*) as total from audit_record a ${clause}`, params);
   const rows = await db.execute<Row[]>(`select ${VIEW} from audit_record a ${clause} order by a.at desc, a.id desc limit ? offset ?`, [
     ...params,
@@ -219,4 +224,19 @@ export async function auditPage(
     page.offset,
   ]);
   return { total: Number(total), records: rows.map(toView) };
+}
+
+/**
+ * The export fragment of an integrator's records (`GET /v2/exports/audit`): the filters of
+ * `auditPage`, oldest first (`at`, ties by id) through `audit_record_integrator_at_idx`; `at` as
+ * the API renders it, `seq` as text (a bigint), null while the record is unsealed.
+ */
+export function auditExportSql(integratorId: string, filter: Omit<AuditFilter, 'integratorId'>): { sql: string; params: unknown[] } {
+  const { clause, params } = auditWhere({ ...filter, integratorId });
+  return {
+    sql: `select a.id as audit_id, ${isoTimestampSql('a.at')} as at, a.actor_kind, a.actor_id, a.actor_name, a.action, a.target_type,
+                 a.target_id, a.reason, a.request_id, a.seq::text as seq, a.before, a.after
+            from audit_record a ${clause} order by a.at, a.id`,
+    params,
+  };
 }

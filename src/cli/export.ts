@@ -21,6 +21,9 @@ const FILTER_OPTIONS = {
   'invoice-types': 'invoice_types',
   status: 'status',
   type: 'type',
+  action: 'action',
+  'target-id': 'target_id',
+  actor: 'actor',
 } as const;
 
 function time(v: Values, name: 'from' | 'to'): string | undefined {
@@ -104,10 +107,11 @@ export const exportCommands: Record<string, Command> = {
     summary: "stream an integrator's records as CSV or JSON lines to stdout",
     usage: `holdfast export KIND --integrator NAME [--account-id ID] [--from TIME] [--to TIME]
                 [--format csv|jsonl] [--invoice-id ID] [--states LIST] [--invoice-types LIST]
-                [--status STATUS] [--type EVENT] > file.csv
+                [--status STATUS] [--type EVENT] [--action ACTION] [--target-id ID]
+                [--actor NAME] > file.csv
 
 Writes the integrator's records of KIND (statement, invoices, refunds, payouts, disputes,
-events; audit is not available yet) to stdout, oldest first, as GET /v2/exports/{kind} does:
+events, audit) to stdout, oldest first, as GET /v2/exports/{kind} does:
 CSV (RFC 4180, a header row, amounts in minor units with an amount_display column) or JSON
 lines. The rows stream from the database, so any number of them takes little memory.
   --integrator NAME     whose records (a name or id)
@@ -119,6 +123,9 @@ lines. The rows stream from the database, so any number of them takes little mem
   --invoice-types LIST  invoices: comma-separated invoice types
   --status STATUS       payouts, disputes: one status
   --type EVENT          events: one event type
+  --action ACTION       audit: one action (payout.approve, kyc.decide, …)
+  --target-id ID        audit: records about this object
+  --actor NAME          audit: one actor, by its id or name
 A filter the kind does not take is refused (exit 1). A failure once rows were written says so
 on stderr and exits 1: the output is incomplete.`,
     options: {
@@ -132,6 +139,9 @@ on stderr and exits 1: the output is incomplete.`,
       'invoice-types': { type: 'string' },
       status: { type: 'string' },
       type: { type: 'string' },
+      action: { type: 'string' },
+      'target-id': { type: 'string' },
+      actor: { type: 'string' },
     },
     positionals: 1,
     run: runExport,

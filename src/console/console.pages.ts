@@ -55,6 +55,7 @@ const NAV: Array<{ href: string; label: string; action?: ConsoleAction }> = [
   { href: '/console/disputes', label: 'Disputes' },
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/audit', label: 'Audit trail' },
+  { href: '/console/exports', label: 'Exports' },
   { href: '/console/users', label: 'People', action: 'console.user.add' },
   { href: '/console/security', label: 'Security' },
 ];
@@ -162,6 +163,7 @@ a { color: var(--accent); }
 input, select, textarea, button { font: inherit; padding: .4rem .5rem; border: 1px solid var(--muted); border-radius: 4px; }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
 form.inline { display: inline; } form.inline button { background: #fff; color: var(--accent); }
+.hint { margin: -.25rem 0 .25rem; color: var(--muted); font-size: .9rem; } .hint.error { color: var(--bad); }
 .decision { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; margin: .25rem 0; }
 .notice { padding: .5rem .75rem; border-radius: 4px; }
 .notice.ok { background: #e5f4ea; color: var(--good); } .notice.error { background: #fbe9e9; color: var(--bad); }

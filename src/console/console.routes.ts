@@ -21,6 +21,9 @@ import type { AuditContext } from '../audit/audit.rules.js';
 import { AppError, errorReply } from '../errors.js';
 import { DECISIONS, type Decision } from '../kyc/kyc.rules.js';
 import { decidePayout } from '../payouts/payout.service.js';
+import { openExport } from '../reports/export.service.js';
+import { sendExport } from '../reports/export-stream.js';
+import { describeError } from '../runtime/describe-error.js';
 import { sameOriginPost } from '../web/web.rules.js';
 import {
   addConsoleUser,
@@ -36,7 +39,18 @@ import {
   userOfSetupLink,
 } from './console-auth.service.js';
 import type { ConsoleSessionRecord } from './console.repository.js';
-import { CONSOLE_ROLES, type ConsoleAction, type ConsoleRole, reasonProblem, refusal, validEmail } from './console.rules.js';
+import {
+  CONSOLE_ROLES,
+  type ConsoleAction,
+  type ConsoleRole,
+  type ExportForm,
+  exportFormQuery,
+  mayExport,
+  reasonProblem,
+  refusal,
+  validEmail,
+} from './console.rules.js';
+import { exportsPage } from './console-exports.views.js';
 import { usersPage } from './console-users.views.js';
 import {
   accountOverview,
@@ -520,6 +534,38 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
       const q = (name: string) => (typeof req.query[name] === 'string' && req.query[name] ? String(req.query[name]) : undefined);
       const filter = { action: q('action'), targetId: q('target_id'), actor: q('actor') };
       res.type('html').send(auditPage(signed(res).who, filter, await auditTrail(req.em, principal(res), filter)));
+    }),
+  );
+
+  router.get(
+    '/console/exports',
+    signedIn,
+    handle(async (req, res) => {
+      const who = signed(res).who;
+      const form: ExportForm = {};
+      for (const name of ['kind', 'format', 'from', 'to', 'account_id'] as const)
+        if (typeof req.query[name] === 'string') form[name] = String(req.query[name]);
+      // No kind asked for yet: the form.
+      if (form.kind === undefined) return void res.type('html').send(exportsPage(who));
+      const again = (status: number, problems: Record<string, string>) =>
+        res
+          .status(status)
+          .type('html')
+          .send(exportsPage(who, form, problems));
+      const asked = exportFormQuery(form);
+      if (!asked.ok) return void again(400, asked.fields);
+      if (!mayExport(who.user.role, asked.kind)) return void again(403, { kind: `your role (${who.user.role}) cannot download these` });
+      let stream: Awaited<ReturnType<typeof openExport>>;
+      try {
+        stream = await openExport(req.em, principal(res), asked.kind, asked.query);
+      } catch (err) {
+        // Another integrator's account reads as none, as everywhere.
+        if (err instanceof AppError && err.kind === 'not_found') return void again(404, { account_id: 'no such account' });
+        throw err;
+      }
+      await sendExport(stream, res, (err) =>
+        req.log.error({ err: describeError(err), kind: stream.kind }, 'console export failed mid-stream; connection cut'),
+      );
     }),
   );
 

@@ -1,8 +1,10 @@
 /**
  * The operator console's pure rules: who may do what (the role × action × operator matrix
- * published in docs/security.md), when a login is locked out, when a session has gone idle, and
- * what a password and an email must be.
+ * published in docs/security.md), who may download which export and what the exports form
+ * asks for, when a login is locked out, when a session has gone idle, and what a password and
+ * an email must be.
  */
+import { checkExport, EXPORT_KINDS, type ExportKind, type ExportQuery, utcDay } from '../reports/report.rules.js';
 
 export const CONSOLE_ROLES = ['viewer', 'support', 'finance', 'admin'] as const;
 export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
@@ -65,6 +67,84 @@ export function permissionMatrix(): Record<ConsoleAction, Record<ConsoleRole, [b
       out[action][role] = [permits({ role, operator: false }, action), permits({ role, operator: true }, action)];
   }
   return out;
+}
+
+/**
+ * Who may download each export kind from the exports page. Every role reads every page, the
+ * audit trail's included, so every role downloads every kind, `audit` too: a download is the
+ * same reading as a file. (The API asks `read_audit` of the audit export because a client's
+ * token for finance's files need not read who decided what; a console user with any role
+ * already does, on the audit page.)
+ */
+const EXPORT_ROLES: Readonly<Record<ExportKind, readonly ConsoleRole[]>> = {
+  statement: CONSOLE_ROLES,
+  invoices: CONSOLE_ROLES,
+  refunds: CONSOLE_ROLES,
+  payouts: CONSOLE_ROLES,
+  disputes: CONSOLE_ROLES,
+  events: CONSOLE_ROLES,
+  audit: CONSOLE_ROLES,
+};
+
+/** Whether a console user of `role` may download the export `kind`. */
+export function mayExport(role: ConsoleRole, kind: ExportKind): boolean {
+  return EXPORT_ROLES[kind].includes(role);
+}
+
+/** The exports form as a browser sends it (`GET /console/exports?…`): text fields, an empty one meaning none. */
+export interface ExportForm {
+  kind?: string;
+  format?: string;
+  from?: string;
+  to?: string;
+  account_id?: string;
+}
+
+/** The longest account id the form takes (ids are far shorter). */
+const ACCOUNT_ID_MAX = 64;
+
+/** What a refused field needs, for people, by the export check's code. */
+const FIELD_PROBLEMS: Record<string, string> = {
+  REQUIRED: 'required for this kind of records',
+  NOT_A_FILTER_OF_KIND: 'this kind of records takes none: leave it empty',
+  BEFORE_FROM: 'a day on or after From',
+  INVALID_VALUE: 'not a valid value',
+};
+
+/**
+ * The exports form as an export's query, or what is wrong with each field. `from` and `to` are
+ * UTC days (`YYYY-MM-DD`, what a date field sends), both included: the records from the start of
+ * `from` to the end of `to`; either may be left empty (no bound). The account id is a filter of
+ * the kinds that take one (required for a statement).
+ */
+export function exportFormQuery(
+  form: ExportForm,
+): { ok: true; kind: ExportKind; query: ExportQuery } | { ok: false; fields: Record<string, string> } {
+  const given = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+  const fields: Record<string, string> = {};
+  const kind = given(form.kind);
+  if (!kind || !(EXPORT_KINDS as readonly string[]).includes(kind)) fields.kind = `one of ${EXPORT_KINDS.join(', ')}`;
+  const format = given(form.format) ?? 'csv';
+  if (format !== 'csv' && format !== 'jsonl') fields.format = 'CSV or JSON lines';
+  const day = (name: 'from' | 'to') => {
+    const v = given(form[name]);
+    if (v === undefined) return undefined;
+    const range = utcDay(v);
+    if (!range) fields[name] = 'a day as YYYY-MM-DD';
+    return range;
+  };
+  const from = day('from');
+  const to = day('to');
+  const accountId = given(form.account_id);
+  if (accountId !== undefined && accountId.length > ACCOUNT_ID_MAX) fields.account_id = 'not an account id';
+  if (Object.keys(fields).length) return { ok: false, fields };
+  const query: ExportQuery = { format, from: from?.from, to: to?.to, account_id: accountId };
+  const checked = checkExport(kind as ExportKind, query);
+  if (!checked.ok) {
+    for (const [field, codes] of Object.entries(checked.fields)) fields[field] = FIELD_PROBLEMS[codes[0] ?? ''] ?? 'not a valid value';
+    return { ok: false, fields };
+  }
+  return { ok: true, kind: kind as ExportKind, query };
 }
 
 /** Failed logins in a row that lock a console user out. */

@@ -77,6 +77,15 @@ export function bearerAuthentication(
 }
 
 /**
+ * For a route whose scopes depend on its request (an export's `kind`): refuses the caller's
+ * client token, as the bearer check refuses one lacking the operation's scopes (401
+ * `INSUFFICIENT_SCOPE`, the challenge naming every scope `required`), unless it holds them all.
+ */
+export function requireRequestScopes(req: Request, required: string[], why = ''): void {
+  requireScopes(principalOf(req).scopes, required, 'access token', why);
+}
+
+/**
  * The caller of an authenticated route. Fails closed: a route reached without the bearer check
  * (an operation missing from the OpenAPI documents) answers 401, never runs unauthenticated.
  */

@@ -43,6 +43,8 @@ export const Invoice = defineEntity({
     // An account's invoices by creation or update time (GET /v2/invoice/account/{account_id}).
     { name: 'invoice_account_created_idx', properties: ['accountId', 'createdAt'] },
     { name: 'invoice_account_updated_idx', properties: ['accountId', 'updatedAt'] },
+    // An integrator's invoices by creation, in the order the invoices and refunds exports read them.
+    { name: 'invoice_integrator_created_idx', properties: ['integratorId', 'createdAt', 'id'] },
     // A purchase invoice's refunds.
     { name: 'invoice_refunded_invoice_idx', properties: ['refundedInvoiceId'] },
     // A line item's purchase invoice (POST /v2/line-item/refund).

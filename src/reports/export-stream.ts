@@ -5,6 +5,7 @@
  * last one has been taken, so memory stays flat. A failure rejects, and the caller cuts the
  * destination off (the HTTP route destroys the connection) so a cut file never looks whole.
  */
+import type { ServerResponse } from 'node:http';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
@@ -45,5 +46,32 @@ export async function pipeExport(s: ExportStream, out: Writable, opts: { begin?:
   } finally {
     // Whatever happened downstream, the cursor's connection goes back to the pool.
     await s.batches.return(undefined);
+  }
+}
+
+/**
+ * An export as an HTTP download (the API's and the console's): `200` with its media type, an
+ * attachment file name and no caching, sent once the first batch is read. A failure before
+ * that rejects with nothing written (the caller answers it as it answers errors); one after
+ * cuts the connection (`onCut` logs it), so the client sees a broken transfer, never a file
+ * that looks complete.
+ */
+export async function sendExport(s: ExportStream, res: ServerResponse, onCut: (err: unknown) => void): Promise<void> {
+  try {
+    await pipeExport(s, res, {
+      begin: () => {
+        res.writeHead(200, {
+          'content-type': exportContentType(s.format),
+          'content-disposition': `attachment; filename="${s.fileName}"`,
+          'cache-control': 'no-store',
+        });
+        res.flushHeaders();
+      },
+    });
+  } catch (err) {
+    if (!res.headersSent) throw err;
+    onCut(err);
+    res.destroy();
+    res.socket?.destroy();
   }
 }

@@ -25,6 +25,13 @@ export const EXPORT_FILTERS: Readonly<Record<ExportKind, readonly string[]>> = {
   audit: ['action', 'target_id', 'actor'],
 };
 
+/**
+ * The scopes a kind needs besides the operation's `read_reports`: the audit trail is read with
+ * `read_audit` (as `GET /v2/audit`), so a token for finance's files does not also read who
+ * decided what.
+ */
+export const EXPORT_SCOPES: Readonly<Partial<Record<ExportKind, readonly string[]>>> = { audit: ['read_audit'] };
+
 /** Every filter name any kind takes. */
 export const ALL_EXPORT_FILTERS = [...new Set(Object.values(EXPORT_FILTERS).flat())];
 
@@ -58,6 +65,9 @@ export interface ExportRequest {
   status?: string;
   flag?: string;
   type?: string;
+  action?: string;
+  targetId?: string;
+  actor?: string;
 }
 
 /**
@@ -99,6 +109,9 @@ export function checkExport(kind: ExportKind, q: ExportQuery): { ok: true; reque
       status: q.status,
       flag: q.flag,
       type: q.type,
+      action: q.action,
+      targetId: q.target_id,
+      actor: q.actor,
     },
   };
 }
@@ -114,7 +127,7 @@ export function amountDisplay(amount: number, currency: string): string {
 }
 
 /** The columns of each kind's rows, in order: the CSV header and the keys of each JSON line. */
-export const EXPORT_COLUMNS: Readonly<Record<Exclude<ExportKind, 'audit'>, readonly string[]>> = {
+export const EXPORT_COLUMNS: Readonly<Record<ExportKind, readonly string[]>> = {
   statement: [
     'entry_id',
     'posted_at',
@@ -194,6 +207,21 @@ export const EXPORT_COLUMNS: Readonly<Record<Exclude<ExportKind, 'audit'>, reado
     'flags',
   ],
   events: ['event_id', 'created_at', 'type', 'account_id', 'payload'],
+  audit: [
+    'audit_id',
+    'at',
+    'actor_kind',
+    'actor_id',
+    'actor_name',
+    'action',
+    'target_type',
+    'target_id',
+    'reason',
+    'request_id',
+    'seq',
+    'before',
+    'after',
+  ],
 };
 
 /** One exported row: each column's value (numbers for amounts, text for the rest, null for none). */
@@ -206,11 +234,7 @@ const time = (v: unknown): string | null => (v === null || v === undefined ? nul
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 /** A row of a kind's query (the owners' export fragments) as the export's record. */
-export function exportRecord(
-  kind: Exclude<ExportKind, 'audit'>,
-  r: Raw,
-  extra: { accountId?: string; walletType?: string } = {},
-): ExportRecord {
+export function exportRecord(kind: ExportKind, r: Raw, extra: { accountId?: string; walletType?: string } = {}): ExportRecord {
   const currency = String(r.currency ?? '');
   const amount = num(r.amount);
   const shown = (v: number | null) => (v === null ? null : amountDisplay(v, currency));
@@ -311,14 +335,37 @@ export function exportRecord(
         account_id: text(r.account_id),
         payload: JSON.stringify(r.message ?? null),
       };
+    case 'audit':
+      return {
+        audit_id: text(r.audit_id),
+        at: text(r.at),
+        actor_kind: text(r.actor_kind),
+        actor_id: text(r.actor_id),
+        actor_name: text(r.actor_name),
+        action: text(r.action),
+        target_type: text(r.target_type),
+        target_id: text(r.target_id),
+        reason: text(r.reason),
+        request_id: text(r.request_id),
+        // Null until the sealing worker numbers the record (a few seconds after it commits).
+        seq: num(r.seq),
+        // The states the action moved between, as JSON text (empty when the action has none).
+        before: r.before === null || r.before === undefined ? null : JSON.stringify(r.before),
+        after: r.after === null || r.after === undefined ? null : JSON.stringify(r.after),
+      };
   }
 }
 
-/** A JSON line of an export: the record, with an event's payload as the object it is rather than its text. */
+/** The columns that hold JSON text in CSV and the value it is in JSON lines. */
+const JSON_COLUMNS: Readonly<Partial<Record<ExportKind, readonly string[]>>> = { events: ['payload'], audit: ['before', 'after'] };
+
+/** A JSON line of an export: the record, with an event's payload and an audit record's before and after as the values they are rather than their text. */
 export function jsonLine(kind: ExportKind, record: ExportRecord): string {
-  if (kind === 'events' && typeof record.payload === 'string')
-    return `${JSON.stringify({ ...record, payload: JSON.parse(record.payload) })}\n`;
-  return `${JSON.stringify(record)}\n`;
+  const columns = JSON_COLUMNS[kind] ?? [];
+  if (!columns.length) return `${JSON.stringify(record)}\n`;
+  const line: Record<string, unknown> = { ...record };
+  for (const c of columns) if (typeof record[c] === 'string') line[c] = JSON.parse(record[c] as string);
+  return `${JSON.stringify(line)}\n`;
 }
 
 /** The file name an export suggests (`Content-Disposition`). */

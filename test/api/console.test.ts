@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { TOTP, Secret } from 'otpauth';
 import { addConsoleUser } from '../../src/console/console-auth.service.js';
-import { CONSOLE_ROLES, permissionMatrix } from '../../src/console/console.rules.js';
+import { parse } from 'csv-parse/sync';
+import { CONSOLE_ROLES, mayExport, permissionMatrix } from '../../src/console/console.rules.js';
+import { EXPORT_KINDS } from '../../src/reports/report.rules.js';
 import type { ConsoleRole } from '../../src/console/console.rules.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { call, h, holdfastCli, newClient, register, unique, type TestClient } from '../support/harness.js';
@@ -227,6 +229,16 @@ describe('the operator console (/console)', () => {
     assert.deepEqual(m['refund.request'].finance, [true, true]);
     assert.deepEqual(m['block.apply'].support, [true, true]);
     assert.deepEqual(m['console.user.add'].finance, [false, false]);
+    // The exports row: who downloads every kind.
+    const exportsRow = published.split('\n').find((l) => l.startsWith('| download an export'));
+    assert.ok(exportsRow, 'docs/security.md has the exports row in the matrix');
+    assert.deepEqual(
+      exportsRow
+        .split('|')
+        .slice(2, -1)
+        .map((c) => c.trim()),
+      CONSOLE_ROLES.map((role) => (EXPORT_KINDS.every((kind) => mayExport(role, kind)) ? 'yes' : '—')),
+    );
   });
 
   it("a console user sees only its integrator's data: another's account and payout are not found", async () => {
@@ -309,10 +321,10 @@ describe('the operator console (/console)', () => {
   });
 
   /** A purchase invoice of a new buyer paid by card. */
-  async function paidInvoice(amount = 1_000): Promise<{ invoiceId: string; accountId: string; card: string }> {
-    const buyer = await party(client, true);
+  async function paidInvoice(amount = 1_000, owner = client): Promise<{ invoiceId: string; accountId: string; card: string }> {
+    const buyer = await party(owner, true);
     const created = await call('POST', '/v2/invoice', {
-      token: client.token,
+      token: owner.token,
       body: {
         account_id: buyer.account_id,
         payment_methods: [{ payment_method_id: buyer.card!, amount: 0 }],
@@ -320,7 +332,7 @@ describe('the operator console (/console)', () => {
       },
     });
     const invoiceId = created.body.payload.invoice_id;
-    const paid = await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: client.token });
+    const paid = await call('POST', `/v2/invoice/${invoiceId}/pay`, { token: owner.token });
     assert.equal(paid.body.payload.state, 'SUCCESS', paid.text);
     return { invoiceId, accountId: buyer.account_id, card: buyer.card! };
   }
@@ -419,6 +431,72 @@ describe('the operator console (/console)', () => {
     assert.match(page.text, new RegExp(eventId));
     const res = await support.visitor.post(`/console/events/${eventId}/resend`, { reason: 'receiver was down' });
     assert.equal(res.status, 303, res.text);
+  });
+
+  it("exports: a viewer downloads its integrator's invoices as the API's CSV, none of another's; a bad day or account brings the form back", async () => {
+    const mine = await paidInvoice(1_300);
+    const other = await newClient();
+    const theirs = await paidInvoice(1_400, other);
+    const { visitor } = await consoleUser(client, 'viewer');
+    const form = await visitor.get('/console/exports');
+    assert.equal(form.status, 200);
+    assert.match(form.text, /<a href="\/console\/exports" aria-current="page">Exports<\/a>/);
+    assert.match(form.text, /<form method="get" action="\/console\/exports"/);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const res = await visitor.get(`/console/exports?kind=invoices&from=${today}&to=${today}&account_id=&format=csv`);
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="holdfast-invoices-\d{8}T\d{6}Z\.csv"$/);
+    const csv = (text: string) =>
+      parse(text, { columns: true, record_delimiter: '\r\n', strict: true } as never) as Array<Record<string, string>>;
+    const rows = csv(res.text);
+    assert.deepEqual(
+      rows.filter((r) => r.invoice_id === mine.invoiceId).map((r) => [r.account_id, r.amount, r.amount_display, r.state]),
+      [[mine.accountId, '1300', '13.00', 'SUCCESS']],
+    );
+    assert.ok(!rows.some((r) => r.invoice_id === theirs.invoiceId || r.account_id === theirs.accountId), "none of another integrator's");
+    // The API's export of the same day, the same invoices in the same order.
+    const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString();
+    const api = await call('GET', `/v2/exports/invoices?from=${today}T00:00:00Z&to=${tomorrow}`, { token: client.token });
+    assert.deepEqual(
+      rows.map((r) => r.invoice_id),
+      csv(api.text).map((r) => r.invoice_id),
+    );
+    // One account's, as JSON lines.
+    const one = await visitor.get(`/console/exports?kind=invoices&account_id=${mine.accountId}&format=jsonl`);
+    assert.equal(one.headers.get('content-type'), 'application/x-ndjson');
+    assert.deepEqual(
+      one.text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).invoice_id),
+      [mine.invoiceId],
+    );
+
+    const bad = await visitor.get('/console/exports?kind=invoices&from=yesterday&format=csv');
+    assert.equal(bad.status, 400);
+    assert.match(bad.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(bad.text, /role="alert">The export was not made\. From \(first day, UTC\): a day as YYYY-MM-DD\./);
+    assert.match(bad.text, /id="x-from" name="from" type="date" value="yesterday" aria-invalid="true"/, 'the form comes back as sent');
+    const backwards = await visitor.get('/console/exports?kind=invoices&from=2026-11-02&to=2026-11-01');
+    assert.equal(backwards.status, 400);
+    assert.match(backwards.text, /To \(last day, UTC, included\): a day on or after From/);
+    const statement = await visitor.get('/console/exports?kind=statement');
+    assert.equal(statement.status, 400);
+    assert.match(statement.text, /Account id: required for this kind of records/);
+    const foreign = await visitor.get(`/console/exports?kind=statement&account_id=${theirs.accountId}`);
+    assert.equal(foreign.status, 404);
+    assert.match(foreign.text, /Account id: no such account/);
+
+    // A viewer downloads the audit trail too (it reads the audit page already).
+    const audit = await visitor.get('/console/exports?kind=audit');
+    assert.equal(audit.status, 200, audit.text);
+    assert.equal(csv(audit.text).length, (await call('GET', '/v2/audit?limit=1', { token: client.token })).body.payload.total);
+    // Signed out: the sign-in page, no file.
+    const stranger = await new ConsoleVisitor().get('/console/exports?kind=invoices');
+    assert.equal(stranger.status, 303);
+    assert.equal(stranger.headers.get('location'), '/console/login');
   });
 
   it('holdfast console user add prints a one-time link; a taken email and an unknown role are refused', async function () {

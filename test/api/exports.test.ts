@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
+import { recordAudit, sealAudit } from '../../src/audit/audit.service.js';
+import { db } from '../../src/db/sql.js';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { fundPublisherWallet } from '../../src/ledger/ledger.service.js';
@@ -237,13 +239,134 @@ describe('exports and the settlement report (GET /v2/exports/{kind}, GET /v2/rep
     await bad('/v2/exports/payouts?nope=1', 'nope');
     await bad('/v2/exports/statement', 'account_id', 'REQUIRED');
     await bad('/v2/exports/invoices?format=xlsx', 'format');
-    await bad('/v2/exports/audit', 'kind', 'NOT_AVAILABLE');
+    await bad(`/v2/exports/audit?account_id=${buyer.account_id}`, 'account_id', 'NOT_A_FILTER_OF_KIND');
+    await bad('/v2/exports/invoices?actor=alice', 'actor', 'NOT_A_FILTER_OF_KIND');
+    await bad('/v2/exports/audit?action=payout.explode', 'action');
     await bad('/v2/reports/settlement?date=2026-02-30', 'date');
     await bad('/v2/reports/settlement', 'date');
 
     const narrow = await newClient({ integrator: name, scopes: ['read_invoices'] });
     assert.equal((await get('/v2/exports/invoices', narrow.token)).status, 401);
     assert.equal((await get(`/v2/reports/settlement?date=${today}`, narrow.token)).status, 401);
+  });
+
+  it("exports the audit trail: read_audit needed too; the rows are GET /v2/audit's, oldest first; filters; formulas defused; jsonl", async () => {
+    // Two records of an operator's CLI besides the API's refund: free text a spreadsheet would run.
+    const formula = '=HYPERLINK("https://evil.example","click")';
+    const cli = { kind: 'cli' as const, id: '@ops', name: '@ops' };
+    await recordAudit(db(h().orm.em.fork()), {
+      integratorId,
+      context: { actor: cli, reason: formula },
+      action: 'block.apply',
+      target: { type: 'account', id: buyer.account_id },
+      before: null,
+      after: { capability: 'purchase', note: '+1, "quoted"' },
+    });
+    await recordAudit(db(h().orm.em.fork()), {
+      integratorId,
+      context: { actor: cli, reason: 'lifted' },
+      action: 'block.lift',
+      target: { type: 'account', id: buyer.account_id },
+      before: { capability: 'purchase' },
+      after: null,
+    });
+    await sealAudit(h().orm.em.fork(), 100_000);
+
+    // The scope: read_reports alone is refused as any missing scope is, naming both.
+    const reportsOnly = await newClient({ integrator: name, scopes: ['read_reports'] });
+    const refused = await get('/v2/exports/audit', reportsOnly.token);
+    assert.equal(refused.status, 401, refused.text);
+    assert.deepEqual(refused.body.codes, ['INSUFFICIENT_SCOPE']);
+    assert.match(refused.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
+    assert.match(refused.headers.get('www-authenticate') ?? '', /scope="read_reports read_audit"/);
+    const auditOnly = await newClient({ integrator: name, scopes: ['read_audit'] });
+    assert.equal((await get('/v2/exports/audit', auditOnly.token)).status, 401);
+    assert.equal((await get('/v2/exports/invoices', reportsOnly.token)).status, 200, 'the other kinds need read_reports only');
+    const both = await newClient({ integrator: name, scopes: ['read_reports', 'read_audit'] });
+
+    const res = await get('/v2/exports/audit', both.token);
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="holdfast-audit-\d{8}T\d{6}Z\.csv"$/);
+    assert.equal(
+      res.text.split('\r\n')[0],
+      'audit_id,at,actor_kind,actor_id,actor_name,action,target_type,target_id,reason,request_id,seq,before,after',
+    );
+    const rows = csvRows(res.text);
+    const listed = (await get('/v2/audit?limit=100', both.token)).body.payload;
+    assert.ok(listed.total >= 3, 'the refund, the block and the lift');
+    assert.equal(rows.length, listed.total);
+    const cell = (v: unknown) => (v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const safe = (v: string) => (/^[=+\-@]/.test(v) ? `'${v}` : v);
+    assert.deepEqual(
+      rows,
+      [...listed.records].reverse().map((r: any) => ({
+        audit_id: r.audit_id,
+        at: r.at,
+        actor_kind: r.actor.kind,
+        actor_id: safe(r.actor.id),
+        actor_name: safe(r.actor.name),
+        action: r.action,
+        target_type: r.target.type,
+        target_id: r.target.id,
+        reason: safe(cell(r.reason)),
+        request_id: cell(r.request_id),
+        seq: cell(r.seq),
+        before: cell(r.before),
+        after: cell(r.after),
+      })),
+      "the list's records, oldest first, flattened",
+    );
+    assert.ok(rows.some((r) => r.action === 'refund.request' && r.actor_kind === 'client' && r.target_id === invoices[0]));
+    const block = rows.find((r) => r.action === 'block.apply')!;
+    assert.equal(block.reason, `'${formula}`, 'a formula is written with a leading quote');
+    assert.equal(block.actor_name, "'@ops");
+    assert.deepEqual(JSON.parse(block.after), { capability: 'purchase', note: '+1, "quoted"' });
+    assert.equal(block.before, '');
+    assert.ok(
+      rows.every((r) => /^\d+$/.test(r.seq)),
+      'sealed records carry their seq',
+    );
+
+    // Filters as GET /v2/audit's, and a time range.
+    const lifts = csvRows((await get('/v2/exports/audit?action=block.lift', both.token)).text);
+    assert.deepEqual(
+      lifts.map((r) => [r.action, r.reason]),
+      [['block.lift', 'lifted']],
+    );
+    const byActor = csvRows((await get('/v2/exports/audit?actor=@ops', both.token)).text);
+    assert.deepEqual(
+      byActor.map((r) => r.action),
+      ['block.apply', 'block.lift'],
+    );
+    const about = csvRows((await get(`/v2/exports/audit?target_id=${invoices[0]}`, both.token)).text);
+    assert.deepEqual(
+      about.map((r) => r.action),
+      ['refund.request'],
+    );
+    const after = csvRows((await get(`/v2/exports/audit?from=${encodeURIComponent(block.at)}`, both.token)).text);
+    assert.deepEqual(
+      after.map((r) => r.action),
+      ['block.apply', 'block.lift'],
+    );
+    assert.deepEqual(csvRows((await get('/v2/exports/audit?to=2000-01-01T00:00:00Z', both.token)).text), []);
+    // Another integrator's export has none of these.
+    const theirs = csvRows((await get('/v2/exports/audit', other.token)).text);
+    assert.ok(theirs.every((r) => !rows.some((mine) => mine.audit_id === r.audit_id)));
+
+    // JSON lines: the same records, before and after as objects, the formula as it is.
+    const jsonl = await get('/v2/exports/audit?format=jsonl&actor=@ops', both.token);
+    assert.equal(jsonl.headers.get('content-type'), 'application/x-ndjson');
+    const lines = jsonl.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => [l.action, l.reason, l.before, l.after, typeof l.seq]),
+      [
+        ['block.apply', formula, null, { capability: 'purchase', note: '+1, "quoted"' }, 'number'],
+        ['block.lift', 'lifted', { capability: 'purchase' }, null, 'number'],
+      ],
+    );
   });
 
   it('a failure once rows went out cuts the connection: the client never gets a file that looks complete', async () => {
@@ -307,6 +430,13 @@ describe('exports and the settlement report (GET /v2/exports/{kind}, GET /v2/rep
     assert.match(refused.stderr, /status: NOT_A_FILTER_OF_KIND/);
     assert.equal((await holdfastCli(['export', 'nope', '--integrator', name])).status, 2);
     assert.match((await holdfastCli(['export', '--help'])).stdout, /holdfast export KIND --integrator NAME/);
+    const auditApi = (await get('/v2/exports/audit?action=refund.request')).text;
+    const auditCli = await holdfastCli(['export', 'audit', '--integrator', name, '--action', 'refund.request']);
+    assert.equal(auditCli.status, 0, auditCli.stderr);
+    assert.deepEqual(csvRows(auditCli.stdout), csvRows(auditApi));
+    assert.equal(csvRows(auditCli.stdout).length, 1);
+    const targetCli = await holdfastCli(['export', 'audit', '--integrator', name, '--target-id', invoices[0], '--format', 'jsonl']);
+    assert.equal(JSON.parse(targetCli.stdout.trim()).target_id, invoices[0]);
 
     const report = await holdfastCli(['report', 'settlement', '--date', today, '--integrator', name, '--csv']);
     assert.equal(report.status, 0, report.stderr);

@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { addConsoleUser } from '../../src/console/console-auth.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { launchChromium } from '../support/browser.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { fund, party } from '../support/money.js';
+
+/** The invoice ids of a CSV export, in order. */
+function csvIds(text: string): string[] {
+  return (parse(text, { columns: true, record_delimiter: '\r\n', strict: true } as never) as Array<Record<string, string>>).map(
+    (r) => r.invoice_id!,
+  );
+}
 
 const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -70,7 +79,8 @@ describe('the console in Chromium', function () {
     });
 
     // axe is injected as a script: the console's own policy runs none, so this context sets it aside.
-    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } });
+    // en-US: a date field then types month, day, year.
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 }, locale: 'en-US' });
     const page = await context.newPage();
     const problems: string[] = [];
     const audit = async (name: string) => {
@@ -131,11 +141,42 @@ describe('the console in Chromium', function () {
       ['kyc', '/console/kyc'],
       ['disputes', '/console/disputes'],
       ['security', '/console/security'],
+      ['exports', '/console/exports'],
+      ['exports with a problem', '/console/exports?kind=invoices&from=yesterday'],
     ] as const) {
       await page.goto(`${h().baseUrl}${path}`);
       await audit(name);
     }
     assert.deepEqual(problems, []);
+
+    // The exports page, with the keyboard alone: today's invoices as CSV, downloaded and parsed.
+    await page.goto(`${h().baseUrl}/console`);
+    await page.getByRole('link', { name: 'Exports' }).click();
+    await page.getByRole('heading', { name: 'Exports' }).waitFor();
+    await page.getByLabel('Records').focus();
+    await page.keyboard.press('ArrowDown'); // statement → invoices
+    assert.equal(await page.getByLabel('Records').inputValue(), 'invoices');
+    const today = new Date().toISOString().slice(0, 10);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(today.slice(5, 7) + today.slice(8, 10) + today.slice(0, 4)); // a date field types month, day, year
+    assert.equal(await page.getByLabel('From (first day, UTC)').inputValue(), today);
+    await page.getByRole('button', { name: 'Download' }).focus();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    assert.match(download.suggestedFilename(), /^holdfast-invoices-\d{8}T\d{6}Z\.csv$/);
+    const rows = parse(await readFile((await download.path())!, 'utf8'), {
+      columns: true,
+      record_delimiter: '\r\n',
+      strict: true,
+    } as never) as Array<Record<string, string>>;
+    assert.deepEqual(
+      rows.filter((r) => r.invoice_id === invoiceId).map((r) => [r.account_id, r.amount, r.amount_display, r.state]),
+      [[p.account_id, '700', '7.00', 'SUCCESS']],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.invoice_id),
+      csvIds((await call('GET', `/v2/exports/invoices?from=${today}T00:00:00Z`, { token: client.token })).text),
+      "the API's export of the same day",
+    );
     const res = await call('GET', `/v2/${p.account_id}/payout/${payoutId}`, { token: client.token });
     assert.equal(res.body.payload.payout_status, 'SUCCESS');
     await context.close();

@@ -74,6 +74,37 @@ describe('report rules', () => {
     assert.deepEqual(JSON.parse(jsonLine('events', e)).payload, { a: 1 });
   });
 
+  it('shapes an audit record: its actor and target flattened, seq a number or null, before and after JSON text (objects in JSON lines)', () => {
+    const sealed = exportRecord('audit', {
+      audit_id: 'aud_1',
+      at: '2026-11-28T10:00:00.000Z',
+      actor_kind: 'cli',
+      actor_id: 'alice',
+      actor_name: 'alice',
+      action: 'payout.approve',
+      target_type: 'payout',
+      target_id: 'po_1',
+      reason: 'checked',
+      request_id: null,
+      seq: '7',
+      before: { status: 'FUNDS-IN-ESCROW' },
+      after: null,
+    });
+    assert.deepEqual(Object.keys(sealed), [...EXPORT_COLUMNS.audit]);
+    assert.equal(sealed.seq, 7);
+    assert.equal(sealed.before, '{"status":"FUNDS-IN-ESCROW"}');
+    assert.equal(sealed.after, null);
+    assert.equal(exportRecord('audit', { audit_id: 'aud_2', seq: null }).seq, null, 'unsealed');
+    const line = JSON.parse(jsonLine('audit', sealed));
+    assert.deepEqual([line.before, line.after, line.seq], [{ status: 'FUNDS-IN-ESCROW' }, null, 7]);
+    const refused = checkExport('audit', { account_id: 'acc_1', action: 'kyc.decide' });
+    assert.deepEqual(refused.ok ? {} : { ...refused.fields }, { account_id: ['NOT_A_FILTER_OF_KIND'] });
+    const audit = checkExport('audit', { action: 'kyc.decide', target_id: 'acc_1', actor: 'alice' });
+    assert.ok(audit.ok);
+    assert.deepEqual([audit.request.action, audit.request.targetId, audit.request.actor], ['kyc.decide', 'acc_1', 'alice']);
+    assert.deepEqual(checkExport('invoices', { actor: 'alice' }).ok, false);
+  });
+
   it('settlement: every line per currency, zero where nothing moved, and the net of money in less money out', () => {
     const rows = settlementRows([
       { currency: 'USD', line: 'gross_charges', amount: 6000, postings: 3 },
