@@ -163,8 +163,10 @@ export class HoldfastServer extends OperationMethods {
     for (let attempt = 0; ; attempt++) {
       let res: Response | undefined;
       let failure: unknown;
+      // Outside the try: a refused token request is an answer, not a lost connection.
+      const request = await init();
       try {
-        res = await this.fetch(url, await init());
+        res = await this.fetch(url, request);
       } catch (err) {
         if (signal?.aborted) throw err;
         failure = err;
