@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
-import { HoldfastSdk } from '../../src/sdk/holdfast-sdk.js';
+import { HoldfastSdk } from '../../packages/sdk/src/index.js';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { call, h, newClient, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { HoldfastSdk, type Invoice, type UserToken } from '../../src/sdk/holdfast-sdk.js';
-import { SDK_DOCUMENTS, generatedTypes, typesFile } from '../../src/sdk/types/generate.js';
+import { HoldfastSdk, type Invoice, type UserToken } from '../../packages/sdk/src/index.js';
+import { SDK_DOCUMENTS, generatedOperations, generatedTypes, operationsFile, typesFile } from '../../packages/sdk/scripts/generate.js';
 import { call, h, newClient, register, startExtraApp, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -48,9 +48,14 @@ describe('client SDK against a running Holdfast', () => {
       assert.equal(
         readFileSync(typesFile(name), 'utf8'),
         await generatedTypes(name),
-        `src/sdk/types/${name}.ts is stale: run npm run sdk:types`,
+        `packages/sdk/src/types/${name}.ts is stale: run npm run sdk:types`,
       );
     }
+    assert.equal(
+      readFileSync(operationsFile, 'utf8'),
+      await generatedOperations(),
+      'packages/sdk/src/server/operations.ts is stale: run npm run sdk:types',
+    );
   });
 
   it('checks out an authorized invoice with the chosen payment methods: completed(invoiceId, invoice); a retry pays nothing more', async () => {

@@ -30,7 +30,7 @@ export async function launchChromium(): Promise<Browser> {
 
 /** The SDK as a browser loads it: its TypeScript with the types stripped (it imports nothing else). */
 function sdkModule(): string {
-  const source = readFileSync(new URL('../../src/sdk/holdfast-sdk.ts', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('../../packages/sdk/src/index.ts', import.meta.url), 'utf8');
   return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
 }
 

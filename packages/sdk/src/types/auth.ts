@@ -96,7 +96,7 @@ export interface components {
         AuthorizeUserRequest: {
             account_id: components["schemas"]["Id"];
             /** @default false */
-            return_token: boolean;
+            return_token?: boolean;
         };
         UserToken: {
             access_token: string;
