@@ -28,7 +28,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        AuditAction: "payout.approve" | "payout.reject" | "payout.rail_outcome" | "kyc.decide" | "kyc.reopen" | "kyc.erase" | "integrator.fund" | "block.apply" | "block.lift" | "refund.request" | "dispute.evidence" | "client.rotate_secret" | "client.revoke" | "webhook.resend" | "webhook.replay" | "account.merge";
+        AuditAction: "payout.approve" | "payout.reject" | "payout.rail_outcome" | "kyc.decide" | "kyc.reopen" | "kyc.erase" | "integrator.fund" | "block.apply" | "block.lift" | "refund.request" | "dispute.evidence" | "client.rotate_secret" | "client.revoke" | "webhook.resend" | "webhook.replay" | "account.merge" | "console.user.add";
         AuditRecord: {
             /** @description The record's id (`aud_…`). */
             audit_id: string;
@@ -47,7 +47,7 @@ export interface components {
             action: components["schemas"]["AuditAction"];
             target: {
                 /** @enum {string} */
-                type: "payout" | "account" | "integrator" | "invoice" | "dispute" | "client" | "event" | "webhook_endpoint";
+                type: "payout" | "account" | "integrator" | "invoice" | "dispute" | "client" | "event" | "webhook_endpoint" | "console_user";
                 id: string;
             };
             /** @description Why, as the operator gave it (`--reason`); for a client's block its note or block reason, for a refund its reason. */

@@ -21,7 +21,7 @@ export interface paths {
          *     | `payouts` | payouts | `account_id`, `status` (a payout status) |
          *     | `disputes` | disputes | `account_id` (the buyer), `invoice_id`, `status` (a dispute status), `flag` |
          *     | `events` | events of the last 30 days (as `listEvents`) | `account_id`, `type` |
-         *     | `audit` | not available yet: answers `400` naming `kind` (`NOT_AVAILABLE`) | — |
+         *     | `audit` | the audit trail's records (as `listAudit`, but oldest first); `from`/`to` on the record's `at`. Needs the scope `read_audit` besides `read_reports`: a token without it gets `401` `INSUFFICIENT_SCOPE` | `action`, `target_id`, `actor` (an actor's id or name) |
          *
          *     A filter of another kind answers `400` naming it (`NOT_A_FILTER_OF_KIND`); `to` at or
          *     before `from` names `to` (`BEFORE_FROM`); a statement without `account_id` names it
@@ -60,6 +60,13 @@ export interface paths {
          *       `amount_display`, `reported_amount`, `fee`, `fee_display`, `provider`, `flags` (space-separated).
          *     - `events`: `event_id`, `created_at`, `type`, `account_id` (the account the event names,
          *       if any), `payload` (the body its webhook deliveries carry, as JSON text in CSV).
+         *     - `audit`: `audit_id`, `at`, `actor_kind` (`cli`, `client`, `console`), `actor_id`,
+         *       `actor_name`, `action`, `target_type`, `target_id`, `reason`, `request_id`, `seq` (the
+         *       record's place in its sealed chain; empty — `null` in JSON lines — until it is sealed, a
+         *       few seconds after it commits), `before` and `after` (the states the action moved
+         *       between, as JSON text in CSV and as objects in JSON lines; empty or `null` when none).
+         *       The same values `listAudit` answers, flattened: `actor.kind` is `actor_kind`,
+         *       `target.id` is `target_id`.
          *
          *     The same from the command line: `holdfast export KIND --integrator NAME … > file.csv`.
          */
@@ -162,6 +169,8 @@ export interface components {
         DisputeFlag: "CAPPED" | "NOT_A_PAID_CHARGE" | "SECOND_PROVIDER_DISPUTE";
         /** @enum {string} */
         EventName: "register-account-completed" | "account-block-unblock-webhook" | "escrow-transaction-update" | "invoice-completed" | "refund-completed" | "kyc-webhook" | "payout-complete" | "token-exchange-completed" | "dispute-opened" | "dispute-updated" | "dispute-closed";
+        /** @enum {string} */
+        AuditAction: "payout.approve" | "payout.reject" | "payout.rail_outcome" | "kyc.decide" | "kyc.reopen" | "kyc.erase" | "integrator.fund" | "block.apply" | "block.lift" | "refund.request" | "dispute.evidence" | "client.rotate_secret" | "client.revoke" | "webhook.resend" | "webhook.replay" | "account.merge" | "console.user.add";
         /**
          * @description The envelope of every response except those an operation calls bare: `status`, the
          *     human-readable `message` lines, the machine-readable `codes`, and the `payload`.
@@ -322,6 +331,12 @@ export interface operations {
                 flag?: components["schemas"]["DisputeFlag"];
                 /** @description `events`: one event type. */
                 type?: components["schemas"]["EventName"];
+                /** @description `audit`: only this action (as `GET /v2/audit?action=`). */
+                action?: components["schemas"]["AuditAction"];
+                /** @description `audit`: only records about this object (a payout, account, invoice, dispute, client, event or webhook endpoint id). */
+                target_id?: string;
+                /** @description `audit`: only this actor, by its `id` or `name` (an operator's name, a client id, a console user's email). */
+                actor?: string;
             };
             header?: never;
             path: {
