@@ -283,3 +283,44 @@ export function eventDeliveries(db: Db, eventId: string): Promise<EventDeliveryR
     [eventId],
   );
 }
+
+/** A delivery as the console's webhooks page shows it: its event, where it stands, and its last answer. */
+export interface EndpointDeliveryRecord {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_name: string;
+  state: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: Date;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/**
+ * The latest deliveries of each of the integrator's endpoints (not deleted), `perEndpoint` of
+ * each, newest first; with `failedOnly`, only those that failed: given up (dead), or pending
+ * after a failed attempt (retrying). Ordered by endpoint (oldest first), then newest first.
+ * Index `webhook_delivery_endpoint_idx`, one bounded walk per endpoint.
+ */
+export function latestDeliveries(
+  db: Db,
+  integratorId: string,
+  opts: { perEndpoint: number; failedOnly: boolean },
+): Promise<EndpointDeliveryRecord[]> {
+  return db.execute<EndpointDeliveryRecord[]>(
+    `select d.id, d.endpoint_id, d.event_id, o.event_name, d.state, d.attempts, d.last_status, d.last_error, d.next_attempt_at,
+            d.created_at, d.finished_at
+       from webhook_endpoint e
+       cross join lateral (
+         select x.* from webhook_delivery x
+          where x.endpoint_id = e.id and (not ?::boolean or x.state = 'dead' or (x.state = 'pending' and x.attempts > 0))
+          order by x.created_at desc, x.id desc limit ?) d
+       join outbox o on o.id = d.event_id
+      where e.integrator_id = ? and e.status <> 'deleted'
+      order by e.created_at, e.id, d.created_at desc, d.id desc`,
+    [opts.failedOnly, opts.perEndpoint, integratorId],
+  );
+}
