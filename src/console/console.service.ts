@@ -31,7 +31,7 @@ import { accountEscrows } from '../escrow/escrow.service.js';
 /** How many rows a console queue or an account's list shows. */
 const PAGE = 50;
 
-/** How many of an endpoint's latest deliveries, and of its failed ones, the webhooks page shows. */
+/** How many of an endpoint's latest deliveries the webhooks page shows (of the failed ones, PAGE in all). */
 const DELIVERIES_PER_ENDPOINT = 10;
 
 /** The refund invoices' types (the refunds of purchases; an escrow's cancellation is its escrow's). */
@@ -137,7 +137,7 @@ export function disputeOf(em: EntityManager, principal: Principal, disputeId: st
  */
 export async function webhooksOverview(em: EntityManager, principal: Principal) {
   const [health, events] = await Promise.all([
-    endpointHealth(em.fork(), principal, { recent: DELIVERIES_PER_ENDPOINT, failed: DELIVERIES_PER_ENDPOINT }),
+    endpointHealth(em.fork(), principal, { recent: DELIVERIES_PER_ENDPOINT, failed: PAGE }),
     listEvents(em.fork(), principal, { limit: PAGE, offset: 0, sort: 'desc' }),
   ]);
   return { endpoints: health.endpoints, failed: health.failed, events: events.events, total: events.total };

@@ -137,7 +137,7 @@ function deliveryView(d: EndpointDeliveryRecord) {
  * The integrator's endpoints with their health (the console's webhooks page): each with since
  * when it fails (null while healthy) and its latest `recent` deliveries, newest first; and the
  * failed deliveries — given up (dead) or retrying after a failed attempt — the latest `failed`
- * of each endpoint, newest first across endpoints. Each delivery has its attempts so far, the
+ * of them in all, newest first across endpoints. Each delivery has its attempts so far, the
  * last answer's status and error, and (while pending) when it is tried next.
  */
 export async function endpointHealth(em: EntityManager, principal: Principal, limits: { recent: number; failed: number }) {
