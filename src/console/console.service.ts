@@ -15,7 +15,7 @@ import { getInvoice, listAccountInvoices } from '../invoices/invoice.service.js'
 import { refundSummaryOf } from '../refunds/refund.service.js';
 import { getBlocks } from '../blocks/block.service.js';
 import { listEvents } from '../webhooks/event.service.js';
-import { listEndpoints } from '../webhooks/webhook.service.js';
+import { endpointHealth } from '../webhooks/webhook.service.js';
 import { integratorProfile } from '../integrators/integrator.service.js';
 import type { Principal } from '../integrators/principal.js';
 import { checksInReview } from '../kyc/kyc.repository.js';
@@ -25,10 +25,17 @@ import { listPaymentMethods } from '../payment-methods/payment-method.service.js
 import { payoutsAwaitingDecision } from '../payouts/payout.repository.js';
 import { payoutView } from '../payouts/payout.rules.js';
 import { listPayouts } from '../payouts/payout.service.js';
-import { accountBalances } from '../statements/statement.service.js';
+import { accountBalances, accountStatement } from '../statements/statement.service.js';
+import { accountEscrows } from '../escrow/escrow.service.js';
 
 /** How many rows a console queue or an account's list shows. */
 const PAGE = 50;
+
+/** How many of an endpoint's latest deliveries the webhooks page shows (of the failed ones, PAGE in all). */
+const DELIVERIES_PER_ENDPOINT = 10;
+
+/** The refund invoices' types (the refunds of purchases; an escrow's cancellation is its escrow's). */
+const REFUND_TYPES = ['user_refund', 'user_refund_virtual'];
 
 /** The integrator's name, for the header. */
 export async function integratorNameOf(em: EntityManager, integratorId: string): Promise<string> {
@@ -48,19 +55,39 @@ export async function searchAccounts(em: EntityManager, principal: Principal, qu
   return Promise.all([...ids].map((id) => getProfile(em, principal, id)));
 }
 
-/** Everything the account page shows, read as the API reads it. */
+/**
+ * Everything the account page shows, read as the API reads it: the statement is
+ * `getAccountStatement`'s newest first, the refunds `GET /v2/invoice/account/{id}` of the refund
+ * types, the escrows those the account bought; each list one page (PAGE) with its total.
+ */
 export async function accountOverview(em: EntityManager, principal: Principal, accountId: string) {
   const profile = await getProfile(em, principal, accountId);
-  const [blocks, kyc, balances, methods, invoices, payouts, disputes] = await Promise.all([
+  const page = { limit: PAGE, offset: 0 };
+  const [blocks, kyc, balances, statement, methods, invoices, escrows, refunds, payouts, disputes] = await Promise.all([
     getBlocks(em.fork(), principal, accountId),
     getKyc(em.fork(), principal, accountId),
     accountBalances(em.fork(), principal, accountId),
+    accountStatement(em.fork(), principal, accountId, { sort: 'desc', ...page }),
     listPaymentMethods(em.fork(), principal, accountId),
-    listAccountInvoices(em.fork(), principal, accountId, { sortField: 'created', sort: 'desc', limit: PAGE, offset: 0 }),
-    listPayouts(em.fork(), principal, accountId, { limit: PAGE, offset: 0 }),
-    getDisputes(em.fork(), principal, { accountId }, { limit: PAGE, offset: 0 }),
+    listAccountInvoices(em.fork(), principal, accountId, { sortField: 'created', sort: 'desc', ...page }),
+    accountEscrows(em.fork(), principal, accountId, page),
+    listAccountInvoices(em.fork(), principal, accountId, { invoiceTypes: REFUND_TYPES, sortField: 'created', sort: 'desc', ...page }),
+    listPayouts(em.fork(), principal, accountId, page),
+    getDisputes(em.fork(), principal, { accountId }, page),
   ]);
-  return { profile, blocks: blocks.blocks, kyc, balances: balances.balances, methods, invoices, payouts, disputes };
+  return {
+    profile,
+    blocks: blocks.blocks,
+    kyc,
+    balances: balances.balances,
+    statement,
+    methods,
+    invoices,
+    escrows,
+    refunds,
+    payouts,
+    disputes,
+  };
 }
 
 /** The integrator's disputes, newest first (the disputes page). */
@@ -104,13 +131,16 @@ export function disputeOf(em: EntityManager, principal: Principal, disputeId: st
   return getDispute(em, principal, disputeId);
 }
 
-/** The integrator's webhook endpoints and its latest events (the webhooks page). */
+/**
+ * The integrator's webhook endpoints with their health and latest deliveries, the failed
+ * deliveries, and its latest events (the webhooks page).
+ */
 export async function webhooksOverview(em: EntityManager, principal: Principal) {
-  const [endpoints, events] = await Promise.all([
-    listEndpoints(em.fork(), principal),
+  const [health, events] = await Promise.all([
+    endpointHealth(em.fork(), principal, { recent: DELIVERIES_PER_ENDPOINT, failed: PAGE }),
     listEvents(em.fork(), principal, { limit: PAGE, offset: 0, sort: 'desc' }),
   ]);
-  return { endpoints, events: events.events, total: events.total };
+  return { endpoints: health.endpoints, failed: health.failed, events: events.events, total: events.total };
 }
 
 /** The integrator's audit trail, newest first, filtered as `GET /v2/audit` is (the audit page). */

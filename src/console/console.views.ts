@@ -23,6 +23,7 @@ import { csrfField, decisionForm, facts, html, money, notice, type PageUser, pag
 type Overview = Awaited<ReturnType<typeof accountOverview>>;
 
 const disputeLink = (id: string) => html`<a href="/console/disputes/${encodeURIComponent(id)}"><code>${id}</code></a>`;
+const invoiceLink = (id: string) => (id ? html`<a href="/console/invoices/${encodeURIComponent(id)}"><code>${id}</code></a>` : '');
 const accountLink = (id: string) => html`<a href="/console/accounts/${encodeURIComponent(id)}"><code>${id}</code></a>`;
 
 export function searchPage(who: PageUser, q: string, found: Awaited<ReturnType<typeof searchAccounts>> | undefined): string {
@@ -100,6 +101,24 @@ ${table(
   'No wallet.',
 )}
 ${table(
+  `Statement (${o.statement.total} entries), newest first`,
+  ['Posted', 'Wallet', 'Amount', 'Balance after', 'Source', 'Invoice', 'Description'],
+  o.statement.entries.map((e) => [
+    e.posted,
+    `${e.currency} ${e.wallet_type}`,
+    e.display_amount,
+    e.balance_after_display,
+    e.source_type === 'escrow'
+      ? html`escrow <code>${e.escrow_id}</code> (${e.phase})`
+      : e.phase
+        ? `${e.source_type} (${e.phase})`
+        : e.source_type,
+    invoiceLink(e.invoice_id),
+    e.description ?? '',
+  ]),
+  'No wallet entry yet.',
+)}
+${table(
   'Payment methods',
   ['Id', 'Kind', 'Shown as', 'State'],
   o.methods.map((m) => [html`<code>${m.payment_method_id}</code>`, `${m.provider} ${m.method_class}`, m.display_string, m.pm_state]),
@@ -107,7 +126,37 @@ ${table(
 ${table(
   `Invoices (${o.invoices.total ?? o.invoices.invoices.length})`,
   ['Invoice', 'Type', 'State', 'Amount', 'Created'],
-  o.invoices.invoices.map((i) => [html`<code>${i.invoice_id}</code>`, i.invoice_type, i.state, i.summary.display_amount, i.created]),
+  o.invoices.invoices.map((i) => [invoiceLink(i.invoice_id), i.invoice_type, i.state, i.summary.display_amount, i.created]),
+)}
+${table(
+  `Escrows bought (${o.escrows.total})`,
+  ['Escrow', 'Status', 'Amount', 'Escrow invoice', 'Commit invoice', 'Cancel invoice', 'Created'],
+  o.escrows.escrows.map((x) => [
+    html`<code>${x.id}</code>`,
+    x.status,
+    money(x.total_amount, x.currency),
+    invoiceLink(x.escrow_invoice_id),
+    invoiceLink(x.commit_invoice_id),
+    invoiceLink(x.cancel_invoice_id),
+    x.created,
+  ]),
+  'No escrow.',
+)}
+${table(
+  `Refunds (${o.refunds.total})`,
+  ['Refund', 'Of invoice', 'State', 'Amount', 'Reason', 'Created'],
+  o.refunds.invoices.map((r) => {
+    const m = r.metadata as { refunded_invoice_id?: string; reason?: string };
+    return [
+      invoiceLink(r.invoice_id),
+      invoiceLink(m.refunded_invoice_id ?? ''),
+      r.state,
+      r.summary.display_amount,
+      m.reason ?? '',
+      r.created,
+    ];
+  }),
+  'No refund.',
 )}
 ${table(
   `Payouts (${o.payouts.total})`,
@@ -327,20 +376,57 @@ ${table(
   );
 }
 
+const deliveryState = (d: { status: string; attempts: number }) =>
+  d.status === 'pending' && d.attempts > 0 ? 'retrying' : d.status === 'dead' ? 'dead (given up)' : d.status;
+
+const lastAnswer = (d: { last_status: number | null; last_error: string | null }) =>
+  d.last_error ?? (d.last_status === null ? '' : `HTTP ${d.last_status}`);
+
 export function webhooksPage(who: PageUser, o: Awaited<ReturnType<typeof webhooksOverview>>, done?: string): string {
   return page(
     'Webhooks and events',
     html`${notice('ok', done)}${table(
       'Endpoints',
-      ['Endpoint', 'URL', 'Events', 'Status'],
+      ['Endpoint', 'URL', 'Events', 'Status', 'Failing since'],
       o.endpoints.map((e) => [
         html`<code>${e.id}</code>`,
         e.url,
         e.events.join(', '),
         `${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ''}`,
+        e.failing_since ?? 'healthy',
       ]),
       'No endpoint: events are kept 30 days and can be listed, but nothing is sent.',
     )}
+${table(
+  'Failed deliveries, newest first',
+  ['Delivery', 'Endpoint', 'Event', 'State', 'Attempts', 'Last error', 'Next attempt'],
+  o.failed.map((d) => [
+    html`<code>${d.id}</code>`,
+    html`<code>${d.endpoint_id}</code>`,
+    html`<code>${d.event_id}</code> ${d.event_name}`,
+    deliveryState(d),
+    d.attempts,
+    lastAnswer(d),
+    d.next_attempt_at ?? '—',
+  ]),
+  'No delivery is failing.',
+)}
+${o.endpoints.map((e) =>
+  table(
+    `Latest deliveries to ${e.id}`,
+    ['Delivery', 'Event', 'State', 'Attempts', 'Last answer', 'Next attempt', 'Created'],
+    e.deliveries.map((d) => [
+      html`<code>${d.id}</code>`,
+      html`<code>${d.event_id}</code> ${d.event_name}`,
+      deliveryState(d),
+      d.attempts,
+      lastAnswer(d),
+      d.next_attempt_at ?? '—',
+      d.created,
+    ]),
+    'No delivery yet.',
+  ),
+)}
 ${table(
   `Latest events (${o.total} in the last 30 days)`,
   ['Event', 'Name', 'Created', 'Resend'],

@@ -260,6 +260,28 @@ export function escrowsOfIntegrator(db: Db, integratorId: string, ids: string[])
   ]);
 }
 
+/**
+ * The integrator's escrows the account bought (is the buyer of), newest first, one page of
+ * them; and how many in all. Index `escrow_account_idx`.
+ */
+export async function escrowsOfAccount(
+  db: Db,
+  integratorId: string,
+  accountId: string,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: EscrowRow[] }> {
+  const where = 'account_id = ? and integrator_id = ?';
+  const [count] = await db.execute<Array<{ total: string }>>(`select count(*) as total from escrow where ${where}`, [
+    accountId,
+    integratorId,
+  ]);
+  const rows = await db.execute<EscrowRow[]>(
+    `select ${ESCROW_COLUMNS.join(', ')} from escrow where ${where} order by created_at desc, id desc limit ? offset ?`,
+    [accountId, integratorId, page.limit, page.offset],
+  );
+  return { total: Number(count.total), rows };
+}
+
 /** What the account's ESCROWED escrows (as buyer) hold, per currency. Index `escrow_account_idx`. */
 export async function heldForAccount(db: Db, integratorId: string, accountId: string): Promise<Array<{ currency: string; held: number }>> {
   const rows = await db.execute<Array<{ currency: string; held: string }>>(

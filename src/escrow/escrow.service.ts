@@ -8,6 +8,7 @@ import { AppError, errorReply } from '../errors.js';
 import { newId } from '../ids.js';
 import { integratorProfile } from '../integrators/integrator.service.js';
 import type { Principal } from '../integrators/principal.js';
+import { requireAccount } from '../accounts/account-access.service.js';
 import {
   escrowFromRow,
   escrowStateConflict,
@@ -22,6 +23,7 @@ import { db as pooled, type Db } from '../db/sql.js';
 import {
   escrowOfIntegrator,
   escrowsByReference,
+  escrowsOfAccount,
   escrowsOfIntegrator,
   heldForAccount,
   requestTransitionRows,
@@ -218,6 +220,23 @@ export async function escrowOfInvoice(em: EntityManager, principal: Principal, i
 /** The integrator's escrows among these ids (as records), for a statement naming them. */
 export async function escrowsAmong(em: EntityManager, integratorId: string, escrowIds: string[]): Promise<EscrowRecord[]> {
   return (await escrowsOfIntegrator(pooled(em), integratorId, escrowIds)).map((r) => escrowFromRow(r));
+}
+
+/**
+ * The escrows the account bought, newest first (a page, and how many in all), each as
+ * `getEscrow` shows it with its currency and amount: the console's account page. 404 for an
+ * account the caller cannot see.
+ */
+export async function accountEscrows(em: EntityManager, principal: Principal, accountId: string, page: { limit: number; offset: number }) {
+  await requireAccount(em, principal, accountId);
+  const { total, rows } = await escrowsOfAccount(pooled(em), principal.integratorId, accountId, page);
+  return {
+    total,
+    escrows: rows.map((r) => {
+      const escrow = escrowFromRow(r);
+      return { ...escrowView(escrow), currency: escrow.currency, total_amount: escrow.totalAmount };
+    }),
+  };
 }
 
 /** What the account's ESCROWED escrows hold as their buyer, per currency. */

@@ -283,3 +283,51 @@ export function eventDeliveries(db: Db, eventId: string): Promise<EventDeliveryR
     [eventId],
   );
 }
+
+/** A delivery as the console's webhooks page shows it: its event, where it stands, and its last answer. */
+export interface EndpointDeliveryRecord {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_name: string;
+  state: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: Date;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/** Which deliveries failed: given up (dead), or pending after a failed attempt (retrying). `webhook_delivery_failed_idx`'s predicate. */
+const FAILED_SQL = "(x.state = 'dead' or (x.state = 'pending' and x.attempts > 0))";
+
+/**
+ * The latest deliveries of each of the integrator's endpoints (not deleted), `perEndpoint` of
+ * each, newest first; with `failedOnly`, only those that failed. Ordered by endpoint (oldest
+ * first), then newest first. One bounded walk per endpoint, by `webhook_delivery_endpoint_idx`
+ * (or `webhook_delivery_failed_idx`, which holds the failed ones alone).
+ */
+export function latestDeliveries(
+  db: Db,
+  integratorId: string,
+  opts: { perEndpoint: number; failedOnly: boolean },
+): Promise<EndpointDeliveryRecord[]> {
+  return db.execute<EndpointDeliveryRecord[]>(latestDeliveriesSql(opts.failedOnly), [opts.perEndpoint, integratorId]);
+}
+
+/** `latestDeliveries`' statement (exported for the plan test). */
+export function latestDeliveriesSql(failedOnly: boolean): string {
+  return `select d.id, d.endpoint_id, d.event_id, o.event_name, d.state, d.attempts, d.last_status, d.last_error, d.next_attempt_at,
+            d.created_at, d.finished_at
+       from webhook_endpoint e
+       cross join lateral (
+         select x.id, x.endpoint_id, x.event_id, x.state, x.attempts, x.last_status, x.last_error, x.next_attempt_at, x.created_at,
+                x.finished_at
+           from webhook_delivery x
+          where x.endpoint_id = e.id${failedOnly ? ` and ${FAILED_SQL}` : ''}
+          order by x.created_at desc, x.id desc limit ?) d
+       join outbox o on o.id = d.event_id
+      where e.integrator_id = ? and e.status <> 'deleted'
+      order by e.created_at, e.id, d.created_at desc, d.id desc`;
+}

@@ -47,6 +47,11 @@ export const WebhookDelivery = defineEntity({
       expression: `create index webhook_delivery_pending_idx on webhook_delivery (next_attempt_at) where state = 'pending'`,
     },
     { name: 'webhook_delivery_endpoint_idx', properties: ['endpointId', 'createdAt'] },
+    // An endpoint's failed deliveries (given up, or retrying), newest first (the console's webhooks page).
+    {
+      name: 'webhook_delivery_failed_idx',
+      expression: `create index webhook_delivery_failed_idx on webhook_delivery (endpoint_id, created_at) where state = 'dead' or (state = 'pending' and attempts > 0)`,
+    },
     // Finished deliveries past the retention, oldest first (the history purge).
     {
       name: 'webhook_delivery_finished_idx',

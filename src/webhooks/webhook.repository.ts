@@ -13,11 +13,13 @@ export interface EndpointRecord {
   description: string | null;
   status: 'enabled' | 'disabled' | 'deleted';
   disabled_reason: string | null;
+  /** Since when its deliveries fail without a success in between (null while healthy). */
+  failing_since: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, url, events, description, status, disabled_reason, created_at, updated_at';
+const COLUMNS = 'id, url, events, description, status, disabled_reason, failing_since, created_at, updated_at';
 
 /** Adds an enabled endpoint. */
 export async function insertEndpoint(

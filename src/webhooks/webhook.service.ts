@@ -9,6 +9,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Principal } from '../integrators/principal.js';
 import { db as pooled, type Db } from '../db/sql.js';
+import { latestDeliveries, type EndpointDeliveryRecord } from './delivery.repository.js';
 import * as endpoints from './webhook.repository.js';
 import type { EndpointRecord } from './webhook.repository.js';
 import { targetProblem, type EventName } from './webhook.rules.js';
@@ -114,4 +115,45 @@ export async function enableEndpoint(em: EntityManager, principal: Principal, id
     await findEndpoint(db, principal, id, true);
     return endpointView(await endpoints.markEndpointEnabled(db, id));
   });
+}
+
+function deliveryView(d: EndpointDeliveryRecord) {
+  return {
+    id: d.id,
+    endpoint_id: d.endpoint_id,
+    event_id: d.event_id,
+    event_name: d.event_name,
+    status: d.state,
+    attempts: d.attempts,
+    last_status: d.last_status,
+    last_error: d.last_error,
+    next_attempt_at: d.state === 'pending' ? new Date(d.next_attempt_at).toISOString() : null,
+    created: new Date(d.created_at).toISOString(),
+    finished: d.finished_at === null ? null : new Date(d.finished_at).toISOString(),
+  };
+}
+
+/**
+ * The integrator's endpoints with their health (the console's webhooks page): each with since
+ * when it fails (null while healthy) and its latest `recent` deliveries, newest first; and the
+ * failed deliveries — given up (dead) or retrying after a failed attempt — the latest `failed`
+ * of them in all, newest first across endpoints. Each delivery has its attempts so far, the
+ * last answer's status and error, and (while pending) when it is tried next.
+ */
+export async function endpointHealth(em: EntityManager, principal: Principal, limits: { recent: number; failed: number }) {
+  const db = pooled(em);
+  const rows = await endpoints.listEndpoints(db, principal.integratorId);
+  const recent = await latestDeliveries(db, principal.integratorId, { perEndpoint: limits.recent, failedOnly: false });
+  const failed = await latestDeliveries(db, principal.integratorId, { perEndpoint: limits.failed, failedOnly: true });
+  return {
+    endpoints: rows.map((row) => ({
+      ...endpointView(row),
+      failing_since: row.failing_since === null ? null : new Date(row.failing_since).toISOString(),
+      deliveries: recent.filter((d) => d.endpoint_id === row.id).map(deliveryView),
+    })),
+    failed: failed
+      .map(deliveryView)
+      .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : a.id < b.id ? 1 : -1))
+      .slice(0, limits.failed),
+  };
 }

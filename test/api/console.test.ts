@@ -393,6 +393,137 @@ describe('the operator console (/console)', () => {
     assert.match((await finance.visitor.get(`/console/invoices/${invoiceId}`)).text, /Nothing is left to refund/);
   });
 
+  it("the account page shows the account's statement, escrows and refunds (linked), and not another account's", async () => {
+    const buyer = await party(client, true);
+    const seller = await party(client);
+    await fund(buyer, 'USD:fiat', 5_000);
+    const made = await call('POST', '/v2/escrow', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.wallets['USD:fiat'].pm, amount: 0 }],
+        line_items: [
+          {
+            amount: 1_550,
+            currency: 'USD',
+            transaction_type: 'user_to_user',
+            recipients: [{ amount: 1_200, currency: 'USD', destination_wallet_id: seller.wallets['USD:fiat'].wallet }],
+          },
+        ],
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const escrowId: string = made.body.payload.id;
+    assert.equal((await call('POST', `/v2/escrow/${escrowId}/pay`, { token: client.token })).body.payload.status, 'ESCROWED');
+    const refundOf = async (owner: { accountId: string; invoiceId: string }) => {
+      const res = await call('POST', '/v2/refund', {
+        token: client.token,
+        body: { invoice_id: owner.invoiceId, reason: 'product_related' },
+        headers: { 'idempotency-key': unique('k') },
+      });
+      assert.equal(res.status, 200, res.text);
+      const summary = await call('GET', `/v2/invoice/${owner.invoiceId}/refunds`, { token: client.token });
+      const id = summary.body.payload.refunds[0].refund_invoice_id as string;
+      assert.match(id, /^inv_/);
+      return id;
+    };
+    // A card purchase of the buyer's, refunded; another account's, refunded too.
+    const created = await call('POST', '/v2/invoice', {
+      token: client.token,
+      body: {
+        account_id: buyer.account_id,
+        payment_methods: [{ payment_method_id: buyer.card!, amount: 0 }],
+        line_items: [{ amount: 640, currency: 'USD', transaction_type: 'user_to_integrator' }],
+      },
+    });
+    const purchaseId: string = created.body.payload.invoice_id;
+    assert.equal((await call('POST', `/v2/invoice/${purchaseId}/pay`, { token: client.token })).body.payload.state, 'SUCCESS');
+    const refundId = await refundOf({ accountId: buyer.account_id, invoiceId: purchaseId });
+    const theirs = await paidInvoice(650);
+    const theirRefund = await refundOf(theirs);
+
+    const { visitor } = await consoleUser(client, 'viewer');
+    const page = await visitor.get(`/console/accounts/${buyer.account_id}`);
+    assert.equal(page.status, 200, page.text);
+    const text = page.text;
+    // The statement, newest first: the escrow's pay took USD 15.50, leaving USD 34.50; the funding before it.
+    const statement = text.slice(text.indexOf('<caption>Statement'), text.indexOf('</table>', text.indexOf('<caption>Statement')));
+    assert.match(statement, /<caption>Statement \(2 entries\), newest first<\/caption>/);
+    const rows = statement.split('<tr>').slice(2);
+    assert.match(rows[0]!, new RegExp(`USD -15\\.50</td><td>USD 34\\.50</td><td>escrow <code>${escrowId}</code> \\(pay\\)`));
+    assert.match(rows[1]!, /USD 50\.00<\/td><td>USD 50\.00<\/td>.*test funding/);
+    // The escrow it bought, with its invoice linked.
+    const escrowInvoice = (await call('GET', `/v2/escrow/${escrowId}`, { token: client.token })).body.payload.escrow_invoice_id;
+    assert.match(
+      text,
+      new RegExp(
+        `<td><code>${escrowId}</code></td><td>ESCROWED</td><td>USD 15\\.50</td><td><a href="/console/invoices/${escrowInvoice}"><code>${escrowInvoice}</code></a></td>`,
+      ),
+    );
+    // Its refund, linked, with the purchase it refunds; none of another account's.
+    assert.match(text, /<caption>Refunds \(1\)<\/caption>/);
+    assert.match(
+      text,
+      new RegExp(
+        `<tr><td><a href="/console/invoices/${refundId}"><code>${refundId}</code></a></td><td><a href="/console/invoices/${purchaseId}"><code>${purchaseId}</code></a></td><td>SUCCESS</td><td>USD 6\\.40</td><td>product_related</td>`,
+      ),
+    );
+    assert.doesNotMatch(text, new RegExp(theirRefund));
+    assert.doesNotMatch(text, new RegExp(theirs.invoiceId));
+    // The refund's link opens its invoice page.
+    assert.equal((await visitor.get(`/console/invoices/${refundId}`)).status, 200);
+  });
+
+  it('the webhooks page shows each endpoint failing since when, and a failed delivery with its error and attempts', async function () {
+    this.timeout(30_000);
+    const own = await newClient();
+    // Nothing listens on this port (of the range this suite may use): every attempt is refused.
+    const hook = await call('POST', '/v2/webhooks', {
+      token: own.token,
+      body: { url: 'http://127.0.0.1:47399/hooks', events: ['register-account-completed'], description: 'closed port' },
+    });
+    assert.equal(hook.status, 201, hook.text);
+    const endpointId: string = hook.body.payload.id;
+    const acct = await register(own);
+    const events = await call('GET', `/v2/events?account_id=${acct.account_id}`, { token: own.token });
+    const eventId: string = events.body.payload.events[0].id;
+    const { visitor } = await consoleUser(own, 'viewer');
+    let text = '';
+    for (let i = 0; i < 100; i++) {
+      text = (await visitor.get('/console/webhooks')).text;
+      if (text.includes('dead (given up)')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const failed = text.slice(
+      text.indexOf('<caption>Failed deliveries'),
+      text.indexOf('</table>', text.indexOf('<caption>Failed deliveries')),
+    );
+    assert.match(
+      failed,
+      new RegExp(
+        `<td><code>${endpointId}</code></td><td><code>${eventId}</code> register-account-completed</td><td>dead \\(given up\\)</td><td>4</td><td>target unreachable</td><td>—</td>`,
+      ),
+    );
+    // The endpoint fails since its first failed attempt; its latest deliveries list the same one.
+    const endpoint = await call('GET', `/v2/webhooks/${endpointId}`, { token: own.token });
+    const firstFailure = endpoint.body.payload.recent_attempts.at(-1).attempted_at as string;
+    const [row] = await h()
+      .orm.em.fork()
+      .execute<Array<{ failing_since: Date }>>('select failing_since from webhook_endpoint where id = ?', [endpointId]);
+    assert.ok(row!.failing_since, 'the endpoint is failing');
+    assert.ok(Math.abs(new Date(row!.failing_since).getTime() - Date.parse(firstFailure)) < 5_000);
+    assert.match(
+      text,
+      new RegExp(
+        `<td><code>${endpointId}</code></td><td>http://127\\.0\\.0\\.1:47399/hooks</td><td>register-account-completed</td><td>enabled</td><td>${new Date(row!.failing_since).toISOString()}</td>`,
+      ),
+    );
+    assert.match(text, new RegExp(`<caption>Latest deliveries to ${endpointId}</caption>[\\s\\S]*<code>${eventId}</code>`));
+    // Another integrator's console sees none of it.
+    const stranger = await consoleUser(client, 'viewer');
+    assert.doesNotMatch((await stranger.visitor.get('/console/webhooks')).text, new RegExp(endpointId));
+  });
+
   it('shows a dispute with its trace and takes evidence (finance): submitting moves it to UNDER_REVIEW', async () => {
     const { invoiceId, card } = await paidInvoice(900);
     const opened = await call('POST', '/v2/sandbox/disputes', {

@@ -52,6 +52,12 @@ describe('the console in Chromium', function () {
   });
 
   it('sets a password, signs in, finds an account, approves a payout with a reason; every page passes axe (no serious or critical)', async () => {
+    // An endpoint nothing listens on (a port of the range this suite may use): the webhooks page has deliveries and failures to show.
+    const hook = await call('POST', '/v2/webhooks', {
+      token: client.token,
+      body: { url: 'http://127.0.0.1:47398/hooks', events: ['register-account-completed'] },
+    });
+    assert.equal(hook.status, 201, hook.text);
     const p = await party(client, true);
     await fund(p, 'USD:fiat', 10_000);
     await decideKyc(h().orm.em.fork(), p.account_id, 'ACCEPT', false);
@@ -116,6 +122,18 @@ describe('the console in Chromium', function () {
     await page.getByRole('status').waitFor();
     assert.match((await page.getByRole('status').textContent()) ?? '', new RegExp(`${payoutId}: SUCCESS`));
 
+    // The audit trail lists the approval: the console user as the actor, with the reason given.
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    const approval = page.getByRole('row').filter({ hasText: payoutId }).filter({ hasText: 'payout.approve' });
+    assert.equal(await approval.count(), 1);
+    const cells = (await approval.getByRole('cell').allTextContents()).map((c) => c.trim());
+    assert.deepEqual(
+      [cells[1], cells[2], cells[3], cells[4]],
+      [`console: ${email}`, 'payout.approve', `payout ${payoutId}`, 'destination verified by phone'],
+    );
+    await audit('audit trail');
+
     // A card purchase, disputed: the invoice page with its refund form, the dispute with its trace and evidence form.
     const created = await call('POST', '/v2/invoice', {
       token: client.token,
@@ -146,6 +164,10 @@ describe('the console in Chromium', function () {
     ] as const) {
       await page.goto(`${h().baseUrl}${path}`);
       await audit(name);
+      if (name === 'webhooks') {
+        assert.match(await page.content(), /<caption>Latest deliveries to /, 'the endpoint with its deliveries');
+        assert.match(await page.content(), /<caption>Failed deliveries, newest first<\/caption>/, 'the failed delivery');
+      }
     }
     assert.deepEqual(problems, []);
 
