@@ -4,7 +4,7 @@ import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { fundPublisherWallet } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
-import { until, worker } from '../support/workers.js';
+import { until, worker, restartedWorker } from '../support/workers.js';
 import { addCard, call, h, newClient, startExtraApp, TEST_QUEUE_PREFIX, unique, type TestClient } from '../support/harness.js';
 import { party, type Party } from '../support/money.js';
 
@@ -101,7 +101,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a dispute’s ope
         }
         assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
-        const second = worker(prefix);
+        const second = await restartedWorker(prefix);
         try {
           const done = await until(
             'the restarted worker to finish the command',
@@ -126,8 +126,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a dispute’s ope
           assert.equal(d.traced.length, 1, 'the trace was written once');
           assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
         } finally {
-          second.child.kill('SIGTERM');
-          await second.exited;
+          await second.stop();
         }
       } finally {
         first.child.kill('SIGKILL');
@@ -238,7 +237,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a LOST that rever
         assert.equal(await heldOf(usd), 0);
         assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
-        const second = worker(prefix);
+        const second = await restartedWorker(prefix);
         try {
           const done = await until(
             'the restarted worker to finish the command',
@@ -265,8 +264,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a LOST that rever
           assert.equal(Number(wallet!.balance), 0, 'the payout came back and was clawed back');
           assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
         } finally {
-          second.child.kill('SIGTERM');
-          await second.exited;
+          await second.stop();
         }
       } finally {
         first.child.kill('SIGKILL');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { addCard, call, h, newClient, register, startExtraApp, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
-import { until, worker } from '../support/workers.js';
+import { until, worker, restartedWorker } from '../support/workers.js';
 
 describe('fault: a worker killed with SIGKILL in the middle of pay', function () {
   this.timeout(90_000);
@@ -51,7 +51,7 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
         assert.equal(postingsNow.length, c.postings);
         assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
-        const second = worker(prefix);
+        const second = await restartedWorker(prefix);
         try {
           const command = await until('the restarted worker to finish the command', async () => {
             const r = await call('GET', `/v2/commands/${commandId}`, { token: client.token });
@@ -66,8 +66,7 @@ describe('fault: a worker killed with SIGKILL in the middle of pay', function ()
           assert.equal(postings.length, 1, 'charged exactly once');
           assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
         } finally {
-          second.child.kill('SIGTERM');
-          await second.exited;
+          await second.stop();
         }
       } finally {
         first.child.kill('SIGKILL');

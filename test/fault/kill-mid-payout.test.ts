@@ -6,7 +6,7 @@ import { decideKyc } from '../../src/kyc/kyc.service.js';
 import { balances, systemAccount } from '../../src/ledger/ledger.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { QueueName } from '../../src/queues/names.js';
-import { completedJob, until, worker } from '../support/workers.js';
+import { completedJob, until, worker, restartedWorker } from '../support/workers.js';
 import { call, h, newClient, startExtraApp, TEST_QUEUE_PREFIX, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party } from '../support/money.js';
 
@@ -175,7 +175,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
         }
         assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
-        const second = worker(prefix);
+        const second = await restartedWorker(prefix);
         try {
           const done = await until(
             'the restarted worker to finish the command',
@@ -209,8 +209,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a payout executio
           assert.deepEqual(again.body.codes, ['PAYOUT_STATE_ERROR']);
           assert.deepEqual(await payoutPostings(payoutId), [`payout:${payoutId}:execute`, `payout:${payoutId}:hold`]);
         } finally {
-          second.child.kill('SIGTERM');
-          await second.exited;
+          await second.stop();
         }
       } finally {
         first.child.kill('SIGKILL');

@@ -4,7 +4,7 @@ import { verifyAll } from '../../src/cli/ledger-checks.js';
 import { fundIntegrator, integratorWallets } from '../../src/payment-methods/integrator-wallet.service.js';
 import { CommandBus } from '../../src/queues/command-bus.js';
 import { QueueName } from '../../src/queues/names.js';
-import { completedJob, until, worker } from '../support/workers.js';
+import { completedJob, until, worker, restartedWorker } from '../support/workers.js';
 import { call, h, newClient, startExtraApp, TEST_QUEUE_PREFIX, unique, type TestClient } from '../support/harness.js';
 import { balance, fund, party, type Party } from '../support/money.js';
 
@@ -140,7 +140,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
         }
         assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
 
-        const second = worker(prefix);
+        const second = await restartedWorker(prefix);
         try {
           const done = await until(
             'the restarted worker to finish the command',
@@ -206,8 +206,7 @@ describe('fault: a worker killed with SIGKILL in the middle of a refund', functi
             assert.deepEqual((await verifyAll(h().orm.em.fork())).problems, []);
           }
         } finally {
-          second.child.kill('SIGTERM');
-          await second.exited;
+          await second.stop();
         }
       } finally {
         first.child.kill('SIGKILL');

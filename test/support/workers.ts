@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Job, Queue } from 'bullmq';
+import { pino } from 'pino';
+import { startWorkers } from '../../workers/index.js';
 import { h } from './harness.js';
 
 export interface WorkerProcess {
@@ -61,4 +63,39 @@ export function completedJob(jobs: Queue, commandId: string, output: () => strin
     },
     output,
   );
+}
+
+/** A worker started in this process: its log kept as text, stopped as a process's SIGTERM stops it. */
+export interface InProcessWorker {
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * The worker that restarts after a kill, in this process: the same `startWorkers` a worker
+ * process runs, on the test's queue prefix with the short lock and sweep times of `worker`, and
+ * the harness's database. Only the killed worker needs a process of its own (a failpoint
+ * SIGKILLs it); starting a second one under tsx costs seconds per test for nothing more.
+ */
+export async function restartedWorker(prefix: string): Promise<InProcessWorker> {
+  let out = '';
+  const logger = pino(
+    { level: 'info', base: { name: 'holdfast-worker' } },
+    {
+      write: (line: string) => {
+        out += line;
+      },
+    },
+  );
+  const running = await startWorkers({
+    orm: h().orm,
+    redisUrl: h().redisUrl,
+    queuePrefix: prefix,
+    logger,
+    lockMs: 1500,
+    commandSweepAfterMs: 1000,
+    sweepEveryMs: 500,
+    databaseUrl: h().databaseUrl,
+  });
+  return { output: () => out, stop: () => running.close() };
 }
