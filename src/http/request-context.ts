@@ -40,8 +40,9 @@ export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
     const started = performance.now();
     res.on('finish', () => {
       // The path only: query strings may carry credentials (/token accepts them there); and
-      // never a hosted-session nonce, which a path carries (it may still be unspent).
-      const path = req.originalUrl.split('?', 1)[0].replace(/^(\/ui\/appauth\/)[^/]+/i, '$1[redacted]');
+      // never a hosted-session nonce or a console set-password token, which a path carries (it
+      // may still be unspent).
+      const path = req.originalUrl.split('?', 1)[0].replace(/^(\/(?:ui\/appauth|console\/set-password)\/)[^/]+/i, '$1[redacted]');
       const ms = performance.now() - started;
       access.info({ req_id: req.id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       // The route template (`/v2/escrow/:escrow_id/pay`), never the raw path: ids would explode the label set.

@@ -33,6 +33,9 @@ describe('logs', () => {
       // A hosted-session link refused before its nonce is spent: the nonce still works, so it is never logged.
       const nonce = 'n'.repeat(43);
       assert.equal((await fetch(`${app.baseUrl}/ui/appauth/${nonce}?flow=nope`)).status, 400);
+      // Nor a console user's set-password link, used or not.
+      const setup = 's'.repeat(43);
+      assert.equal((await fetch(`${app.baseUrl}/console/set-password/${setup}`)).status, 404);
       const text = mem.text();
       const lines = text
         .trim()
@@ -43,8 +46,9 @@ describe('logs', () => {
         lines.some((l) => l.msg === 'request failed' && l.err?.type),
         'the 500 is logged',
       );
-      for (const secret of [creds.client_secret, token.body.access_token, nonce]) assert.equal(text.includes(secret), false);
+      for (const secret of [creds.client_secret, token.body.access_token, nonce, setup]) assert.equal(text.includes(secret), false);
       assert.ok(lines.some((l) => l.path === '/ui/appauth/[redacted]' && l.status === 400));
+      assert.ok(lines.some((l) => l.path === '/console/set-password/[redacted]' && l.status === 404));
       assert.doesNotMatch(text, /select |insert into|\bat \w+ \(|node_modules/i);
     } finally {
       await app.close();
