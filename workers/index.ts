@@ -19,6 +19,7 @@ import { describeError } from '../src/runtime/describe-error.js';
 import { resolveServices } from '../src/runtime/services.js';
 import { armFailpoints } from '../src/runtime/failpoints.js';
 import { flushTracing, queueTelemetry } from '../src/runtime/tracing-hooks.js';
+import { observeJobs } from '../src/runtime/metrics.js';
 import { assertRailsFor, settleEnvironment } from '../src/environment/environment.service.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
 import { commandRunners, commandsProcessor } from './commands.processor.js';
@@ -123,6 +124,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     });
     worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
     worker.on('error', queueErrors(deps.logger, name));
+    observeJobs(worker, name);
     return worker;
   });
 

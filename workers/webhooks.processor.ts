@@ -1,8 +1,8 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { WebhookJob } from '../src/queues/names.js';
+import { QueueName, type WebhookJob } from '../src/queues/names.js';
 import type { Logger } from '../src/runtime/logger.js';
-import { webhookAttempts } from '../src/runtime/metrics.js';
+import { webhookAttempts, webhookDeliveryLag } from '../src/runtime/metrics.js';
 import { inSpan } from '../src/runtime/tracing-hooks.js';
 import { deliveryAttempts, type DeliveryPolicy } from '../src/webhooks/delivery.service.js';
 
@@ -35,6 +35,8 @@ export function webhooksProcessor(orm: MikroORM, policy: DeliveryPolicy, logger:
       logger.warn({ ...log, error: result.error, detail: result.detail }, 'webhook delivery dead-lettered');
       throw new UnrecoverableError(`dead-lettered: ${result.error}`);
     }
+    if (result.outcome === 'delivered')
+      webhookDeliveryLag.observe({ queue: QueueName.Webhooks }, Math.max(0, Date.now() - job.timestamp) / 1000);
     logger.debug(log, 'webhook delivery');
     return result;
   };
