@@ -32,6 +32,8 @@ export interface TracingHooks {
   ): Promise<T>;
   /** BullMQ's telemetry (`bullmq-otel`), for the `telemetry` option of queues and workers. */
   bullmq: unknown;
+  /** The port with each of its calls in a span `<name>.<method>` (see `tracedPort`). */
+  tracePort<T extends object>(port: T, name: string): T;
   /** Exports what is buffered and stops the SDK (a process about to exit). */
   flush(): Promise<void>;
 }
@@ -62,6 +64,16 @@ export function inSpan<T>(
 ): Promise<T> {
   const hooks = tracingHooks();
   return hooks ? hooks.inSpan(name, parent, attributes, fn) : fn(NO_ANNOTATION);
+}
+
+/**
+ * A provider port (card processor, identity verifier, payout rail) whose calls are spans named
+ * `<name>.<method>` (the HTTP instrumentation's client spans of the provider's API nest inside);
+ * the port itself when tracing is off.
+ */
+export function tracedPort<T extends object>(port: T, name: string): T {
+  const hooks = tracingHooks();
+  return hooks ? hooks.tracePort(port, name) : port;
 }
 
 /** The `telemetry` option of a BullMQ queue or worker: BullMQ's own spans when tracing is on. */

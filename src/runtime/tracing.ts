@@ -84,6 +84,44 @@ export async function startTracing(): Promise<void> {
       });
     },
     bullmq: new BullMQOtel({ tracerName: 'holdfast-bullmq' }),
+    tracePort(port, name) {
+      return new Proxy(port, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (typeof value !== 'function' || typeof key !== 'string' || key === 'constructor') return value;
+          return (...args: unknown[]) => {
+            const span = tracer.startSpan(`${name}.${key}`, { attributes: { 'holdfast.rail': name } });
+            const end = (err?: unknown) => {
+              if (err !== undefined) {
+                span.recordException(err as Error);
+                span.setStatus({ code: SpanStatusCode.ERROR });
+              }
+              span.end();
+            };
+            let result: unknown;
+            try {
+              result = context.with(trace.setSpan(context.active(), span), () => value.apply(target, args));
+            } catch (err) {
+              end(err);
+              throw err;
+            }
+            if (result instanceof Promise)
+              return result.then(
+                (v) => {
+                  end();
+                  return v;
+                },
+                (err) => {
+                  end(err);
+                  throw err;
+                },
+              );
+            end();
+            return result;
+          };
+        },
+      });
+    },
     // What is still buffered goes out before the process exits (a stop calls this, then exits).
     flush: () => sdk.shutdown().catch(() => undefined),
   });
