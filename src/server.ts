@@ -21,6 +21,7 @@ import { DatabaseMissingError, postgresServer, ServiceUnavailableError } from '.
 import { resolveServices } from './runtime/services.js';
 import { railAdapters } from './rails/rail-adapters.js';
 import { armFailpoints } from './runtime/failpoints.js';
+import { flushTracing } from './runtime/tracing-hooks.js';
 import { assertEnvironmentBeforeMigrating, assertRailsFor, settleEnvironment } from './environment/environment.service.js';
 import { environmentReason } from './environment/environment.rules.js';
 
@@ -195,6 +196,7 @@ async function runWeb(config: Config): Promise<void> {
     await closeRedis(redis);
     await orm.close();
     services.stop();
+    await flushTracing();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

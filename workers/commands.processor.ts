@@ -17,6 +17,7 @@ import { lockPayoutStatus } from '../src/payouts/payout.repository.js';
 import { providerEventCommands } from '../src/provider-events/provider-event.commands.js';
 import { commandsOf, type CommandJob, type CommandRef } from '../src/queues/names.js';
 import { commandDuration } from '../src/runtime/metrics.js';
+import { currentTraceparent, inSpan } from '../src/runtime/tracing-hooks.js';
 import type { CommandBus } from '../src/queues/command-bus.js';
 
 /** Each module's command runners, by module, those that move money on the rails' adapters in `rails`; `commandRegistry` checks them at boot. */
@@ -43,7 +44,12 @@ export const COMMAND_RUNNERS: Record<string, CommandRunners> = commandRunners({ 
  * Bull Board shows it).
  */
 export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: CommandRegistry) {
-  const run = async ({ commandId, kind }: CommandRef): Promise<CommandResult | null> => {
+  // Each command runs in a span of the trace of the request that made it (tracing on).
+  const run = (ref: CommandRef): Promise<CommandResult | null> =>
+    inSpan(`command ${ref.kind}`, ref.traceparent, { 'holdfast.command_id': ref.commandId, 'holdfast.command_kind': ref.kind }, () =>
+      runOne(ref),
+    );
+  const runOne = async ({ commandId, kind }: CommandRef): Promise<CommandResult | null> => {
     // A job no runner knows cannot succeed by retrying.
     if (!isCommandKind(kind)) throw new UnrecoverableError(`command ${commandId} has an unknown kind: ${kind}`);
     const started = performance.now();
@@ -51,7 +57,7 @@ export function commandsProcessor(orm: MikroORM, bus: CommandBus, registry: Comm
     if (result) {
       const { next, ...reply } = result;
       bus.finished(commandId, reply);
-      for (const follow of next ?? []) await bus.enqueue(follow.commandId, follow.kind);
+      for (const follow of next ?? []) await bus.enqueue(follow.commandId, follow.kind, currentTraceparent());
     }
     commandDuration.observe({ kind, status: String(result?.status ?? 404) }, (performance.now() - started) / 1000);
     return result;

@@ -18,6 +18,8 @@ import { createLogger, type Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
 import { resolveServices } from '../src/runtime/services.js';
 import { armFailpoints } from '../src/runtime/failpoints.js';
+import { flushTracing, queueTelemetry } from '../src/runtime/tracing-hooks.js';
+import { observeJobs } from '../src/runtime/metrics.js';
 import { assertRailsFor, settleEnvironment } from '../src/environment/environment.service.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
 import { commandRunners, commandsProcessor } from './commands.processor.js';
@@ -117,9 +119,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       concurrency,
       lockDuration: lock,
       stalledInterval: lock,
+      // BullMQ's own spans (tracing on) for the queues a request's work goes through; not for the housekeeping schedule.
+      ...(name === QueueName.Maintenance ? {} : queueTelemetry()),
     });
     worker.on('failed', (job, err) => deps.logger.warn({ queue: name, job_id: job?.id, err: describeError(err) }, 'job failed'));
     worker.on('error', queueErrors(deps.logger, name));
+    observeJobs(worker, name);
     return worker;
   });
 
@@ -239,6 +244,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     await running.close();
     await orm.close();
     logger.info('workers stopped');
+    await flushTracing();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -49,7 +49,7 @@ export function maintenanceProcessor(
         return { purged: await drain(() => purgeFinishedCommands(orm.em.fork())) };
       case MaintenanceJob.SweepCommands: {
         const stalled = await stalledCommands(orm.em.fork(), opts.commandSweepAfterMs);
-        for (const command of stalled) await bus.requeue(command.id, command.kind);
+        for (const command of stalled) await bus.requeue(command.id, command.kind, command.traceparent);
         // Done pays whose card holds are still open (the provider was down past their retries) run again to settle them.
         const holding = await commandsWithUnsettledHolds(db(orm.em.fork()), opts.commandSweepAfterMs);
         for (const command of holding) await bus.requeue(command.id, command.kind);

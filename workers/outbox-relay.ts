@@ -9,7 +9,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../src/runtime/logger.js';
 import { describeError } from '../src/runtime/describe-error.js';
 import type { WebhookBus } from '../src/queues/webhook-bus.js';
-import { relayOutbox } from '../src/webhooks/relay.service.js';
+import { relayOutbox, type NewDelivery } from '../src/webhooks/relay.service.js';
+import { currentTraceparent, inSpan, tracingHooks } from '../src/runtime/tracing-hooks.js';
 import { failpoint } from '../src/runtime/failpoints.js';
 
 const POLL_MS = 1000;
@@ -30,6 +31,21 @@ export interface OutboxRelay {
   close(): Promise<void>;
 }
 
+/**
+ * Tracing on: a span `outbox relay` in each relayed event's trace, and each delivery's job
+ * carries that span as the parent of its attempts.
+ */
+async function traceRelay(deliveries: NewDelivery[]): Promise<void> {
+  const byTrace = new Map<string, NewDelivery[]>();
+  for (const d of deliveries) if (d.traceparent) byTrace.set(d.traceparent, [...(byTrace.get(d.traceparent) ?? []), d]);
+  for (const [traceparent, group] of byTrace) {
+    await inSpan('outbox relay', traceparent, { 'holdfast.deliveries': group.length }, async () => {
+      const relay = currentTraceparent();
+      for (const d of group) d.traceparent = relay;
+    });
+  }
+}
+
 export async function startOutboxRelay(
   orm: MikroORM,
   databaseUrl: string | undefined,
@@ -44,6 +60,7 @@ export async function startOutboxRelay(
     for (;;) {
       const { events, deliveries } = await relayOutbox(orm.em.fork(), BATCH);
       if (deliveries.length) failpoint('webhooks.relay.after-commit');
+      if (tracingHooks()) await traceRelay(deliveries);
       await bus.enqueue(deliveries);
       if (events) logger.debug({ events, deliveries: deliveries.length }, 'outbox relayed');
       if (events < BATCH) return;

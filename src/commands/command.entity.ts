@@ -29,6 +29,8 @@ export const Command = defineEntity({
     resultBody: p.json<unknown>().nullable(),
     /** Times a worker locked it (invoice pay, merge); escrow commands are read without a lock and leave it 0. */
     attempts: p.integer().default(0),
+    /** The W3C traceparent of the request that made it (tracing on): its job, run again or requeued, joins that trace. */
+    traceparent: p.string().length(55).nullable(),
     createdAt: p
       .datetime()
       .defaultRaw('now()')

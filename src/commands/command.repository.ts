@@ -31,12 +31,14 @@ export interface NewCommand {
   input: Record<string, unknown> | null;
   inputKey: string;
   audit?: Record<string, unknown> | null;
+  /** The W3C traceparent of the request that makes it (tracing on). */
+  traceparent?: string | null;
 }
 
 /** Creates the pending command unless one exists for (target, kind, input key); its id when created. */
 export async function insertPendingCommand(db: Db, command: NewCommand): Promise<string | undefined> {
   const [created] = await db.execute<Array<{ id: string }>>(
-    `insert into command (id, integrator_id, kind, target_id, state, input, input_key, audit) values (?, ?, ?, ?, 'pending', ?::jsonb, ?, ?::jsonb)
+    `insert into command (id, integrator_id, kind, target_id, state, input, input_key, audit, traceparent) values (?, ?, ?, ?, 'pending', ?::jsonb, ?, ?::jsonb, ?)
      on conflict (target_id, kind, input_key) where state = 'pending' do nothing returning id`,
     [
       command.id,
@@ -46,6 +48,7 @@ export async function insertPendingCommand(db: Db, command: NewCommand): Promise
       command.input ? JSON.stringify(command.input) : null,
       command.inputKey,
       command.audit ? JSON.stringify(command.audit) : null,
+      command.traceparent ?? null,
     ],
   );
   return created?.id;
@@ -133,9 +136,12 @@ export async function purgeFinishedCommandRows(db: Db, days: number, batch: numb
 }
 
 /** Pending commands untouched for longer than `olderThanMs`, oldest first, 500 at most. */
-export function stalledCommandRows(db: Db, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
+export function stalledCommandRows(
+  db: Db,
+  olderThanMs: number,
+): Promise<Array<{ id: string; kind: CommandKind; traceparent: string | null }>> {
   return db.execute(
-    `select id, kind from command where state = 'pending' and updated_at < now() - (? * interval '1 millisecond') order by updated_at limit 500`,
+    `select id, kind, traceparent from command where state = 'pending' and updated_at < now() - (? * interval '1 millisecond') order by updated_at limit 500`,
     [olderThanMs],
   );
 }
@@ -151,12 +157,12 @@ export async function commandOfIntegrator(db: Db, integratorId: string, commandI
 
 /**
  * Fragment: an INSERT of the pending commands a relation holds (columns `id`, `integrator_id`,
- * `kind`, `target_id`), skipping those whose work already has a pending command; returns
+ * `kind`, `target_id`, `traceparent`), skipping those whose work already has a pending command; returns
  * `id, target_id, kind` of the ones made.
  */
 export function insertPendingCommandsSql(relation: string): string {
-  return `insert into command (id, integrator_id, kind, target_id, state)
-       select n.id, n.integrator_id, n.kind, n.target_id, 'pending' from ${relation} n
+  return `insert into command (id, integrator_id, kind, target_id, state, traceparent)
+       select n.id, n.integrator_id, n.kind, n.target_id, 'pending', n.traceparent from ${relation} n
        on conflict (target_id, kind, input_key) where state = 'pending' do nothing
        returning id, target_id, kind`;
 }

@@ -23,6 +23,7 @@ import {
 } from './command.repository.js';
 import type { CommandKind, CommandResult, CommandRunner } from './command.registry.js';
 import type { AuditContext } from '../audit/audit.rules.js';
+import { currentTraceparent } from '../runtime/tracing-hooks.js';
 
 /** What a command is asked to do: its kind, its target and, for some kinds, an input (merge: the destination). */
 export interface CommandRequest {
@@ -55,6 +56,7 @@ export async function submitCommand(db: Db, input: CommandRequest): Promise<stri
       input: input.input ?? null,
       inputKey,
       audit: input.audit ? { ...input.audit } : null,
+      traceparent: currentTraceparent(),
     });
     if (created) return created;
     const pending = await pendingCommandId(db, input.targetId, input.kind, inputKey);
@@ -209,7 +211,10 @@ export function purgeFinishedCommands(em: EntityManager, days = COMMAND_RETENTIO
 }
 
 /** Pending commands untouched for longer than `olderThanMs` (their job may be lost). */
-export function stalledCommands(em: EntityManager, olderThanMs: number): Promise<Array<{ id: string; kind: CommandKind }>> {
+export function stalledCommands(
+  em: EntityManager,
+  olderThanMs: number,
+): Promise<Array<{ id: string; kind: CommandKind; traceparent: string | null }>> {
   return stalledCommandRows(pooled(em), olderThanMs);
 }
 
@@ -246,7 +251,7 @@ export async function followCommand(
   const db = pooled(em);
   // Waiting starts before the job exists, so its worker cannot finish before anyone listens.
   const result = opts.respondAsync ? null : bus.waitFor(commandId, opts.syncWaitMs, () => commandResult(db, commandId));
-  await bus.enqueue(commandId, kind);
+  await bus.enqueue(commandId, kind, currentTraceparent());
   const done = await result;
   if (done) return { ...done, headers: { 'X-Command-Id': commandId } };
   const location = typeof opts.location === 'string' ? opts.location : opts.location(commandId);

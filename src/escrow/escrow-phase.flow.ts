@@ -54,6 +54,7 @@ import { outboxInsertSql } from '../webhooks/outbox.repository.js';
 import type { EventName } from '../webhooks/webhook.rules.js';
 import { escrowColumnsSql, joinEscrowSql, moveEscrowsSql } from './escrow.repository.js';
 import { escrowFromRow, type EscrowRecord, type EscrowRow, type EscrowStatus } from './escrow.rules.js';
+import { currentTraceparent } from '../runtime/tracing-hooks.js';
 
 export interface Loaded {
   escrow: EscrowRecord;
@@ -191,14 +192,14 @@ const WRITE_SQL = `with moves as (${rowsOf('id varchar, prev varchar, next varch
         reference_id varchar, description varchar, metadata jsonb, currency varchar, total_amount bigint, payment_methods jsonb,
         line_items jsonb, at timestamptz`,
      )}),
-     events as (${rowsOf('ord int, escrow_id varchar, id varchar, integrator_id varchar, event_name varchar, message jsonb')}),
+     events as (${rowsOf('ord int, escrow_id varchar, id varchar, integrator_id varchar, event_name varchar, message jsonb, traceparent varchar')}),
      results as (${rowsOf('id varchar, escrow_id varchar, status int, body jsonb')}),
      postings as (${rowsOf('escrow_id varchar, id varchar, integrator_id varchar, reference varchar, description varchar')}),
      entries as (${rowsOf('posting_id varchar, ledger_account_id varchar, currency varchar, amount bigint')}),
      moved as (${moveEscrowsSql('moves')}),
      invoice_updates as (${setInvoiceStatesSql('invoice_states', MOVED)}),
      invoice_inserts as (${insertSucceededInvoicesSql('phase_invoices', MOVED)}),
-     outbox_inserts as (${outboxInsertSql(`select v.id, v.integrator_id, v.event_name, v.message from events v where ${MOVED} order by v.ord`)}),
+     outbox_inserts as (${outboxInsertSql(`select v.id, v.integrator_id, v.event_name, v.message, v.traceparent from events v where ${MOVED} order by v.ord`)}),
      done as (${finishCommandsSql('results', `v.escrow_id is null or ${MOVED}`)}),
      ${insertPostingsCtes(
        'phase',
@@ -222,6 +223,9 @@ export async function writePhasePlans(db: Db, plans: Plan[]): Promise<Set<string
       return { escrowId: m.escrowId, id: newId('pst'), posting };
     }),
   );
+  // The events join the trace the statement runs in (tracing on): with several commands in one
+  // statement, that of the command whose run wrote it.
+  const traceparent = currentTraceparent();
   const rows = await db.execute<Array<{ id: string }>>(WRITE_SQL, [
     JSON.stringify(
       moves.map((m) => ({
@@ -250,6 +254,7 @@ export async function writePhasePlans(db: Db, plans: Plan[]): Promise<Set<string
             integrator_id: e.integratorId,
             event_name: e.name,
             message: e.message,
+            traceparent,
           })),
         )
         .map((e, i) => ({ ord: i + 1, ...e })),

@@ -76,6 +76,8 @@ export interface TransitionRequestRow {
   kind: string;
   /** The states the transition runs from. */
   runnable: string[];
+  /** The W3C traceparent of the request (tracing on), kept with the command it makes. */
+  traceparent?: string;
 }
 
 /**
@@ -89,13 +91,13 @@ export async function requestTransitionRows(
 ): Promise<Array<(EscrowRow & { command_id: string | null }) | undefined>> {
   const rows = await db.execute<Array<EscrowRow & { ord: string; command_id: string | null }>>(
     `with v as (
-       select * from jsonb_to_recordset(?::jsonb) as v (ord int, escrow_id varchar, integrator_id varchar, command_id varchar, kind varchar, runnable text)
+       select * from jsonb_to_recordset(?::jsonb) as v (ord int, escrow_id varchar, integrator_id varchar, command_id varchar, kind varchar, runnable text, traceparent varchar)
      ), e as (
-       select v.ord, v.command_id as new_command_id, v.kind as new_kind, v.runnable, ${escrowColumnsSql('x')}
+       select v.ord, v.command_id as new_command_id, v.kind as new_kind, v.runnable, v.traceparent as new_traceparent, ${escrowColumnsSql('x')}
          from v join escrow x on x.id = v.escrow_id and x.integrator_id = v.integrator_id
         where x.id = any (array(select escrow_id from v))
      ), n as (
-       select e.new_command_id as id, e.integrator_id, e.new_kind as kind, e.id as target_id from e where e.status = any (string_to_array(e.runnable, ','))
+       select e.new_command_id as id, e.integrator_id, e.new_kind as kind, e.id as target_id, e.new_traceparent as traceparent from e where e.status = any (string_to_array(e.runnable, ','))
      ), c as (${insertPendingCommandsSql('n')})
      select e.ord, ${ESCROW_COLUMNS.join(', ')}, (select c.id from c where c.target_id = e.id and c.kind = e.new_kind) as command_id from e`,
     [
@@ -107,6 +109,7 @@ export async function requestTransitionRows(
           command_id: r.commandId,
           kind: r.kind,
           runnable: r.runnable.join(','),
+          traceparent: r.traceparent,
         })),
       ),
     ],

@@ -43,6 +43,7 @@ import { followCommand, submitCommand } from '../commands/command.service.js';
 import type { CommandResult } from '../commands/command.registry.js';
 import type { CommandBus } from '../queues/command-bus.js';
 import { success } from '../envelope.js';
+import { currentTraceparent } from '../runtime/tracing-hooks.js';
 
 const escrowNotFound = () => AppError.notFound('ESCROW_GET_ERROR', 'Escrow not found.');
 
@@ -132,6 +133,8 @@ interface TransitionRequest {
   kind: 'escrow.pay' | 'escrow.commit' | 'escrow.cancel';
   /** The states the transition runs from (where a command is worth making). */
   runnable: string[];
+  /** The W3C traceparent of the request (tracing on). */
+  traceparent?: string;
 }
 
 /**
@@ -177,6 +180,7 @@ export async function transitionEscrow(
     integratorId: principal.integratorId,
     kind,
     runnable: runnableFrom(transition),
+    traceparent: currentTraceparent(),
   });
   if (!row) throw escrowNotFound();
   const escrow = escrowFromRow(row);

@@ -65,6 +65,7 @@ import { sandboxClockEnabled } from '../sandbox/sandbox.rules.js';
 import { identityVerifierFor } from '../rails/identity-adapters.js';
 import type { IdentityVerifier } from '../rails/identity-verifier.port.js';
 import { forgetAllClocks } from '../sandbox/sandbox.service.js';
+import { tracedPort } from '../runtime/tracing-hooks.js';
 import './types.js';
 
 export interface AppDeps {
@@ -237,7 +238,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   invoiceAuthorizationRoutes(api, { signer: deps.signer, webUrl: deps.config.publicUrl });
   tokenRoutes(api, deps.bus, deps.config.syncWaitMs, deps.config.tokenExchangeTtlSeconds);
   kycRoutes(api, {
-    verifier: deps.identityVerifier ?? identityVerifierFor(deps.config.rails?.identity ?? 'sandbox', deps.config.stripeApi),
+    verifier:
+      deps.identityVerifier ?? tracedPort(identityVerifierFor(deps.config.rails?.identity ?? 'sandbox', deps.config.stripeApi), 'identity'),
     // A provider's hosted verification sends the person back to the hosted KYC page, which shows
     // their check as it stands (the tab keeps its session; see docs/operations.md, Money rails).
     returnUrl: `${deps.config.publicUrl}/ui/kyc`,

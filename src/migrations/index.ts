@@ -37,6 +37,7 @@ import { Migration20261128230000AuditTrail } from './Migration20261128230000Audi
 import { Migration20261129000000ConsoleUsers } from './Migration20261129000000ConsoleUsers.js';
 import { Migration20261129010000InvoiceExportIndex } from './Migration20261129010000InvoiceExportIndex.js';
 import { Migration20261129020000WebhookFailedDeliveries } from './Migration20261129020000WebhookFailedDeliveries.js';
+import { Migration20261129030000TraceContext } from './Migration20261129030000TraceContext.js';
 import { Migration20261126235000PayoutFoundation } from './Migration20261126235000PayoutFoundation.js';
 import { Migration20261126234000Kyc } from './Migration20261126234000Kyc.js';
 import { Migration20261127000100TokenExchange } from './Migration20261127000100TokenExchange.js';
@@ -90,4 +91,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129000000ConsoleUsers', class: Migration20261129000000ConsoleUsers },
   { name: 'Migration20261129010000InvoiceExportIndex', class: Migration20261129010000InvoiceExportIndex },
   { name: 'Migration20261129020000WebhookFailedDeliveries', class: Migration20261129020000WebhookFailedDeliveries },
+  { name: 'Migration20261129030000TraceContext', class: Migration20261129030000TraceContext },
 ];

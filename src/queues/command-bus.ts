@@ -11,6 +11,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import { batched } from '../db/batch.js';
 import { closeRedis, createRedis, queueErrors, type RedisConnection } from './connection.js';
 import type { Logger } from '../runtime/logger.js';
+import { queueTelemetry } from '../runtime/tracing-hooks.js';
 import { DEFAULT_COMMAND_JOB_BATCH, QueueName, type CommandJob, type CommandRef } from './names.js';
 import type { Reply } from '../envelope.js';
 
@@ -100,7 +101,7 @@ export class CommandBus {
   ) {
     this.ownsConnection = !connection;
     this.connection = connection ?? createRedis(redisUrl, 'producer');
-    this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix });
+    this.queue = new Queue<CommandJob>(QueueName.Commands, { connection: this.connection, prefix, ...queueTelemetry() });
     this.queue.on('error', queueErrors(logger, QueueName.Commands));
     this.channel = `${prefix}:${QueueName.Commands}:finished`;
   }
@@ -140,8 +141,8 @@ export class CommandBus {
   }
 
   /** Enqueues a command's job; false when Redis cannot take it now (the sweeper will). */
-  enqueue(commandId: string, kind: string): Promise<boolean> {
-    return this.add({ commandId, kind });
+  enqueue(commandId: string, kind: string, traceparent?: string | null): Promise<boolean> {
+    return this.add(traceparent ? { commandId, kind, traceparent } : { commandId, kind });
   }
 
   /**
@@ -149,7 +150,7 @@ export class CommandBus {
    * same id is removed first (BullMQ would otherwise ignore the new one). Always as a job of
    * its own under the command's id, never in a batch, so the next sweep finds it and adds none.
    */
-  async requeue(commandId: string, kind: string): Promise<void> {
+  async requeue(commandId: string, kind: string, traceparent?: string | null): Promise<void> {
     const job = await this.queue.getJob(commandId);
     if (job) {
       const state = await job.getState();
@@ -157,7 +158,7 @@ export class CommandBus {
         return;
       await job.remove();
     }
-    const [single] = commandJobs([{ commandId, kind }], 1);
+    const [single] = commandJobs([traceparent ? { commandId, kind, traceparent } : { commandId, kind }], 1);
     await this.queue.add(single.name, single.data, single.opts);
   }
 

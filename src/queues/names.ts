@@ -11,6 +11,8 @@ export enum QueueName {
 /** The payload of a webhook delivery job: the delivery row holds the rest. */
 export interface WebhookJob {
   deliveryId: string;
+  /** The W3C traceparent its attempts join (the event's, through the relay), when tracing is on. */
+  traceparent?: string;
 }
 
 /** A command to run: the command row holds the rest. */
@@ -18,6 +20,8 @@ export interface CommandRef {
   commandId: string;
   /** The command's kind (`escrow.pay`…, a CommandKind), so the processor finds its runner without a query. */
   kind: string;
+  /** The W3C traceparent its run joins (the request's that made it), when tracing is on. */
+  traceparent?: string;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { RedisConnection } from './connection.js';
 import { QueueName, type WebhookJob } from './names.js';
 import { queueErrors } from './connection.js';
 import type { Logger } from '../runtime/logger.js';
+import { queueTelemetry } from '../runtime/tracing-hooks.js';
 
 export const WEBHOOK_JOB_OPTIONS: JobsOptions = {
   // A crash mid-attempt (stalled job) runs it again; the row keeps the delivery's own count.
@@ -29,18 +30,18 @@ export class WebhookBus {
 
   /** `logger` hears the queue's errors other than Redis being unreachable (see `queueErrors`). */
   constructor(connection: RedisConnection, prefix: string, logger?: Logger) {
-    this.queue = new Queue<WebhookJob>(QueueName.Webhooks, { connection, prefix });
+    this.queue = new Queue<WebhookJob>(QueueName.Webhooks, { connection, prefix, ...queueTelemetry() });
     this.queue.on('error', queueErrors(logger, QueueName.Webhooks));
   }
 
   /** Enqueues deliveries; false when Redis cannot take them now (the sweeper will). */
-  async enqueue(deliveries: Array<{ deliveryId: string; jobId: string }>): Promise<boolean> {
+  async enqueue(deliveries: Array<{ deliveryId: string; jobId: string; traceparent?: string }>): Promise<boolean> {
     if (!deliveries.length) return true;
     try {
       await this.queue.addBulk(
         deliveries.map((d) => ({
           name: QueueName.Webhooks,
-          data: { deliveryId: d.deliveryId },
+          data: d.traceparent ? { deliveryId: d.deliveryId, traceparent: d.traceparent } : { deliveryId: d.deliveryId },
           opts: { ...WEBHOOK_JOB_OPTIONS, jobId: d.jobId },
         })),
       );

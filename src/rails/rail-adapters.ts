@@ -11,6 +11,7 @@ import { PaypalPayoutAdapter } from './paypal-payout.adapter.js';
 import type { PayoutRail } from './payout-rail.port.js';
 import type { RailChoice } from './rail-choice.rules.js';
 import { sandboxPayoutRail } from './sandbox-payout.adapter.js';
+import { tracedPort } from '../runtime/tracing-hooks.js';
 
 /** The real providers' settings, each set when a rail runs on that provider. */
 export interface RailSettings {
@@ -30,14 +31,17 @@ export interface RailAdapters {
 
 /** The adapters of a rail choice. */
 export function railAdapters(choice: RailChoice, settings: RailSettings = {}): RailAdapters {
-  const cards = cardProcessorFor(choice.cards, settings.stripeApi, settings.logger);
+  // With tracing on, each call to a provider is a span (`cards.charge`, `payouts.send`…). The
+  // sandbox card processor stays itself: the escrow runner recognises it (it charges in the statement).
+  const processor = cardProcessorFor(choice.cards, settings.stripeApi, settings.logger);
+  const cards = choice.cards === 'sandbox' ? processor : tracedPort(processor, 'cards');
   switch (choice.payouts) {
     case 'sandbox':
-      return { cards, payouts: sandboxPayoutRail };
+      return { cards, payouts: tracedPort(sandboxPayoutRail, 'payouts') };
     case 'paypal': {
       if (!settings.paypal) throw new Error('PAYOUT_RAIL=paypal without its settings');
       const paypal = new PaypalClient(settings.paypal);
-      return { cards, payouts: new PaypalPayoutAdapter(paypal), paypal };
+      return { cards, payouts: tracedPort(new PaypalPayoutAdapter(paypal), 'payouts'), paypal };
     }
   }
 }

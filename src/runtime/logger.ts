@@ -6,6 +6,7 @@
  */
 import { pino, type Logger } from 'pino';
 import { describeError } from './describe-error.js';
+import { tracingHooks } from './tracing-hooks.js';
 
 export type { Logger };
 
@@ -26,11 +27,15 @@ export function createLogger(level: string, name: string, destination: number | 
       // Not ready yet (the file is still opening): the next tick writes it.
     }
   }, 500).unref();
+  // With tracing on, each line names the span it was written in (`trace_id`, `span_id`); off, no mixin at all.
+  const hooks = tracingHooks();
+  const mixin = hooks ? () => hooks.ids() ?? {} : undefined;
   const logger = pino(
     {
       name,
       level,
       base: { pid: process.pid },
+      mixin,
       // An error is logged as `describeError` says (type, code, message; never a stack), and an
       // already described one as it is: pino's own serializer would call it an `Object`.
       serializers: { err: (err: unknown) => (err instanceof Error ? describeError(err) : err) },
@@ -52,7 +57,7 @@ export function createLogger(level: string, name: string, destination: number | 
     },
     stream,
   );
-  accessLoggers.set(logger, pino({ name, level, base: { pid: process.pid } }, stream));
+  accessLoggers.set(logger, pino({ name, level, base: { pid: process.pid }, mixin }, stream));
   return logger;
 }
 

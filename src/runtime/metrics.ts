@@ -1,12 +1,13 @@
 /**
  * Prometheus metrics (prom-client), served at `/metrics`: HTTP latency per route, command
- * durations, webhook attempts by outcome (these three count what this process did), and —
+ * durations, webhook attempts by outcome, per queue the time jobs waited for a worker and the
+ * time workers spent on them, and the webhook delivery lag (these count what this process did), and —
  * read from Redis and PostgreSQL at each scrape, so they cover every process — jobs per queue
  * and state, the age of each queue's oldest waiting job, and the outbox lag. Who may read them (admin password, METRICS_TOKEN, open only in
  * staging): src/http/operations-routes.ts.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Queue } from 'bullmq';
+import type { Job, Queue, Worker } from 'bullmq';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'holdfast_' });
@@ -33,6 +34,46 @@ export const webhookAttempts = new Counter({
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
+
+const JOB_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export const jobWait = new Histogram({
+  name: 'holdfast_job_wait_seconds',
+  help: 'Time a job waited in its queue before a worker took it (first attempt; from when it was added or its delay ran out), by queue: what to size workers on.',
+  labelNames: ['queue'] as const,
+  buckets: JOB_BUCKETS,
+  registers: [registry],
+});
+
+export const jobDuration = new Histogram({
+  name: 'holdfast_job_duration_seconds',
+  help: 'Time a worker spent on a job, by queue and outcome (completed, failed).',
+  labelNames: ['queue', 'outcome'] as const,
+  buckets: JOB_BUCKETS,
+  registers: [registry],
+});
+
+export const webhookDeliveryLag = new Histogram({
+  name: 'holdfast_webhook_delivery_lag_seconds',
+  help: 'From the outbox relay enqueuing a delivery to its receiver accepting it (retries included), by queue.',
+  labelNames: ['queue'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600, 86_400],
+  registers: [registry],
+});
+
+/** Records, per queue, how long the worker's jobs waited (`holdfast_job_wait_seconds`) and ran (`holdfast_job_duration_seconds`). */
+export function observeJobs(worker: Worker, queue: string): void {
+  worker.on('active', (job: Job) => {
+    // A retry's wait is its backoff, not a lack of workers: only first attempts count.
+    if ((job.attemptsStarted ?? 1) > 1 || !job.processedOn) return;
+    jobWait.observe({ queue }, Math.max(0, job.processedOn - job.timestamp - (job.opts.delay ?? 0)) / 1000);
+  });
+  const ran = (outcome: string) => (job: Job | undefined) => {
+    if (job?.processedOn && job.finishedOn) jobDuration.observe({ queue, outcome }, Math.max(0, job.finishedOn - job.processedOn) / 1000);
+  };
+  worker.on('completed', ran('completed'));
+  worker.on('failed', ran('failed'));
+}
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 

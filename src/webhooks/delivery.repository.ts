@@ -31,6 +31,8 @@ export interface DeliveryRecord {
 export interface DeliveryJob {
   deliveryId: string;
   jobId: string;
+  /** The W3C traceparent of its event (tracing on, and only from the relay). */
+  traceparent?: string;
 }
 
 /** Deliveries with their endpoint, event and integrator name. */
@@ -124,28 +126,52 @@ export async function scheduleRetry(db: Db, id: string, delayMs: number): Promis
   ]);
 }
 
+/** The relay statement (see `relayEvents`). */
+const RELAY_SQL = `with claimed as (
+     select id from outbox where relayed_at is null order by created_at, id limit ? for update skip locked
+   ), marked as (
+     update outbox o set relayed_at = now() from claimed c where o.id = c.id returning o.id, o.integrator_id, o.event_name
+   ), made as (
+     insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
+     select 'whd_' || replace(gen_random_uuid()::text, '-', ''), m.id, e.id, m.integrator_id, 'pending', m.id || '.' || e.id
+       from marked m join webhook_endpoint e on e.integrator_id = m.integrator_id and e.status = 'enabled' and m.event_name = any (e.events)
+     on conflict (event_id, endpoint_id) do nothing
+     returning id, job_id
+   )
+   select (select count(*) from marked)::int as events,
+          coalesce((select json_agg(json_build_object('id', id, 'job_id', job_id)) from made), '[]') as deliveries`;
+
+/** The relay statement, the deliveries with their event's traceparent (tracing on). */
+const RELAY_TRACED_SQL = `with claimed as (
+     select id from outbox where relayed_at is null order by created_at, id limit ? for update skip locked
+   ), marked as (
+     update outbox o set relayed_at = now() from claimed c where o.id = c.id returning o.id, o.integrator_id, o.event_name, o.traceparent
+   ), made as (
+     insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
+     select 'whd_' || replace(gen_random_uuid()::text, '-', ''), m.id, e.id, m.integrator_id, 'pending', m.id || '.' || e.id
+       from marked m join webhook_endpoint e on e.integrator_id = m.integrator_id and e.status = 'enabled' and m.event_name = any (e.events)
+     on conflict (event_id, endpoint_id) do nothing
+     returning id, job_id, event_id
+   )
+   select (select count(*) from marked)::int as events,
+          coalesce((select json_agg(json_build_object('id', d.id, 'job_id', d.job_id, 'traceparent', m.traceparent)) from made d join marked m on m.id = d.event_id), '[]') as deliveries`;
+
 /**
  * Relays up to `limit` events in one statement: claims unrelayed events (SKIP LOCKED), marks
- * them relayed, and makes one delivery per subscribed enabled endpoint.
+ * them relayed, and makes one delivery per subscribed enabled endpoint. `withTrace` (tracing
+ * on): each delivery comes with its event's traceparent.
  */
-export async function relayEvents(db: Db, limit: number): Promise<{ events: number; deliveries: DeliveryJob[] }> {
-  const [row] = await db.execute<Array<{ events: number; deliveries: Array<{ id: string; job_id: string }> }>>(
-    `with claimed as (
-       select id from outbox where relayed_at is null order by created_at, id limit ? for update skip locked
-     ), marked as (
-       update outbox o set relayed_at = now() from claimed c where o.id = c.id returning o.id, o.integrator_id, o.event_name
-     ), made as (
-       insert into webhook_delivery (id, event_id, endpoint_id, integrator_id, state, job_id)
-       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), m.id, e.id, m.integrator_id, 'pending', m.id || '.' || e.id
-         from marked m join webhook_endpoint e on e.integrator_id = m.integrator_id and e.status = 'enabled' and m.event_name = any (e.events)
-       on conflict (event_id, endpoint_id) do nothing
-       returning id, job_id
-     )
-     select (select count(*) from marked)::int as events,
-            coalesce((select json_agg(json_build_object('id', id, 'job_id', job_id)) from made), '[]') as deliveries`,
+export async function relayEvents(db: Db, limit: number, withTrace = false): Promise<{ events: number; deliveries: DeliveryJob[] }> {
+  const [row] = await db.execute<Array<{ events: number; deliveries: Array<{ id: string; job_id: string; traceparent?: string | null }> }>>(
+    withTrace ? RELAY_TRACED_SQL : RELAY_SQL,
     [limit],
   );
-  return { events: row.events, deliveries: row.deliveries.map((d) => ({ deliveryId: d.id, jobId: d.job_id })) };
+  return {
+    events: row.events,
+    deliveries: row.deliveries.map((d) =>
+      d.traceparent ? { deliveryId: d.id, jobId: d.job_id, traceparent: d.traceparent } : { deliveryId: d.id, jobId: d.job_id },
+    ),
+  };
 }
 
 /**

@@ -24,6 +24,8 @@ export const OutboxEvent = defineEntity({
       .defaultRaw('now()')
       .onCreate(() => new Date()),
     relayedAt: p.datetime().nullable(),
+    /** The W3C traceparent of the work that wrote it (tracing on): its deliveries join that trace. */
+    traceparent: p.string().length(55).nullable(),
   },
 });
 export type IOutboxEvent = InferEntity<typeof OutboxEvent>;

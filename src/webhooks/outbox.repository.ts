@@ -7,26 +7,29 @@ import type { Db } from '../db/sql.js';
 import { newId } from '../ids.js';
 import { joinIntegratorSql } from '../integrators/integrator.repository.js';
 import type { EventName } from './webhook.rules.js';
+import { currentTraceparent } from '../runtime/tracing-hooks.js';
 
 /** Records an event; it commits or rolls back with the caller's transaction. Delivery is the relay's job. */
 export async function insertEvent(db: Db, integratorId: string, eventName: EventName, message: Record<string, unknown>): Promise<string> {
   const id = newId('evt');
-  await db.execute('insert into outbox (id, integrator_id, event_name, message) values (?, ?, ?, ?::jsonb)', [
+  await db.execute('insert into outbox (id, integrator_id, event_name, message, traceparent) values (?, ?, ?, ?::jsonb, ?)', [
     id,
     integratorId,
     eventName,
     JSON.stringify(message),
+    currentTraceparent() ?? null,
   ]);
   return id;
 }
 
 /**
  * Fragment: an INSERT of the events a query yields, for a statement that spans modules. The
- * query's columns are named `id`, `integrator_id`, `event_name` and `message` (jsonb).
+ * query's columns are named `id`, `integrator_id`, `event_name`, `message` (jsonb) and
+ * `traceparent` (null when tracing is off).
  */
 export function outboxInsertSql(eventsQuery: string): string {
-  return `insert into outbox (id, integrator_id, event_name, message)
-       select e.id, e.integrator_id, e.event_name, e.message from (${eventsQuery}) e`;
+  return `insert into outbox (id, integrator_id, event_name, message, traceparent)
+       select e.id, e.integrator_id, e.event_name, e.message, e.traceparent from (${eventsQuery}) e`;
 }
 
 /** Whether an event with this id exists. */

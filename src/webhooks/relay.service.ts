@@ -11,6 +11,7 @@ import { db } from '../db/sql.js';
 import * as deliveries from './delivery.repository.js';
 import { eventExists as outboxEventExists } from './outbox.repository.js';
 import { endpointExists as storedEndpointExists } from './webhook.repository.js';
+import { tracingHooks } from '../runtime/tracing-hooks.js';
 
 export type NewDelivery = deliveries.DeliveryJob;
 
@@ -20,7 +21,7 @@ export type NewDelivery = deliveries.DeliveryJob;
  * enqueue once committed.
  */
 export function relayOutbox(em: EntityManager, limit = 500): Promise<{ events: number; deliveries: NewDelivery[] }> {
-  return deliveries.relayEvents(db(em), limit);
+  return deliveries.relayEvents(db(em), limit, tracingHooks() !== undefined);
 }
 
 /** Pending deliveries due for longer than `graceMs` (their job may be lost). */

@@ -33,17 +33,21 @@ export interface Started {
 export function startHoldfast(env: Record<string, string>, limitMs = 90_000): Started {
   const cwd = mkdtempSync(path.join(tmpdir(), 'holdfast-start-'));
   folders.push(cwd);
-  const child = spawn(process.execPath, ['--import', TSX, path.join(ROOT, 'src/server.ts')], {
-    cwd,
-    env: {
-      ...process.env,
-      TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.json'),
-      LOG_LEVEL: 'warn',
-      QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-${unique('start')}`,
-      ...env,
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, '--import', path.join(ROOT, 'src/runtime/tracing-register.ts'), path.join(ROOT, 'src/server.ts')],
+    {
+      cwd,
+      env: {
+        ...process.env,
+        TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.json'),
+        LOG_LEVEL: 'warn',
+        QUEUE_PREFIX: `${TEST_QUEUE_PREFIX}-${unique('start')}`,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {

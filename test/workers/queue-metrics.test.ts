@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { Registry } from 'prom-client';
 import { QueueName } from '../../src/queues/names.js';
-import { registerQueueGauges } from '../../src/runtime/metrics.js';
+import { closeRedis, createRedis } from '../../src/queues/connection.js';
+import { jobDuration, jobWait, observeJobs, registerQueueGauges } from '../../src/runtime/metrics.js';
 import { h, TEST_QUEUE_PREFIX, unique } from '../support/harness.js';
 
 /** The scraped value of a gauge per label set, as `/metrics` would print it. */
@@ -80,5 +81,68 @@ describe('metrics: queue depth and the age of the oldest waiting job, for autosc
       assert.match(text, new RegExp(`^holdfast_queue_oldest_waiting_seconds\\{queue="${queue}"\\} [0-9.e-]+$`, 'm'));
     }
     assert.match(text, /^# TYPE holdfast_queue_oldest_waiting_seconds gauge$/m);
+  });
+});
+
+/** A histogram's count and sum for one label set. */
+async function histogram(
+  name: 'holdfast_job_wait_seconds' | 'holdfast_job_duration_seconds',
+  labels: Record<string, string>,
+): Promise<{ count: number; sum: number }> {
+  const { values } = await (name === 'holdfast_job_wait_seconds' ? jobWait : jobDuration).get();
+  const match = (metricName: string) =>
+    values.find(
+      (v) => v.metricName === metricName && Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l),
+    )?.value ?? 0;
+  return { count: match(`${name}_count`), sum: match(`${name}_sum`) };
+}
+
+describe('metrics: job wait and run time per queue, for dyno sizing', function () {
+  this.timeout(20_000);
+
+  it('records how long each job waited for a worker and how long the worker spent on it', async () => {
+    const prefix = `${TEST_QUEUE_PREFIX}-${unique('jm')}`;
+    // A queue of its own: the suite's workers record their queues' jobs meanwhile.
+    const name = unique('jobs');
+    const queue = new Queue(name, { connection: h().redis, prefix });
+    const waitBefore = await histogram('holdfast_job_wait_seconds', { queue: name });
+    const ranBefore = await histogram('holdfast_job_duration_seconds', { queue: name, outcome: 'completed' });
+    const failedBefore = await histogram('holdfast_job_duration_seconds', { queue: name, outcome: 'failed' });
+    await queue.addBulk([
+      { name: 'ok', data: {} },
+      { name: 'boom', data: {} },
+    ]);
+    await sleep(300);
+    const connection = createRedis(h().redisUrl, 'worker');
+    const worker = new Worker(
+      name,
+      async (job) => {
+        await sleep(100);
+        if (job.name === 'boom') throw new Error('boom');
+      },
+      { connection, prefix },
+    );
+    observeJobs(worker, name);
+    try {
+      for (
+        let i = 0;
+        i < 50 && (await histogram('holdfast_job_duration_seconds', { queue: name, outcome: 'failed' })).count === failedBefore.count;
+        i++
+      )
+        await sleep(100);
+      const wait = await histogram('holdfast_job_wait_seconds', { queue: name });
+      assert.equal(wait.count - waitBefore.count, 2);
+      assert.ok(wait.sum - waitBefore.sum >= 0.55, `both waited 300 ms or more: ${wait.sum - waitBefore.sum}`);
+      const ran = await histogram('holdfast_job_duration_seconds', { queue: name, outcome: 'completed' });
+      assert.equal(ran.count - ranBefore.count, 1);
+      assert.ok(ran.sum - ranBefore.sum >= 0.09, `ran 100 ms: ${ran.sum - ranBefore.sum}`);
+      const failed = await histogram('holdfast_job_duration_seconds', { queue: name, outcome: 'failed' });
+      assert.equal(failed.count - failedBefore.count, 1);
+    } finally {
+      await worker.close();
+      await closeRedis(connection);
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
   });
 });
