@@ -330,9 +330,9 @@ export function unique(prefix = 'x'): string {
 /**
  * Runs a `holdfast` command line on the suite's database and answers its exit code and output.
  * In this process by default (the same dispatcher, `runCli`, with its output and variables its
- * own), which saves a process start of seconds per call; `{ process: true }`, or variables that
- * arm failpoints, run `bin/holdfast.js` as a process of its own, for what only a process shows
- * (its exit, its wiring). A process is spawned, never run synchronously: this process's event
+ * own), which saves a process start of seconds per call; `{ process: true }`, or a variable only
+ * a new process reads (failpoints, Node's trusted certificates), run `bin/holdfast.js` as a
+ * process of its own, for what only a process shows (its exit, its wiring). A process is spawned, never run synchronously: this process's event
  * loop also serves the suite's app, and a loop blocked for seconds had the server close a
  * kept-alive socket just as the next request reused it (ECONNRESET).
  */
@@ -342,7 +342,7 @@ export async function holdfastCli(
   opts: { process?: boolean } = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const variables: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: h().databaseUrl, ...env };
-  if (!opts.process && !variables.HOLDFAST_FAILPOINTS) {
+  if (!opts.process && !PROCESS_VARIABLES.some((name) => env[name] !== undefined)) {
     const stdout = new Collected();
     const stderr = new Collected();
     const status = await withCliIo({ stdout, stderr, env: variables }, () => runCli(args));
@@ -365,6 +365,12 @@ export async function holdfastCli(
     });
   });
 }
+
+/**
+ * Variables only a new process reads (Node's at its start, or failpoints armed at boot): a
+ * command line given one of them runs as a process, or it would not see it.
+ */
+const PROCESS_VARIABLES = ['HOLDFAST_FAILPOINTS', 'NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'];
 
 /** A command line's output, kept as text. */
 class Collected extends Writable {
