@@ -81,8 +81,7 @@ export async function cliShim(): Promise<{ dir: string; env: Record<string, stri
     writeFileSync(path.join(dir, 'cli-client.mjs'), CLIENT);
     writeFileSync(
       path.join(dir, 'npx'),
-      // Variables only a new process reads (Node's trusted certificates, failpoints) need the real command.
-      `#!/bin/sh\nif [ "$1" = holdfast ] && [ -z "$NODE_EXTRA_CA_CERTS$NODE_OPTIONS$HOLDFAST_FAILPOINTS" ]; then shift; exec "${process.execPath}" "${path.join(dir, 'cli-client.mjs')}" "$@"; fi\nexec "${realNpx}" "$@"\n`,
+      `#!/bin/sh\nif [ "$1" = holdfast ]; then shift; exec "${process.execPath}" "${path.join(dir, 'cli-client.mjs')}" "$@"; fi\nexec "${realNpx}" "$@"\n`,
     );
     chmodSync(path.join(dir, 'npx'), 0o755);
     const server = createServer(serve);

@@ -370,7 +370,7 @@ export async function holdfastCli(
  * Variables only a new process reads (Node's at its start, or failpoints armed at boot): a
  * command line given one of them runs as a process, or it would not see it.
  */
-const PROCESS_VARIABLES = ['HOLDFAST_FAILPOINTS', 'NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'];
+export const PROCESS_VARIABLES = ['HOLDFAST_FAILPOINTS', 'NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'];
 
 /** A command line's output, kept as text. */
 class Collected extends Writable {

@@ -15,7 +15,7 @@ import { ALL_SCOPES } from '../../src/auth/auth.rules.js';
 import { createClient } from '../../src/auth/auth.service.js';
 import { createIntegrator } from '../../src/integrators/integrator.service.js';
 import { cliShim } from './cli-server.js';
-import { h, unique } from './harness.js';
+import { h, PROCESS_VARIABLES, unique } from './harness.js';
 
 export const WALKTHROUGHS = 'docs/walkthroughs.md';
 
@@ -79,7 +79,9 @@ export async function runBlock(title: string, demoFile: string, opts: RunOptions
     .replaceAll('./.data/demo-client.json', demoFile)
     .replaceAll('4817', String(await freePort()));
   const env: NodeJS.ProcessEnv = { ...process.env, ...(opts.env ?? { DATABASE_URL: h().databaseUrl }) };
-  if (!(opts.realNpx ?? opts.file === 'README.md')) {
+  // A block given a variable only a new process reads (Node's trusted certificates, failpoints) needs the real command.
+  const processOnly = PROCESS_VARIABLES.some((name) => opts.env?.[name] !== undefined);
+  if (!(opts.realNpx ?? (opts.file === 'README.md' || processOnly))) {
     const shim = await cliShim();
     Object.assign(env, shim.env, { PATH: `${shim.dir}${path.delimiter}${env.PATH ?? ''}` });
   }
