@@ -29,14 +29,19 @@ export interface CompareOptions {
   rounds: number;
   /** BENCH_QUICK=1 for the benches: smaller sizes, to try the tooling. */
   quick: boolean;
+  /** Variables set for B's runs only (`--b-env NAME=VALUE`): one commit against itself with a setting changed. */
+  bEnv: Record<string, string>;
 }
 
-export const USAGE = `usage: npm run bench:compare -- A B [bench…] [--rounds N] [--quick]
+export const USAGE = `usage: npm run bench:compare -- A B [bench…] [--rounds N] [--quick] [--b-env NAME=VALUE…]
 
   A, B       commits (anything git rev-parse takes: HEAD~1, main, a sha); B is judged against A
   bench…     ${BENCHES.join(', ')} (default: ${DEFAULT_BENCHES.join(' ')})
   --rounds N runs of each bench per side, alternating A B B A … (default and least for a verdict: ${MIN_ROUNDS})
   --quick    the benches' small sizes (BENCH_QUICK=1): a few minutes, to try the tooling; figures too short to judge on
+  --b-env NAME=VALUE
+             a variable set for B's runs only (repeatable): A and B may then be one commit, to judge a
+             setting (e.g. HEAD HEAD escrow --b-env BENCH_TRACING=1: tracing on against off)
 
 Exit status: 1 when a bench shows a loss, 2 when it cannot compare, 0 otherwise.`;
 
@@ -44,9 +49,16 @@ export function parseArgs(argv: string[]): CompareOptions | { error: string } {
   const positional: string[] = [];
   let rounds = MIN_ROUNDS;
   let quick = false;
+  const bEnv: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
+    else if (arg === '--b-env' || arg.startsWith('--b-env=')) {
+      const value = arg === '--b-env' ? argv[++i] : arg.slice('--b-env='.length);
+      const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(value ?? '');
+      if (!match) return { error: `--b-env takes NAME=VALUE, not ${value ?? 'nothing'}` };
+      bEnv[match[1]] = match[2];
+    }
     else if (arg === '--rounds' || arg.startsWith('--rounds=')) {
       const value = arg === '--rounds' ? argv[++i] : arg.slice('--rounds='.length);
       rounds = Number(value);
@@ -60,7 +72,7 @@ export function parseArgs(argv: string[]): CompareOptions | { error: string } {
   const unknown = named.filter((name) => !(BENCHES as readonly string[]).includes(name));
   if (unknown.length) return { error: `no bench named ${unknown.join(', ')} (there are ${BENCHES.join(', ')})` };
   const benches = named.length ? ([...new Set(named)] as BenchName[]) : DEFAULT_BENCHES;
-  return { a, b, benches, rounds, quick };
+  return { a, b, benches, rounds, quick, bEnv };
 }
 
 /**

@@ -113,9 +113,16 @@ function npm(): { command: string; args: string[] } {
 }
 
 /** Runs `npm run bench:<bench>` in the side's worktree; resolves with the figures it wrote. */
-async function runBench(side: Side, bench: BenchName, quick: boolean, log: string, resultFile: string): Promise<BenchResult> {
+async function runBench(
+  side: Side,
+  bench: BenchName,
+  quick: boolean,
+  log: string,
+  resultFile: string,
+  extraEnv: Record<string, string>,
+): Promise<BenchResult> {
   rmSync(resultFile, { force: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_RESULT_FILE: resultFile };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, BENCH_RESULT_FILE: resultFile };
   if (quick) env.BENCH_QUICK = '1';
   // Two commits' schemas differ: every run seeds afresh.
   delete env.SCALE_REUSE;
@@ -174,7 +181,8 @@ async function main(): Promise<number> {
   const logDir = path.join(cache, 'runs', stamp);
   mkdirSync(logDir, { recursive: true });
   console.log(`A = ${a.short} (${a.given}): ${a.subject}`);
-  console.log(`B = ${b.short} (${b.given}): ${b.subject}`);
+  const bEnv = Object.entries(options.bEnv).map(([name, value]) => `${name}=${value}`);
+  console.log(`B = ${b.short} (${b.given}): ${b.subject}${bEnv.length ? `, with ${bEnv.join(' ')}` : ''}`);
   console.log(
     `benches: ${options.benches.join(', ')}; ${options.rounds} rounds, A B then B A alternating${options.quick ? '; quick sizes (BENCH_QUICK=1)' : ''}; logs and results in ${path.relative(root, logDir)}`,
   );
@@ -190,7 +198,14 @@ async function main(): Promise<number> {
         const side = label === 'A' ? a : b;
         const name = `${round + 1}-${bench}-${label}`;
         const t = Date.now();
-        const result = await runBench(side, bench, options.quick, path.join(logDir, `${name}.log`), path.join(logDir, `${name}.json`));
+        const result = await runBench(
+          side,
+          bench,
+          options.quick,
+          path.join(logDir, `${name}.log`),
+          path.join(logDir, `${name}.json`),
+          label === 'B' ? options.bEnv : {},
+        );
         const key = `${bench}:${label}`;
         runs.set(key, [...(runs.get(key) ?? []), result]);
         console.log(

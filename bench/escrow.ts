@@ -16,6 +16,8 @@ import {
   BenchApi,
   benchChild,
   benchServices,
+  type BenchTracing,
+  benchTracing,
   CPU_HEAD,
   CPU_NOTE,
   CpuTally,
@@ -198,17 +200,20 @@ async function runHoldfast(): Promise<void> {
   process.on('SIGINT', () => process.exit(0));
 }
 
-function child(mode: string) {
+function child(mode: string, tracing?: BenchTracing) {
   const flags = mode === 'holdfast' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  // Holdfast's processes (web, workers) start through the tracing hook when BENCH_TRACING=1.
+  if (tracing) return benchChild(new URL(import.meta.url).pathname, [mode], [...tracing.flags, ...flags], tracing.env);
   return benchChild(new URL(import.meta.url).pathname, [mode], flags);
 }
 
 async function main(): Promise<void> {
   await freshBenchDatabase(BENCH_DB);
   await freshBenchQueues(BENCH_DB, PREFIX);
+  const tracing = await benchTracing();
   const baseline = await child('baseline');
-  const { child: server, line } = await child('holdfast');
-  const split = process.env.BENCH_TOPOLOGY === 'split' ? await child('workers') : undefined;
+  const { child: server, line } = await child('holdfast', tracing);
+  const split = process.env.BENCH_TOPOLOGY === 'split' ? await child('workers', tracing) : undefined;
   const base = `http://127.0.0.1:${line.port}`;
   const client = new BenchApi(base, C * 2);
   const api = client.call;
@@ -348,6 +353,8 @@ async function main(): Promise<void> {
         `${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`,
       );
     }
+    const traced = await tracing.received();
+    if (traced) console.log(`\ntracing on, ${tracing.setting}: ${traced}`);
     console.log(`\nfailed requests: ${client.failures}; ${FLOW}s not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);
     const ok = ratio >= 0.1 && percentile(latency.pay, 99) < 150 && client.failures === 0 && wrongState === 0 && verify.status === 0;
     console.log(ok ? 'targets met' : 'TARGET MISSED (≥ 10% of baseline, pay p99 < 150 ms, no failures, clean ledger)');
@@ -362,6 +369,7 @@ async function main(): Promise<void> {
         quick: QUICK,
         topology: split ? 'split' : 'all',
         flow: FLOW,
+        tracing: tracing.setting,
       },
       targetsMet: ok,
       operations: [
@@ -383,6 +391,7 @@ async function main(): Promise<void> {
     server.kill('SIGINT');
     split?.child.kill('SIGINT');
     baseline.child.kill();
+    tracing.stop();
   }
 }
 

@@ -73,9 +73,18 @@ export async function analyze(databaseUrl: string, vacuum = false): Promise<void
  * Starts `script --serve ...args` as a child process and resolves with the first JSON line it
  * prints (its address, credentials or result). `flags` go to node before the script.
  */
-export function benchChild(script: string, args: string[], flags: string[] = []): Promise<{ child: ChildProcess; line: any }> {
+export function benchChild(
+  script: string,
+  args: string[],
+  flags: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; line: any }> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [...flags, '--import', 'tsx', script, '--serve', ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    // tsx first: a flag may `--import` a TypeScript file (the tracing hook).
+    const c = spawn(process.execPath, ['--import', 'tsx', ...flags, script, '--serve', ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env,
+    });
     let buffer = '';
     c.stdout!.on('data', (chunk) => {
       buffer += chunk;
@@ -304,4 +313,60 @@ export class BenchApi {
       req.on('error', reject);
       req.end(payload);
     });
+}
+
+/**
+ * `BENCH_TRACING=1`: Holdfast's processes in a bench start as `npm start` does with tracing on —
+ * through the `--import` hook, with `OTEL_EXPORTER_OTLP_ENDPOINT` naming a local collector that
+ * accepts every export and counts it (bench/otlp-sink.ts, a process of its own, whose CPU counts
+ * in no group: a deployment's collector runs elsewhere). The other `OTEL_*` variables pass
+ * through (`OTEL_TRACES_SAMPLER`, `OTEL_EXPORTER_OTLP_PROTOCOL`…); unset, the SDK's defaults
+ * hold: every trace sampled, sent as `http/protobuf`.
+ */
+export interface BenchTracing {
+  /** Node flags and environment for a Holdfast child. */
+  flags: string[];
+  env: NodeJS.ProcessEnv;
+  /** For the result file's settings: `off`, or the sampler and protocol used. */
+  setting: string;
+  /** What the collector received so far (one line), or undefined when tracing is off. */
+  received(): Promise<string | undefined>;
+  stop(): void;
+}
+
+export async function benchTracing(): Promise<BenchTracing> {
+  const off: BenchTracing = {
+    flags: [],
+    env: withoutOtlpEndpoint(process.env),
+    setting: 'off',
+    received: async () => undefined,
+    stop: () => {},
+  };
+  if (process.env.BENCH_TRACING !== '1') return off;
+  const sink = await benchChild(new URL('./otlp-sink.ts', import.meta.url).pathname, ['sink']);
+  const protocol = process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const sampler = process.env.OTEL_TRACES_SAMPLER
+    ? `${process.env.OTEL_TRACES_SAMPLER}${process.env.OTEL_TRACES_SAMPLER_ARG ? `:${process.env.OTEL_TRACES_SAMPLER_ARG}` : ''}`
+    : 'parentbased_always_on';
+  return {
+    flags: ['--import', './src/runtime/tracing-register.ts'],
+    env: {
+      ...withoutOtlpEndpoint(process.env),
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.line.port}`,
+      OTEL_SERVICE_NAME: 'holdfast-bench',
+    },
+    setting: `on (${sampler}, ${protocol})`,
+    received: async () => {
+      const res = await fetch(`http://127.0.0.1:${sink.line.port}/received`);
+      const r = (await res.json()) as { exports: number; bytes: number; spans: number | null };
+      return `collector received ${r.exports} exports, ${(r.bytes / 1e6).toFixed(1)} MB${r.spans === null ? '' : `, ${r.spans} spans`}`;
+    },
+    stop: () => sink.child.kill(),
+  };
+}
+
+/** The environment without an OTLP endpoint: a bench's tracing is only what BENCH_TRACING says. */
+function withoutOtlpEndpoint(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { OTEL_EXPORTER_OTLP_ENDPOINT: _a, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: _b, ...rest } = env;
+  return rest;
 }

@@ -164,14 +164,29 @@ describe('bench:compare rules (compare.rules)', () => {
   });
 
   it('parses its arguments', () => {
-    assert.deepEqual(parseArgs(['HEAD~1', 'HEAD']), { a: 'HEAD~1', b: 'HEAD', benches: DEFAULT_BENCHES, rounds: 5, quick: false });
+    assert.deepEqual(parseArgs(['HEAD~1', 'HEAD']), {
+      a: 'HEAD~1',
+      b: 'HEAD',
+      benches: DEFAULT_BENCHES,
+      rounds: 5,
+      quick: false,
+      bEnv: {},
+    });
     assert.deepEqual(parseArgs(['main~3', 'abc123', 'reads', '--rounds', '7', '--quick', 'scale']), {
       a: 'main~3',
       b: 'abc123',
       benches: ['reads', 'scale'],
       rounds: 7,
       quick: true,
+      bEnv: {},
     });
+    assert.deepEqual(
+      (parseArgs(['HEAD', 'HEAD', 'escrow', '--b-env', 'BENCH_TRACING=1', '--b-env=OTEL_TRACES_SAMPLER_ARG=a=b']) as { bEnv: unknown }).bEnv,
+      { BENCH_TRACING: '1', OTEL_TRACES_SAMPLER_ARG: 'a=b' },
+      'a variable for B only, its value taken whole',
+    );
+    assert.match((parseArgs(['a', 'b', '--b-env', 'TRACING']) as { error: string }).error, /--b-env takes NAME=VALUE, not TRACING/);
+    assert.match((parseArgs(['a', 'b', '--b-env']) as { error: string }).error, /--b-env takes NAME=VALUE, not nothing/);
     assert.equal((parseArgs(['a', 'b', '--rounds=2']) as { rounds: number }).rounds, 2);
     assert.match((parseArgs(['HEAD']) as { error: string }).error, /two commits/);
     assert.match((parseArgs(['a', 'b', 'writes']) as { error: string }).error, /no bench named writes/);
