@@ -58,8 +58,7 @@ export function parseArgs(argv: string[]): CompareOptions | { error: string } {
       const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(value ?? '');
       if (!match) return { error: `--b-env takes NAME=VALUE, not ${value ?? 'nothing'}` };
       bEnv[match[1]] = match[2];
-    }
-    else if (arg === '--rounds' || arg.startsWith('--rounds=')) {
+    } else if (arg === '--rounds' || arg.startsWith('--rounds=')) {
       const value = arg === '--rounds' ? argv[++i] : arg.slice('--rounds='.length);
       rounds = Number(value);
       if (!Number.isInteger(rounds) || rounds < 1)

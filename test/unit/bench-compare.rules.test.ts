@@ -181,7 +181,8 @@ describe('bench:compare rules (compare.rules)', () => {
       bEnv: {},
     });
     assert.deepEqual(
-      (parseArgs(['HEAD', 'HEAD', 'escrow', '--b-env', 'BENCH_TRACING=1', '--b-env=OTEL_TRACES_SAMPLER_ARG=a=b']) as { bEnv: unknown }).bEnv,
+      (parseArgs(['HEAD', 'HEAD', 'escrow', '--b-env', 'BENCH_TRACING=1', '--b-env=OTEL_TRACES_SAMPLER_ARG=a=b']) as { bEnv: unknown })
+        .bEnv,
       { BENCH_TRACING: '1', OTEL_TRACES_SAMPLER_ARG: 'a=b' },
       'a variable for B only, its value taken whole',
     );
