@@ -184,13 +184,15 @@ export function metricsOf(results: BenchResult[]): Metric[] {
   for (const [id, op] of operations) {
     const of = (result: BenchResult) => result.operations.find((o) => o.id === id);
     const hasRatio = op.ratio !== undefined;
+    // A reference (not Holdfast's code) is shown, never judged.
+    const judged = !op.reference;
     if (hasRatio)
       metrics.push({
         label: `${op.name}: ratio to baseline`,
         kind: 'ratio',
         better: 'higher',
-        primary: true,
-        judged: true,
+        primary: judged,
+        judged,
         value: (r) => of(r)?.ratio,
       });
     if (op.throughput !== null)
@@ -198,8 +200,8 @@ export function metricsOf(results: BenchResult[]): Metric[] {
         label: `${op.name}: ${op.unit}`,
         kind: 'rate',
         better: 'higher',
-        primary: !hasRatio,
-        judged: true,
+        primary: judged && !hasRatio,
+        judged,
         value: (r) => of(r)?.throughput,
       });
     if (op.baseline)
@@ -211,17 +213,20 @@ export function metricsOf(results: BenchResult[]): Metric[] {
         judged: false,
         value: (r) => of(r)?.baseline?.throughput,
       });
-    metrics.push({ label: '  p50 ms', kind: 'ms', better: 'lower', primary: false, judged: true, value: (r) => of(r)?.p50Ms });
-    metrics.push({ label: '  p99 ms', kind: 'ms', better: 'lower', primary: false, judged: true, value: (r) => of(r)?.p99Ms });
-    for (const [key, name] of CPU_LABELS)
-      metrics.push({
-        label: `  CPU ms/op ${name}`,
-        kind: 'cpu',
-        better: 'lower',
-        primary: false,
-        judged: true,
-        value: (r) => of(r)?.cpuMsPerOp?.[key],
-      });
+    if (op.p50Ms !== null)
+      metrics.push({ label: '  p50 ms', kind: 'ms', better: 'lower', primary: false, judged, value: (r) => of(r)?.p50Ms });
+    if (op.p99Ms !== null)
+      metrics.push({ label: '  p99 ms', kind: 'ms', better: 'lower', primary: false, judged, value: (r) => of(r)?.p99Ms });
+    if (op.cpuMsPerOp !== null || op.throughput !== null)
+      for (const [key, name] of CPU_LABELS)
+        metrics.push({
+          label: `  CPU ms/op ${name}`,
+          kind: 'cpu',
+          better: 'lower',
+          primary: false,
+          judged,
+          value: (r) => of(r)?.cpuMsPerOp?.[key],
+        });
   }
   return metrics;
 }
@@ -257,9 +262,11 @@ export function compareBench(aRuns: BenchResult[], bRuns: BenchResult[]): BenchC
   });
   const primary = rows.filter((row) => row.metric.primary);
   if (rounds < MIN_ROUNDS) return { rows, verdict: 'no verdict', note: `${rounds} rounds, fewer than the ${MIN_ROUNDS} a verdict needs` };
-  if (primary.length === 0 || primary.some((row) => row.judgement === null))
-    return { rows, verdict: 'no verdict', note: 'a side lacks the figure the verdict is on' };
-  return { rows, verdict: primary.some((row) => row.verdict === 'loss') ? 'loss' : 'no loss' };
+  // An operation only one side measures (one the bench added since A) is shown, not judged; the
+  // verdict is on the primary figures both sides have.
+  const judgeable = primary.filter((row) => row.judgement !== null);
+  if (judgeable.length === 0) return { rows, verdict: 'no verdict', note: 'a side lacks the figure the verdict is on' };
+  return { rows, verdict: judgeable.some((row) => row.verdict === 'loss') ? 'loss' : 'no loss' };
 }
 
 function figure(kind: Kind, value: number): string {

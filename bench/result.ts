@@ -38,6 +38,11 @@ export interface OperationResult {
   baseline?: { name: string; unit: string; throughput: number };
   /** throughput / baseline.throughput. */
   ratio?: number;
+  /**
+   * A reference measured beside the operations, not Holdfast's code (the reads bench's limit
+   * read): bench:compare shows its figures, for how the machine moved, and judges none of them.
+   */
+  reference?: boolean;
 }
 
 export interface BenchResult {

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
+import { spread } from './compare.rules.js';
 import { type BenchResult, type CpuPerOp, RESULT_FORMAT } from './result.js';
 
 /** PostgreSQL and Redis found as `npm start` finds them, on the benchmark's own database. */
@@ -358,8 +359,13 @@ export async function benchTracing(): Promise<BenchTracing> {
     setting: `on (${sampler}, ${protocol})`,
     received: async () => {
       const res = await fetch(`http://127.0.0.1:${sink.line.port}/received`);
-      const r = (await res.json()) as { exports: number; bytes: number; spans: number | null };
-      return `collector received ${r.exports} exports, ${(r.bytes / 1e6).toFixed(1)} MB${r.spans === null ? '' : `, ${r.spans} spans`}`;
+      const r = (await res.json()) as { exports: number; bytes: number; spans: number | null; byName: Record<string, number> };
+      const top = Object.entries(r.byName)
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 12)
+        .map(([name, n]) => `\n  ${String(n).padStart(8)}  ${name}`)
+        .join('');
+      return `collector received ${r.exports} exports, ${(r.bytes / 1e6).toFixed(1)} MB${r.spans === null ? '' : `, ${r.spans} spans; the most frequent:${top}`}`;
     },
     stop: () => sink.child.kill(),
   };
@@ -369,4 +375,27 @@ export async function benchTracing(): Promise<BenchTracing> {
 function withoutOtlpEndpoint(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { OTEL_EXPORTER_OTLP_ENDPOINT: _a, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: _b, ...rest } = env;
   return rest;
+}
+
+/**
+ * A run whose round ratios spread wider than this, (max − min) ÷ median, cannot judge a target:
+ * within one run the machine moved more than the differences the targets decide on.
+ */
+export const TOO_WIDE = 0.2;
+
+/** The rounds' figures as a median and spread, and whether they spread too wide to judge (3 rounds or more). */
+export function roundsSpread(values: number[], show: (value: number) => string) {
+  const s = spread(values);
+  const width = s.median === 0 ? 0 : (s.max - s.min) / s.median;
+  return {
+    ...s,
+    width,
+    tooWide: values.length >= 3 && width > TOO_WIDE,
+    text: `median ${show(s.median)}, ${show(s.min)}–${show(s.max)}`,
+  };
+}
+
+/** The line a bench prints when its rounds spread too wide to judge. */
+export function tooWideLine(what: string, width: number): string {
+  return `SPREAD TOO WIDE TO JUDGE: ${what} span ${(width * 100).toFixed(1)}% of their median (more than ${(TOO_WIDE * 100).toFixed(0)}%); run again with the machine quieter, or with more rounds (BENCH_ROUNDS)`;
 }

@@ -31,7 +31,7 @@ export async function startTracing(): Promise<void> {
   const [
     { NodeSDK },
     { HttpInstrumentation },
-    { ExpressInstrumentation },
+    { ExpressInstrumentation, ExpressLayerType },
     { PgInstrumentation },
     { IORedisInstrumentation },
     { BullMQOtel },
@@ -55,7 +55,9 @@ export async function startTracing(): Promise<void> {
           if (typeof id === 'string') span.setAttribute('holdfast.request_id', id);
         },
       }),
-      new ExpressInstrumentation(),
+      // The handler's span only: a span per middleware and router (twenty-odd per request, most
+      // of them a router that does not match) made up four spans in five and most of tracing's cost.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
       // Only inside a trace: the relay's poll and BullMQ's Redis loop would otherwise each be a trace of their own.
       new PgInstrumentation({ requireParentSpan: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),

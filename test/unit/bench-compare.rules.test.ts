@@ -253,4 +253,67 @@ describe('bench:compare rules (compare.rules)', () => {
     assert.equal(comparison.rows.find((row) => row.metric.label.includes('CPU ms/op Holdfast'))!.judgement, null);
     assert.match(formatTable(comparison), /CPU ms\/op Holdfast\s+\(not in every run\)/);
   });
+
+  /** A run that also has the reads bench's shape: a reference (the limit read) and the read's ratio to it. */
+  const withLimit = (ratio: number, limitRatio: number, limitRps: number): BenchResult => {
+    const base = run(ratio, 200, 3);
+    return {
+      ...base,
+      operations: [
+        ...base.operations,
+        {
+          id: 'vs-limit',
+          name: 'the lifecycle against the limit',
+          unit: 'ratio',
+          throughput: null,
+          p50Ms: null,
+          p99Ms: null,
+          cpuMsPerOp: null,
+          baseline: { name: 'limit', unit: 'per s', throughput: limitRps },
+          ratio: limitRatio,
+        },
+        {
+          id: 'limit',
+          name: 'limit',
+          unit: 'per s',
+          throughput: limitRps,
+          p50Ms: 10,
+          p99Ms: 20,
+          cpuMsPerOp: { holdfast: 1, postgres: 1, redis: 0, loadGenerator: 1 },
+          baseline: { name: 'bare job', unit: 'per s', throughput: 1000 },
+          ratio: limitRps / 1000,
+          reference: true,
+        },
+      ],
+    };
+  };
+
+  it('judges an operation only both sides measured; a reference is shown, never judged', () => {
+    const older = Array.from({ length: 5 }, () => run(0.07, 200, 3));
+    const newer = Array.from({ length: 5 }, () => withLimit(0.07, 0.5, 400));
+    // B measures the ratio to the limit and A does not (a commit before it): judged on the rest.
+    const added = compareBench(older, newer);
+    assert.equal(added.verdict, 'no loss');
+    assert.equal(added.rows.find((row) => row.metric.label.startsWith('the lifecycle against the limit'))!.judgement, null);
+    // The ratio to the limit is primary where both sides have it: a fall there is a loss.
+    assert.equal(
+      compareBench(
+        newer,
+        Array.from({ length: 5 }, () => withLimit(0.07, 0.4, 400)),
+      ).verdict,
+      'loss',
+    );
+    // The limit read itself halved (the machine, not Holdfast): shown, not judged.
+    const slowMachine = compareBench(
+      newer,
+      Array.from({ length: 5 }, () => withLimit(0.07, 0.5, 200)),
+    );
+    assert.equal(slowMachine.verdict, 'no loss');
+    assert.ok(slowMachine.rows.some((row) => row.metric.label === 'limit: per s' && row.verdict === null && row.judgement));
+    // An operation without latency or CPU figures gets no rows for them.
+    const vsLimitRows = slowMachine.rows.map((row) => row.metric.label);
+    const at = vsLimitRows.indexOf('the lifecycle against the limit: ratio to baseline');
+    assert.ok(at >= 0);
+    assert.ok(!vsLimitRows[at + 1].includes('ms'), vsLimitRows.join(' | '));
+  });
 });
