@@ -97,6 +97,33 @@ export function median(values: number[]): number {
   return quantile(values, 0.5);
 }
 
+/** What one bench run's rounds say about a target: met or missed by their median, or too wide to tell. */
+export interface RoundsJudgement {
+  median: number;
+  min: number;
+  max: number;
+  /** The first and third quartiles of the rounds. */
+  q1: number;
+  q3: number;
+  verdict: 'met' | 'missed' | 'too wide';
+}
+
+/**
+ * Judges a target on a run's rounds (each a ratio measured back to back with its baseline): by
+ * their median, unless the target lies inside the middle half of the rounds (strictly between
+ * the first and third quartiles), where a quarter of the rounds landing the other way would turn
+ * the verdict: then the spread is too wide to judge, and the run says so. Fewer than three
+ * rounds are judged by the median alone.
+ */
+export function judgeRounds(values: number[], target: number, better: Better): RoundsJudgement {
+  const q1 = quantile(values, 0.25);
+  const q3 = quantile(values, 0.75);
+  const m = median(values);
+  const met = better === 'higher' ? m >= target : m <= target;
+  const tooWide = values.length >= 3 && q1 < target && target < q3;
+  return { median: m, min: Math.min(...values), max: Math.max(...values), q1, q3, verdict: tooWide ? 'too wide' : met ? 'met' : 'missed' };
+}
+
 /**
  * A side's rounds: their median and their spread, the range from the lowest to the highest
  * (which the rule uses: see `judge`).

@@ -49,4 +49,7 @@ if (process.argv.includes('--serve')) {
     process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
   });
   process.on('SIGTERM', () => process.exit(0));
+  // Gone with the bench that started it, however that one ended (its end of the pipe closes).
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();
 }

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
-import { spread } from './compare.rules.js';
+import { type Better, judgeRounds } from './compare.rules.js';
 import { type BenchResult, type CpuPerOp, RESULT_FORMAT } from './result.js';
 
 /** PostgreSQL and Redis found as `npm start` finds them, on the benchmark's own database. */
@@ -378,24 +378,15 @@ function withoutOtlpEndpoint(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /**
- * A run whose round ratios spread wider than this, (max − min) ÷ median, cannot judge a target:
- * within one run the machine moved more than the differences the targets decide on.
+ * A target judged on a run's rounds (`judgeRounds`: by their median, or too wide to tell when
+ * the target lies in their middle half), with a line saying so: `what` names the figure.
  */
-export const TOO_WIDE = 0.2;
-
-/** The rounds' figures as a median and spread, and whether they spread too wide to judge (3 rounds or more). */
-export function roundsSpread(values: number[], show: (value: number) => string) {
-  const s = spread(values);
-  const width = s.median === 0 ? 0 : (s.max - s.min) / s.median;
-  return {
-    ...s,
-    width,
-    tooWide: values.length >= 3 && width > TOO_WIDE,
-    text: `median ${show(s.median)}, ${show(s.min)}–${show(s.max)}`,
-  };
-}
-
-/** The line a bench prints when its rounds spread too wide to judge. */
-export function tooWideLine(what: string, width: number): string {
-  return `SPREAD TOO WIDE TO JUDGE: ${what} span ${(width * 100).toFixed(1)}% of their median (more than ${(TOO_WIDE * 100).toFixed(0)}%); run again with the machine quieter, or with more rounds (BENCH_ROUNDS)`;
+export function roundsVerdict(what: string, values: number[], show: (value: number) => string, target: number, better: Better) {
+  const j = judgeRounds(values, target, better);
+  const targetText = `${better === 'higher' ? '≥' : '≤'} ${show(target)}`;
+  const line =
+    j.verdict === 'too wide'
+      ? `${what}: SPREAD TOO WIDE TO JUDGE against the target ${targetText}: the rounds' middle half, ${show(j.q1)}–${show(j.q3)}, holds it (median ${show(j.median)}); run again with the machine quieter, or more rounds`
+      : `${what}: median ${show(j.median)} of the rounds (${show(j.min)}–${show(j.max)}), target ${targetText}: ${j.verdict === 'met' ? 'met' : 'MISSED'}`;
+  return { ...j, line };
 }

@@ -5,6 +5,7 @@ import {
   formatTable,
   judge,
   median,
+  judgeRounds,
   parseArgs,
   quantile,
   sidesOfRound,
@@ -161,6 +162,21 @@ describe('bench:compare rules (compare.rules)', () => {
       ['B', 'A'],
       ['A', 'B'],
     ]);
+  });
+
+  it("judges a run's target by its rounds' median, or says the spread is too wide when the target lies in their middle half", () => {
+    // Far from the target, a wide spread still judges.
+    assert.equal(judgeRounds([0.5, 0.9, 0.6, 1.4, 0.7], 0.3, 'higher').verdict, 'met');
+    assert.equal(judgeRounds([0.5, 0.9, 0.6, 1.4, 0.7], 2, 'higher').verdict, 'missed');
+    // The target inside the middle half (q1 0.8, q3 0.9): a quarter of the rounds would turn it.
+    const close = judgeRounds([0.7, 0.8, 0.86, 0.9, 1.0], 0.85, 'higher');
+    assert.deepEqual([close.verdict, close.median, close.q1, close.q3], ['too wide', 0.86, 0.8, 0.9]);
+    // On a quartile is not inside it; latency-like figures judge the other way.
+    assert.equal(judgeRounds([0.7, 0.8, 0.86, 0.9, 1.0], 0.9, 'higher').verdict, 'missed');
+    assert.equal(judgeRounds([1.0, 1.1, 1.15, 1.3, 2.0], 1.2, 'lower').verdict, 'too wide');
+    assert.equal(judgeRounds([1.0, 1.05, 1.1, 1.12, 3.0], 1.2, 'lower').verdict, 'met');
+    // Two rounds: the median alone.
+    assert.equal(judgeRounds([0.8, 0.9], 0.85, 'higher').verdict, 'met');
   });
 
   it('parses its arguments', () => {
