@@ -27,6 +27,7 @@ import {
   knob,
   machine,
   percentile,
+  pgStatements,
   QUICK,
   roundsVerdict,
   runBenchWorkers,
@@ -305,6 +306,9 @@ async function main(): Promise<void> {
     await analyze(line.databaseUrl);
     await lifecycles(WARMUP / 4, false);
     const cpu = new CpuTally({ holdfast: [server.pid, split?.child.pid], databases: [BENCH_DB] });
+    // BENCH_PG_STATEMENTS=1: PostgreSQL's statements over the rounds, the baseline's own left out.
+    const statements = await pgStatements(line.databaseUrl, ['bench_baseline']);
+    await statements?.reset();
     // Rounds: the baseline's share of jobs, then the lifecycles' share, each timed on its own.
     let jobSeconds = 0;
     let seconds = 0;
@@ -356,6 +360,8 @@ async function main(): Promise<void> {
         `${kind.padEnd(8)} ${percentile(latency[kind], 50).toFixed(1).padStart(8)} ${percentile(latency[kind], 99).toFixed(1).padStart(8)}`,
       );
     }
+    await statements?.report(lifecyclesRun);
+    await statements?.close();
     const traced = await tracing.received();
     if (traced) console.log(`\ntracing on, ${tracing.setting}: ${traced}`);
     console.log(`\nfailed requests: ${client.failures}; ${FLOW}s not in the expected state: ${wrongState}; ${verify.stdout.trim()}`);

@@ -28,6 +28,7 @@ import {
   freshBenchQueues,
   knob,
   machine,
+  pgStatements,
   QUICK,
   roundsVerdict,
   writeBenchResult,
@@ -62,6 +63,8 @@ async function serveHello(): Promise<void> {
  * every request with the key imported once; `accountPath` is the profile read's path, whose
  * account it reads, scoped to the token's integrator as Holdfast scopes it.
  */
+const LIMIT_STATEMENT = 'select id, username, email_address, created_at from account where id = $1 and integrator_id = $2';
+
 async function serveLimit(accountPath: string): Promise<void> {
   const pg = (await import('pg')).default;
   const { SignJWT, jwtVerify } = await import('jose');
@@ -99,7 +102,7 @@ async function serveLimit(accountPath: string): Promise<void> {
     }
     const result = await pool.query({
       name: 'limit-profile',
-      text: 'select id, username, email_address, created_at from account where id = $1 and integrator_id = $2',
+      text: LIMIT_STATEMENT,
       values: [req.params.account_id, integratorId],
     });
     const row = result.rows[0];
@@ -250,6 +253,7 @@ async function main(): Promise<void> {
   const servers = { hello, limit: await startChild('limit', holdfast.target.path), holdfast };
   const ratios = { hello: [] as number[], limit: [] as number[], p99: [] as number[] };
   let figures: Record<keyof typeof servers, ReturnType<typeof summary>>;
+  let statements: Awaited<ReturnType<typeof pgStatements>>;
   try {
     // Warm up each (JIT, connection pools) before measuring.
     for (const { target } of Object.values(servers)) {
@@ -270,6 +274,9 @@ async function main(): Promise<void> {
       holdfast: tally(servers.holdfast.child.pid),
     };
     const share = Math.max(1, Math.round(DURATION_S / ROUNDS));
+    // BENCH_PG_STATEMENTS=1: PostgreSQL's statements over the rounds, the limit read's own left out.
+    statements = await pgStatements((await benchServices(BENCH_DB)).databaseUrl, [LIMIT_STATEMENT]);
+    await statements?.reset();
     for (let r = 0; r < ROUNDS; r++) {
       const base = await round(servers.hello.target, share, tallies.hello);
       // The limit read and the profile read take turns going first.
@@ -281,6 +288,8 @@ async function main(): Promise<void> {
       ratios.p99.push(tallies.holdfast.latencies.at(-1)!.p99 / tallies.limit.latencies.at(-1)!.p99);
     }
     figures = { hello: summary(tallies.hello), limit: summary(tallies.limit), holdfast: summary(tallies.holdfast) };
+    await statements?.report(tallies.holdfast.requests);
+    await statements?.close();
   } finally {
     for (const { child } of Object.values(servers)) child.kill('SIGINT');
   }

@@ -390,3 +390,57 @@ export function roundsVerdict(what: string, values: number[], show: (value: numb
       : `${what}: median ${show(j.median)} of the rounds (${show(j.min)}–${show(j.max)}), target ${targetText}: ${j.verdict === 'met' ? 'met' : 'MISSED'}`;
   return { ...j, line };
 }
+
+/**
+ * `BENCH_PG_STATEMENTS=1`: PostgreSQL's own account of a bench's measured window, from
+ * `pg_stat_statements` (the server must preload it: `shared_preload_libraries =
+ * 'pg_stat_statements'` and a restart). `reset` before the window, `report` after it prints the
+ * statements of the bench's database by total execution time, per operation measured.
+ */
+export async function pgStatements(databaseUrl: string, exclude: string[] = []) {
+  if (process.env.BENCH_PG_STATEMENTS !== '1') return undefined;
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('create extension if not exists pg_stat_statements');
+    await client.query('select 1 from pg_stat_statements limit 1');
+  } catch (e) {
+    await client.end();
+    console.log(
+      `BENCH_PG_STATEMENTS: pg_stat_statements is not loaded by this PostgreSQL (${(e as Error).message}); set shared_preload_libraries = 'pg_stat_statements' and restart it`,
+    );
+    return undefined;
+  }
+  return {
+    reset: async () => {
+      await client.query('select pg_stat_statements_reset()');
+    },
+    /**
+     * Prints the top `n` statements of the bench's database, leaving out those containing one of
+     * `exclude` (a baseline's own); `ops` operations ran in the window.
+     */
+    report: async (ops: number, n = 12) => {
+      const ours = `dbid = (select oid from pg_database where datname = current_database())
+          and not (query like any ($1::text[])) and query not like '%pg_stat_statements%'`;
+      const patterns = exclude.map((e) => `%${e}%`);
+      const { rows } = await client.query(
+        `select calls, total_exec_time, rows, regexp_replace(query, '\\s+', ' ', 'g') as query
+           from pg_stat_statements where ${ours} order by total_exec_time desc limit $2`,
+        [patterns, n],
+      );
+      const total = (
+        await client.query(`select sum(total_exec_time) as ms, sum(calls) as calls from pg_stat_statements where ${ours}`, [patterns])
+      ).rows[0];
+      console.log(
+        `\npg_stat_statements: ${(Number(total.calls) / ops).toFixed(1)} statements and ${(Number(total.ms) / ops).toFixed(3)} ms of execution per operation; the top ${n} by total time:`,
+      );
+      console.log(`${'calls/op'.padStart(9)} ${'ms/op'.padStart(7)} ${'ms/call'.padStart(8)} ${'rows/call'.padStart(9)}  statement`);
+      for (const r of rows)
+        console.log(
+          `${(r.calls / ops).toFixed(2).padStart(9)} ${(r.total_exec_time / ops).toFixed(3).padStart(7)} ${(r.total_exec_time / r.calls).toFixed(3).padStart(8)} ${(r.rows / r.calls).toFixed(1).padStart(9)}  ${String(r.query).slice(0, 160)}`,
+        );
+    },
+    close: () => client.end(),
+  };
+}

@@ -57,7 +57,8 @@ import { outboxLagSeconds, sendDueRetries } from '../webhooks/relay.service.js';
 import { webhookRoutes } from '../webhooks/webhook.routes.js';
 import { eventRoutes } from '../webhooks/event.routes.js';
 import { WebhookBus } from '../queues/webhook-bus.js';
-import { operationsRoutes } from './operations-routes.js';
+import { DASHBOARD_PATH, operationsRoutes } from './operations-routes.js';
+import { servingOnly } from './path-gate.js';
 import { webRoutes } from '../web/web.routes.js';
 import type { HostedStripe } from '../web/web.rules.js';
 import { sandboxRoutes } from '../sandbox/sandbox.routes.js';
@@ -141,17 +142,20 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   // Flat query strings only (node:querystring): no nested objects from `a[b]=c`.
   app.set('query parser', 'simple');
   app.use(requestContext(app, deps.orm, deps.logger));
-  app.use(healthRoutes(deps.orm, deps.redis));
+  app.use(servingOnly(['/healthz', '/readyz'], healthRoutes(deps.orm, deps.redis)));
   // Before every body parser and the validation: the providers sign the raw bytes.
   app.use(
-    providerHookRoutes({
-      bus: deps.bus,
-      stripeWebhookSecret: deps.config.providerWebhooks?.stripeWebhookSecret,
-      verifyPaypalWebhook: deps.verifyPaypalWebhook,
-      paypalGuard: ((spend) => () => ({ apiBase: deps.config.paypal?.apiBase, spend }))(
-        paypalVerifyBudget(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.config.paypalWebhookVerifyPerMinute ?? 600),
-      ),
-    }),
+    servingOnly(
+      ['/hooks'],
+      providerHookRoutes({
+        bus: deps.bus,
+        stripeWebhookSecret: deps.config.providerWebhooks?.stripeWebhookSecret,
+        verifyPaypalWebhook: deps.verifyPaypalWebhook,
+        paypalGuard: ((spend) => () => ({ apiBase: deps.config.paypal?.apiBase, spend }))(
+          paypalVerifyBudget(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.config.paypalWebhookVerifyPerMinute ?? 600),
+        ),
+      }),
+    ),
   );
   const queues = Object.values(QueueName).map((name) => {
     const queue = new Queue(name, { connection: deps.redis, prefix: deps.config.queuePrefix ?? '{holdfast}' });
@@ -160,38 +164,47 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   });
   registerScrapeGauges(queues, () => outboxLagSeconds(deps.orm.em.fork()));
   app.use(
-    operationsRoutes({
-      queues,
-      appEnv: deps.config.appEnv,
-      adminUser: deps.config.adminUser ?? 'admin',
-      adminPassword: deps.config.adminPassword,
-      metricsToken: deps.config.metricsToken,
-    }),
+    servingOnly(
+      ['/metrics', DASHBOARD_PATH],
+      operationsRoutes({
+        queues,
+        appEnv: deps.config.appEnv,
+        adminUser: deps.config.adminUser ?? 'admin',
+        adminPassword: deps.config.adminPassword,
+        metricsToken: deps.config.metricsToken,
+      }),
+    ),
   );
   app.use('/openapi', documentRoutes());
   app.use('/docs', referencePage());
   app.get('/', homePage({ demo: Boolean(deps.demoClientId) }));
   app.use(
-    webRoutes({
-      signer: deps.signer,
-      authenticate,
-      allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
-      frameAncestors: deps.config.frameAncestors,
-      demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
-      stripe: hostedStripe(deps.cards, deps.config.stripeApi),
-    }),
+    servingOnly(
+      ['/ui', '/widget.js'],
+      webRoutes({
+        signer: deps.signer,
+        authenticate,
+        allowedRedirectPatterns: deps.config.allowedRedirectPatterns ?? [],
+        frameAncestors: deps.config.frameAncestors,
+        demo: deps.demoClientId ? { clientId: deps.demoClientId, webUrl: deps.config.publicUrl } : undefined,
+        stripe: hostedStripe(deps.cards, deps.config.stripeApi),
+      }),
+    ),
   );
   const webhookBus = new WebhookBus(deps.redis, deps.config.queuePrefix ?? '{holdfast}', deps.logger);
   // The operator console: its own pages, sessions and forms, outside the API's documents.
   app.use(
-    consoleRoutes({
-      bus: deps.bus,
-      cards: deps.cards ?? sandboxCardProcessor,
-      webhooks: webhookBus,
-      syncWaitMs: deps.config.syncWaitMs,
-      production: deps.config.appEnv === 'production',
-      publicUrl: deps.config.publicUrl,
-    }),
+    servingOnly(
+      ['/console'],
+      consoleRoutes({
+        bus: deps.bus,
+        cards: deps.cards ?? sandboxCardProcessor,
+        webhooks: webhookBus,
+        syncWaitMs: deps.config.syncWaitMs,
+        production: deps.config.appEnv === 'production',
+        publicUrl: deps.config.publicUrl,
+      }),
+    ),
   );
   app.use(userTokenCors(doc));
   app.use('/token', useOAuthErrors);
