@@ -11,15 +11,15 @@ export function accountRoutes(router: Router): void {
     res.json(success(await registerAccount(req.em, principalOf(req), inSpecShape(req.body))));
   });
   router.get('/v1/user-info/search', async (req, res) => {
-    res.json(success(await findProfileByUsername(req.em, principalOf(req), String(req.query.username))));
+    res.json(success(await findProfileByUsername(req.db, principalOf(req), String(req.query.username))));
   });
   router.get('/v1/user-info/:account_id', async (req, res) => {
-    res.json(success(await getProfile(req.em, principalOf(req), req.params.account_id)));
+    res.json(success(await getProfile(req.db, principalOf(req), req.params.account_id)));
   });
   router.put('/user-info/:account_id', async (req, res) => {
     res.json(success(await updateAccount(req.em, principalOf(req), req.params.account_id, inSpecShape(req.body))));
   });
   router.get('/v1/:account_id/user-info', async (req, res) => {
-    res.json(success(await getLegacyProfile(req.em, principalOf(req), req.params.account_id)));
+    res.json(success(await getLegacyProfile(req.db, principalOf(req), req.params.account_id)));
   });
 }

@@ -116,6 +116,14 @@ export function emDb(em: EntityManager): Db {
   };
 }
 
+/**
+ * A `Db` on the pool for a read that joins no transaction: the given `Db`, or `db(em)` for an
+ * EntityManager (its pool, not its unit of work).
+ */
+export function readDb(source: Db | EntityManager): Db {
+  return 'getConnection' in source ? db(source) : source;
+}
+
 /** SQL rendering a timestamptz column as the API's ISO 8601 UTC text (`2026-11-26T02:12:17.000Z`). */
 export function isoTimestampSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

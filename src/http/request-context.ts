@@ -1,13 +1,15 @@
 /**
  * Per-request plumbing: a request id (X-Request-Id accepted when safe, always echoed), one
  * access-log line per request, and — made on first use, since many requests never need
- * them — a child logger carrying the request id and a forked EntityManager.
+ * them — a child logger carrying the request id and a forked EntityManager; and `db`, plain
+ * SQL on the pool, shared by every request.
  */
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { accessLogger, type Logger } from '../runtime/logger.js';
 import { newId } from '../ids.js';
 import { httpDuration } from '../runtime/metrics.js';
+import { db } from '../db/sql.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,6 +28,8 @@ export function requestContext(app: Express, orm: MikroORM, logger: Logger) {
       return this._log;
     },
   });
+  const pooled = db(orm.em);
+  Object.defineProperty(app.request, 'db', { configurable: true, value: pooled });
   Object.defineProperty(app.request, 'em', {
     configurable: true,
     get(this: Request & Lazy) {
