@@ -9,7 +9,7 @@
  * each round); then runs `ledger verify`. Exits 1 when a target is missed (≥ 10% of the
  * baseline's jobs/s, p99 of pay < 150 ms, no failed request, a clean ledger).
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import {
   analyze,
@@ -18,6 +18,7 @@ import {
   benchServices,
   type BenchTracing,
   benchTracing,
+  nextLine,
   CPU_HEAD,
   CPU_NOTE,
   CpuTally,
@@ -134,24 +135,6 @@ async function runBaseline(): Promise<void> {
   await events.close();
   await pool.end();
   process.exit(0);
-}
-
-/** The next JSON line a bench child prints after this call. */
-function nextLine(c: ChildProcess): Promise<any> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      buffer += chunk;
-      const line = buffer.split('\n').find((l) => l.startsWith('{') && l.endsWith('}'));
-      if (!line) return;
-      c.stdout!.off('data', onData);
-      c.off('exit', onExit);
-      resolve(JSON.parse(line));
-    };
-    const onExit = (code: number | null) => reject(new Error(`bench child exited with ${code}`));
-    c.stdout!.on('data', onData);
-    c.once('exit', onExit);
-  });
 }
 
 /** Child: workers only (as ROLE=worker), for BENCH_TOPOLOGY=split. */

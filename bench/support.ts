@@ -96,6 +96,24 @@ export function benchChild(
   });
 }
 
+/** The next JSON line a bench child prints after this call. */
+export function nextLine(c: ChildProcess): Promise<any> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const onData = (chunk: Buffer) => {
+      buffer += chunk;
+      const line = buffer.split('\n').find((l) => l.startsWith('{') && l.endsWith('}'));
+      if (!line) return;
+      c.stdout!.off('data', onData);
+      c.off('exit', onExit);
+      resolve(JSON.parse(line));
+    };
+    const onExit = (code: number | null) => reject(new Error(`bench child exited with ${code}`));
+    c.stdout!.on('data', onData);
+    c.once('exit', onExit);
+  });
+}
+
 /**
  * Child mode: Holdfast's workers as `ROLE=worker` runs them (relay included), on the bench
  * database and queue prefix; prints `{"ready":true}` once started.

@@ -22,6 +22,7 @@ import {
   freshBenchQueues,
   knob,
   machine,
+  nextLine,
   percentile,
   QUICK,
   roundsVerdict,
@@ -36,6 +37,8 @@ const PACED_SECONDS = knob('BENCH_PACED_SECONDS', 8, 3);
 const ROUNDS = Math.max(1, knob('BENCH_ROUNDS', 5, 3));
 /** The burst's target: this share of the bare loop's posts per second. */
 const TARGET = 0.75;
+/** Posts of the bare loop before its first round, not timed (the events get a warm-up too). */
+const BASELINE_WARMUP = knob('BENCH_BASELINE_WARMUP', 1000, 200);
 const BENCH_DB = 'holdfast_bench';
 const PREFIX = '{holdfast-bench-hooks}';
 
@@ -47,27 +50,42 @@ const BODY = JSON.stringify({
   integrator: 'bench',
 });
 
-/** Child: a bare got POST loop, C at a time, `total` posts to the receiver; prints posts/s. */
-async function runBaseline(url: string, total: number): Promise<void> {
+/**
+ * Child: a bare got POST loop, C at a time, to the receiver. After a warm-up of its own (JIT,
+ * sockets; as the workers get theirs) it prints `{"ready":true}`; then each line `run <n>` on
+ * stdin posts n times and prints their posts/s. One process for every round: a fresh one per
+ * round ran cold and read low.
+ */
+async function runBaseline(url: string): Promise<void> {
   const got = (await import('got')).default;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: C }, async () => {
-      while (next < total) {
-        next++;
-        await got.post(url, {
-          body: BODY,
-          headers: { 'content-type': 'application/json', 'x-bench-baseline': '1' },
-          timeout: { request: 10_000 },
-          followRedirect: false,
-          retry: { limit: 0 },
-          throwHttpErrors: false,
-        });
-      }
-    }),
-  );
-  process.stdout.write(`${JSON.stringify({ postsPerSecond: total / ((performance.now() - started) / 1000) })}\n`);
+  const posts = async (total: number) => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: C }, async () => {
+        while (next < total) {
+          next++;
+          await got.post(url, {
+            body: BODY,
+            headers: { 'content-type': 'application/json', 'x-bench-baseline': '1' },
+            timeout: { request: 10_000 },
+            followRedirect: false,
+            retry: { limit: 0 },
+            throwHttpErrors: false,
+          });
+        }
+      }),
+    );
+    return total / ((performance.now() - started) / 1000);
+  };
+  await posts(BASELINE_WARMUP);
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  const { createInterface } = await import('node:readline');
+  for await (const command of createInterface({ input: process.stdin })) {
+    const count = Number(/^run (\d+)$/.exec(command.trim())?.[1] ?? 0);
+    if (!count) break;
+    process.stdout.write(`${JSON.stringify({ postsPerSecond: await posts(count) })}\n`);
+  }
   process.exit(0);
 }
 
@@ -132,6 +150,8 @@ async function main(): Promise<void> {
     while (arrivals.size < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   };
 
+  // The bare loop's process starts (and warms up) first, then Holdfast's workers.
+  const baseline = await child(['baseline', url]);
   const workers = await child(['workers']);
   try {
     // Warm-up (connections, JIT), not measured.
@@ -152,7 +172,9 @@ async function main(): Promise<void> {
     let baselinePosts = 0;
     let baselineSeconds = 0;
     for (let r = 0; r < ROUNDS; r++) {
-      const { line } = await child(['baseline', url, String(share)]);
+      const answer = nextLine(baseline.child);
+      baseline.child.stdin!.write(`run ${share}\n`);
+      const line = await answer;
       baselineRounds.push(line.postsPerSecond);
       baselinePosts += share;
       baselineSeconds += share / line.postsPerSecond;
@@ -266,6 +288,7 @@ async function main(): Promise<void> {
     process.exitCode = ok ? 0 : others && rounds.verdict === 'too wide' ? 2 : 1;
   } finally {
     workers.child.kill('SIGINT');
+    baseline.child.kill();
     await orm.close();
     server.close();
     server.closeAllConnections();
@@ -275,7 +298,7 @@ async function main(): Promise<void> {
 const serve = process.argv.indexOf('--serve');
 if (serve >= 0) {
   const mode = process.argv[serve + 1];
-  await (mode === 'baseline' ? runBaseline(process.argv[serve + 2], Number(process.argv[serve + 3])) : runWorkers());
+  await (mode === 'baseline' ? runBaseline(process.argv[serve + 2]) : runWorkers());
 } else {
   await main();
 }
